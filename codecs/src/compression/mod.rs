@@ -1,0 +1,1 @@
+//! Compression codecs: <https://github.com/apache/parquet-format/blob/master/Compression.md>.

@@ -1,0 +1,1 @@
+//! The hot loops. The only module of this crate where `unsafe` may live.

@@ -1,0 +1,1 @@
+//! Definition levels to validity bitmaps, and run-based null scatter.

@@ -1,0 +1,140 @@
+//! The error type of the file crate.
+
+use std::fmt;
+
+/// Where in a file an error happened. Every field is optional: fill what is known.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Location {
+    /// Byte offset in the file.
+    pub offset: Option<u64>,
+    /// Dotted column path.
+    pub column: Option<String>,
+    /// Row group index.
+    pub row_group: Option<usize>,
+    /// Page index within the column chunk (0 = first page, dictionary page included).
+    pub page: Option<usize>,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut sep = "";
+        if let Some(c) = &self.column {
+            write!(f, "column {c}")?;
+            sep = ", ";
+        }
+        if let Some(rg) = self.row_group {
+            write!(f, "{sep}row group {rg}")?;
+            sep = ", ";
+        }
+        if let Some(p) = self.page {
+            write!(f, "{sep}page {p}")?;
+            sep = ", ";
+        }
+        if let Some(o) = self.offset {
+            write!(f, "{sep}file offset {o}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What went wrong reading or writing a Parquet file.
+#[non_exhaustive]
+#[derive(Debug)]
+pub enum Error {
+    /// An I/O error from the source or sink.
+    Io(std::io::Error),
+    /// An encoding or codec error, with where it happened.
+    Codec {
+        /// The underlying error.
+        source: parq_codecs::Error,
+        /// Where it happened.
+        at: Location,
+    },
+    /// The file's structure (footer, metadata, page headers) is invalid.
+    Format {
+        /// What is wrong, in lower case.
+        what: String,
+        /// Where it happened.
+        at: Location,
+    },
+    /// Valid Parquet that this library does not handle (yet).
+    Unsupported(String),
+    /// The caller asked for something that does not exist or does not fit (a column path,
+    /// a row group index, mismatched buffers).
+    InvalidArgument(String),
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// A [`Error::Format`] with no location yet.
+    pub fn format(what: impl Into<String>) -> Self {
+        Error::Format {
+            what: what.into(),
+            at: Location::default(),
+        }
+    }
+
+    /// Fill in location fields that are not yet known.
+    pub fn at(mut self, loc: &Location) -> Self {
+        if let Error::Codec { at, .. } | Error::Format { at, .. } = &mut self {
+            at.offset = at.offset.or(loc.offset);
+            if at.column.is_none() {
+                at.column.clone_from(&loc.column);
+            }
+            at.row_group = at.row_group.or(loc.row_group);
+            at.page = at.page.or(loc.page);
+        }
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Io(e) => write!(f, "i/o error: {e}"),
+            Error::Codec { source, at } => {
+                write!(f, "{source}")?;
+                if *at != Location::default() {
+                    write!(f, " ({at})")?;
+                }
+                Ok(())
+            }
+            Error::Format { what, at } => {
+                write!(f, "invalid parquet: {what}")?;
+                if *at != Location::default() {
+                    write!(f, " ({at})")?;
+                }
+                Ok(())
+            }
+            Error::Unsupported(what) => write!(f, "unsupported: {what}"),
+            Error::InvalidArgument(what) => write!(f, "invalid argument: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io(e) => Some(e),
+            Error::Codec { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(e)
+    }
+}
+
+impl From<parq_codecs::Error> for Error {
+    fn from(source: parq_codecs::Error) -> Self {
+        Error::Codec {
+            source,
+            at: Location::default(),
+        }
+    }
+}

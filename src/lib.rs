@@ -1,0 +1,17 @@
+//! parq: an Apache Parquet reader and writer.
+//!
+//! Files are read into Arrow-layout buffers ([`column::Column`]) and written from them. The
+//! encodings and codecs live in the `parq-codecs` crate; this crate knows the file format:
+//! the Thrift footer ([`metadata`]), the schema tree ([`schema`]), reading ([`read`]) and
+//! writing ([`write`]).
+#![deny(missing_docs)]
+
+pub mod column;
+mod error;
+pub mod metadata;
+pub mod read;
+pub mod schema;
+pub mod write;
+
+pub use error::{Error, Result};
+pub use parq_codecs as codecs;
