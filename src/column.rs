@@ -17,7 +17,7 @@ pub enum Values {
     /// INT64 (and its logical annotations).
     Int64(ScalarBuffer<i64>),
     /// INT96 as its 12 raw bytes per value: nanoseconds-of-day (u64 LE) then Julian day (u32 LE).
-    Int96(ScalarBuffer<[u32; 3]>),
+    Int96(Buffer),
     /// FLOAT.
     Float(ScalarBuffer<f32>),
     /// DOUBLE.
