@@ -1,1 +1,1 @@
-//! (in progress)
+//! The file footer: Thrift compact protocol and the `parquet.thrift` structs (in progress).

@@ -1,1 +1,4 @@
 //! The hot loops. The only module of this crate where `unsafe` may live.
+
+pub mod bitpack;
+pub mod shuffle;

@@ -1,0 +1,1 @@
+//! Bit unpacking and packing kernels (in progress).

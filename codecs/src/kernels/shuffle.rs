@@ -1,0 +1,1 @@
+//! Byte shuffles for BYTE_STREAM_SPLIT (in progress).
