@@ -134,6 +134,7 @@ macro_rules! kernels {
         }
 
         impl Kernel for $t {
+            #[cfg(test)]
             const GROUP: usize = $bits;
             fn unpack_all(input: &[u8], width: u32, out: &mut [Self]) -> usize {
                 dispatch!(width, $unpack_all, (input, out), 0, [$($w)*])
@@ -148,6 +149,7 @@ macro_rules! kernels {
 /// Per-type entry points of the kernels (implemented for `u8`, `u16`, `u32`, `u64`).
 trait Kernel: Sized {
     /// Values per group.
+    #[cfg(test)]
     const GROUP: usize;
     fn unpack_all(input: &[u8], width: u32, out: &mut [Self]) -> usize;
     fn pack_all(values: &[Self], width: u32, out: &mut Vec<u8>) -> usize;
