@@ -1,1 +1,492 @@
 //! Compression codecs: <https://github.com/apache/parquet-format/blob/master/Compression.md>.
+//!
+//! Parquet compresses each page (data or dictionary) as one unit. For every codec but the
+//! deprecated `LZ4`, the page bytes are fed as-is to the codec's library, without extra
+//! framing; the sizes before and after compression are in the `PageHeader`.
+//!
+//! | codec          | thrift | format read                         | format written        |
+//! |----------------|--------|-------------------------------------|-----------------------|
+//! | `UNCOMPRESSED` | 0      | bytes as they are                   | same                  |
+//! | `SNAPPY`       | 1      | raw snappy block (not framed)       | same                  |
+//! | `GZIP`         | 2      | one or more RFC 1952 gzip members   | one gzip member       |
+//! | `LZO`          | 3      | unsupported                         | unsupported           |
+//! | `BROTLI`       | 4      | one RFC 7932 brotli stream          | same                  |
+//! | `LZ4`          | 5      | Hadoop-framed LZ4, else LZ4 frame, else raw LZ4 block | Hadoop-framed, one block |
+//! | `ZSTD`         | 6      | one or more RFC 8878 zstd frames    | one zstd frame        |
+//! | `LZ4_RAW`      | 7      | one raw LZ4 block                   | same                  |
+//!
+//! Every [`Codec`] keeps its library state (hash tables, zstd contexts, deflate state)
+//! between calls, so a column writer or reader builds it once and reuses it for every page.
+//!
+//! Sizes read from a page header are untrusted. [`Decompressor`] refuses, before allocating
+//! anything, a declared size over [`Limits::max_uncompressed_size`] or over what the codec
+//! can produce from the compressed bytes (see [`max_decompressed_len`]).
+//!
+//! ```
+//! use parq_codecs::compression::{new_codec, CodecKind, Decompressor, Limits};
+//!
+//! let page = b"abcabcabcabcabcabcabcabc".repeat(100);
+//! let mut codec = new_codec(CodecKind::Zstd, None)?;
+//! let mut compressed = Vec::new();
+//! codec.compress(&page, &mut compressed)?;
+//!
+//! let mut decompressor = Decompressor::new(Limits::default());
+//! let mut out = Vec::new();
+//! decompressor.decompress(CodecKind::Zstd, &compressed, page.len(), &mut out)?;
+//! assert_eq!(out, page);
+//! # Ok::<(), parq_codecs::Error>(())
+//! ```
+#![forbid(unsafe_code)]
+
+mod brotli;
+mod gzip;
+mod lz4;
+mod snappy;
+mod zstd;
+
+use crate::{Error, Result};
+
+pub use self::brotli::{BrotliCodec, DEFAULT_BROTLI_LEVEL};
+pub use self::gzip::{GzipCodec, DEFAULT_GZIP_LEVEL};
+pub use self::lz4::{Lz4HadoopCodec, Lz4RawCodec};
+pub use self::snappy::SnappyCodec;
+pub use self::zstd::{ZstdCodec, DEFAULT_ZSTD_LEVEL};
+
+/// Parquet's `CompressionCodec`, numbered as in `parquet.thrift`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CodecKind {
+    /// `UNCOMPRESSED = 0`: the page bytes as they are.
+    Uncompressed,
+    /// `SNAPPY = 1`: a raw snappy block.
+    Snappy,
+    /// `GZIP = 2`: RFC 1952 gzip (not zlib, not raw deflate).
+    Gzip,
+    /// `LZO = 3`: not supported.
+    Lzo,
+    /// `BROTLI = 4`: an RFC 7932 brotli stream.
+    Brotli,
+    /// `LZ4 = 5`: deprecated, LZ4 blocks in Hadoop's undocumented framing.
+    Lz4,
+    /// `ZSTD = 6`: RFC 8878 zstd frames.
+    Zstd,
+    /// `LZ4_RAW = 7`: one raw LZ4 block.
+    Lz4Raw,
+}
+
+impl CodecKind {
+    /// Every kind, in thrift order.
+    pub const ALL: [CodecKind; 8] = [
+        CodecKind::Uncompressed,
+        CodecKind::Snappy,
+        CodecKind::Gzip,
+        CodecKind::Lzo,
+        CodecKind::Brotli,
+        CodecKind::Lz4,
+        CodecKind::Zstd,
+        CodecKind::Lz4Raw,
+    ];
+
+    /// The kind with thrift number `v`, or `None` for a number `parquet.thrift` doesn't define.
+    pub fn from_thrift(v: i32) -> Option<Self> {
+        usize::try_from(v)
+            .ok()
+            .and_then(|i| Self::ALL.get(i))
+            .copied()
+    }
+
+    /// The thrift number of this kind.
+    pub fn to_thrift(self) -> i32 {
+        match self {
+            CodecKind::Uncompressed => 0,
+            CodecKind::Snappy => 1,
+            CodecKind::Gzip => 2,
+            CodecKind::Lzo => 3,
+            CodecKind::Brotli => 4,
+            CodecKind::Lz4 => 5,
+            CodecKind::Zstd => 6,
+            CodecKind::Lz4Raw => 7,
+        }
+    }
+
+    /// The lower-case name, as [`CodecKind::parse`] accepts it and errors report it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CodecKind::Uncompressed => "uncompressed",
+            CodecKind::Snappy => "snappy",
+            CodecKind::Gzip => "gzip",
+            CodecKind::Lzo => "lzo",
+            CodecKind::Brotli => "brotli",
+            CodecKind::Lz4 => "lz4",
+            CodecKind::Zstd => "zstd",
+            CodecKind::Lz4Raw => "lz4_raw",
+        }
+    }
+
+    /// Parse a codec name, ignoring ASCII case: the names of [`CodecKind::name`], plus
+    /// `"none"` for uncompressed and `"lz4raw"`/`"lz4-raw"` for `LZ4_RAW`.
+    pub fn parse(s: &str) -> Option<Self> {
+        let s = s.trim();
+        let kind = match s.to_ascii_lowercase().as_str() {
+            "none" | "uncompressed" => CodecKind::Uncompressed,
+            "snappy" => CodecKind::Snappy,
+            "gzip" => CodecKind::Gzip,
+            "lzo" => CodecKind::Lzo,
+            "brotli" => CodecKind::Brotli,
+            "lz4" => CodecKind::Lz4,
+            "zstd" => CodecKind::Zstd,
+            "lz4_raw" | "lz4raw" | "lz4-raw" => CodecKind::Lz4Raw,
+            _ => return None,
+        };
+        Some(kind)
+    }
+}
+
+impl std::fmt::Display for CodecKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One page compressor/decompressor. Implementations keep their library state between calls.
+pub trait Codec: Send {
+    /// Which codec this is.
+    fn kind(&self) -> CodecKind;
+
+    /// Append the compressed form of `input` to `out`.
+    fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<()>;
+
+    /// Decompress `input` into exactly `out`: `Err` if the data is corrupt or decompresses to
+    /// any other length than `out.len()`. On `Err` the contents of `out` are unspecified.
+    fn decompress_to_slice(&mut self, input: &[u8], out: &mut [u8]) -> Result<()>;
+
+    /// Append exactly `uncompressed_size` bytes decompressed from `input` to `out`; `Err` if
+    /// the data is corrupt or decompresses to any other size.
+    ///
+    /// A declared size the input cannot produce (see [`max_decompressed_len`], and the
+    /// snappy, zstd and Hadoop LZ4 headers) is refused before `out` grows. No configured limit
+    /// applies here: use [`Decompressor`] for untrusted sizes. On `Err`, `out` is left as it
+    /// was.
+    fn decompress(
+        &mut self,
+        input: &[u8],
+        uncompressed_size: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let kind = self.kind();
+        check_ratio(kind, input.len(), uncompressed_size)?;
+        check_header(kind, input, uncompressed_size)?;
+        decompress_append(self, input, uncompressed_size, out)
+    }
+}
+
+/// Grow `out` by `uncompressed_size` zeroed bytes and decompress into them; on `Err`, shrink
+/// `out` back.
+fn decompress_append<C: Codec + ?Sized>(
+    codec: &mut C,
+    input: &[u8],
+    uncompressed_size: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let start = out.len();
+    out.reserve_exact(uncompressed_size);
+    out.resize(start + uncompressed_size, 0);
+    let result = codec.decompress_to_slice(input, &mut out[start..]);
+    if result.is_err() {
+        out.truncate(start);
+    }
+    result
+}
+
+/// Build a codec. `level` `None` takes the codec's default; codecs without levels (snappy,
+/// LZ4, uncompressed) refuse `Some`. `Err(Unsupported)` for LZO.
+///
+/// Levels: gzip `0..=9` (default [`DEFAULT_GZIP_LEVEL`]), brotli `0..=11` (default
+/// [`DEFAULT_BROTLI_LEVEL`]), zstd the range the linked libzstd accepts, typically
+/// `-131072..=22` (default [`DEFAULT_ZSTD_LEVEL`]; 0 means libzstd's default).
+pub fn new_codec(kind: CodecKind, level: Option<i32>) -> Result<Box<dyn Codec>> {
+    let no_level = |codec: Box<dyn Codec>| match level {
+        None => Ok(codec),
+        Some(_) => Err(Error::Unsupported(
+            "a compression level for a codec without levels",
+        )),
+    };
+    match kind {
+        CodecKind::Uncompressed => no_level(Box::new(Uncompressed)),
+        CodecKind::Snappy => no_level(Box::new(SnappyCodec::new())),
+        CodecKind::Lz4 => no_level(Box::new(Lz4HadoopCodec::new())),
+        CodecKind::Lz4Raw => no_level(Box::new(Lz4RawCodec::new())),
+        CodecKind::Gzip => Ok(Box::new(GzipCodec::new(level)?)),
+        CodecKind::Brotli => Ok(Box::new(BrotliCodec::new(level)?)),
+        CodecKind::Zstd => Ok(Box::new(ZstdCodec::new(level)?)),
+        CodecKind::Lzo => Err(Error::Unsupported("the lzo compression codec")),
+    }
+}
+
+/// The no-op codec: copies bytes through, checking the size.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Uncompressed;
+
+impl Codec for Uncompressed {
+    fn kind(&self) -> CodecKind {
+        CodecKind::Uncompressed
+    }
+
+    fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        out.extend_from_slice(input);
+        Ok(())
+    }
+
+    fn decompress_to_slice(&mut self, input: &[u8], out: &mut [u8]) -> Result<()> {
+        check_exact_len(input.len(), out.len())?;
+        out.copy_from_slice(input);
+        Ok(())
+    }
+
+    fn decompress(
+        &mut self,
+        input: &[u8],
+        uncompressed_size: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        check_exact_len(input.len(), uncompressed_size)?;
+        out.extend_from_slice(input);
+        Ok(())
+    }
+}
+
+fn check_exact_len(input_len: usize, uncompressed_size: usize) -> Result<()> {
+    if input_len == uncompressed_size {
+        Ok(())
+    } else {
+        Err(Error::InvalidData {
+            offset: 0,
+            what: "uncompressed page size differs from its compressed size",
+        })
+    }
+}
+
+/// Caps on what a decompression may allocate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest decompressed page accepted, in bytes. Default [`Limits::DEFAULT_MAX_UNCOMPRESSED_SIZE`].
+    pub max_uncompressed_size: usize,
+}
+
+impl Limits {
+    /// 1 GiB: above any page a mainstream writer produces (they aim at 1 MiB), below what
+    /// would exhaust a typical machine's memory from one forged header.
+    pub const DEFAULT_MAX_UNCOMPRESSED_SIZE: usize = 1 << 30;
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_uncompressed_size: Self::DEFAULT_MAX_UNCOMPRESSED_SIZE,
+        }
+    }
+}
+
+/// The most bytes an LZ4 block (and so LZ4_RAW, Hadoop LZ4 and the LZ4 frame) can produce per
+/// input byte. A match length of `n` costs `n / 255` extension bytes; every other byte of a
+/// sequence yields less than 255 bytes of output.
+/// <https://github.com/lz4/lz4/blob/dev/doc/lz4_Block_format.md>
+pub const LZ4_MAX_RATIO: usize = 255;
+
+/// The most bytes deflate (gzip) can produce per input byte: a length-258 match coded in
+/// 2 bits (1-bit length code, 1-bit distance code) is 1032 bytes per input byte.
+/// <https://zlib.net/zlib_tech.html>
+pub const DEFLATE_MAX_RATIO: usize = 1032;
+
+/// The most bytes zstd can produce per input byte: an RLE block is a 3-byte block header and
+/// one byte, and yields at most 128 KiB (the maximum block size); frame headers only add
+/// input. <https://www.rfc-editor.org/rfc/rfc8878#name-blocks>
+pub const ZSTD_MAX_RATIO: usize = (128 * 1024) / 4;
+
+/// The most bytes brotli can produce per input byte: a meta-block yields at most 16 MiB
+/// (`MLEN` has at most 6 nibbles) and a compressed meta-block that produces anything takes
+/// more than 4 bytes of header and prefix codes. So in practice only the configured limit
+/// bounds brotli, for inputs over 256 bytes. <https://www.rfc-editor.org/rfc/rfc7932#section-9.2>
+pub const BROTLI_MAX_RATIO: usize = (16 << 20) / 4;
+
+/// The largest size `compressed_len` bytes of codec `kind` can decompress to, from the
+/// format alone. `None` for LZO (unsupported, so unbounded).
+pub fn max_decompressed_len(kind: CodecKind, compressed_len: usize) -> Option<usize> {
+    let ratio = match kind {
+        CodecKind::Uncompressed => 1,
+        // A snappy block holds its exact length in its header; as a bound, a 64 KiB copy
+        // costs 3 bytes (tag + 2-byte offset) and yields 64 bytes: ratio < 32. Use the header.
+        CodecKind::Snappy => 32,
+        CodecKind::Gzip => DEFLATE_MAX_RATIO,
+        CodecKind::Lzo => return None,
+        CodecKind::Brotli => BROTLI_MAX_RATIO,
+        CodecKind::Lz4 | CodecKind::Lz4Raw => LZ4_MAX_RATIO,
+        CodecKind::Zstd => ZSTD_MAX_RATIO,
+    };
+    Some(compressed_len.saturating_mul(ratio))
+}
+
+/// The size checks [`Decompressor`] runs before it allocates, for callers that decompress
+/// into their own buffers: `uncompressed_size` must not exceed
+/// `limits.max_uncompressed_size`, nor what `compressed_len` bytes of `kind` can produce
+/// ([`max_decompressed_len`]).
+///
+/// Checks that need the bytes themselves (the snappy length header, the zstd frame content
+/// size, Hadoop LZ4 block headers) run inside [`Codec::decompress`] and
+/// [`Decompressor::decompress`].
+pub fn check_declared_size(
+    kind: CodecKind,
+    compressed_len: usize,
+    uncompressed_size: usize,
+    limits: &Limits,
+) -> Result<()> {
+    if uncompressed_size > limits.max_uncompressed_size {
+        return Err(Error::TooLarge {
+            what: "declared uncompressed page size",
+            declared: uncompressed_size as u64,
+            limit: limits.max_uncompressed_size as u64,
+        });
+    }
+    check_ratio(kind, compressed_len, uncompressed_size)
+}
+
+/// `uncompressed_size` must be producible from `compressed_len` bytes of `kind`.
+fn check_ratio(kind: CodecKind, compressed_len: usize, uncompressed_size: usize) -> Result<()> {
+    if kind == CodecKind::Uncompressed {
+        return check_exact_len(compressed_len, uncompressed_size);
+    }
+    match max_decompressed_len(kind, compressed_len) {
+        None => Err(Error::Unsupported("the lzo compression codec")),
+        Some(max) if uncompressed_size > max => Err(Error::TooLarge {
+            what: "declared uncompressed page size for its compressed size",
+            declared: uncompressed_size as u64,
+            limit: max as u64,
+        }),
+        Some(_) => Ok(()),
+    }
+}
+
+/// Checks of the declared size against headers inside the compressed bytes, cheap enough to
+/// run before allocating.
+fn check_header(kind: CodecKind, input: &[u8], uncompressed_size: usize) -> Result<()> {
+    match kind {
+        CodecKind::Snappy => snappy::check_header(input, uncompressed_size),
+        CodecKind::Zstd => zstd::check_header(input, uncompressed_size),
+        _ => Ok(()),
+    }
+}
+
+/// Holds one lazily built codec per kind and decompresses pages with size checks.
+///
+/// Before allocating, [`Decompressor::decompress`] refuses a declared size over
+/// [`Limits::max_uncompressed_size`] ([`Error::TooLarge`]), over what the input can produce
+/// for its codec ([`max_decompressed_len`], [`Error::TooLarge`]), or contradicted by a header
+/// in the input (snappy's length, zstd's frame content size: [`Error::InvalidData`]).
+pub struct Decompressor {
+    limits: Limits,
+    codecs: [Option<Box<dyn Codec>>; 8],
+}
+
+impl std::fmt::Debug for Decompressor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let built: Vec<&str> = self
+            .codecs
+            .iter()
+            .flatten()
+            .map(|c| c.kind().name())
+            .collect();
+        f.debug_struct("Decompressor")
+            .field("limits", &self.limits)
+            .field("built", &built)
+            .finish()
+    }
+}
+
+impl Default for Decompressor {
+    fn default() -> Self {
+        Self::new(Limits::default())
+    }
+}
+
+impl Decompressor {
+    /// A decompressor with no codec built yet.
+    pub fn new(limits: Limits) -> Self {
+        Decompressor {
+            limits,
+            codecs: Default::default(),
+        }
+    }
+
+    /// The limits this decompressor enforces.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    fn codec(&mut self, kind: CodecKind) -> Result<&mut dyn Codec> {
+        let slot = &mut self.codecs[kind.to_thrift() as usize];
+        if slot.is_none() {
+            *slot = Some(new_codec(kind, None)?);
+        }
+        match slot {
+            Some(codec) => Ok(codec.as_mut()),
+            None => Err(Error::Unsupported("codec construction failed")),
+        }
+    }
+
+    /// Append exactly `uncompressed_size` bytes decompressed from `input` to `out`, after the
+    /// size checks. On `Err`, `out` is left as it was.
+    pub fn decompress(
+        &mut self,
+        kind: CodecKind,
+        input: &[u8],
+        uncompressed_size: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        check_declared_size(kind, input.len(), uncompressed_size, &self.limits)?;
+        check_header(kind, input, uncompressed_size)?;
+        if uncompressed_size == 0 && input.is_empty() {
+            // An empty page: some writers skip the codec for it (data page v2 with no values).
+            return Ok(());
+        }
+        let codec = self.codec(kind)?;
+        decompress_append(codec, input, uncompressed_size, out)
+    }
+
+    /// Decompress `input` into exactly `out` (its length is the declared size), after the
+    /// size checks.
+    pub fn decompress_to_slice(
+        &mut self,
+        kind: CodecKind,
+        input: &[u8],
+        out: &mut [u8],
+    ) -> Result<()> {
+        check_declared_size(kind, input.len(), out.len(), &self.limits)?;
+        check_header(kind, input, out.len())?;
+        if out.is_empty() && input.is_empty() {
+            return Ok(());
+        }
+        self.codec(kind)?.decompress_to_slice(input, out)
+    }
+}
+
+/// Error for a decompression that produced `produced` bytes where `expected` were declared.
+fn size_mismatch(offset: usize, produced: usize, expected: usize) -> Error {
+    Error::InvalidData {
+        offset,
+        what: if produced < expected {
+            "page decompressed to fewer bytes than its declared size"
+        } else {
+            "page decompressed to more bytes than its declared size"
+        },
+    }
+}
+
+/// Error from a compression library.
+fn lib_error(kind: CodecKind, message: impl std::fmt::Display) -> Error {
+    Error::Compression {
+        codec: kind.name(),
+        message: message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

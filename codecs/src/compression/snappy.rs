@@ -1,0 +1,96 @@
+//! SNAPPY: one raw snappy block (`snap::raw`), not the framed format.
+//! <https://github.com/google/snappy/blob/main/format_description.txt>
+//!
+//! ```text
+//! block := varint(uncompressed length) element*
+//! ```
+
+use super::{lib_error, size_mismatch, Codec, CodecKind};
+use crate::{Error, Result};
+
+/// Raw snappy, keeping the encoder's hash table between pages.
+pub struct SnappyCodec {
+    encoder: snap::raw::Encoder,
+    decoder: snap::raw::Decoder,
+}
+
+impl std::fmt::Debug for SnappyCodec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SnappyCodec").finish_non_exhaustive()
+    }
+}
+
+impl Default for SnappyCodec {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SnappyCodec {
+    /// A snappy codec.
+    pub fn new() -> Self {
+        SnappyCodec {
+            encoder: snap::raw::Encoder::new(),
+            decoder: snap::raw::Decoder::new(),
+        }
+    }
+}
+
+/// The block's own length header must equal the declared size.
+pub(super) fn check_header(input: &[u8], uncompressed_size: usize) -> Result<()> {
+    if input.is_empty() && uncompressed_size == 0 {
+        return Ok(());
+    }
+    let len = snap::raw::decompress_len(input).map_err(|e| lib_error(CodecKind::Snappy, e))?;
+    if len != uncompressed_size {
+        return Err(Error::InvalidData {
+            offset: 0,
+            what: "snappy length header differs from the declared uncompressed size",
+        });
+    }
+    Ok(())
+}
+
+impl Codec for SnappyCodec {
+    fn kind(&self) -> CodecKind {
+        CodecKind::Snappy
+    }
+
+    fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        let max = snap::raw::max_compress_len(input.len());
+        if max == 0 && !input.is_empty() {
+            return Err(Error::TooLarge {
+                what: "snappy input",
+                declared: input.len() as u64,
+                limit: u64::from(u32::MAX),
+            });
+        }
+        let start = out.len();
+        out.resize(start + max, 0);
+        match self.encoder.compress(input, &mut out[start..]) {
+            Ok(n) => {
+                out.truncate(start + n);
+                Ok(())
+            }
+            Err(e) => {
+                out.truncate(start);
+                Err(lib_error(CodecKind::Snappy, e))
+            }
+        }
+    }
+
+    fn decompress_to_slice(&mut self, input: &[u8], out: &mut [u8]) -> Result<()> {
+        if input.is_empty() && out.is_empty() {
+            return Ok(());
+        }
+        check_header(input, out.len())?;
+        let n = self
+            .decoder
+            .decompress(input, out)
+            .map_err(|e| lib_error(CodecKind::Snappy, e))?;
+        if n != out.len() {
+            return Err(size_mismatch(input.len(), n, out.len()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,115 @@
+//! ZSTD: RFC 8878 frames. <https://www.rfc-editor.org/rfc/rfc8878>
+//!
+//! Writes one frame (with its content size); reads one or more concatenated frames, skipping
+//! skippable frames, as libzstd's `ZSTD_decompressDCtx` does.
+
+use zstd::bulk::{Compressor, Decompressor};
+use zstd::zstd_safe;
+
+use super::{lib_error, size_mismatch, Codec, CodecKind};
+use crate::{Error, Result};
+
+/// The default zstd level: libzstd's `ZSTD_CLEVEL_DEFAULT`.
+pub const DEFAULT_ZSTD_LEVEL: i32 = zstd::DEFAULT_COMPRESSION_LEVEL;
+
+/// Zstd, keeping one compression and one decompression context between pages.
+pub struct ZstdCodec {
+    compressor: Compressor<'static>,
+    decompressor: Decompressor<'static>,
+}
+
+impl std::fmt::Debug for ZstdCodec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ZstdCodec").finish_non_exhaustive()
+    }
+}
+
+impl ZstdCodec {
+    /// A zstd codec at `level` (`None` = [`DEFAULT_ZSTD_LEVEL`]; the accepted range is
+    /// [`zstd::compression_level_range`]).
+    pub fn new(level: Option<i32>) -> Result<Self> {
+        let level = level.unwrap_or(DEFAULT_ZSTD_LEVEL);
+        let range = zstd::compression_level_range();
+        if !range.contains(&level) {
+            return Err(lib_error(
+                CodecKind::Zstd,
+                format!("level {level} outside {}..={}", range.start(), range.end()),
+            ));
+        }
+        Ok(ZstdCodec {
+            compressor: Compressor::new(level).map_err(|e| lib_error(CodecKind::Zstd, e))?,
+            decompressor: Decompressor::new().map_err(|e| lib_error(CodecKind::Zstd, e))?,
+        })
+    }
+}
+
+/// The sum of the content sizes of the frames in `input` (skippable frames count 0), `None`
+/// if a frame does not state its size; `Err` if the frames are malformed or truncated.
+fn frames_content_size(input: &[u8]) -> Result<Option<u64>> {
+    let malformed = |offset| Error::InvalidData {
+        offset,
+        what: "malformed zstd frame",
+    };
+    let mut total: u64 = 0;
+    let mut at = 0;
+    while at < input.len() {
+        let frame = &input[at..];
+        let size = zstd_safe::get_frame_content_size(frame).map_err(|_| malformed(at))?;
+        let Some(size) = size else {
+            return Ok(None);
+        };
+        total = total.checked_add(size).ok_or_else(|| malformed(at))?;
+        let len = zstd_safe::find_frame_compressed_size(frame).map_err(|_| malformed(at))?;
+        if len == 0 {
+            return Err(malformed(at));
+        }
+        at += len;
+    }
+    Ok(Some(total))
+}
+
+/// When every frame states its content size, their sum must equal the declared size.
+pub(super) fn check_header(input: &[u8], uncompressed_size: usize) -> Result<()> {
+    if input.is_empty() && uncompressed_size == 0 {
+        return Ok(());
+    }
+    match frames_content_size(input)? {
+        Some(size) if size != uncompressed_size as u64 => Err(Error::InvalidData {
+            offset: 0,
+            what: "zstd frame content size differs from the declared uncompressed size",
+        }),
+        _ => Ok(()),
+    }
+}
+
+impl Codec for ZstdCodec {
+    fn kind(&self) -> CodecKind {
+        CodecKind::Zstd
+    }
+
+    fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        let start = out.len();
+        out.reserve(zstd_safe::compress_bound(input.len()));
+        let mut cursor = std::io::Cursor::new(&mut *out);
+        cursor.set_position(start as u64);
+        self.compressor
+            .compress_to_buffer(input, &mut cursor)
+            .map_err(|e| lib_error(CodecKind::Zstd, e))?;
+        Ok(())
+    }
+
+    fn decompress_to_slice(&mut self, input: &[u8], out: &mut [u8]) -> Result<()> {
+        if input.is_empty() && out.is_empty() {
+            return Ok(());
+        }
+        let len = out.len();
+        let n = self
+            .decompressor
+            .decompress_to_buffer(input, out)
+            .map_err(|e| lib_error(CodecKind::Zstd, e))?;
+        if n != len {
+            return Err(size_mismatch(input.len(), n, len));
+        }
+        Ok(())
+    }
+}
