@@ -4,7 +4,7 @@
 //! their contents are unspecified (the reader writes zeros / empty ranges). `validity` is
 //! `None` when the column has no nulls.
 
-use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 
 /// The values of a column, one variant per Parquet physical type (plus a view layout for
 /// byte arrays).
@@ -93,5 +93,193 @@ impl Column {
             Values::FixedLenByteArray { width, data } => Some(&data[i * width..(i + 1) * width]),
             _ => None,
         }
+    }
+}
+
+impl Column {
+    /// Slots `offset..offset + len`, without copying.
+    ///
+    /// # Panics
+    /// If the range is outside the column.
+    pub fn slice(&self, offset: usize, len: usize) -> Column {
+        assert!(offset + len <= self.len, "slice out of bounds");
+        let validity = self
+            .validity
+            .as_ref()
+            .map(|v| v.slice(offset, len))
+            .filter(|v| v.null_count() > 0);
+        let values = match &self.values {
+            Values::Boolean(b) => Values::Boolean(b.slice(offset, len)),
+            Values::Int32(v) => Values::Int32(v.slice(offset, len)),
+            Values::Int64(v) => Values::Int64(v.slice(offset, len)),
+            Values::Float(v) => Values::Float(v.slice(offset, len)),
+            Values::Double(v) => Values::Double(v.slice(offset, len)),
+            Values::Int96(d) => Values::Int96(d.slice_with_length(offset * 12, len * 12)),
+            Values::FixedLenByteArray { width, data } => Values::FixedLenByteArray {
+                width: *width,
+                data: data.slice_with_length(offset * width, len * width),
+            },
+            Values::Binary { offsets, data } => Values::Binary {
+                offsets: offsets.slice(offset, len),
+                data: data.clone(),
+            },
+            Values::BinaryView { views, buffers } => Values::BinaryView {
+                views: views.slice(offset, len),
+                buffers: buffers.clone(),
+            },
+        };
+        Column {
+            len,
+            validity,
+            values,
+        }
+    }
+
+    /// Concatenate columns of the same layout into one (one copy of every value).
+    ///
+    /// # Panics
+    /// If the columns do not share a layout, or `parts` is empty.
+    pub fn concat(parts: &[Column]) -> Column {
+        assert!(!parts.is_empty(), "concat of no columns");
+        let len: usize = parts.iter().map(|c| c.len).sum();
+        let validity = if parts.iter().any(|c| c.validity.is_some()) {
+            let mut b = BooleanBufferBuilder::new(len);
+            for c in parts {
+                match &c.validity {
+                    Some(v) => b.append_buffer(v.inner()),
+                    None => b.append_n(c.len, true),
+                }
+            }
+            Some(NullBuffer::new(b.finish()))
+        } else {
+            None
+        };
+        fn scalars<T: arrow_buffer::ArrowNativeType>(
+            parts: &[Column],
+            get: impl Fn(&Values) -> &ScalarBuffer<T>,
+        ) -> ScalarBuffer<T> {
+            let mut v = Vec::with_capacity(parts.iter().map(|c| c.len).sum());
+            for c in parts {
+                v.extend_from_slice(get(&c.values));
+            }
+            ScalarBuffer::from(v)
+        }
+        fn fixed(parts: &[Column], width: usize) -> Buffer {
+            let mut v = Vec::with_capacity(parts.iter().map(|c| c.len * width).sum());
+            for c in parts {
+                match &c.values {
+                    Values::Int96(d) | Values::FixedLenByteArray { data: d, .. } => {
+                        v.extend_from_slice(d)
+                    }
+                    _ => panic!("concat of mixed layouts"),
+                }
+            }
+            Buffer::from_vec(v)
+        }
+        let mixed = || -> ! { panic!("concat of mixed layouts") };
+        let values = match &parts[0].values {
+            Values::Boolean(_) => {
+                let mut b = BooleanBufferBuilder::new(len);
+                for c in parts {
+                    match &c.values {
+                        Values::Boolean(v) => b.append_buffer(v),
+                        _ => mixed(),
+                    }
+                }
+                Values::Boolean(b.finish())
+            }
+            Values::Int32(_) => Values::Int32(scalars(parts, |v| match v {
+                Values::Int32(s) => s,
+                _ => mixed(),
+            })),
+            Values::Int64(_) => Values::Int64(scalars(parts, |v| match v {
+                Values::Int64(s) => s,
+                _ => mixed(),
+            })),
+            Values::Float(_) => Values::Float(scalars(parts, |v| match v {
+                Values::Float(s) => s,
+                _ => mixed(),
+            })),
+            Values::Double(_) => Values::Double(scalars(parts, |v| match v {
+                Values::Double(s) => s,
+                _ => mixed(),
+            })),
+            Values::Int96(_) => Values::Int96(fixed(parts, 12)),
+            Values::FixedLenByteArray { width, .. } => Values::FixedLenByteArray {
+                width: *width,
+                data: fixed(parts, *width),
+            },
+            Values::Binary { .. } => {
+                let mut offsets = Vec::with_capacity(len + 1);
+                offsets.push(0i64);
+                let mut data = Vec::new();
+                for c in parts {
+                    let Values::Binary { offsets: o, data: d } = &c.values else {
+                        mixed()
+                    };
+                    let (first, last) = (o[0] as usize, o[o.len() - 1] as usize);
+                    let base = data.len() as i64 - first as i64;
+                    data.extend_from_slice(&d[first..last]);
+                    offsets.extend(o[1..].iter().map(|x| x + base));
+                }
+                Values::Binary {
+                    offsets: OffsetBuffer::new(ScalarBuffer::from(offsets)),
+                    data: Buffer::from_vec(data),
+                }
+            }
+            Values::BinaryView { .. } => {
+                let mut views = Vec::with_capacity(len);
+                let mut buffers = Vec::new();
+                for c in parts {
+                    let Values::BinaryView { views: v, buffers: b } = &c.values else {
+                        mixed()
+                    };
+                    let shift = buffers.len() as u128;
+                    views.extend(v.iter().map(|&view| {
+                        if (view as u32) > 12 {
+                            view + (shift << 64)
+                        } else {
+                            view
+                        }
+                    }));
+                    buffers.extend(b.iter().cloned());
+                }
+                Values::BinaryView {
+                    views: ScalarBuffer::from(views),
+                    buffers,
+                }
+            }
+        };
+        Column {
+            len,
+            validity,
+            values,
+        }
+    }
+}
+
+impl Column {
+    /// Bytes of Arrow buffers this column spans: values, offsets or views, and validity.
+    /// (Shared buffers such as a dictionary referenced by views count once per column.)
+    pub fn decoded_bytes(&self) -> usize {
+        let validity = self.validity.as_ref().map_or(0, |v| self.len.div_ceil(8).min(v.buffer().len()));
+        let values = match &self.values {
+            Values::Boolean(b) => b.len().div_ceil(8),
+            Values::Int32(v) => v.len() * 4,
+            Values::Int64(v) => v.len() * 8,
+            Values::Float(v) => v.len() * 4,
+            Values::Double(v) => v.len() * 8,
+            Values::Int96(d) => d.len(),
+            Values::FixedLenByteArray { data, .. } => data.len(),
+            Values::Binary { offsets, .. } => {
+                let first = offsets[0] as usize;
+                let last = offsets[offsets.len() - 1] as usize;
+                offsets.len() * 8 + (last - first)
+            }
+            Values::BinaryView { views, buffers } => {
+                views.len() * 16 + buffers.iter().map(|b| b.len()).sum::<usize>()
+            }
+        };
+        validity + values
     }
 }

@@ -1,1 +1,25 @@
-//! (in progress)
+//! Reading Parquet files into Arrow-layout columns.
+//!
+//! ```no_run
+//! use parq::read::{ParquetReader, ReadOptions};
+//! let bytes = bytes::Bytes::from(std::fs::read("data.parquet")?);
+//! let reader = ParquetReader::new(bytes)?;
+//! let ids = reader.read_column_by_path("id")?;      // one call, whole column
+//! for batch in reader.batches(&[0], 8192)? {        // or streaming, 8192 rows at a time
+//!     let batch = batch?;
+//!     println!("{} rows", batch.num_rows);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod batch;
+mod decode;
+mod file;
+mod levels;
+mod page;
+mod source;
+
+pub use batch::{Batch, BatchReader};
+pub use decode::ByteArrayLayout;
+pub use file::{ParquetReader, ReadOptions};
+pub use source::{FileSource, MmapSource, Source};

@@ -1,0 +1,140 @@
+//! `parq`: inspect, print, scan and rewrite Parquet files.
+
+mod cat;
+mod json;
+mod meta;
+mod scan;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use parq::read::{ByteArrayLayout, MmapSource, ParquetReader, ReadOptions};
+
+#[derive(Parser)]
+#[command(name = "parq", version, about = "Inspect, print and scan Apache Parquet files")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the schema tree.
+    Schema { file: PathBuf },
+    /// Print row groups and column chunks (encodings, codec, sizes, statistics).
+    Meta {
+        file: PathBuf,
+        /// One JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print rows as JSON Lines.
+    Cat {
+        file: PathBuf,
+        /// Comma-separated column paths.
+        #[arg(long)]
+        columns: Option<String>,
+        /// Print at most N rows.
+        #[arg(long)]
+        limit: Option<usize>,
+    },
+    /// Decode columns to Arrow buffers N times (one thread) and report the timing.
+    Scan {
+        file: PathBuf,
+        /// Comma-separated column paths.
+        #[arg(long)]
+        columns: Option<String>,
+        /// Number of timed decodes.
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+        /// Memory-map the file instead of loading it into memory.
+        #[arg(long)]
+        mmap: bool,
+        /// One JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Stream batches of this many rows instead of whole columns.
+        #[arg(long)]
+        batch_size: Option<usize>,
+        /// Decode byte arrays as views into page buffers instead of offsets + copied data.
+        #[arg(long)]
+        views: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("parq: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn open(path: &PathBuf, options: ReadOptions) -> parq::Result<ParquetReader> {
+    let bytes = bytes::Bytes::from(std::fs::read(path)?);
+    ParquetReader::with_options(bytes, options)
+}
+
+fn run(cli: Cli) -> parq::Result<()> {
+    match cli.command {
+        Command::Schema { file } => {
+            let reader = open(&file, ReadOptions::default())?;
+            print!("{}", reader.schema().display_tree());
+        }
+        Command::Meta { file, json } => {
+            let reader = open(&file, ReadOptions::default())?;
+            if json {
+                println!("{}", meta::json(reader.metadata()));
+            } else {
+                print!("{}", meta::text(reader.metadata()));
+            }
+        }
+        Command::Cat {
+            file,
+            columns,
+            limit,
+        } => {
+            let reader = open(&file, ReadOptions::default())?;
+            cat::run(&reader, columns.as_deref(), limit)?;
+        }
+        Command::Scan {
+            file,
+            columns,
+            repeat,
+            mmap,
+            json,
+            batch_size,
+            views,
+        } => {
+            let options = ReadOptions {
+                byte_array_layout: if views {
+                    ByteArrayLayout::Views
+                } else {
+                    ByteArrayLayout::Offsets
+                },
+                ..ReadOptions::default()
+            };
+            let args = scan::ScanArgs {
+                columns: columns.as_deref(),
+                repeat,
+                json,
+                batch_size,
+            };
+            if mmap {
+                // SAFETY: not an unsafe block in the library sense: the CLI maps a file the
+                // user named for the duration of one scan and documents that it must not be
+                // modified meanwhile.
+                #[allow(unsafe_code)]
+                let source = unsafe { MmapSource::open(&file)? };
+                scan::run(&ParquetReader::with_options(source, options)?, &args)?;
+            } else {
+                scan::run(&open(&file, options)?, &args)?;
+            }
+        }
+    }
+    Ok(())
+}

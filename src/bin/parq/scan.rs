@@ -1,0 +1,113 @@
+//! `parq scan`: decode selected columns N times and report the timing.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use parq::read::{ParquetReader, Source};
+
+use crate::json;
+
+/// Options of one scan.
+pub struct ScanArgs<'a> {
+    pub columns: Option<&'a str>,
+    pub repeat: usize,
+    pub json: bool,
+    pub batch_size: Option<usize>,
+}
+
+pub fn run<S: Source>(reader: &ParquetReader<S>, args: &ScanArgs) -> parq::Result<()> {
+    let schema = reader.schema();
+    let leaves: Vec<usize> = match args.columns {
+        Some(list) => list
+            .split(',')
+            .map(|p| reader.column_index(p.trim()))
+            .collect::<parq::Result<_>>()?,
+        None => (0..schema.leaves.len()).collect(),
+    };
+    let mut samples = Vec::with_capacity(args.repeat);
+    let mut decoded_bytes = 0usize;
+    let mut rows = 0u64;
+    for i in 0..args.repeat.max(1) {
+        let last = i + 1 == args.repeat.max(1);
+        if last {
+            parq::codecs::probe::reset();
+        }
+        let start = Instant::now();
+        let mut bytes = 0usize;
+        let mut n = 0u64;
+        match args.batch_size {
+            None => {
+                for &c in &leaves {
+                    let col = reader.read_column(c)?;
+                    bytes += col.decoded_bytes();
+                    n = col.len as u64;
+                    drop(std::hint::black_box(col));
+                }
+            }
+            Some(bs) => {
+                for batch in reader.batches(&leaves, bs)? {
+                    let batch = batch?;
+                    n += batch.num_rows as u64;
+                    bytes += batch.columns.iter().map(|c| c.decoded_bytes()).sum::<usize>();
+                    drop(std::hint::black_box(batch));
+                }
+            }
+        }
+        samples.push(start.elapsed().as_secs_f64());
+        decoded_bytes = bytes;
+        rows = n;
+    }
+    let mut sorted = samples.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    let (min, max) = (sorted[0], sorted[sorted.len() - 1]);
+    let throughput = decoded_bytes as f64 / median / 1e9;
+    let probes = parq::codecs::probe::snapshot();
+    if args.json {
+        let mut s = String::from("{");
+        let _ = write!(
+            s,
+            "\"rows\":{rows},\"columns\":{},\"decoded_bytes\":{decoded_bytes},\"median_s\":{median:?},\"min_s\":{min:?},\"max_s\":{max:?},\"gb_per_s\":{throughput:?},\"samples_s\":[",
+            leaves.len()
+        );
+        for (i, t) in samples.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            let _ = write!(s, "{t:?}");
+        }
+        s.push(']');
+        if parq::codecs::probe::ENABLED {
+            s.push_str(",\"probes\":{");
+            for (i, (k, v)) in probes.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                json::string(&mut s, k);
+                let _ = write!(s, ":{v}");
+            }
+            s.push('}');
+        }
+        s.push('}');
+        println!("{s}");
+    } else {
+        println!("rows            {rows}");
+        println!("columns         {}", leaves.len());
+        println!("decoded bytes   {decoded_bytes}");
+        println!(
+            "decode time     median {:.3} ms (min {:.3}, max {:.3}, {} runs, 1 thread)",
+            median * 1e3,
+            min * 1e3,
+            max * 1e3,
+            samples.len()
+        );
+        println!("throughput      {throughput:.3} GB/s of decoded Arrow buffers");
+        if parq::codecs::probe::ENABLED {
+            println!("probes (last run):");
+            for (k, v) in probes {
+                println!("  {k:<40} {v}");
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,159 @@
+//! Streaming reads: batches of a chosen row count.
+//!
+//! Each column decodes whole pages (as many as a batch needs) into one buffer, and batches are
+//! zero-copy slices of it; only a batch that straddles two decoded runs is copied together.
+
+use std::collections::VecDeque;
+
+use super::decode::ChunkDecoder;
+use super::file::{ColumnReader, ParquetReader};
+use super::source::Source;
+use crate::column::Column;
+use crate::{Error, Result};
+
+/// Rows of several columns, all of the same length.
+#[derive(Debug, Clone)]
+pub struct Batch {
+    /// Rows in this batch.
+    pub num_rows: usize,
+    /// One column per requested leaf, in the requested order.
+    pub columns: Vec<Column>,
+}
+
+struct ColumnState<S: Source> {
+    reader: ColumnReader<S>,
+    decoder: ChunkDecoder,
+    ready: VecDeque<Column>,
+    /// Rows of `ready.front()` already handed out.
+    front_offset: usize,
+    ready_rows: usize,
+    done: bool,
+}
+
+impl<S: Source> ColumnState<S> {
+    fn fill(&mut self, want: usize) -> Result<()> {
+        while !self.done && self.ready_rows < want {
+            let need = want - self.ready_rows;
+            while self.decoder.len() < need {
+                if !self.reader.next_page_into(&mut self.decoder)? {
+                    self.done = true;
+                    break;
+                }
+            }
+            if self.decoder.len() > 0 {
+                let col = self.decoder.finish();
+                self.ready_rows += col.len;
+                self.ready.push_back(col);
+            }
+        }
+        Ok(())
+    }
+
+    fn take(&mut self, n: usize) -> Column {
+        let mut pieces = Vec::new();
+        let mut left = n;
+        while left > 0 {
+            let Some(front) = self.ready.front() else {
+                break;
+            };
+            let avail = front.len - self.front_offset;
+            let k = avail.min(left);
+            pieces.push(front.slice(self.front_offset, k));
+            left -= k;
+            if k == avail {
+                self.ready.pop_front();
+                self.front_offset = 0;
+            } else {
+                self.front_offset += k;
+            }
+        }
+        self.ready_rows -= n - left;
+        if pieces.len() == 1 {
+            pieces.pop().expect("one piece")
+        } else {
+            Column::concat(&pieces)
+        }
+    }
+}
+
+/// An iterator of [`Batch`]es over chosen columns of the selected row groups.
+pub struct BatchReader<S: Source> {
+    columns: Vec<ColumnState<S>>,
+    batch_size: usize,
+    failed: bool,
+}
+
+impl<S: Source> ParquetReader<S> {
+    /// Stream batches of `batch_size` rows (the last may be shorter) of the leaf columns
+    /// `columns` (indices into `schema().leaves`).
+    pub fn batches(&self, columns: &[usize], batch_size: usize) -> Result<BatchReader<S>> {
+        if batch_size == 0 {
+            return Err(Error::InvalidArgument("batch size 0".into()));
+        }
+        let columns = columns
+            .iter()
+            .map(|&c| {
+                let reader = self.column_reader(c)?;
+                let decoder = reader.new_decoder()?;
+                Ok(ColumnState {
+                    reader,
+                    decoder,
+                    ready: VecDeque::new(),
+                    front_offset: 0,
+                    ready_rows: 0,
+                    done: false,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(BatchReader {
+            columns,
+            batch_size,
+            failed: false,
+        })
+    }
+}
+
+impl<S: Source> BatchReader<S> {
+    fn next_batch(&mut self) -> Result<Option<Batch>> {
+        for c in &mut self.columns {
+            c.fill(self.batch_size)?;
+        }
+        let Some(first) = self.columns.first() else {
+            return Ok(None);
+        };
+        let rows = first.ready_rows.min(self.batch_size);
+        if let Some(c) = self.columns.iter().find(|c| c.ready_rows.min(self.batch_size) != rows) {
+            return Err(Error::format(format!(
+                "column {} has {} rows where column {} has {rows}",
+                c.reader.desc.path_string(),
+                c.ready_rows.min(self.batch_size),
+                first.reader.desc.path_string()
+            )));
+        }
+        if rows == 0 {
+            return Ok(None);
+        }
+        let columns = self.columns.iter_mut().map(|c| c.take(rows)).collect();
+        Ok(Some(Batch {
+            num_rows: rows,
+            columns,
+        }))
+    }
+}
+
+impl<S: Source> Iterator for BatchReader<S> {
+    type Item = Result<Batch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        match self.next_batch() {
+            Ok(b) => b.map(Ok),
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}

@@ -1,0 +1,860 @@
+//! Typed decoding of pages into Arrow-layout buffers.
+//!
+//! A [`ChunkDecoder`] is built once per column with its physical type resolved (the decode
+//! plan): it owns one monomorphised [`ValuesDecoder`], so the per-page work has no type
+//! dispatch. Levels are decoded once per page into a validity bitmap; values are decoded dense
+//! (only the valid ones) and scattered into their slots one run at a time.
+
+use std::mem::size_of;
+
+use arrow_buffer::{
+    BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer,
+};
+use bytes::Bytes;
+use parq_codecs::encoding::{byte_stream_split, delta, plain, rle};
+use parq_codecs::{levels, probe};
+
+use super::levels::page_validity;
+use super::page::DataPage;
+use crate::column::{Column, Values};
+use crate::metadata::{Encoding, Type};
+use crate::{Error, Result};
+
+/// How BYTE_ARRAY columns are laid out in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ByteArrayLayout {
+    /// Arrow (large) binary: i64 offsets plus one values buffer. Values are copied once.
+    #[default]
+    Offsets,
+    /// Arrow binary view: 16-byte views into the page (or dictionary) buffers, no copy of
+    /// values longer than 12 bytes.
+    Views,
+}
+
+/// Decodes the data pages of one column (across chunks) into one growing column.
+pub(crate) struct ChunkDecoder {
+    values: Box<dyn ValuesDecoder>,
+    validity: Option<BooleanBufferBuilder>,
+    len: usize,
+}
+
+impl ChunkDecoder {
+    /// The decode plan: pick the typed decoder for a physical type once.
+    pub(crate) fn new(
+        physical: Type,
+        type_length: Option<i32>,
+        layout: ByteArrayLayout,
+    ) -> Result<Self> {
+        let values: Box<dyn ValuesDecoder> = match physical {
+            Type::BOOLEAN => Box::new(BooleanDecoder::default()),
+            Type::INT32 => Box::new(FixedDecoder::<i32>::default()),
+            Type::INT64 => Box::new(FixedDecoder::<i64>::default()),
+            Type::FLOAT => Box::new(FixedDecoder::<f32>::default()),
+            Type::DOUBLE => Box::new(FixedDecoder::<f64>::default()),
+            Type::INT96 => Box::new(FixedBytesDecoder::new(12, true)),
+            Type::FIXED_LEN_BYTE_ARRAY => {
+                let w = type_length
+                    .and_then(|w| usize::try_from(w).ok())
+                    .filter(|w| *w > 0)
+                    .ok_or_else(|| {
+                        Error::format(format!("FIXED_LEN_BYTE_ARRAY with type_length {type_length:?}"))
+                    })?;
+                Box::new(FixedBytesDecoder::new(w, false))
+            }
+            Type::BYTE_ARRAY => match layout {
+                ByteArrayLayout::Offsets => Box::new(BinaryDecoder::default()),
+                ByteArrayLayout::Views => Box::new(ViewDecoder::default()),
+            },
+            other => return Err(Error::Unsupported(format!("physical type {other:?}"))),
+        };
+        Ok(ChunkDecoder {
+            values,
+            validity: None,
+            len: 0,
+        })
+    }
+
+    /// Slots decoded and not yet taken.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Replace the dictionary (a new column chunk's dictionary page).
+    pub(crate) fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {
+        self.values.set_dictionary(values, num_values)
+    }
+
+    /// Forget the dictionary (at the start of a new column chunk).
+    pub(crate) fn clear_dictionary(&mut self) {
+        self.values.clear_dictionary();
+    }
+
+    /// Decode one data page, appending its slots.
+    pub(crate) fn decode_page(&mut self, page: &DataPage) -> Result<()> {
+        let v = page_validity(page)?;
+        let n = page.num_values;
+        match (&v.bits, &mut self.validity) {
+            (None, None) => {}
+            (None, Some(b)) => b.append_n(n, true),
+            (Some(bits), b) => {
+                let b = b.get_or_insert_with(|| {
+                    let mut b = BooleanBufferBuilder::new(self.len + n);
+                    b.append_n(self.len, true);
+                    b
+                });
+                b.append_buffer(bits);
+            }
+        }
+        self.values.decode(page, v.bits.as_ref(), v.valid)?;
+        self.len += n;
+        Ok(())
+    }
+
+    /// Take everything decoded so far as one column; the dictionary is kept.
+    pub(crate) fn finish(&mut self) -> Column {
+        let len = std::mem::take(&mut self.len);
+        let validity = self
+            .validity
+            .take()
+            .map(|mut b| NullBuffer::new(b.finish()))
+            .filter(|n| n.null_count() > 0);
+        Column {
+            len,
+            validity,
+            values: self.values.finish(),
+        }
+    }
+}
+
+/// The typed half of a [`ChunkDecoder`].
+trait ValuesDecoder: Send {
+    fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()>;
+    fn clear_dictionary(&mut self);
+    /// Append `page.num_values` slots; `validity` is `None` when all are valid.
+    fn decode(&mut self, page: &DataPage, validity: Option<&BooleanBuffer>, valid: usize)
+        -> Result<()>;
+    fn finish(&mut self) -> Values;
+}
+
+fn is_dictionary(e: Encoding) -> bool {
+    e == Encoding::PLAIN_DICTIONARY || e == Encoding::RLE_DICTIONARY
+}
+
+fn missing_dictionary() -> Error {
+    Error::format("dictionary-encoded page without a dictionary page")
+}
+
+fn unsupported_encoding(e: Encoding, ty: &str) -> Error {
+    Error::Unsupported(format!("encoding {e:?} for {ty} columns"))
+}
+
+/// Check that `n` items of at least `min_size` bytes fit in `bytes` before allocating for them.
+fn check_count(n: usize, min_size: usize, bytes: usize, what: &str) -> Result<()> {
+    if n.checked_mul(min_size).is_none_or(|need| need > bytes) {
+        return Err(Error::format(format!(
+            "{what} claims {n} values but holds only {bytes} bytes"
+        )));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Fixed-width native values: INT32, INT64, FLOAT, DOUBLE.
+
+/// A fixed-width native type decoded into a `ScalarBuffer`.
+trait Native: bytemuck::Pod + Default + Send + Sync + arrow_buffer::ArrowNativeType {
+    const NAME: &'static str;
+    fn delta_decode(input: &[u8], n: usize, out: &mut Vec<Self>) -> Result<()>;
+    fn wrap(values: ScalarBuffer<Self>) -> Values;
+}
+
+macro_rules! native {
+    ($t:ty, $name:literal, $variant:ident, $delta:expr) => {
+        impl Native for $t {
+            const NAME: &'static str = $name;
+            fn delta_decode(input: &[u8], n: usize, out: &mut Vec<Self>) -> Result<()> {
+                #[allow(clippy::redundant_closure_call)]
+                ($delta)(input, n, out)
+            }
+            fn wrap(values: ScalarBuffer<Self>) -> Values {
+                Values::$variant(values)
+            }
+        }
+    };
+}
+
+fn delta_i32(input: &[u8], n: usize, out: &mut Vec<i32>) -> Result<()> {
+    let start = out.len();
+    delta::decode_binary_packed_i32(input, n, out)?;
+    expect_count(out.len() - start, n)
+}
+
+fn delta_i64(input: &[u8], n: usize, out: &mut Vec<i64>) -> Result<()> {
+    let start = out.len();
+    delta::decode_binary_packed_i64(input, n, out)?;
+    expect_count(out.len() - start, n)
+}
+
+fn expect_count(got: usize, want: usize) -> Result<()> {
+    if got != want {
+        return Err(Error::format(format!(
+            "page decoded {got} values where its levels need {want}"
+        )));
+    }
+    Ok(())
+}
+
+native!(i32, "INT32", Int32, delta_i32);
+native!(i64, "INT64", Int64, delta_i64);
+native!(f32, "FLOAT", Float, |_: &[u8], _: usize, _: &mut Vec<f32>| Err(
+    unsupported_encoding(Encoding::DELTA_BINARY_PACKED, "FLOAT")
+));
+native!(f64, "DOUBLE", Double, |_: &[u8], _: usize, _: &mut Vec<f64>| Err(
+    unsupported_encoding(Encoding::DELTA_BINARY_PACKED, "DOUBLE")
+));
+
+struct FixedDecoder<T: Native> {
+    dict: Option<Vec<T>>,
+    out: Vec<T>,
+    /// A page's values borrowed without copy; only while it is the only page in `out`.
+    borrowed: Option<ScalarBuffer<T>>,
+    scratch: Vec<T>,
+    bytes: Vec<u8>,
+}
+
+impl<T: Native> Default for FixedDecoder<T> {
+    fn default() -> Self {
+        FixedDecoder {
+            dict: None,
+            out: Vec::new(),
+            borrowed: None,
+            scratch: Vec::new(),
+            bytes: Vec::new(),
+        }
+    }
+}
+
+impl<T: Native> FixedDecoder<T> {
+    /// The zero-copy path: an uncompressed PLAIN page without nulls, from a zero-copy source,
+    /// aligned for `T`, becomes the output buffer itself.
+    fn try_borrow(&mut self, page: &DataPage, n: usize) -> bool {
+        if page.encoding != Encoding::PLAIN || !page.borrowed {
+            return false;
+        }
+        if !self.out.is_empty() || self.borrowed.is_some() {
+            probe::hit("read.plain_borrow_not_first");
+            return false;
+        }
+        let Some(need) = n.checked_mul(size_of::<T>()) else {
+            return false;
+        };
+        if need > page.values.len() {
+            return false;
+        }
+        let buf = Buffer::from(page.values.slice(..need));
+        if buf.as_ptr().align_offset(std::mem::align_of::<T>()) != 0 {
+            probe::hit("read.plain_borrow_unaligned");
+            return false;
+        }
+        probe::hit("read.plain_borrowed");
+        self.borrowed = Some(ScalarBuffer::new(buf, 0, n));
+        true
+    }
+}
+
+fn decode_native_dense<T: Native>(
+    page: &DataPage,
+    n: usize,
+    dict: Option<&[T]>,
+    bytes: &mut Vec<u8>,
+    out: &mut Vec<T>,
+) -> Result<()> {
+    let input = &page.values[..];
+    match page.encoding {
+        Encoding::PLAIN => {
+            probe::hit("read.plain_copied");
+            plain::decode_fixed_into::<T>(input, n, out)?;
+        }
+        e if is_dictionary(e) => {
+            let dict = dict.ok_or_else(missing_dictionary)?;
+            probe::hit("read.dictionary_gather");
+            let mut dec = rle::dictionary_index_decoder(input)?;
+            rle::gather_dictionary(&mut dec, dict, n, out)?;
+        }
+        Encoding::DELTA_BINARY_PACKED => T::delta_decode(input, n, out)?,
+        Encoding::BYTE_STREAM_SPLIT => {
+            bytes.clear();
+            byte_stream_split::decode(input, size_of::<T>(), n, bytes)?;
+            let start = out.len();
+            out.resize(start + n, T::default());
+            bytemuck::cast_slice_mut::<T, u8>(&mut out[start..]).copy_from_slice(bytes);
+        }
+        e => return Err(unsupported_encoding(e, T::NAME)),
+    }
+    Ok(())
+}
+
+impl<T: Native> ValuesDecoder for FixedDecoder<T> {
+    fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {
+        check_count(num_values, size_of::<T>(), values.len(), "dictionary page")?;
+        let mut dict = Vec::new();
+        plain::decode_fixed_into::<T>(&values, num_values, &mut dict)?;
+        self.dict = Some(dict);
+        Ok(())
+    }
+
+    fn clear_dictionary(&mut self) {
+        self.dict = None;
+    }
+
+    fn decode(
+        &mut self,
+        page: &DataPage,
+        validity: Option<&BooleanBuffer>,
+        valid: usize,
+    ) -> Result<()> {
+        let n = page.num_values;
+        if validity.is_none() && self.try_borrow(page, n) {
+            return Ok(());
+        }
+        if let Some(b) = self.borrowed.take() {
+            self.out.extend_from_slice(&b);
+        }
+        let dict = self.dict.as_deref();
+        match validity {
+            None => decode_native_dense(page, n, dict, &mut self.bytes, &mut self.out),
+            Some(bits) => {
+                self.scratch.clear();
+                decode_native_dense(page, valid, dict, &mut self.bytes, &mut self.scratch)?;
+                probe::hit("read.scatter_fixed");
+                levels::scatter_fixed(&self.scratch, bits.values(), bits.offset(), n, &mut self.out)?;
+                Ok(())
+            }
+        }
+    }
+
+    fn finish(&mut self) -> Values {
+        if let Some(b) = self.borrowed.take() {
+            return T::wrap(b);
+        }
+        T::wrap(ScalarBuffer::from(std::mem::take(&mut self.out)))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// BOOLEAN
+
+#[derive(Default)]
+struct BooleanDecoder {
+    out: Option<BooleanBufferBuilder>,
+    scratch: Option<BooleanBufferBuilder>,
+}
+
+fn decode_bool_dense(page: &DataPage, n: usize, out: &mut BooleanBufferBuilder) -> Result<()> {
+    let input = &page.values[..];
+    match page.encoding {
+        Encoding::PLAIN => {
+            plain::decode_boolean(input, 0, n, out)?;
+        }
+        Encoding::RLE => {
+            let (body, _) = rle::split_length_prefixed(input)?;
+            let mut dec = rle::RleDecoder::new(body, 1)?;
+            let mut left = n;
+            while left > 0 {
+                match dec.next_run()? {
+                    None => return Err(Error::format("boolean RLE data ended early")),
+                    Some(rle::Run::Repeated { value, len }) => {
+                        if value > 1 {
+                            return Err(Error::format(format!("boolean RLE value {value}")));
+                        }
+                        let take = len.min(left);
+                        out.append_n(take, value == 1);
+                        left -= take;
+                    }
+                    Some(rle::Run::Packed { bytes, len, .. }) => {
+                        let take = len.min(left);
+                        check_count(take.div_ceil(8), 1, bytes.len(), "boolean bit-packed run")?;
+                        out.append_packed_range(0..take, bytes);
+                        left -= take;
+                    }
+                }
+            }
+        }
+        e => return Err(unsupported_encoding(e, "BOOLEAN")),
+    }
+    Ok(())
+}
+
+impl ValuesDecoder for BooleanDecoder {
+    fn set_dictionary(&mut self, _: Bytes, _: usize) -> Result<()> {
+        Err(Error::Unsupported("dictionary for a BOOLEAN column".into()))
+    }
+
+    fn clear_dictionary(&mut self) {}
+
+    fn decode(
+        &mut self,
+        page: &DataPage,
+        validity: Option<&BooleanBuffer>,
+        valid: usize,
+    ) -> Result<()> {
+        let n = page.num_values;
+        let out = self.out.get_or_insert_with(|| BooleanBufferBuilder::new(n));
+        match validity {
+            None => decode_bool_dense(page, n, out),
+            Some(bits) => {
+                let scratch = self.scratch.get_or_insert_with(|| BooleanBufferBuilder::new(valid));
+                scratch.truncate(0);
+                decode_bool_dense(page, valid, scratch)?;
+                let dense = scratch.as_slice();
+                let mut pos = 0;
+                let mut end_prev = 0;
+                for (s, e) in bits.set_slices() {
+                    out.append_n(s - end_prev, false);
+                    out.append_packed_range(pos..pos + (e - s), dense);
+                    pos += e - s;
+                    end_prev = e;
+                }
+                out.append_n(n - end_prev, false);
+                Ok(())
+            }
+        }
+    }
+
+    fn finish(&mut self) -> Values {
+        Values::Boolean(
+            self.out
+                .take()
+                .map_or_else(|| BooleanBuffer::new_unset(0), |mut b| b.finish()),
+        )
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// INT96 and FIXED_LEN_BYTE_ARRAY: `width` bytes per value.
+
+struct FixedBytesDecoder {
+    width: usize,
+    int96: bool,
+    dict: Option<Vec<u8>>,
+    out: Vec<u8>,
+    scratch: Vec<u8>,
+    indices: Vec<u32>,
+    offsets: Vec<i64>,
+}
+
+impl FixedBytesDecoder {
+    fn new(width: usize, int96: bool) -> Self {
+        FixedBytesDecoder {
+            width,
+            int96,
+            dict: None,
+            out: Vec::new(),
+            scratch: Vec::new(),
+            indices: Vec::new(),
+            offsets: Vec::new(),
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn decode_fixed_bytes_dense(
+    page: &DataPage,
+    n: usize,
+    width: usize,
+    dict: Option<&[u8]>,
+    indices: &mut Vec<u32>,
+    offsets: &mut Vec<i64>,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let input = &page.values[..];
+    match page.encoding {
+        Encoding::PLAIN => out.extend_from_slice(plain::decode_fixed_bytes(input, width, n)?),
+        e if is_dictionary(e) => {
+            let dict = dict.ok_or_else(missing_dictionary)?;
+            let entries = dict.len() / width;
+            let mut dec = rle::dictionary_index_decoder(input)?;
+            indices.clear();
+            indices.resize(n, 0);
+            let got = dec.get_batch(&mut indices[..])?;
+            expect_count(got, n)?;
+            out.reserve(n * width);
+            for &i in indices.iter() {
+                let i = i as usize;
+                if i >= entries {
+                    return Err(parq_codecs::Error::IndexOutOfRange {
+                        index: i as u64,
+                        len: entries,
+                    }
+                    .into());
+                }
+                out.extend_from_slice(&dict[i * width..(i + 1) * width]);
+            }
+        }
+        Encoding::BYTE_STREAM_SPLIT => byte_stream_split::decode(input, width, n, out)?,
+        Encoding::DELTA_BYTE_ARRAY => {
+            offsets.clear();
+            offsets.push(0);
+            let start = out.len();
+            let mut data = std::mem::take(out);
+            delta::decode_byte_array(input, n, offsets, &mut data)?;
+            *out = data;
+            expect_count(offsets.len() - 1, n)?;
+            if out.len() - start != n * width
+                || offsets.windows(2).any(|w| (w[1] - w[0]) as usize != width)
+            {
+                return Err(Error::format(format!(
+                    "DELTA_BYTE_ARRAY value length differs from the fixed width {width}"
+                )));
+            }
+        }
+        e => return Err(unsupported_encoding(e, "FIXED_LEN_BYTE_ARRAY")),
+    }
+    Ok(())
+}
+
+impl ValuesDecoder for FixedBytesDecoder {
+    fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {
+        let bytes = plain::decode_fixed_bytes(&values, self.width, num_values)?;
+        self.dict = Some(bytes.to_vec());
+        Ok(())
+    }
+
+    fn clear_dictionary(&mut self) {
+        self.dict = None;
+    }
+
+    fn decode(
+        &mut self,
+        page: &DataPage,
+        validity: Option<&BooleanBuffer>,
+        valid: usize,
+    ) -> Result<()> {
+        let n = page.num_values;
+        let w = self.width;
+        let dict = self.dict.as_deref();
+        match validity {
+            None => decode_fixed_bytes_dense(
+                page,
+                n,
+                w,
+                dict,
+                &mut self.indices,
+                &mut self.offsets,
+                &mut self.out,
+            ),
+            Some(bits) => {
+                self.scratch.clear();
+                decode_fixed_bytes_dense(
+                    page,
+                    valid,
+                    w,
+                    dict,
+                    &mut self.indices,
+                    &mut self.offsets,
+                    &mut self.scratch,
+                )?;
+                levels::scatter_bytes(&self.scratch, w, bits.values(), bits.offset(), n, &mut self.out)?;
+                Ok(())
+            }
+        }
+    }
+
+    fn finish(&mut self) -> Values {
+        let data = Buffer::from_vec(std::mem::take(&mut self.out));
+        if self.int96 {
+            Values::Int96(data)
+        } else {
+            Values::FixedLenByteArray {
+                width: self.width,
+                data,
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// BYTE_ARRAY as offsets + data.
+
+struct BinaryDecoder {
+    dict: Option<(Vec<i64>, Vec<u8>)>,
+    offsets: Vec<i64>,
+    data: Vec<u8>,
+    dense_offsets: Vec<i64>,
+    indices: Vec<u32>,
+}
+
+impl Default for BinaryDecoder {
+    fn default() -> Self {
+        BinaryDecoder {
+            dict: None,
+            offsets: vec![0],
+            data: Vec::new(),
+            dense_offsets: Vec::new(),
+            indices: Vec::new(),
+        }
+    }
+}
+
+/// Decode `n` byte arrays, appending ends to `offsets` (whose last element is the current
+/// end of `data`) and bytes to `data`.
+fn decode_binary_dense(
+    page: &DataPage,
+    n: usize,
+    dict: Option<&(Vec<i64>, Vec<u8>)>,
+    indices: &mut Vec<u32>,
+    offsets: &mut Vec<i64>,
+    data: &mut Vec<u8>,
+) -> Result<()> {
+    let input = &page.values[..];
+    let before = offsets.len();
+    match page.encoding {
+        Encoding::PLAIN => {
+            check_count(n, 4, input.len(), "BYTE_ARRAY page")?;
+            plain::decode_byte_array_offsets(input, n, offsets, data)?;
+        }
+        e if is_dictionary(e) => {
+            let (doff, ddata) = dict.ok_or_else(missing_dictionary)?;
+            let entries = doff.len() - 1;
+            let mut dec = rle::dictionary_index_decoder(input)?;
+            indices.clear();
+            indices.resize(n, 0);
+            let got = dec.get_batch(&mut indices[..])?;
+            expect_count(got, n)?;
+            probe::hit("read.dictionary_gather_bytes");
+            offsets.reserve(n);
+            for &i in indices.iter() {
+                let i = i as usize;
+                if i >= entries {
+                    return Err(parq_codecs::Error::IndexOutOfRange {
+                        index: i as u64,
+                        len: entries,
+                    }
+                    .into());
+                }
+                data.extend_from_slice(&ddata[doff[i] as usize..doff[i + 1] as usize]);
+                offsets.push(data.len() as i64);
+            }
+        }
+        Encoding::DELTA_LENGTH_BYTE_ARRAY => {
+            delta::decode_length_byte_array(input, n, offsets, data)?;
+        }
+        Encoding::DELTA_BYTE_ARRAY => {
+            delta::decode_byte_array(input, n, offsets, data)?;
+        }
+        e => return Err(unsupported_encoding(e, "BYTE_ARRAY")),
+    }
+    expect_count(offsets.len() - before, n)
+}
+
+impl ValuesDecoder for BinaryDecoder {
+    fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {
+        check_count(num_values, 4, values.len(), "dictionary page")?;
+        let mut offsets = vec![0];
+        let mut data = Vec::new();
+        plain::decode_byte_array_offsets(&values, num_values, &mut offsets, &mut data)?;
+        self.dict = Some((offsets, data));
+        Ok(())
+    }
+
+    fn clear_dictionary(&mut self) {
+        self.dict = None;
+    }
+
+    fn decode(
+        &mut self,
+        page: &DataPage,
+        validity: Option<&BooleanBuffer>,
+        valid: usize,
+    ) -> Result<()> {
+        let n = page.num_values;
+        let dict = self.dict.as_ref();
+        match validity {
+            None => decode_binary_dense(
+                page,
+                n,
+                dict,
+                &mut self.indices,
+                &mut self.offsets,
+                &mut self.data,
+            ),
+            Some(bits) => {
+                // Value bytes are dense either way; only the offsets need scattering.
+                self.dense_offsets.clear();
+                self.dense_offsets.push(self.data.len() as i64);
+                decode_binary_dense(
+                    page,
+                    valid,
+                    dict,
+                    &mut self.indices,
+                    &mut self.dense_offsets,
+                    &mut self.data,
+                )?;
+                probe::hit("read.scatter_offsets");
+                levels::scatter_offsets(
+                    &self.dense_offsets,
+                    bits.values(),
+                    bits.offset(),
+                    n,
+                    &mut self.offsets,
+                )?;
+                Ok(())
+            }
+        }
+    }
+
+    fn finish(&mut self) -> Values {
+        let offsets = std::mem::replace(&mut self.offsets, vec![0]);
+        let data = Buffer::from_vec(std::mem::take(&mut self.data));
+        Values::Binary {
+            // Offsets are built monotonically from 0 by construction.
+            offsets: OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            data,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// BYTE_ARRAY as views.
+
+#[derive(Default)]
+struct ViewDecoder {
+    /// Dictionary views, pointing at buffer `dict_index` when it is set.
+    dict: Option<(Vec<u128>, Buffer)>,
+    /// Index of the dictionary buffer in `buffers`, once pushed.
+    dict_index: Option<u32>,
+    views: Vec<u128>,
+    buffers: Vec<Buffer>,
+    scratch: Vec<u128>,
+    offsets: Vec<i64>,
+    data: Vec<u8>,
+}
+
+/// Point every long view of `views` at buffer `index`.
+fn retarget_views(views: &mut [u128], index: u32) {
+    for v in views {
+        if (*v as u32) > 12 {
+            let mask = !((u32::MAX as u128) << 64);
+            *v = (*v & mask) | ((index as u128) << 64);
+        }
+    }
+}
+
+/// Build views for values given as offsets into `data`, which is buffer `index`.
+fn views_from_offsets(offsets: &[i64], data: &[u8], index: u32, out: &mut Vec<u128>) {
+    out.reserve(offsets.len().saturating_sub(1));
+    for w in offsets.windows(2) {
+        let (s, e) = (w[0] as usize, w[1] as usize);
+        out.push(make_view(&data[s..e], index, s as u32));
+    }
+}
+
+fn make_view(v: &[u8], index: u32, offset: u32) -> u128 {
+    let len = v.len();
+    let mut raw = [0u8; 16];
+    raw[..4].copy_from_slice(&(len as u32).to_le_bytes());
+    if len <= 12 {
+        raw[4..4 + len].copy_from_slice(v);
+    } else {
+        raw[4..8].copy_from_slice(&v[..4]);
+        raw[8..12].copy_from_slice(&index.to_le_bytes());
+        raw[12..16].copy_from_slice(&offset.to_le_bytes());
+    }
+    u128::from_le_bytes(raw)
+}
+
+impl ViewDecoder {
+    fn decode_dense(&mut self, page: &DataPage, n: usize, into_scratch: bool) -> Result<()> {
+        let out = if into_scratch {
+            &mut self.scratch
+        } else {
+            &mut self.views
+        };
+        let before = out.len();
+        let input = &page.values;
+        match page.encoding {
+            Encoding::PLAIN => {
+                check_count(n, 4, input.len(), "BYTE_ARRAY page")?;
+                let index = self.buffers.len() as u32;
+                probe::hit("read.views_borrow_page");
+                plain::decode_byte_array_views(input, n, index, out)?;
+                self.buffers.push(Buffer::from(input.clone()));
+            }
+            e if is_dictionary(e) => {
+                let (dviews, dbuf) = self.dict.as_mut().ok_or_else(missing_dictionary)?;
+                let index = match self.dict_index {
+                    Some(i) => i,
+                    None => {
+                        let i = self.buffers.len() as u32;
+                        self.buffers.push(dbuf.clone());
+                        retarget_views(dviews, i);
+                        self.dict_index = Some(i);
+                        i
+                    }
+                };
+                let _ = index;
+                probe::hit("read.views_dictionary_gather");
+                let mut dec = rle::dictionary_index_decoder(input)?;
+                rle::gather_dictionary(&mut dec, dviews, n, out)?;
+            }
+            Encoding::DELTA_LENGTH_BYTE_ARRAY | Encoding::DELTA_BYTE_ARRAY => {
+                self.offsets.clear();
+                self.offsets.push(0);
+                self.data.clear();
+                if page.encoding == Encoding::DELTA_BYTE_ARRAY {
+                    delta::decode_byte_array(input, n, &mut self.offsets, &mut self.data)?;
+                } else {
+                    delta::decode_length_byte_array(input, n, &mut self.offsets, &mut self.data)?;
+                }
+                let index = self.buffers.len() as u32;
+                views_from_offsets(&self.offsets, &self.data, index, out);
+                self.buffers
+                    .push(Buffer::from_vec(std::mem::take(&mut self.data)));
+            }
+            e => return Err(unsupported_encoding(e, "BYTE_ARRAY")),
+        }
+        expect_count(out.len() - before, n)
+    }
+}
+
+impl ValuesDecoder for ViewDecoder {
+    fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {
+        check_count(num_values, 4, values.len(), "dictionary page")?;
+        let mut views = Vec::new();
+        plain::decode_byte_array_views(&values, num_values, 0, &mut views)?;
+        self.dict = Some((views, Buffer::from(values)));
+        self.dict_index = None;
+        Ok(())
+    }
+
+    fn clear_dictionary(&mut self) {
+        self.dict = None;
+        self.dict_index = None;
+    }
+
+    fn decode(
+        &mut self,
+        page: &DataPage,
+        validity: Option<&BooleanBuffer>,
+        valid: usize,
+    ) -> Result<()> {
+        let n = page.num_values;
+        match validity {
+            None => self.decode_dense(page, n, false),
+            Some(bits) => {
+                self.scratch.clear();
+                self.decode_dense(page, valid, true)?;
+                levels::scatter_fixed(&self.scratch, bits.values(), bits.offset(), n, &mut self.views)?;
+                Ok(())
+            }
+        }
+    }
+
+    fn finish(&mut self) -> Values {
+        self.dict_index = None;
+        Values::BinaryView {
+            views: ScalarBuffer::from(std::mem::take(&mut self.views)),
+            buffers: std::mem::take(&mut self.buffers),
+        }
+    }
+}

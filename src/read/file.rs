@@ -1,0 +1,325 @@
+//! Opening a file: footer, schema, column chunks.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use parq_codecs::compression::{CodecKind, Decompressor, Limits};
+
+use super::decode::{ByteArrayLayout, ChunkDecoder};
+use super::page::{Page, PageReader};
+use super::source::Source;
+use crate::column::Column;
+use crate::error::Location;
+use crate::metadata::{self, ColumnChunk, FileMetaData};
+use crate::schema::{ColumnDescriptor, SchemaDescriptor};
+use crate::{Error, Result};
+
+/// Options for reading.
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    /// Row groups to read (`None` = all), in the order given.
+    pub row_groups: Option<Vec<usize>>,
+    /// Layout of BYTE_ARRAY columns.
+    pub byte_array_layout: ByteArrayLayout,
+    /// Check page CRCs where the writer stored them.
+    pub verify_crc: bool,
+    /// Caps on decompressed page sizes.
+    pub limits: Limits,
+    /// Largest number of slots accepted in one page (guards allocations sized by headers).
+    pub max_page_values: usize,
+    /// Largest footer accepted, in bytes.
+    pub max_footer_size: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            row_groups: None,
+            byte_array_layout: ByteArrayLayout::Offsets,
+            verify_crc: false,
+            limits: Limits::default(),
+            max_page_values: 1 << 27,
+            max_footer_size: 256 << 20,
+        }
+    }
+}
+
+/// An open Parquet file: its metadata, schema and source.
+pub struct ParquetReader<S: Source = Bytes> {
+    pub(crate) source: Arc<S>,
+    pub(crate) metadata: Arc<FileMetaData>,
+    pub(crate) schema: Arc<SchemaDescriptor>,
+    pub(crate) options: ReadOptions,
+}
+
+const MAGIC: &[u8; 4] = b"PAR1";
+
+impl<S: Source> ParquetReader<S> {
+    /// Open with default options.
+    pub fn new(source: S) -> Result<Self> {
+        Self::with_options(source, ReadOptions::default())
+    }
+
+    /// Open: read and check the footer and schema.
+    pub fn with_options(source: S, options: ReadOptions) -> Result<Self> {
+        let len = source.len();
+        if len < 12 {
+            return Err(Error::format(format!(
+                "file of {len} bytes is too small to be parquet"
+            )));
+        }
+        let head = source.read(0..4)?;
+        if &head[..] != MAGIC {
+            return Err(Error::format("missing PAR1 magic at the start of the file"));
+        }
+        let tail = source.read(len - 8..len)?;
+        let tail: [u8; 8] = tail[..]
+            .try_into()
+            .map_err(|_| Error::format("short footer read"))?;
+        let footer_len = metadata::parse_footer_len(&tail)?;
+        if footer_len as u64 > len - 12 || footer_len > options.max_footer_size {
+            return Err(Error::format(format!(
+                "footer length {footer_len} does not fit in a file of {len} bytes"
+            )));
+        }
+        let start = len - 8 - footer_len as u64;
+        let footer = source.read(start..len - 8)?;
+        let metadata = metadata::decode_file_metadata(&footer).map_err(|e| {
+            e.at(&Location {
+                offset: Some(start),
+                ..Location::default()
+            })
+        })?;
+        let schema = SchemaDescriptor::new(&metadata.schema)?;
+        for (i, rg) in metadata.row_groups.iter().enumerate() {
+            if rg.columns.len() != schema.leaves.len() {
+                return Err(Error::format(format!(
+                    "row group {i} has {} column chunks for {} leaf columns",
+                    rg.columns.len(),
+                    schema.leaves.len()
+                )));
+            }
+        }
+        if let Some(rgs) = &options.row_groups {
+            if let Some(bad) = rgs.iter().find(|i| **i >= metadata.row_groups.len()) {
+                return Err(Error::InvalidArgument(format!(
+                    "row group {bad} of {}",
+                    metadata.row_groups.len()
+                )));
+            }
+        }
+        Ok(ParquetReader {
+            source: Arc::new(source),
+            metadata: Arc::new(metadata),
+            schema: Arc::new(schema),
+            options,
+        })
+    }
+
+    /// The decoded footer.
+    pub fn metadata(&self) -> &FileMetaData {
+        &self.metadata
+    }
+
+    /// The resolved schema.
+    pub fn schema(&self) -> &SchemaDescriptor {
+        &self.schema
+    }
+
+    /// The options this reader was opened with.
+    pub fn options(&self) -> &ReadOptions {
+        &self.options
+    }
+
+    /// The row groups selected by the options.
+    pub fn selected_row_groups(&self) -> Vec<usize> {
+        self.options
+            .row_groups
+            .clone()
+            .unwrap_or_else(|| (0..self.metadata.row_groups.len()).collect())
+    }
+
+    /// Rows in the selected row groups.
+    pub fn num_rows(&self) -> u64 {
+        self.selected_row_groups()
+            .iter()
+            .map(|i| self.metadata.row_groups[*i].num_rows.max(0) as u64)
+            .sum()
+    }
+
+    /// Index of the leaf column with dotted path `path`.
+    pub fn column_index(&self, path: &str) -> Result<usize> {
+        self.schema
+            .find(path)
+            .ok_or_else(|| Error::InvalidArgument(format!("no column {path:?}")))
+    }
+
+    /// Read one leaf column over the selected row groups, as one column.
+    pub fn read_column(&self, column: usize) -> Result<Column> {
+        let mut reader = self.column_reader(column)?;
+        let mut decoder = reader.new_decoder()?;
+        while reader.next_page_into(&mut decoder)? {}
+        Ok(decoder.finish())
+    }
+
+    /// Read one leaf column by dotted path.
+    pub fn read_column_by_path(&self, path: &str) -> Result<Column> {
+        self.read_column(self.column_index(path)?)
+    }
+
+    /// Read several leaf columns by dotted path, in the order given.
+    pub fn read_columns(&self, paths: &[&str]) -> Result<Vec<Column>> {
+        paths.iter().map(|p| self.read_column_by_path(p)).collect()
+    }
+
+    pub(crate) fn column_reader(&self, column: usize) -> Result<ColumnReader<S>> {
+        let desc = self.schema.leaves.get(column).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "column {column} of {}",
+                self.schema.leaves.len()
+            ))
+        })?;
+        if desc.max_rep_level > 0 || desc.max_def_level > 1 {
+            return Err(Error::Unsupported(format!(
+                "nested column {} (max repetition level {}, max definition level {})",
+                desc.path_string(),
+                desc.max_rep_level,
+                desc.max_def_level
+            )));
+        }
+        Ok(ColumnReader {
+            file: self.clone_handle(),
+            column,
+            desc: desc.clone(),
+            row_groups: self.selected_row_groups(),
+            next_rg: 0,
+            pages: None,
+            decompressor: Decompressor::new(self.options.limits),
+        })
+    }
+
+    fn clone_handle(&self) -> ParquetReader<S> {
+        ParquetReader {
+            source: Arc::clone(&self.source),
+            metadata: Arc::clone(&self.metadata),
+            schema: Arc::clone(&self.schema),
+            options: self.options.clone(),
+        }
+    }
+
+    /// Byte range of a column chunk, checked against the file.
+    fn chunk_range(&self, chunk: &ColumnChunk, loc: &Location) -> Result<(u64, u64)> {
+        let meta = chunk
+            .meta_data
+            .as_ref()
+            .ok_or_else(|| Error::format("column chunk without metadata").at(loc))?;
+        let data = meta.data_page_offset;
+        // Some writers store dictionary_page_offset = 0 for "none"; trust it only when it
+        // points before the first data page.
+        let start = match meta.dictionary_page_offset {
+            Some(d) if d > 0 && d < data => d,
+            _ => data,
+        };
+        let len = meta.total_compressed_size;
+        let file_len = self.source.len();
+        if start < 4 || len < 0 || (start as u64) >= file_len {
+            return Err(Error::format(format!(
+                "column chunk at {start} with {len} bytes is outside the file"
+            ))
+            .at(loc));
+        }
+        let end = (start as u64).saturating_add(len as u64).min(file_len - 8);
+        Ok((start as u64, end))
+    }
+}
+
+/// Reads the pages of one leaf column across the selected row groups.
+pub(crate) struct ColumnReader<S: Source> {
+    file: ParquetReader<S>,
+    column: usize,
+    pub(crate) desc: ColumnDescriptor,
+    row_groups: Vec<usize>,
+    next_rg: usize,
+    pages: Option<PageReader>,
+    decompressor: Decompressor,
+}
+
+impl<S: Source> ColumnReader<S> {
+    pub(crate) fn new_decoder(&self) -> Result<ChunkDecoder> {
+        ChunkDecoder::new(
+            self.desc.physical_type,
+            self.desc.type_length,
+            self.file.options.byte_array_layout,
+        )
+    }
+
+    fn open_next_chunk(&mut self, decoder: &mut ChunkDecoder) -> Result<bool> {
+        let Some(&rg) = self.row_groups.get(self.next_rg) else {
+            return Ok(false);
+        };
+        self.next_rg += 1;
+        let loc = Location {
+            column: Some(self.desc.path_string()),
+            row_group: Some(rg),
+            ..Location::default()
+        };
+        let chunk = &self.file.metadata.row_groups[rg].columns[self.column];
+        if chunk.file_path.is_some() {
+            return Err(Error::Unsupported("column chunk in an external file".into()));
+        }
+        let meta = chunk
+            .meta_data
+            .as_ref()
+            .ok_or_else(|| Error::format("column chunk without metadata").at(&loc))?;
+        let codec = CodecKind::from_thrift(meta.codec.0).ok_or_else(|| {
+            Error::Unsupported(format!("compression codec {:?}", meta.codec))
+        })?;
+        let (start, end) = self.file.chunk_range(chunk, &loc)?;
+        let bytes = self.file.source.read(start..end)?;
+        decoder.clear_dictionary();
+        self.pages = Some(PageReader::new(
+            bytes,
+            start,
+            codec,
+            meta.num_values,
+            self.desc.max_def_level > 0,
+            self.file.options.verify_crc,
+            self.file.source.is_zero_copy(),
+            loc,
+        ));
+        Ok(true)
+    }
+
+    /// Decode the next data page into `decoder`. Returns false when the column is done.
+    pub(crate) fn next_page_into(&mut self, decoder: &mut ChunkDecoder) -> Result<bool> {
+        loop {
+            if self.pages.is_none() && !self.open_next_chunk(decoder)? {
+                return Ok(false);
+            }
+            let Some(pages) = self.pages.as_mut() else {
+                continue;
+            };
+            match pages.next_page(&mut self.decompressor)? {
+                None => self.pages = None,
+                Some(Page::Dictionary { values, num_values }) => {
+                    let loc = pages.last_location();
+                    decoder
+                        .set_dictionary(values, num_values)
+                        .map_err(|e| e.at(&loc))?;
+                }
+                Some(Page::Data(page)) => {
+                    let loc = pages.last_location();
+                    if page.num_values > self.file.options.max_page_values {
+                        return Err(Error::format(format!(
+                            "page of {} values exceeds the limit of {}",
+                            page.num_values, self.file.options.max_page_values
+                        ))
+                        .at(&loc));
+                    }
+                    decoder.decode_page(&page).map_err(|e| e.at(&loc))?;
+                    return Ok(true);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! Pages of one column chunk: header parsing, CRC check, decompression, level splitting.
+
+use bytes::Bytes;
+use parq_codecs::compression::{CodecKind, Decompressor};
+
+use crate::error::Location;
+use crate::metadata::{self, Encoding, PageHeader, PageType};
+use crate::{Error, Result};
+
+/// A decompressed page, ready for decoding.
+#[derive(Debug)]
+pub(crate) enum Page {
+    /// A dictionary page: `num_values` PLAIN values.
+    Dictionary {
+        /// Value bytes (decompressed).
+        values: Bytes,
+        /// Number of dictionary entries.
+        num_values: usize,
+    },
+    /// A data page (v1 or v2), with its levels split from its values.
+    Data(DataPage),
+}
+
+/// A data page with levels separated from values.
+#[derive(Debug)]
+pub(crate) struct DataPage {
+    /// Slots in the page (levels, including nulls).
+    pub num_values: usize,
+    /// Nulls in the page if the header says (v2 only).
+    pub num_nulls: Option<usize>,
+    /// Encoding of the values.
+    pub encoding: Encoding,
+    /// Definition levels as a hybrid stream without length prefix (`Rle`) or the deprecated
+    /// MSB-first `BitPacked` form; empty when the column is required.
+    pub def_levels: Levels,
+    /// The value bytes (decompressed).
+    pub values: Bytes,
+    /// True when `values` is a view of the source bytes (uncompressed page from a
+    /// zero-copy source), so borrowing from it costs nothing.
+    pub borrowed: bool,
+}
+
+/// Encoded definition levels of a page.
+#[derive(Debug)]
+pub(crate) enum Levels {
+    /// The column is required: no levels.
+    None,
+    /// RLE/bit-packed hybrid, no length prefix.
+    Rle(Bytes),
+    /// Deprecated BIT_PACKED encoding (MSB first).
+    BitPacked(Bytes),
+}
+
+/// Iterates the pages of one column chunk held in memory.
+pub(crate) struct PageReader {
+    chunk: Bytes,
+    chunk_offset: u64,
+    pos: usize,
+    codec: CodecKind,
+    values_left: i64,
+    has_def_levels: bool,
+    verify_crc: bool,
+    zero_copy: bool,
+    page_index: usize,
+    loc: Location,
+    last: Location,
+}
+
+impl PageReader {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        chunk: Bytes,
+        chunk_offset: u64,
+        codec: CodecKind,
+        num_values: i64,
+        has_def_levels: bool,
+        verify_crc: bool,
+        zero_copy: bool,
+        loc: Location,
+    ) -> Self {
+        PageReader {
+            chunk,
+            chunk_offset,
+            pos: 0,
+            codec,
+            values_left: num_values,
+            has_def_levels,
+            verify_crc,
+            zero_copy,
+            page_index: 0,
+            last: loc.clone(),
+            loc,
+        }
+    }
+
+    /// Location of the page about to be (or just) read.
+    pub(crate) fn location(&self) -> Location {
+        Location {
+            offset: Some(self.chunk_offset + self.pos as u64),
+            page: Some(self.page_index),
+            ..self.loc.clone()
+        }
+    }
+
+    /// Location of the page most recently returned.
+    pub(crate) fn last_location(&self) -> Location {
+        self.last.clone()
+    }
+
+    /// The next dictionary or data page, skipping index pages and unknown page types.
+    pub(crate) fn next_page(&mut self, dec: &mut Decompressor) -> Result<Option<Page>> {
+        loop {
+            if self.values_left <= 0 || self.pos >= self.chunk.len() {
+                if self.values_left > 0 {
+                    return Err(Error::format(format!(
+                        "column chunk ended with {} values missing",
+                        self.values_left
+                    ))
+                    .at(&self.location()));
+                }
+                return Ok(None);
+            }
+            let loc = self.location();
+            self.last = loc.clone();
+            let (header, header_len) = metadata::decode_page_header(&self.chunk[self.pos..])
+                .map_err(|e| e.at(&loc))?;
+            let body_start = self.pos + header_len;
+            let compressed = usize::try_from(header.compressed_page_size)
+                .ok()
+                .filter(|n| body_start.checked_add(*n).is_some_and(|e| e <= self.chunk.len()))
+                .ok_or_else(|| {
+                    Error::format(format!(
+                        "page claims {} compressed bytes, {} left in the chunk",
+                        header.compressed_page_size,
+                        self.chunk.len().saturating_sub(body_start)
+                    ))
+                    .at(&loc)
+                })?;
+            let uncompressed = usize::try_from(header.uncompressed_page_size).map_err(|_| {
+                Error::format(format!(
+                    "negative uncompressed page size {}",
+                    header.uncompressed_page_size
+                ))
+                .at(&loc)
+            })?;
+            let body = self.chunk.slice(body_start..body_start + compressed);
+            self.pos = body_start + compressed;
+            let page = self
+                .decode_body(&header, body, uncompressed, dec)
+                .map_err(|e| e.at(&loc));
+            self.page_index += 1;
+            if let Some(page) = page? {
+                if let Page::Data(d) = &page {
+                    self.values_left -= d.num_values as i64;
+                }
+                return Ok(Some(page));
+            }
+        }
+    }
+
+    fn decompress(
+        &self,
+        dec: &mut Decompressor,
+        input: Bytes,
+        uncompressed: usize,
+    ) -> Result<(Bytes, bool)> {
+        if self.codec == CodecKind::Uncompressed {
+            if input.len() != uncompressed {
+                return Err(Error::format(format!(
+                    "uncompressed page holds {} bytes but declares {}",
+                    input.len(),
+                    uncompressed
+                )));
+            }
+            return Ok((input, self.zero_copy));
+        }
+        let mut out = Vec::new();
+        dec.decompress(self.codec, &input, uncompressed, &mut out)?;
+        Ok((Bytes::from(out), false))
+    }
+
+    fn decode_body(
+        &self,
+        header: &PageHeader,
+        body: Bytes,
+        uncompressed: usize,
+        dec: &mut Decompressor,
+    ) -> Result<Option<Page>> {
+        if self.verify_crc {
+            if let Some(crc) = header.crc {
+                let actual = crc32fast::hash(&body);
+                if actual != crc as u32 {
+                    return Err(Error::format(format!(
+                        "page crc mismatch: header says {:#010x}, data hashes to {actual:#010x}",
+                        crc as u32
+                    )));
+                }
+            }
+        }
+        match header.type_ {
+            PageType::DICTIONARY_PAGE => {
+                let h = header.dictionary_page_header.as_ref().ok_or_else(|| {
+                    Error::format("dictionary page without dictionary_page_header")
+                })?;
+                if h.encoding != Encoding::PLAIN && h.encoding != Encoding::PLAIN_DICTIONARY {
+                    return Err(Error::Unsupported(format!(
+                        "dictionary page encoding {:?}",
+                        h.encoding
+                    )));
+                }
+                let num_values = non_negative(h.num_values, "dictionary num_values")?;
+                let (values, _) = self.decompress(dec, body, uncompressed)?;
+                Ok(Some(Page::Dictionary { values, num_values }))
+            }
+            PageType::DATA_PAGE => {
+                let h = header
+                    .data_page_header
+                    .as_ref()
+                    .ok_or_else(|| Error::format("data page without data_page_header"))?;
+                let num_values = non_negative(h.num_values, "data page num_values")?;
+                let (data, borrowed) = self.decompress(dec, body, uncompressed)?;
+                let (def_levels, values) = if self.has_def_levels {
+                    split_v1_levels(&data, h.definition_level_encoding, num_values)?
+                } else {
+                    (Levels::None, data)
+                };
+                Ok(Some(Page::Data(DataPage {
+                    num_values,
+                    num_nulls: None,
+                    encoding: h.encoding,
+                    def_levels,
+                    values,
+                    borrowed,
+                })))
+            }
+            PageType::DATA_PAGE_V2 => {
+                let h = header
+                    .data_page_header_v2
+                    .as_ref()
+                    .ok_or_else(|| Error::format("data page v2 without data_page_header_v2"))?;
+                let num_values = non_negative(h.num_values, "data page num_values")?;
+                let num_nulls = non_negative(h.num_nulls, "data page num_nulls")?;
+                if num_nulls > num_values {
+                    return Err(Error::format(format!(
+                        "data page v2 has {num_nulls} nulls in {num_values} values"
+                    )));
+                }
+                let rep_len = non_negative(h.repetition_levels_byte_length, "rep levels length")?;
+                let def_len = non_negative(h.definition_levels_byte_length, "def levels length")?;
+                let levels_len = rep_len
+                    .checked_add(def_len)
+                    .filter(|n| *n <= body.len() && *n <= uncompressed)
+                    .ok_or_else(|| {
+                        Error::format(format!(
+                            "data page v2 levels ({rep_len} + {def_len} bytes) exceed the page of {} bytes",
+                            body.len()
+                        ))
+                    })?;
+                let def = body.slice(rep_len..levels_len);
+                let value_bytes = body.slice(levels_len..);
+                let values_uncompressed = uncompressed - levels_len;
+                let (values, borrowed) = if h.is_compressed.unwrap_or(true)
+                    && values_uncompressed > 0
+                {
+                    self.decompress(dec, value_bytes, values_uncompressed)?
+                } else {
+                    if value_bytes.len() != values_uncompressed {
+                        return Err(Error::format(format!(
+                            "uncompressed v2 values hold {} bytes but declare {}",
+                            value_bytes.len(),
+                            values_uncompressed
+                        )));
+                    }
+                    (value_bytes, self.zero_copy)
+                };
+                let def_levels = if self.has_def_levels {
+                    Levels::Rle(def)
+                } else {
+                    Levels::None
+                };
+                Ok(Some(Page::Data(DataPage {
+                    num_values,
+                    num_nulls: Some(num_nulls),
+                    encoding: h.encoding,
+                    def_levels,
+                    values,
+                    borrowed,
+                })))
+            }
+            // Index pages and page types from the future carry nothing we decode.
+            _ => Ok(None),
+        }
+    }
+}
+
+fn non_negative(v: i32, what: &str) -> Result<usize> {
+    usize::try_from(v).map_err(|_| Error::format(format!("negative {what}: {v}")))
+}
+
+/// Split a v1 page into its definition levels and its values.
+fn split_v1_levels(data: &Bytes, encoding: Encoding, num_values: usize) -> Result<(Levels, Bytes)> {
+    match encoding {
+        Encoding::RLE => {
+            let (body, consumed) = parq_codecs::encoding::rle::split_length_prefixed(data)?;
+            let start = consumed - body.len();
+            Ok((
+                Levels::Rle(data.slice(start..consumed)),
+                data.slice(consumed..),
+            ))
+        }
+        Encoding::BIT_PACKED => {
+            let len = num_values.div_ceil(8);
+            if len > data.len() {
+                return Err(Error::format("bit-packed definition levels truncated"));
+            }
+            Ok((Levels::BitPacked(data.slice(..len)), data.slice(len..)))
+        }
+        other => Err(Error::Unsupported(format!(
+            "definition level encoding {other:?}"
+        ))),
+    }
+}

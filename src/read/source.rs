@@ -1,0 +1,161 @@
+//! Where file bytes come from: memory, positioned reads, or a memory map.
+//!
+//! Every source hands out [`Bytes`]. For in-memory bytes and memory maps these are
+//! zero-copy views that keep their owner alive, so a column decoded from them may borrow
+//! (see `Values` buffers) and still be `'static` and `Send`.
+
+use std::fs::File;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use crate::{Error, Result};
+
+/// A random-access source of file bytes.
+pub trait Source: Send + Sync {
+    /// Total length in bytes.
+    fn len(&self) -> u64;
+    /// True when the source holds no bytes.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The bytes in `range`. Errors if the range is outside the source.
+    fn read(&self, range: Range<u64>) -> Result<Bytes>;
+    /// True when [`Source::read`] returns views of memory that already exists (no copy),
+    /// so that borrowing from page buffers is free.
+    fn is_zero_copy(&self) -> bool {
+        false
+    }
+}
+
+fn check_range(range: &Range<u64>, len: u64) -> Result<()> {
+    if range.start > range.end || range.end > len {
+        return Err(Error::format(format!(
+            "byte range {}..{} outside the file of {} bytes",
+            range.start, range.end, len
+        )));
+    }
+    Ok(())
+}
+
+impl Source for Bytes {
+    fn len(&self) -> u64 {
+        Bytes::len(self) as u64
+    }
+    fn read(&self, range: Range<u64>) -> Result<Bytes> {
+        check_range(&range, Source::len(self))?;
+        Ok(self.slice(range.start as usize..range.end as usize))
+    }
+    fn is_zero_copy(&self) -> bool {
+        true
+    }
+}
+
+/// A file read with positioned reads (`pread`): the safe default for files on disk.
+#[derive(Debug)]
+pub struct FileSource {
+    file: File,
+    len: u64,
+}
+
+impl FileSource {
+    /// Open `path` for reading.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        Self::new(File::open(path)?)
+    }
+
+    /// Wrap an open file.
+    pub fn new(file: File) -> Result<Self> {
+        let len = file.metadata()?.len();
+        Ok(FileSource { file, len })
+    }
+}
+
+impl Source for FileSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn read(&self, range: Range<u64>) -> Result<Bytes> {
+        check_range(&range, self.len)?;
+        let mut buf = vec![0u8; (range.end - range.start) as usize];
+        read_exact_at(&self.file, &mut buf, range.start)?;
+        Ok(Bytes::from(buf))
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        match file.seek_read(buf, offset)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A memory-mapped file: zero-copy, opt-in.
+///
+/// Page buffers and decoded columns may borrow from the map; they keep it alive.
+#[derive(Debug, Clone)]
+pub struct MmapSource {
+    bytes: Bytes,
+}
+
+impl MmapSource {
+    /// Map `path` read-only.
+    ///
+    /// # Safety
+    ///
+    /// The caller must ensure that no other process or thread truncates or modifies the file
+    /// while the map (or any buffer decoded from it) is alive. If the file shrinks, touching
+    /// the missing pages kills the process with `SIGBUS` instead of returning an error; if it
+    /// is modified, decoded values change under the reader's feet. Never map files that other
+    /// writers may replace in place; use [`FileSource`] for those.
+    #[allow(unsafe_code)]
+    pub unsafe fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let file = File::open(path)?;
+        // SAFETY: the caller upholds the contract above (no concurrent truncation or
+        // modification for the lifetime of the map).
+        let map = unsafe { memmap2::Mmap::map(&file)? };
+        Ok(MmapSource {
+            bytes: Bytes::from_owner(MapOwner(Arc::new(map))),
+        })
+    }
+
+    /// The whole mapped file as zero-copy bytes.
+    pub fn bytes(&self) -> &Bytes {
+        &self.bytes
+    }
+}
+
+struct MapOwner(Arc<memmap2::Mmap>);
+
+impl AsRef<[u8]> for MapOwner {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl Source for MmapSource {
+    fn len(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+    fn read(&self, range: Range<u64>) -> Result<Bytes> {
+        Source::read(&self.bytes, range)
+    }
+    fn is_zero_copy(&self) -> bool {
+        true
+    }
+}
