@@ -1,1 +1,653 @@
 //! Definition levels to validity bitmaps, and run-based null scatter.
+//!
+//! A flat nullable column has max definition level 1, so its levels are 1-bit values in the
+//! RLE/bit-packed hybrid ([`crate::encoding::rle`]). Those levels *are* the validity bitmap:
+//! a repeated run of `n` ones is `n` set bits, and a bit-packed group of 1-bit levels is 8
+//! bitmap bits in the same LSB-first order. [`def_levels_to_bitmap`] therefore appends runs and
+//! copies bit ranges straight into an Arrow [`BooleanBufferBuilder`], never through a
+//! `Vec<i16>`.
+//!
+//! The page's values are stored densely (nulls take no space). The `scatter_*` functions spread
+//! them into their slots a run at a time: one copy per run of valid slots, one fill per run of
+//! nulls.
+//!
+//! Probes: `levels.single_run` (one run covers the whole batch), `levels.repeated_run`,
+//! `levels.packed_copy` (bit-packed levels copied as bits); `levels.scatter_all_valid` (no
+//! nulls: one copy), `levels.scatter_all_null` (no values: one fill), `levels.scatter_run`
+//! (the general path: one step per run of valid slots).
+
+use arrow_buffer::bit_chunk_iterator::UnalignedBitChunk;
+use arrow_buffer::bit_iterator::BitSliceIterator;
+use arrow_buffer::BooleanBufferBuilder;
+
+use crate::encoding::bitpack;
+use crate::encoding::rle::{RleDecoder, Run};
+use crate::{Error, Result};
+
+/// Largest bit width of levels: levels are `i16`.
+pub const MAX_LEVEL_BIT_WIDTH: u32 = 16;
+
+fn levels_missing(dec: &RleDecoder<'_>, missing: usize) -> Error {
+    Error::Truncated {
+        offset: dec.position(),
+        needed: missing.div_ceil(8).max(1),
+        available: 0,
+    }
+}
+
+/// Decode `num_levels` definition levels of a flat nullable column (max definition level 1, bit
+/// width 1) from a hybrid stream without length prefix, and append them to `validity` as bits
+/// (set = value present). Returns the number of set bits appended (valid slots).
+///
+/// Errors on a level above 1 or a stream with fewer than `num_levels` levels; `validity` then
+/// holds the bits appended so far.
+pub fn def_levels_to_bitmap(
+    data: &[u8],
+    num_levels: usize,
+    validity: &mut BooleanBufferBuilder,
+) -> Result<usize> {
+    // Width 1: the decoder rejects a repeated value above 1, and bit-packed values cannot be.
+    let mut dec = RleDecoder::new(data, 1)?;
+    let mut left = num_levels;
+    let mut valid = 0;
+    let mut first = true;
+    while left > 0 {
+        let Some(run) = dec.next_run()? else {
+            return Err(levels_missing(&dec, left));
+        };
+        if first && run_len(&run) >= num_levels {
+            crate::probe::hit("levels.single_run");
+        }
+        first = false;
+        match run {
+            Run::Repeated { value, len } => {
+                crate::probe::hit("levels.repeated_run");
+                let n = len.min(left);
+                validity.append_n(n, value == 1);
+                if value == 1 {
+                    valid += n;
+                }
+                left -= n;
+            }
+            Run::Packed { bytes, len, .. } => {
+                crate::probe::hit("levels.packed_copy");
+                // Width 1: value i is bit i of `bytes`, exactly a bitmap.
+                let n = len.min(left);
+                validity.append_packed_range(0..n, bytes);
+                valid += UnalignedBitChunk::new(bytes, 0, n).count_ones();
+                left -= n;
+            }
+        }
+    }
+    Ok(valid)
+}
+
+fn run_len(run: &Run<'_>) -> usize {
+    match *run {
+        Run::Repeated { len, .. } | Run::Packed { len, .. } => len,
+    }
+}
+
+/// Decode `num_levels` levels of `bit_width` bits (`<= 16`; any max level, for nested data)
+/// from a hybrid stream without length prefix, appending them to `out`.
+///
+/// Errors on a stream with fewer than `num_levels` levels or a level above `i16::MAX`. Memory
+/// grows with the runs actually decoded, not with `num_levels` up front.
+pub fn decode_levels(
+    data: &[u8],
+    bit_width: u32,
+    num_levels: usize,
+    out: &mut Vec<i16>,
+) -> Result<()> {
+    if bit_width > MAX_LEVEL_BIT_WIDTH {
+        return Err(Error::InvalidBitWidth {
+            width: bit_width,
+            max: MAX_LEVEL_BIT_WIDTH,
+        });
+    }
+    let mut dec = RleDecoder::new(data, bit_width)?;
+    let mut left = num_levels;
+    while left > 0 {
+        let Some(run) = dec.next_run()? else {
+            return Err(levels_missing(&dec, left));
+        };
+        let level_too_large = || Error::InvalidData {
+            offset: dec.position(),
+            what: "level above i16::MAX",
+        };
+        match run {
+            Run::Repeated { value, len } => {
+                let v = i16::try_from(value).map_err(|_| level_too_large())?;
+                let n = len.min(left);
+                out.resize(out.len() + n, v);
+                left -= n;
+            }
+            Run::Packed { width, bytes, len } => {
+                let n = len.min(left);
+                let start = out.len();
+                out.resize(start + n, 0);
+                let dst: &mut [u16] = bytemuck::cast_slice_mut(&mut out[start..]);
+                bitpack::unpack(bytes, width, dst)?;
+                if width == 16 && out[start..].iter().any(|&v| v < 0) {
+                    return Err(level_too_large());
+                }
+                left -= n;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Check that `validity` holds bits `[bit_offset, bit_offset + len)`.
+fn check_bitmap(validity: &[u8], bit_offset: usize, len: usize) -> Result<()> {
+    let end = bit_offset.checked_add(len).ok_or(Error::TooLarge {
+        what: "bitmap range",
+        declared: u64::MAX,
+        limit: usize::MAX as u64,
+    })?;
+    let needed = end.div_ceil(8);
+    if needed > validity.len() {
+        return Err(Error::Truncated {
+            offset: 0,
+            needed,
+            available: validity.len(),
+        });
+    }
+    Ok(())
+}
+
+fn count_mismatch() -> Error {
+    Error::InvalidData {
+        offset: 0,
+        what: "dense value count differs from the set bits of the validity bitmap",
+    }
+}
+
+/// Walk the slots `[bit_offset, bit_offset + len)` of `validity` by runs: `valid(d, k)` for `k`
+/// valid slots taking dense values `d..d + k`, `null(d, k)` for `k` null slots (`d` = dense
+/// values taken so far). Checks the bitmap range and that `n_dense` values are taken in all.
+fn for_each_run<C>(
+    ctx: &mut C,
+    n_dense: usize,
+    validity: &[u8],
+    bit_offset: usize,
+    len: usize,
+    valid: impl Fn(&mut C, usize, usize),
+    null: impl Fn(&mut C, usize, usize),
+) -> Result<()> {
+    check_bitmap(validity, bit_offset, len)?;
+    if n_dense == len {
+        // Every slot must be valid; one count confirms it and one copy does the work.
+        if UnalignedBitChunk::new(validity, bit_offset, len).count_ones() != len {
+            return Err(count_mismatch());
+        }
+        crate::probe::hit("levels.scatter_all_valid");
+        valid(ctx, 0, len);
+        return Ok(());
+    }
+    if n_dense == 0 {
+        if UnalignedBitChunk::new(validity, bit_offset, len).count_ones() != 0 {
+            return Err(count_mismatch());
+        }
+        crate::probe::hit("levels.scatter_all_null");
+        null(ctx, 0, len);
+        return Ok(());
+    }
+    // Count first so that a mismatch errs before anything is written.
+    if UnalignedBitChunk::new(validity, bit_offset, len).count_ones() != n_dense {
+        return Err(count_mismatch());
+    }
+    let mut slot = 0;
+    let mut d = 0;
+    for (start, end) in BitSliceIterator::new(validity, bit_offset, len) {
+        crate::probe::hit("levels.scatter_run");
+        if start > slot {
+            null(ctx, d, start - slot);
+        }
+        valid(ctx, d, end - start);
+        d += end - start;
+        slot = end;
+    }
+    if slot < len {
+        null(ctx, d, len - slot);
+    }
+    Ok(())
+}
+
+/// Scatter `dense` (the valid values, in order) into slots: for each slot in
+/// `[bit_offset, bit_offset + len)` of the LSB-first bitmap `validity`, append to `out` the next
+/// dense value if the bit is set, `T::default()` if clear.
+///
+/// One `extend_from_slice` per run of set bits, one `resize` per run of clear bits. Errors (and
+/// appends nothing) if `dense.len()` differs from the number of set bits or the bitmap is too
+/// short.
+pub fn scatter_fixed<T: Copy + Default>(
+    dense: &[T],
+    validity: &[u8],
+    bit_offset: usize,
+    len: usize,
+    out: &mut Vec<T>,
+) -> Result<()> {
+    check_bitmap(validity, bit_offset, len)?;
+    out.reserve(len);
+    for_each_run(
+        out,
+        dense.len(),
+        validity,
+        bit_offset,
+        len,
+        |out, d, k| out.extend_from_slice(&dense[d..d + k]),
+        |out, _, k| out.resize(out.len() + k, T::default()),
+    )
+}
+
+/// Byte-array form of [`scatter_fixed`]: `dense_offsets` are the `n_valid + 1` offsets of the
+/// valid values (starting at any value). Appends `len` slot end offsets to `out`, whose last
+/// element is the current end offset, so that null slots are empty and valid slots keep their
+/// lengths.
+///
+/// Errors (and appends nothing) if `out` is empty, `dense_offsets` is empty, or
+/// `dense_offsets.len() - 1` differs from the number of set bits. Offsets are added with
+/// wrapping arithmetic; the caller's offsets are assumed monotonic.
+pub fn scatter_offsets(
+    dense_offsets: &[i64],
+    validity: &[u8],
+    bit_offset: usize,
+    len: usize,
+    out: &mut Vec<i64>,
+) -> Result<()> {
+    let (Some(&first), Some(&end)) = (dense_offsets.first(), out.last()) else {
+        return Err(Error::InvalidData {
+            offset: 0,
+            what: "offsets must hold at least one element",
+        });
+    };
+    check_bitmap(validity, bit_offset, len)?;
+    let delta = end.wrapping_sub(first);
+    out.reserve(len);
+    for_each_run(
+        out,
+        dense_offsets.len() - 1,
+        validity,
+        bit_offset,
+        len,
+        |out, d, k| {
+            out.extend(
+                dense_offsets[d + 1..=d + k]
+                    .iter()
+                    .map(|o| o.wrapping_add(delta)),
+            )
+        },
+        |out, d, k| out.resize(out.len() + k, dense_offsets[d].wrapping_add(delta)),
+    )
+}
+
+/// Fixed-width byte form of [`scatter_fixed`] (FIXED_LEN_BYTE_ARRAY, INT96): `dense` holds
+/// `width` bytes per valid value; null slots become `width` zero bytes.
+///
+/// Errors (and appends nothing) if `dense.len()` is not `width` times the number of set bits.
+pub fn scatter_bytes(
+    dense: &[u8],
+    width: usize,
+    validity: &[u8],
+    bit_offset: usize,
+    len: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    check_bitmap(validity, bit_offset, len)?;
+    let n_dense = if width == 0 {
+        // Zero-width values: only the set-bit count can be checked.
+        if !dense.is_empty() {
+            return Err(count_mismatch());
+        }
+        UnalignedBitChunk::new(validity, bit_offset, len).count_ones()
+    } else {
+        if dense.len() % width != 0 {
+            return Err(count_mismatch());
+        }
+        dense.len() / width
+    };
+    let total = len.checked_mul(width).ok_or(Error::TooLarge {
+        what: "scattered bytes",
+        declared: len as u64,
+        limit: (usize::MAX / width.max(1)) as u64,
+    })?;
+    out.reserve(total);
+    for_each_run(
+        out,
+        n_dense,
+        validity,
+        bit_offset,
+        len,
+        |out, d, k| out.extend_from_slice(&dense[d * width..(d + k) * width]),
+        |out, _, k| out.resize(out.len() + k * width, 0),
+    )
+}
+
+/// Reference implementations with a branch per slot: test oracles and bench baselines for the
+/// run-based functions above.
+pub mod naive {
+    use super::*;
+
+    fn bit(validity: &[u8], i: usize) -> bool {
+        validity[i / 8] >> (i % 8) & 1 == 1
+    }
+
+    /// [`scatter_fixed`](super::scatter_fixed), one slot at a time.
+    pub fn scatter_fixed_per_slot<T: Copy + Default>(
+        dense: &[T],
+        validity: &[u8],
+        bit_offset: usize,
+        len: usize,
+        out: &mut Vec<T>,
+    ) -> Result<()> {
+        check_bitmap(validity, bit_offset, len)?;
+        let set = (bit_offset..bit_offset + len)
+            .filter(|&i| bit(validity, i))
+            .count();
+        if set != dense.len() {
+            return Err(count_mismatch());
+        }
+        let mut next = dense.iter();
+        for i in bit_offset..bit_offset + len {
+            if bit(validity, i) {
+                out.push(next.next().copied().unwrap_or_default());
+            } else {
+                out.push(T::default());
+            }
+        }
+        Ok(())
+    }
+
+    /// [`def_levels_to_bitmap`](super::def_levels_to_bitmap) by way of a `Vec<i16>` of levels
+    /// and a bit append per slot.
+    pub fn def_levels_to_bitmap_via_i16(
+        data: &[u8],
+        num_levels: usize,
+        validity: &mut BooleanBufferBuilder,
+    ) -> Result<usize> {
+        let mut levels = Vec::new();
+        decode_levels(data, 1, num_levels, &mut levels)?;
+        let mut valid = 0;
+        for (i, &l) in levels.iter().enumerate() {
+            match l {
+                0 => validity.append(false),
+                1 => {
+                    validity.append(true);
+                    valid += 1;
+                }
+                _ => {
+                    return Err(Error::InvalidData {
+                        offset: i,
+                        what: "definition level above 1",
+                    })
+                }
+            }
+        }
+        Ok(valid)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encoding::rle::encode;
+    use proptest::prelude::*;
+
+    fn pack_bits(bits: &[bool]) -> Vec<u8> {
+        let mut v = vec![0u8; bits.len().div_ceil(8)];
+        for (i, &b) in bits.iter().enumerate() {
+            if b {
+                v[i / 8] |= 1 << (i % 8);
+            }
+        }
+        v
+    }
+
+    fn bitmap_of(b: &mut BooleanBufferBuilder) -> Vec<bool> {
+        let buf = b.finish();
+        buf.iter().collect()
+    }
+
+    /// Random null pattern: runs of random lengths, nulls with probability `p_null` per run.
+    fn pattern(seed: u64, n: usize, p_null_pct: u64) -> Vec<bool> {
+        let mut s = seed | 1;
+        let mut rnd = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            let run = 1 + (rnd() % 40) as usize;
+            let null = rnd() % 100 < p_null_pct;
+            for _ in 0..run.min(n - out.len()) {
+                out.push(!null);
+            }
+        }
+        out
+    }
+
+    fn check_levels(bits: &[bool], prefix: usize) {
+        let levels: Vec<u8> = bits.iter().map(|&b| b as u8).collect();
+        let mut data = Vec::new();
+        encode(&levels, 1, &mut data);
+        let mut fast = BooleanBufferBuilder::new(0);
+        fast.append_n(prefix, true);
+        let mut slow = BooleanBufferBuilder::new(0);
+        slow.append_n(prefix, true);
+        let a = def_levels_to_bitmap(&data, bits.len(), &mut fast).unwrap();
+        let b = naive::def_levels_to_bitmap_via_i16(&data, bits.len(), &mut slow).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a, bits.iter().filter(|&&b| b).count());
+        let fast = bitmap_of(&mut fast);
+        assert_eq!(fast, bitmap_of(&mut slow));
+        assert_eq!(&fast[prefix..], bits);
+        // Fewer levels than encoded is fine; more is an error.
+        let mut v = BooleanBufferBuilder::new(0);
+        if !bits.is_empty() {
+            def_levels_to_bitmap(&data, bits.len() - 1, &mut v).unwrap();
+        }
+        let padded = bits.len().div_ceil(8) * 8;
+        let mut v = BooleanBufferBuilder::new(0);
+        let r = def_levels_to_bitmap(&data, padded + 8, &mut v);
+        // A trailing repeated run has no padding and ends at the last level.
+        assert!(matches!(r, Err(Error::Truncated { .. })));
+    }
+
+    fn check_scatter(bits: &[bool], bit_offset: usize) {
+        let mut padded = vec![false; bit_offset];
+        padded.extend_from_slice(bits);
+        let validity = pack_bits(&padded);
+        let n_valid = bits.iter().filter(|&&b| b).count();
+        let dense: Vec<u32> = (1..=n_valid as u32).collect();
+        let mut fast = vec![99u32];
+        scatter_fixed(&dense, &validity, bit_offset, bits.len(), &mut fast).unwrap();
+        let mut slow = vec![99u32];
+        naive::scatter_fixed_per_slot(&dense, &validity, bit_offset, bits.len(), &mut slow)
+            .unwrap();
+        assert_eq!(fast, slow);
+        // Wrong counts err and append nothing.
+        let mut out = vec![];
+        if n_valid > 0 {
+            let fewer = &dense[..n_valid - 1];
+            assert!(scatter_fixed(fewer, &validity, bit_offset, bits.len(), &mut out).is_err());
+        }
+        let more: Vec<u32> = (0..=n_valid as u32).collect();
+        assert!(scatter_fixed(&more, &validity, bit_offset, bits.len(), &mut out).is_err());
+        assert!(out.is_empty());
+
+        // Offsets: value j has length j % 3, starting at 1000.
+        let mut dense_off = vec![1000i64];
+        for j in 0..n_valid as i64 {
+            dense_off.push(dense_off.last().copied().unwrap_or(0) + j % 3);
+        }
+        let mut out = vec![0i64, 5];
+        scatter_offsets(&dense_off, &validity, bit_offset, bits.len(), &mut out).unwrap();
+        let mut expect = vec![0i64, 5];
+        let mut j = 0;
+        for &b in bits {
+            let last = *expect.last().unwrap();
+            if b {
+                expect.push(last + dense_off[j + 1] - dense_off[j]);
+                j += 1;
+            } else {
+                expect.push(last);
+            }
+        }
+        assert_eq!(out, expect);
+
+        // Fixed-width bytes, width 3.
+        let dense_b: Vec<u8> = (0..n_valid * 3).map(|i| i as u8 | 1).collect();
+        let mut out = vec![7u8];
+        scatter_bytes(&dense_b, 3, &validity, bit_offset, bits.len(), &mut out).unwrap();
+        let mut expect = vec![7u8];
+        let mut j = 0;
+        for &b in bits {
+            if b {
+                expect.extend_from_slice(&dense_b[j * 3..j * 3 + 3]);
+                j += 1;
+            } else {
+                expect.extend_from_slice(&[0, 0, 0]);
+            }
+        }
+        assert_eq!(out, expect);
+    }
+
+    #[test]
+    fn levels_edge_cases() {
+        for n in [0usize, 1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 1000] {
+            check_levels(&vec![true; n], 0);
+            check_levels(&vec![false; n], 3);
+            let alt: Vec<bool> = (0..n).map(|i| i % 3 != 0).collect();
+            check_levels(&alt, 5);
+            for pct in [0, 1, 50, 100] {
+                check_levels(&pattern(n as u64 + pct, n, pct), 1);
+            }
+        }
+    }
+
+    #[test]
+    fn scatter_edge_cases() {
+        for n in [0usize, 1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 1000] {
+            for off in [0usize, 1, 7, 8, 13] {
+                check_scatter(&vec![true; n], off);
+                check_scatter(&vec![false; n], off);
+                for pct in [1, 50] {
+                    check_scatter(&pattern(n as u64 * 7 + pct, n, pct), off);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_levels() {
+        // A repeated level 2 in a width-1 stream.
+        let mut v = BooleanBufferBuilder::new(0);
+        assert!(def_levels_to_bitmap(&[8, 2], 4, &mut v).is_err());
+        // Truncated bit-packed run.
+        assert!(matches!(
+            def_levels_to_bitmap(&[5, 0xff], 16, &mut v),
+            Err(Error::Truncated { .. })
+        ));
+        // Empty data, levels wanted.
+        assert!(def_levels_to_bitmap(&[], 1, &mut v).is_err());
+        assert_eq!(def_levels_to_bitmap(&[], 0, &mut v), Ok(0));
+        // decode_levels: widths and values.
+        let mut out = Vec::new();
+        assert!(decode_levels(&[], 17, 0, &mut out).is_err());
+        assert!(decode_levels(&[4, 0xff, 0xff], 16, 2, &mut out).is_err());
+        let mut data = Vec::new();
+        encode(&[0u16, 1, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2], 2, &mut data);
+        decode_levels(&data, 2, 13, &mut out).unwrap();
+        assert_eq!(out, [0, 1, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2]);
+        // Bitmaps too short, offsets missing.
+        assert!(scatter_fixed(&[1u8], &[1], 4, 5, &mut Vec::new()).is_err());
+        assert!(scatter_offsets(&[0, 1], &[1], 0, 1, &mut Vec::new()).is_err());
+        assert!(scatter_offsets(&[], &[1], 0, 1, &mut vec![0]).is_err());
+        assert!(scatter_bytes(&[1, 2], 3, &[1], 0, 1, &mut Vec::new()).is_err());
+    }
+
+    #[test]
+    fn unaligned_packed_levels() {
+        // A repeated run of 13 then bit-packed groups: the copied bits land mid-byte.
+        let mut bits = vec![true; 13];
+        bits.extend((0..40).map(|i| i % 2 == 1));
+        bits.extend(vec![false; 9]);
+        check_levels(&bits, 3);
+    }
+
+    #[cfg(feature = "probes")]
+    #[test]
+    fn probes_levels_paths() {
+        use crate::probe;
+        // All valid: one repeated run covering the batch.
+        let mut data = Vec::new();
+        encode(&[1u8; 1000], 1, &mut data);
+        probe::reset();
+        let mut v = BooleanBufferBuilder::new(0);
+        def_levels_to_bitmap(&data, 1000, &mut v).unwrap();
+        assert_eq!(probe::get("levels.single_run"), 1);
+        assert_eq!(probe::get("levels.repeated_run"), 1);
+        assert_eq!(probe::get("levels.packed_copy"), 0);
+        // Alternating: bit-packed groups copied as bits, never the repeated path.
+        let alt: Vec<u8> = (0..1000).map(|i| (i % 2) as u8).collect();
+        let mut data = Vec::new();
+        encode(&alt, 1, &mut data);
+        probe::reset();
+        def_levels_to_bitmap(&data, 1000, &mut v).unwrap();
+        assert_eq!(probe::get("levels.single_run"), 0);
+        assert_eq!(probe::get("levels.repeated_run"), 0);
+        assert!(probe::get("levels.packed_copy") > 0);
+        assert_eq!(probe::get("rle.packed_unaligned"), 0);
+
+        // Scatter: no nulls is one copy, not a walk over runs.
+        let all = vec![0xffu8; 128];
+        let dense = vec![5u64; 1000];
+        probe::reset();
+        scatter_fixed(&dense, &all, 3, 1000, &mut Vec::new()).unwrap();
+        assert_eq!(probe::get("levels.scatter_all_valid"), 1);
+        assert_eq!(probe::get("levels.scatter_run"), 0);
+        // 1 % nulls in runs: one step per run of valid slots, far fewer than slots.
+        let bits = pattern(42, 25_000, 1);
+        let valid = bits.iter().filter(|&&b| b).count();
+        let runs = 1 + bits.windows(2).filter(|w| !w[0] && w[1]).count();
+        let validity = pack_bits(&bits);
+        probe::reset();
+        scatter_fixed(&vec![1u32; valid], &validity, 0, 25_000, &mut Vec::new()).unwrap();
+        assert_eq!(probe::get("levels.scatter_all_valid"), 0);
+        assert!(probe::get("levels.scatter_run") as usize <= runs);
+        assert!(probe::get("levels.scatter_run") < 2_000);
+    }
+
+    proptest! {
+        #[test]
+        fn prop_levels(seed in any::<u64>(), n in 0usize..3000, pct in prop_oneof![Just(0u64), Just(1), Just(50), Just(100), 0u64..=100], prefix in 0usize..20) {
+            check_levels(&pattern(seed, n, pct), prefix);
+        }
+
+        #[test]
+        fn prop_levels_random_bits(bits in proptest::collection::vec(any::<bool>(), 0..500)) {
+            check_levels(&bits, 0);
+        }
+
+        #[test]
+        fn prop_scatter(seed in any::<u64>(), n in 0usize..2000, pct in prop_oneof![Just(0u64), Just(1), Just(50), Just(100), 0u64..=100], off in 0usize..20) {
+            check_scatter(&pattern(seed, n, pct), off);
+        }
+
+        #[test]
+        fn prop_levels_garbage(data in proptest::collection::vec(any::<u8>(), 0..64), n in 0usize..600) {
+            let mut a = BooleanBufferBuilder::new(0);
+            let mut b = BooleanBufferBuilder::new(0);
+            let ra = def_levels_to_bitmap(&data, n, &mut a);
+            let rb = naive::def_levels_to_bitmap_via_i16(&data, n, &mut b);
+            prop_assert_eq!(ra.is_ok(), rb.is_ok());
+            if ra.is_ok() {
+                prop_assert_eq!(ra, rb);
+                prop_assert_eq!(bitmap_of(&mut a), bitmap_of(&mut b));
+            }
+        }
+    }
+}
