@@ -156,8 +156,7 @@ mod tests {
             let values: Vec<u8> = (0..n * width).map(|i| (i * 37 % 251) as u8).collect();
             let mut enc = vec![0xee];
             encode(&values, width, &mut enc).unwrap();
-            let mut generic = Vec::new();
-            generic.resize(values.len(), 0);
+            let mut generic = vec![0; values.len()];
             shuffle::split_generic(&values, width, &mut generic);
             prop_assert_eq!(&enc[1..], &generic[..]);
             let mut dec = vec![0xdd];
