@@ -340,6 +340,34 @@ mod tests {
         assert_eq!(v, [0b1000_1000, 0b1100_0110, 0b1111_1010]);
     }
 
+    #[cfg(feature = "probes")]
+    #[test]
+    fn probes_kernel_and_tail() {
+        use crate::probe;
+        let bytes = [0xa5u8; 1024];
+        // 100 u32 at width 5: three whole groups of 32 by the kernel, 4 by the scalar tail.
+        probe::reset();
+        unpack(&bytes, 5, &mut [0u32; 100]).unwrap();
+        assert_eq!(probe::get("bitpack.unpack_kernel"), 96);
+        assert_eq!(probe::get("bitpack.unpack_scalar"), 4);
+        // Fewer values than a group: scalar only.
+        probe::reset();
+        unpack(&bytes, 5, &mut [0u32; 31]).unwrap();
+        assert_eq!(probe::get("bitpack.unpack_kernel"), 0);
+        assert_eq!(probe::get("bitpack.unpack_scalar"), 31);
+        // u8 groups are 8 values; u64 groups 64.
+        probe::reset();
+        unpack(&bytes, 3, &mut [0u8; 16]).unwrap();
+        unpack(&bytes, 33, &mut [0u64; 64]).unwrap();
+        assert_eq!(probe::get("bitpack.unpack_kernel"), 80);
+        assert_eq!(probe::get("bitpack.unpack_scalar"), 0);
+        // Packing mirrors it.
+        probe::reset();
+        pack(&[3u16; 40], 2, &mut Vec::new()).unwrap();
+        assert_eq!(probe::get("bitpack.pack_kernel"), 32);
+        assert_eq!(probe::get("bitpack.pack_scalar"), 8);
+    }
+
     proptest! {
         #[test]
         fn prop_roundtrip_u32(raw in proptest::collection::vec(any::<u64>(), 0..300), w in 0u32..=32) {
