@@ -18,24 +18,54 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 /// Files pyarrow cannot read, with the reason. Any other unreadable file fails.
 const PYARROW_UNREADABLE: &[(&str, &str)] = &[
-    ("aes256/encrypt_columns_and_footer.parquet.encrypted", "encrypted footer, no keys given"),
-    ("aes256/encrypt_columns_and_footer_ctr.parquet.encrypted", "encrypted footer, no keys given"),
+    (
+        "aes256/encrypt_columns_and_footer.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "aes256/encrypt_columns_and_footer_ctr.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
     (
         "aes256/encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted",
         "encrypted footer, no keys given",
     ),
-    ("aes256/uniform_encryption.parquet.encrypted", "encrypted footer, no keys given"),
-    ("encrypt_columns_and_footer.parquet.encrypted", "encrypted footer, no keys given"),
-    ("encrypt_columns_and_footer_aad.parquet.encrypted", "encrypted footer, no keys given"),
-    ("encrypt_columns_and_footer_bloom_filter.parquet.encrypted", "encrypted footer, no keys given"),
-    ("encrypt_columns_and_footer_ctr.parquet.encrypted", "encrypted footer, no keys given"),
+    (
+        "aes256/uniform_encryption.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "encrypt_columns_and_footer.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "encrypt_columns_and_footer_aad.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "encrypt_columns_and_footer_bloom_filter.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "encrypt_columns_and_footer_ctr.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
     (
         "encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted",
         "encrypted footer, no keys given",
     ),
-    ("external_key_material_java.parquet.encrypted", "encrypted footer, keys in an external file"),
-    ("uniform_encryption.parquet.encrypted", "encrypted footer, no keys given"),
-    ("incorrect_map_schema.parquet", "pyarrow: map keys must be annotated as required (nested)"),
+    (
+        "external_key_material_java.parquet.encrypted",
+        "encrypted footer, keys in an external file",
+    ),
+    (
+        "uniform_encryption.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "incorrect_map_schema.parquet",
+        "pyarrow: map keys must be annotated as required (nested)",
+    ),
 ];
 
 fn data_dir() -> PathBuf {
@@ -57,7 +87,12 @@ fn conformance_parquet_testing() {
         data.display()
     );
     let files = walk_files(&data, &is_parquet);
-    assert!(files.len() > 50, "only {} parquet files under {}", files.len(), data.display());
+    assert!(
+        files.len() > 50,
+        "only {} parquet files under {}",
+        files.len(),
+        data.display()
+    );
 
     let scratch = scratch_dir("conformance");
     let expected = expected_batch(&files, &scratch, 2);
@@ -99,7 +134,11 @@ fn conformance_parquet_testing() {
                     "skipped ({}: {}); parq: {}",
                     e.status,
                     clip(&e.reason, 120),
-                    if run.success() { "exit 0".to_string() } else { run.describe_error() }
+                    if run.success() {
+                        "exit 0".to_string()
+                    } else {
+                        run.describe_error()
+                    }
                 );
                 if let Some(c) = run.crash() {
                     r.hard_error = Some(format!("{name}: parq {c}"));
@@ -120,7 +159,10 @@ fn conformance_parquet_testing() {
             }
             _ => {
                 r.line = format!("expected.py error: {}", e.reason);
-                r.hard_error = Some(format!("{name}: expected.py could not format it: {}", e.reason));
+                r.hard_error = Some(format!(
+                    "{name}: expected.py could not format it: {}",
+                    e.reason
+                ));
             }
         }
         r
@@ -148,10 +190,17 @@ fn conformance_parquet_testing() {
             errors.push(h.clone());
         }
     }
-    errors.extend(check_known_failures(KNOWN_FAILURES, &failing, &passing, "KNOWN_FAILURES"));
+    errors.extend(check_known_failures(
+        KNOWN_FAILURES,
+        &failing,
+        &passing,
+        "KNOWN_FAILURES",
+    ));
     for (name, _) in PYARROW_UNREADABLE {
         if !reports.iter().any(|r| r.name == *name) {
-            errors.push(format!("{name}: listed in PYARROW_UNREADABLE but not found"));
+            errors.push(format!(
+                "{name}: listed in PYARROW_UNREADABLE but not found"
+            ));
         }
     }
 
@@ -191,7 +240,10 @@ fn cat_columns_and_limit() {
         let want = expected_single(&file, args, &scratch.join(format!("case-{n}.jsonl")))
             .unwrap_or_else(|e| panic!("{args:?}: {e}"));
         let outcome = cat_and_compare(&file, args, &want, &scratch);
-        eprintln!("parq cat alltypes_plain.parquet {}: {outcome}", args.join(" "));
+        eprintln!(
+            "parq cat alltypes_plain.parquet {}: {outcome}",
+            args.join(" ")
+        );
         if !outcome.is_match() {
             errors.push(format!("{}: {outcome}", args.join(" ")));
         }
@@ -201,7 +253,11 @@ fn cat_columns_and_limit() {
     if run.success() || run.crash().is_some() || run.stderr.trim().is_empty() {
         errors.push(format!(
             "--columns no_such_column: want an error exit with a message, got {}",
-            if run.success() { "exit 0".to_string() } else { run.describe_error() }
+            if run.success() {
+                "exit 0".to_string()
+            } else {
+                run.describe_error()
+            }
         ));
     }
     // A missing file is an error, not a panic.
@@ -209,11 +265,19 @@ fn cat_columns_and_limit() {
     if run.success() || run.crash().is_some() || run.stderr.trim().is_empty() {
         errors.push(format!(
             "missing file: want an error exit with a message, got {}",
-            if run.success() { "exit 0".to_string() } else { run.describe_error() }
+            if run.success() {
+                "exit 0".to_string()
+            } else {
+                run.describe_error()
+            }
         ));
     }
     if errors.is_empty() {
         let _ = std::fs::remove_dir_all(&scratch);
     }
-    assert!(errors.is_empty(), "parq cat options:\n  {}", errors.join("\n  "));
+    assert!(
+        errors.is_empty(),
+        "parq cat options:\n  {}",
+        errors.join("\n  ")
+    );
 }

@@ -34,7 +34,7 @@ pub fn support_dir() -> PathBuf {
 pub fn parq_bin() -> PathBuf {
     let Some(path) = option_env!("CARGO_BIN_EXE_parq") else {
         panic!(
-            "the `parq` binary target does not exist (src/bin/parq.rs is missing), \
+            "there is no `parq` binary target (Cargo.toml declares no [[bin]] parq), \
              so `parq cat` cannot be tested yet"
         );
     };
@@ -50,7 +50,10 @@ pub fn parq_bin() -> PathBuf {
 /// Fails the test (never skips) when python3 or pyarrow is missing.
 pub fn require_pyarrow() {
     let out = Command::new("python3")
-        .args(["-c", "import pyarrow, pyarrow.parquet; print(pyarrow.__version__)"])
+        .args([
+            "-c",
+            "import pyarrow, pyarrow.parquet; print(pyarrow.__version__)",
+        ])
         .output();
     match out {
         Ok(o) if o.status.success() => {}
@@ -65,8 +68,8 @@ pub fn require_pyarrow() {
 
 /// A fresh scratch directory under Cargo's target tmp dir, unique to this process.
 pub fn scratch_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("{name}-{}", std::process::id()));
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("create {}: {e}", dir.display()));
     dir
@@ -207,10 +210,17 @@ impl Run {
             return Some(format!("hang: no exit within {:?}", CAT_TIMEOUT));
         }
         if self.code == Some(101) || self.stderr.contains("panicked") {
-            return Some(format!("panic (exit {:?}): {}", self.code, first_lines(&self.stderr, 3)));
+            return Some(format!(
+                "panic (exit {:?}): {}",
+                self.code,
+                first_lines(&self.stderr, 3)
+            ));
         }
         if self.code.is_none() {
-            return Some(format!("killed by a signal: {}", first_lines(&self.stderr, 3)));
+            return Some(format!(
+                "killed by a signal: {}",
+                first_lines(&self.stderr, 3)
+            ));
         }
         None
     }
@@ -307,7 +317,9 @@ pub fn parq_cat(file: &Path, extra: &[&str], scratch: &Path) -> Run {
 /// How one file compared.
 #[derive(Debug)]
 pub enum Outcome {
-    Matched { rows: usize },
+    Matched {
+        rows: usize,
+    },
     Mismatch(String),
     /// parq failed (error exit, panic, signal or hang) on a file pyarrow reads.
     ParqFailed(String),
@@ -360,12 +372,19 @@ pub fn compare_jsonl(expected: &str, actual: &str) -> Result<usize, String> {
     let exp: Vec<&str> = expected.lines().filter(|l| !l.trim().is_empty()).collect();
     let act: Vec<&str> = actual.lines().filter(|l| !l.trim().is_empty()).collect();
     for (row, (e, a)) in exp.iter().zip(act.iter()).enumerate() {
-        let ev: Value = serde_json::from_str(e)
-            .map_err(|err| format!("row {row}: expected line is not JSON ({err}): {}", clip(e, 200)))?;
+        let ev: Value = serde_json::from_str(e).map_err(|err| {
+            format!(
+                "row {row}: expected line is not JSON ({err}): {}",
+                clip(e, 200)
+            )
+        })?;
         let av: Value = serde_json::from_str(a)
             .map_err(|err| format!("row {row}: parq line is not JSON ({err}): {}", clip(a, 200)))?;
         let (Some(eo), Some(ao)) = (ev.as_object(), av.as_object()) else {
-            return Err(format!("row {row}: parq line is not a JSON object: {}", clip(a, 200)));
+            return Err(format!(
+                "row {row}: parq line is not a JSON object: {}",
+                clip(a, 200)
+            ));
         };
         compare_row(row, eo, ao)?;
     }
@@ -385,7 +404,10 @@ pub fn compare_jsonl(expected: &str, actual: &str) -> Result<usize, String> {
 fn compare_row(row: usize, e: &Map<String, Value>, a: &Map<String, Value>) -> Result<(), String> {
     for (k, ev) in e {
         let Some(av) = a.get(k) else {
-            return Err(format!("row {row} key {k:?}: missing in parq output (pyarrow: {})", show(ev)));
+            return Err(format!(
+                "row {row} key {k:?}: missing in parq output (pyarrow: {})",
+                show(ev)
+            ));
         };
         if !value_eq(ev, av) {
             return Err(format!(
@@ -396,7 +418,10 @@ fn compare_row(row: usize, e: &Map<String, Value>, a: &Map<String, Value>) -> Re
         }
     }
     if let Some(k) = a.keys().find(|k| !e.contains_key(*k)) {
-        return Err(format!("row {row} key {k:?}: extra key in parq output ({})", show(&a[k])));
+        return Err(format!(
+            "row {row} key {k:?}: extra key in parq output ({})",
+            show(&a[k])
+        ));
     }
     Ok(())
 }
@@ -426,13 +451,19 @@ pub fn value_eq(e: &Value, a: &Value) -> bool {
 }
 
 fn as_i128(n: &serde_json::Number) -> Option<i128> {
-    n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from))
+    n.as_i64()
+        .map(i128::from)
+        .or_else(|| n.as_u64().map(i128::from))
 }
 
 // ------------------------------------------------------------------ threads
 
 /// Maps `f` over `items` on `threads` threads; results in input order.
-pub fn par_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|s| {
@@ -478,7 +509,9 @@ pub fn check_known_failures(
                 "{name}: listed in {what} ({reason}) but now passes: remove it from the list"
             ));
         } else if !failing.iter().any(|p| p == name) {
-            errors.push(format!("{name}: listed in {what} but no such file was checked"));
+            errors.push(format!(
+                "{name}: listed in {what} but no such file was checked"
+            ));
         }
     }
     errors
@@ -496,10 +529,16 @@ mod tests {
         assert_eq!(compare_jsonl("{\"a\":-0.0}\n", "{\"a\":-0}\n"), Ok(1));
         assert!(compare_jsonl("{\"a\":1}\n", "{\"a\":1.0}\n").is_err());
         assert_eq!(
-            compare_jsonl("{\"a\":18446744073709551615}\n", "{\"a\":18446744073709551615}\n"),
+            compare_jsonl(
+                "{\"a\":18446744073709551615}\n",
+                "{\"a\":18446744073709551615}\n"
+            ),
             Ok(1)
         );
-        assert_eq!(compare_jsonl("{\"a\":\"NaN\",\"b\":null}\n", "{\"b\":null,\"a\":\"NaN\"}"), Ok(1));
+        assert_eq!(
+            compare_jsonl("{\"a\":\"NaN\",\"b\":null}\n", "{\"b\":null,\"a\":\"NaN\"}"),
+            Ok(1)
+        );
         assert!(compare_jsonl("{\"a\":1}\n", "{\"a\":1,\"b\":2}\n").is_err());
         assert!(compare_jsonl("{\"a\":1}\n", "").is_err());
         assert!(compare_jsonl("{\"a\":\"x\"}\n", "{\"a\":\"X\"}\n").is_err());
