@@ -18,11 +18,15 @@
 //! every block decompressing to its stated length, the input and the page both consumed), it
 //! falls back to the LZ4 frame format (when the input starts with the frame magic) and then
 //! to a bare LZ4 block.
+//!
+//! Probes: `compression.lz4_hadoop` (Hadoop framing parsed), `compression.lz4_frame_fallback`,
+//! `compression.lz4_block_fallback` (counted when the bare-block attempt starts, even if it
+//! then fails).
 
 use std::io::Read;
 
 use super::{lib_error, size_mismatch, Codec, CodecKind};
-use crate::{Error, Result};
+use crate::{probe, Error, Result};
 
 use lz4_flex::block::{compress_into_with_table, get_maximum_output_size, CompressTable};
 
@@ -207,13 +211,16 @@ impl Codec for Lz4HadoopCodec {
             return Ok(());
         }
         if try_decompress_hadoop(input, out).is_some() {
+            probe::hit("compression.lz4_hadoop");
             return Ok(());
         }
         if input.starts_with(&LZ4_FRAME_MAGIC) {
             if let Ok(()) = decompress_frame(input, out) {
+                probe::hit("compression.lz4_frame_fallback");
                 return Ok(());
             }
         }
+        probe::hit("compression.lz4_block_fallback");
         decompress_block(CodecKind::Lz4, input, out).map_err(|e| match e {
             Error::Compression { message, .. } => lib_error(
                 CodecKind::Lz4,

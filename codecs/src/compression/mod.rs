@@ -212,9 +212,9 @@ pub fn new_codec(kind: CodecKind, level: Option<i32>) -> Result<Box<dyn Codec>> 
     };
     match kind {
         CodecKind::Uncompressed => no_level(Box::new(Uncompressed)),
-        CodecKind::Snappy => no_level(Box::new(SnappyCodec::new())),
-        CodecKind::Lz4 => no_level(Box::new(Lz4HadoopCodec::new())),
-        CodecKind::Lz4Raw => no_level(Box::new(Lz4RawCodec::new())),
+        CodecKind::Snappy => no_level(Box::<SnappyCodec>::default()),
+        CodecKind::Lz4 => no_level(Box::<Lz4HadoopCodec>::default()),
+        CodecKind::Lz4Raw => no_level(Box::<Lz4RawCodec>::default()),
         CodecKind::Gzip => Ok(Box::new(GzipCodec::new(level)?)),
         CodecKind::Brotli => Ok(Box::new(BrotliCodec::new(level)?)),
         CodecKind::Zstd => Ok(Box::new(ZstdCodec::new(level)?)),

@@ -202,7 +202,7 @@ fn data_strategy() -> impl Strategy<Value = Vec<u8>> {
         // Runs of a few distinct bytes: compressible.
         proptest::collection::vec((any::<u8>(), 1usize..300), 0..40).prop_map(|runs| {
             runs.into_iter()
-                .flat_map(|(b, n)| std::iter::repeat(b).take(n))
+                .flat_map(|(b, n)| std::iter::repeat_n(b, n))
                 .collect()
         }),
         Just(Vec::new()),
@@ -445,6 +445,16 @@ fn zstd_reads_concatenated_and_unsized_frames() {
     );
     assert!(decompress(CodecKind::Zstd, &unsized_frame, a.len() + 1).is_err());
     assert!(decompress(CodecKind::Zstd, &unsized_frame, a.len() - 1).is_err());
+    // Spare capacity beyond the declared size does not let an unsized frame overshoot.
+    let mut codec = new_codec(CodecKind::Zstd, None).unwrap();
+    let mut out = Vec::with_capacity(10 * a.len());
+    out.extend_from_slice(b"keep");
+    assert!(codec
+        .decompress(&unsized_frame, a.len() - 1, &mut out)
+        .is_err());
+    assert_eq!(out, b"keep");
+    codec.decompress(&unsized_frame, a.len(), &mut out).unwrap();
+    assert_eq!(&out[4..], &a[..]);
 
     // A skippable frame in between is skipped.
     let mut with_skippable = compress(CodecKind::Zstd, &a);
@@ -675,4 +685,38 @@ fn decompressor_reuses_codecs_across_kinds() {
         }
     }
     assert!(format!("{d:?}").contains("zstd"));
+}
+
+#[cfg(feature = "probes")]
+#[test]
+fn lz4_probes_tell_which_reading_was_taken() {
+    use crate::probe;
+    let data = compressible(5000);
+    let cases = [
+        (compress(CodecKind::Lz4, &data), "compression.lz4_hadoop"),
+        (
+            lz4_flex::block::compress(&data),
+            "compression.lz4_block_fallback",
+        ),
+        (
+            {
+                let mut enc = lz4_flex::frame::FrameEncoder::new(Vec::new());
+                enc.write_all(&data).unwrap();
+                enc.finish().unwrap()
+            },
+            "compression.lz4_frame_fallback",
+        ),
+    ];
+    for (input, path) in cases {
+        probe::reset();
+        assert_eq!(
+            decompress(CodecKind::Lz4, &input, data.len()).unwrap(),
+            data
+        );
+        let hits: Vec<_> = probe::snapshot()
+            .into_iter()
+            .filter(|(k, _)| k.starts_with("compression.lz4"))
+            .collect();
+        assert_eq!(hits, vec![(path, 1)]);
+    }
 }

@@ -6,7 +6,7 @@
 use zstd::bulk::{Compressor, Decompressor};
 use zstd::zstd_safe;
 
-use super::{lib_error, size_mismatch, Codec, CodecKind};
+use super::{check_ratio, lib_error, size_mismatch, Codec, CodecKind};
 use crate::{Error, Result};
 
 /// The default zstd level: libzstd's `ZSTD_CLEVEL_DEFAULT`.
@@ -96,6 +96,38 @@ impl Codec for ZstdCodec {
             .compress_to_buffer(input, &mut cursor)
             .map_err(|e| lib_error(CodecKind::Zstd, e))?;
         Ok(())
+    }
+
+    /// Decompresses straight into `out`'s spare capacity: no zero-filling first.
+    fn decompress(
+        &mut self,
+        input: &[u8],
+        uncompressed_size: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        check_ratio(CodecKind::Zstd, input.len(), uncompressed_size)?;
+        check_header(input, uncompressed_size)?;
+        if input.is_empty() && uncompressed_size == 0 {
+            return Ok(());
+        }
+        let start = out.len();
+        out.reserve_exact(uncompressed_size);
+        let mut cursor = std::io::Cursor::new(&mut *out);
+        cursor.set_position(start as u64);
+        // The spare capacity may exceed `uncompressed_size`: a frame without a content size
+        // that overshoots is caught by the length check below.
+        let result = self.decompressor.decompress_to_buffer(input, &mut cursor);
+        match result {
+            Ok(n) if n == uncompressed_size => Ok(()),
+            Ok(n) => {
+                out.truncate(start);
+                Err(size_mismatch(input.len(), n, uncompressed_size))
+            }
+            Err(e) => {
+                out.truncate(start);
+                Err(lib_error(CodecKind::Zstd, e))
+            }
+        }
     }
 
     fn decompress_to_slice(&mut self, input: &[u8], out: &mut [u8]) -> Result<()> {
