@@ -465,10 +465,12 @@ fn round_trip_page_index() {
         ColumnIndex::write,
         ColumnIndex::read,
     );
-    let mut big = ColumnIndex::default();
-    big.null_pages = (0..100).map(|i| i % 3 == 0).collect();
-    big.min_values = vec![vec![1]; 100];
-    big.max_values = vec![vec![2]; 100];
+    let big = ColumnIndex {
+        null_pages: (0..100).map(|i| i % 3 == 0).collect(),
+        min_values: vec![vec![1]; 100],
+        max_values: vec![vec![2]; 100],
+        ..Default::default()
+    };
     rt(&big, ColumnIndex::write, ColumnIndex::read);
     let mut out = Vec::new();
     encode_column_index(&ci, &mut out);
