@@ -439,11 +439,36 @@ fn length_i32(len: usize) -> i32 {
 ///
 /// The "previous value" starts empty at the start of `input` (of the page). A prefix longer than
 /// the previous value, or prefix and suffix counts that differ, are [`Error::InvalidData`].
-/// All lengths are validated before anything is appended; the output is at most
-/// `max_values` times the suffix bytes present in `input`.
+/// All lengths are validated before anything is appended.
+///
+/// Prefixes re-use earlier bytes, so the output can be far larger than `input`; it is limited
+/// to [`DEFAULT_MAX_BYTE_ARRAY_OUTPUT`] ([`Error::TooLarge`] beyond). Use
+/// [`decode_byte_array_with_limit`] to choose the limit.
 pub fn decode_byte_array(
     input: &[u8],
     max_values: usize,
+    offsets: &mut Vec<i64>,
+    data: &mut Vec<u8>,
+) -> Result<usize> {
+    decode_byte_array_with_limit(
+        input,
+        max_values,
+        DEFAULT_MAX_BYTE_ARRAY_OUTPUT,
+        offsets,
+        data,
+    )
+}
+
+/// The most bytes [`decode_byte_array`] produces from one input: 2 GiB, the most an Arrow
+/// array with `i32` offsets holds, and far beyond what any writer's page decodes to.
+pub const DEFAULT_MAX_BYTE_ARRAY_OUTPUT: usize = i32::MAX as usize;
+
+/// [`decode_byte_array`] producing at most `max_bytes` value bytes, else [`Error::TooLarge`]
+/// (checked before anything is allocated or appended).
+pub fn decode_byte_array_with_limit(
+    input: &[u8],
+    max_values: usize,
+    max_bytes: usize,
     offsets: &mut Vec<i64>,
     data: &mut Vec<u8>,
 ) -> Result<usize> {
@@ -474,11 +499,14 @@ pub fn decode_byte_array(
                 what: "delta byte array prefix longer than the previous value",
             })?;
         prev_len = p + s as usize;
-        out_total = out_total.checked_add(prev_len).ok_or(Error::TooLarge {
-            what: "delta byte array output",
-            declared: u64::MAX,
-            limit: usize::MAX as u64,
-        })?;
+        out_total = out_total.saturating_add(prev_len);
+        if out_total > max_bytes {
+            return Err(Error::TooLarge {
+                what: "delta byte array output bytes",
+                declared: out_total as u64,
+                limit: max_bytes as u64,
+            });
+        }
     }
     data.reserve(out_total);
     let mut end = offsets_base(offsets);
@@ -608,6 +636,22 @@ mod tests {
         assert_eq!(out, [1, 2, 3, 4, 5]);
     }
 
+    /// A page written by parquet-mr 1.12.1 (parquet-testing
+    /// `delta_encoding_required_column.parquet`, column `c_customer_sk`): 100 INT32 values,
+    /// widths 0 and 1 with parquet-mr's non-zero padding widths.
+    #[test]
+    fn parquet_mr_page() {
+        let page = [
+            0x80, 0x01, 0x04, 0x64, 0xd2, 0x01, 0x03, 0x01, 0x01, 0x01, 0x01, 0xff, 0xff, 0xff,
+            0xff, 0xff, 0xff, 0xff, 0x77, 0xef, 0xbf, 0xdf, 0xff, 0x07, 0x00, 0x00, 0x00,
+        ];
+        let skipped = [45, 40, 34, 23, 15];
+        let expected: Vec<i32> = (1..=105).rev().filter(|v| !skipped.contains(v)).collect();
+        let mut out = Vec::new();
+        assert_eq!(decode_binary_packed_i32(&page, 100, &mut out).unwrap(), 27);
+        assert_eq!(out, expected);
+    }
+
     #[test]
     fn padding_miniblocks_take_any_width_and_no_body() {
         // 3 values: deltas 1, 2 -> min 1, relative 0, 1: width 1, one 4-byte body.
@@ -711,6 +755,30 @@ mod tests {
         let mut buf = Vec::new();
         encode_binary_packed_i32(&[-1], &mut buf);
         assert!(decode_length_byte_array(&buf, 2, &mut o, &mut d).is_err());
+    }
+
+    #[test]
+    fn byte_array_output_is_limited() {
+        // One 1000-byte value, then 999 values re-using it whole: 1 MB out of ~1 KB in.
+        let mut prefixes = vec![0];
+        prefixes.extend([1000; 999]);
+        let mut buf = Vec::new();
+        encode_binary_packed_i32(&prefixes, &mut buf);
+        let suffixes = std::iter::once(&[7u8; 1000][..]).chain(std::iter::repeat_n(&[][..], 999));
+        encode_length_byte_array(suffixes, &mut buf);
+        assert!(buf.len() < 1300, "{}", buf.len());
+        let (mut o, mut d) = (vec![], vec![]);
+        assert!(matches!(
+            decode_byte_array_with_limit(&buf, 1000, 999_999, &mut o, &mut d),
+            Err(Error::TooLarge {
+                declared: 1_000_000,
+                limit: 999_999,
+                ..
+            })
+        ));
+        assert!(o.is_empty() && d.is_empty());
+        decode_byte_array_with_limit(&buf, 1000, 1_000_000, &mut o, &mut d).unwrap();
+        assert_eq!(d.len(), 1_000_000);
     }
 
     #[test]
