@@ -214,6 +214,12 @@ impl Builder<'_> {
             SchemaNodeKind::Group(children)
         } else {
             let physical_type = e.type_.unwrap_or_default();
+            if physical_type.name().is_none() {
+                return Err(schema_error(
+                    i,
+                    format!("{:?} has unknown physical type {}", e.name, physical_type.0),
+                ));
+            }
             if physical_type == Type::FIXED_LEN_BYTE_ARRAY && e.type_length.is_none_or(|l| l <= 0) {
                 return Err(schema_error(
                     i,
@@ -725,6 +731,8 @@ mod tests {
                     ..leaf("f", REQ, Type::FIXED_LEN_BYTE_ARRAY)
                 },
             ],
+            // Unknown physical type (PARQUET-1481).
+            vec![group("schema", None, 1), leaf("a", REQ, Type(8))],
             // Unknown repetition.
             vec![
                 group("schema", None, 1),
@@ -888,6 +896,17 @@ mod tests {
         let tree = s.display_tree();
         assert!(tree.contains("optional int32 id;"), "{tree}");
         assert!(tree.contains("optional int96 timestamp_col;"), "{tree}");
+    }
+
+    #[test]
+    fn parquet_1481_is_an_error() {
+        let Ok(bytes) = std::fs::read("/work/shared/parquet-testing/bad_data/PARQUET-1481.parquet")
+        else {
+            return;
+        };
+        if let Ok(m) = decode_footer(&bytes) {
+            assert!(SchemaDescriptor::new(&m.schema).is_err());
+        }
     }
 
     #[test]

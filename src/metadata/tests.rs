@@ -586,8 +586,13 @@ fn parquet_testing_footers() {
         eprintln!("parquet-testing not found, skipping");
         return;
     };
-    let files = parquet_files(&dir);
+    let mut files = parquet_files(&dir);
     assert!(files.len() > 50, "{}", files.len());
+    let geo = dir.join("geospatial");
+    if geo.is_dir() {
+        files.extend(parquet_files(&geo));
+    }
+    let mut geo_types = 0;
     for path in files {
         let bytes = std::fs::read(&path).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -601,6 +606,16 @@ fn parquet_testing_footers() {
         let mut out2 = Vec::new();
         encode_file_metadata(&back, &mut out2);
         assert_eq!(out, out2, "{name}");
+        geo_types += m
+            .schema
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.logical_type,
+                    Some(LogicalType::Geometry { .. } | LogicalType::Geography { .. })
+                )
+            })
+            .count();
         if name == "alltypes_plain.parquet" {
             assert_eq!(m.num_rows, 8);
             assert_eq!(m.schema.len(), 12);
@@ -609,6 +624,9 @@ fn parquet_testing_footers() {
             assert_eq!(m.schema[1].name, "id");
             assert_eq!(m.schema[1].type_, Some(Type::INT32));
         }
+    }
+    if geo.is_dir() {
+        assert!(geo_types > 0);
     }
 }
 
@@ -702,4 +720,20 @@ fn mutated_footers_do_not_panic() {
             let _ = decode_file_metadata(&m[..cut]);
         }
     }
+}
+
+#[test]
+fn unknown_logical_type_file() {
+    let Some(dir) = testing_dir("data") else {
+        return;
+    };
+    let bytes = std::fs::read(dir.join("unknown-logical-type.parquet")).unwrap();
+    let m = decode_footer(&bytes).unwrap();
+    assert!(
+        m.schema.iter().any(
+            |e| matches!(e.logical_type, Some(LogicalType::Unknown { field_id }) if field_id > 19)
+        ),
+        "{:?}",
+        m.schema
+    );
 }
