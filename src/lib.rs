@@ -9,7 +9,7 @@
 pub mod column;
 mod error;
 pub mod metadata;
-// pub mod read; (enabled once the codecs land)
+pub mod read;
 pub mod schema;
 pub mod write;
 
