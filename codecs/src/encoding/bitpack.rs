@@ -5,8 +5,8 @@
 //! Value `i` occupies bits `[i * width, (i + 1) * width)` of the byte string, where bit `b` is
 //! bit `b % 8` (LSB = 0) of byte `b / 8`.
 //!
-//! [`unpack`] decodes whole groups of 32 values with the per-width kernels in
-//! [`crate::kernels::bitpack`] and the remainder with a scalar loop.
+//! [`unpack`] decodes whole groups (32 values for `u32`, then groups of 8) with the per-width
+//! kernels in [`crate::kernels::bitpack`] and the last `< 8` values with a scalar loop.
 //!
 //! Probes: `bitpack.unpack_kernel` (values decoded by a per-width kernel),
 //! `bitpack.unpack_scalar` (values decoded by the scalar tail / fallback),
@@ -350,11 +350,16 @@ mod tests {
         unpack(&bytes, 5, &mut [0u32; 100]).unwrap();
         assert_eq!(probe::get("bitpack.unpack_kernel"), 96);
         assert_eq!(probe::get("bitpack.unpack_scalar"), 4);
-        // Fewer values than a group: scalar only.
+        // 31 values: three groups of 8 by the 8-value kernel, 7 by the scalar tail.
         probe::reset();
         unpack(&bytes, 5, &mut [0u32; 31]).unwrap();
+        assert_eq!(probe::get("bitpack.unpack_kernel"), 24);
+        assert_eq!(probe::get("bitpack.unpack_scalar"), 7);
+        // Fewer than 8 values: scalar only.
+        probe::reset();
+        unpack(&bytes, 5, &mut [0u32; 7]).unwrap();
         assert_eq!(probe::get("bitpack.unpack_kernel"), 0);
-        assert_eq!(probe::get("bitpack.unpack_scalar"), 31);
+        assert_eq!(probe::get("bitpack.unpack_scalar"), 7);
         // u8 groups are 8 values; u64 groups 64.
         probe::reset();
         unpack(&bytes, 3, &mut [0u8; 16]).unwrap();
@@ -363,9 +368,9 @@ mod tests {
         assert_eq!(probe::get("bitpack.unpack_scalar"), 0);
         // Packing mirrors it.
         probe::reset();
-        pack(&[3u16; 40], 2, &mut Vec::new()).unwrap();
-        assert_eq!(probe::get("bitpack.pack_kernel"), 32);
-        assert_eq!(probe::get("bitpack.pack_scalar"), 8);
+        pack(&[3u16; 43], 2, &mut Vec::new()).unwrap();
+        assert_eq!(probe::get("bitpack.pack_kernel"), 40);
+        assert_eq!(probe::get("bitpack.pack_scalar"), 3);
     }
 
     proptest! {

@@ -15,7 +15,9 @@
 //! Every index and shift is a compile-time constant once `W` is, so each kernel is straight-line
 //! code with no branches and no bounds checks; the runtime width is turned into the const `W`
 //! once per call by a jump table ([`unpack_groups`], [`pack_groups`]). Packing is the mirror
-//! image. Values past the last whole group are left to the caller's scalar loop.
+//! image. After the last whole group, remaining groups of 8 values (`W` bytes each) go through
+//! an 8-value kernel of the same shape over a zero-padded `u64` window; fewer than 8 values
+//! are left to the caller's scalar loop.
 //!
 //! The code is safe Rust: the compiler removes the bounds checks (all indices are constants into
 //! fixed-size arrays), so no `unsafe` is needed here.
@@ -103,7 +105,8 @@ macro_rules! kernels {
             }
         }
 
-        /// All whole groups of `out` at const width `W`; returns values written.
+        /// All whole groups of `out` at const width `W` (groups of `$bits`, then of 8);
+        /// returns values written.
         fn $unpack_all<const W: usize>(input: &[u8], out: &mut [$t]) -> usize {
             let group_bytes = W * std::mem::size_of::<$t>();
             let mut done = 0;
@@ -116,19 +119,39 @@ macro_rules! kernels {
                     done += $bits;
                 }
             }
+            // A group of 8 values is exactly W bytes.
+            let rest = input.get(done / 8 * W..).unwrap_or(&[]);
+            for (chunk, o) in rest.chunks_exact(W).zip(out[done..].chunks_exact_mut(8)) {
+                if let Ok(o) = <&mut [$t; 8]>::try_from(o) {
+                    let mut v = [0u64; 8];
+                    unpack8::<W>(chunk, &mut v);
+                    for (o, v) in o.iter_mut().zip(v) {
+                        *o = v as $t;
+                    }
+                    done += 8;
+                }
+            }
             done
         }
 
-        /// All whole groups of `values` at const width `W`; returns values consumed.
+        /// All whole groups of `values` at const width `W` (groups of `$bits`, then of 8);
+        /// returns values consumed.
         fn $pack_all<const W: usize>(values: &[$t], out: &mut Vec<u8>) -> usize {
-            let groups = values.len() / $bits;
-            out.reserve(groups * W * std::mem::size_of::<$t>());
+            out.reserve((values.len() / 8) * W);
             let mut done = 0;
             for v in values.chunks_exact($bits) {
                 if let Ok(v) = <&[$t; $bits]>::try_from(v) {
                     $pack_group::<W>(v, out);
                     done += $bits;
                 }
+            }
+            for v in values[done..].chunks_exact(8) {
+                let mut w = [0u64; 8];
+                for (w, v) in w.iter_mut().zip(v) {
+                    *w = *v as u64;
+                }
+                pack8::<W>(&w, out);
+                done += 8;
             }
             done
         }
@@ -144,6 +167,50 @@ macro_rules! kernels {
             }
         }
     };
+}
+
+/// Unpack 8 values of width `W` (1..=64) from the `W` bytes of `input`, through a zero-padded
+/// stack window read as unaligned little-endian `u64`s at constant offsets.
+#[inline(always)]
+fn unpack8<const W: usize>(input: &[u8], out: &mut [u64; 8]) {
+    let mut buf = [0u8; 72];
+    for (b, i) in buf[..W].iter_mut().zip(input) {
+        *b = *i;
+    }
+    let mask: u64 = if W == 64 { !0 } else { (1u64 << (W % 64)) - 1 };
+    unroll!(8, I, {
+        let bit = I * W;
+        let byte = bit / 8;
+        let s = bit % 8;
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&buf[byte..byte + 8]);
+        let mut v = u64::from_le_bytes(word) >> s;
+        if s + W > 64 {
+            v |= (buf[byte + 8] as u64) << ((64 - s) % 64);
+        }
+        out[I] = v & mask;
+    });
+}
+
+/// Pack 8 values of width `W` (1..=64) into `W` bytes appended to `out`.
+#[inline(always)]
+fn pack8<const W: usize>(values: &[u64; 8], out: &mut Vec<u8>) {
+    let mut buf = [0u8; 72];
+    let mask: u64 = if W == 64 { !0 } else { (1u64 << (W % 64)) - 1 };
+    unroll!(8, I, {
+        let bit = I * W;
+        let byte = bit / 8;
+        let s = bit % 8;
+        let v = values[I] & mask;
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&buf[byte..byte + 8]);
+        let w = u64::from_le_bytes(word) | (v << s);
+        buf[byte..byte + 8].copy_from_slice(&w.to_le_bytes());
+        if s + W > 64 {
+            buf[byte + 8] |= (v >> ((64 - s) % 64)) as u8;
+        }
+    });
+    out.extend_from_slice(&buf[..W]);
 }
 
 /// Per-type entry points of the kernels (implemented for `u8`, `u16`, `u32`, `u64`).
@@ -191,8 +258,8 @@ macro_rules! with_concrete {
     };
 }
 
-/// Unpack all whole groups (`T::BITS` values each) of `out` at bit `width`; returns how many
-/// values were written (a multiple of 8). The caller decodes the rest.
+/// Unpack all whole groups of `out` at bit `width` (groups of `T::BITS` values, then groups of
+/// 8); returns how many values were written (a multiple of 8). The caller decodes the rest.
 ///
 /// `input` should hold `ceil(out.len() * width / 8)` bytes; groups it cannot cover are left
 /// undone. `width` must be in `1..=T::BITS`, otherwise nothing is done.
@@ -206,8 +273,8 @@ pub fn unpack_groups<T: BitPackable>(input: &[u8], width: u32, out: &mut [T]) ->
     )
 }
 
-/// Pack all whole groups (`T::BITS` values each) of `values` at bit `width`, appending
-/// `width * T::BITS / 8` bytes per group to `out`; returns how many values were consumed (a
+/// Pack all whole groups of `values` at bit `width` (groups of `T::BITS` values, then groups of
+/// 8), appending `width` bytes per 8 values to `out`; returns how many values were consumed (a
 /// multiple of 8). The caller packs the rest. `width` must be in `1..=T::BITS`.
 pub fn pack_groups<T: BitPackable>(values: &[T], width: u32, out: &mut Vec<u8>) -> usize {
     with_concrete!(
@@ -225,7 +292,7 @@ mod tests {
     use crate::encoding::bitpack::{pack_scalar, unpack_scalar};
 
     fn check<T: BitPackable + Kernel + std::fmt::Debug + PartialEq>() {
-        let n = 3 * T::GROUP + 5;
+        let n = 3 * T::GROUP + 21;
         for w in 1..=T::BITS {
             let mask = if w == 64 { u64::MAX } else { (1 << w) - 1 };
             let vals: Vec<T> = (0..n as u64)
@@ -235,11 +302,11 @@ mod tests {
             pack_scalar(&vals, w, &mut scalar);
             let mut fast = Vec::new();
             let done = pack_groups(&vals, w, &mut fast);
-            assert_eq!(done, 3 * T::GROUP);
+            assert_eq!(done, 3 * T::GROUP + 16);
             assert_eq!(fast[..], scalar[..fast.len()], "pack {} w {w}", T::BITS);
             let mut out = vec![T::default(); n];
             let done = unpack_groups(&scalar, w, &mut out);
-            assert_eq!(done, 3 * T::GROUP);
+            assert_eq!(done, 3 * T::GROUP + 16);
             let mut expect = vec![T::default(); n];
             unpack_scalar(&scalar, w, &mut expect);
             assert_eq!(out[..done], expect[..done], "unpack {} w {w}", T::BITS);
@@ -257,8 +324,8 @@ mod tests {
     #[test]
     fn short_input_is_left_undone() {
         let mut out = [0u32; 64];
-        // Enough bytes for one group of width 5 only.
-        assert_eq!(unpack_groups(&[0xff; 20], 5, &mut out), 32);
+        // Enough bytes for one group of 32 and one of 8 at width 5 only.
+        assert_eq!(unpack_groups(&[0xff; 29], 5, &mut out), 40);
         assert_eq!(unpack_groups(&[0xff; 20], 0, &mut out), 0);
         assert_eq!(unpack_groups(&[0xff; 20], 33, &mut out), 0);
     }
