@@ -14,6 +14,7 @@
 //! Widths 4 and 8 run the const-width kernels of [`crate::kernels::shuffle`], every other
 //! width the generic one. Probes: `bss.width4`, `bss.width8`, `bss.generic` (one hit per call,
 //! in both directions).
+#![forbid(unsafe_code)]
 
 use crate::kernels::shuffle;
 use crate::probe;

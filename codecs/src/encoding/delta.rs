@@ -27,6 +27,7 @@
 //! Probes: `delta.miniblock_constant` (a miniblock of bit width 0: values produced by adding the
 //! min delta, nothing unpacked) and `delta.miniblock_unpacked` (a miniblock bit-unpacked, then
 //! prefix-summed), each counted once per miniblock.
+#![forbid(unsafe_code)]
 
 use crate::encoding::bitpack::{self, BitPackable};
 use crate::probe;

@@ -20,6 +20,7 @@
 //!
 //! Probes: `dictionary.aborted` / `dictionary.kept` (a builder aborted / finished), and
 //! `dictionary.estimate_skip` / `dictionary.estimate_build` (the estimate's verdict).
+#![forbid(unsafe_code)]
 
 use bytemuck::Pod;
 

@@ -22,6 +22,7 @@
 //! Probes: `plain.borrowed` (aligned input cast in place) and `plain.copied` (unaligned input
 //! copied once) in [`decode_fixed`]; `plain.view_inline` / `plain.view_ref` count the views
 //! built by [`decode_byte_array_views`] (hit once per call with the number of values).
+#![forbid(unsafe_code)]
 
 use std::borrow::Cow;
 

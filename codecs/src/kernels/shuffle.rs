@@ -13,6 +13,8 @@
 //! gather/scatter LLVM can vectorise; they work on blocks of 16 values read as fixed-size
 //! arrays so no per-byte bounds check remains. The `_generic` kernels take any width and are
 //! the oracle the fast ones are tested against. All of it is safe code.
+// Safe code only; whether intrinsics would pay here is for a benchmark to show.
+#![forbid(unsafe_code)]
 
 /// Values per block in the const kernels: one 16-byte load per stream.
 const BLOCK: usize = 16;
