@@ -9,10 +9,10 @@
 //! ```
 //!
 //! The `_const` kernels fix `W` at compile time (4 for FLOAT/INT32, 8 for DOUBLE/INT64), so the
-//! inner loop over `k` is fully unrolled and the loop over values is a fixed-stride
-//! gather/scatter LLVM can vectorise; they work on blocks of 16 values read as fixed-size
-//! arrays so no per-byte bounds check remains. The `_generic` kernels take any width and are
-//! the oracle the fast ones are tested against. All of it is safe code.
+//! inner loop over `k` can be unrolled; they move blocks of 16 values through fixed-size
+//! arrays so that the inner loops have constant bounds the compiler can check once (the asm
+//! and the speed-up over the generic kernel are still to be measured). The `_generic` kernels
+//! take any width and are the oracle the fast ones are tested against. All of it is safe code.
 // Safe code only; whether intrinsics would pay here is for a benchmark to show.
 #![forbid(unsafe_code)]
 
