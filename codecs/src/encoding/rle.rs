@@ -684,7 +684,12 @@ impl RleEncoder {
             self.out.push(0);
         }
         if self.bit_width > 0 {
-            bitpack::pack_scalar(&self.buf, self.bit_width, &mut self.out);
+            // One 8-value kernel call (W bytes); the scalar loop only if it declined.
+            let done =
+                crate::kernels::bitpack::pack_groups(&self.buf, self.bit_width, &mut self.out);
+            if done == 0 {
+                bitpack::pack_scalar(&self.buf, self.bit_width, &mut self.out);
+            }
         }
         self.nbuf = 0;
         self.repeat = 0;
