@@ -1,0 +1,903 @@
+//! Encoding one column chunk: choose the values encoding (plain vs dictionary decided before
+//! the dictionary is built), cut pages, write levels and values, compress, and collect the
+//! statistics, size statistics and page index of the chunk.
+//!
+//! A chunk is encoded when its row group closes, so every value is at hand: the dictionary
+//! decision knows `total_values`, and a dictionary that aborts leaves nothing to undo (no
+//! page was written yet, so there are never mixed dictionary/plain pages).
+//!
+//! Probes: `write.dictionary_skipped` (the estimate said PLAIN, no dictionary was built),
+//! `write.dictionary_aborted` (the builder gave up; the chunk is PLAIN),
+//! `write.dictionary_kept` (dictionary page + `RLE_DICTIONARY` data pages).
+
+use std::borrow::Cow;
+
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
+use parq_codecs::compression::{Codec, CodecKind};
+use parq_codecs::encoding::dictionary::{
+    estimate_byte_arrays_with, estimate_fixed, ByteArrayDictionaryBuilder, DictionaryBuilder,
+};
+use parq_codecs::encoding::{bitpack, byte_stream_split, delta, plain, rle};
+use parq_codecs::probe;
+
+use super::options::{EncodingPolicy, PageVersion};
+use super::page_index::ColumnIndexBuilder;
+use super::stats::{self, SortOrder, Stats};
+use crate::column::{Column, Values};
+use crate::metadata::{
+    self, ColumnIndex, ColumnMetaData, CompressionCodec, DataPageHeader, DataPageHeaderV2,
+    DictionaryPageHeader, Encoding, OffsetIndex, PageEncodingStats, PageHeader, PageLocation,
+    PageType, SizeStatistics, Type,
+};
+use crate::{Error, Result};
+
+/// What the writer knows about one leaf column.
+#[derive(Debug, Clone)]
+pub(crate) struct Leaf {
+    /// Path from the root (the name, for a flat schema).
+    pub path: Vec<String>,
+    pub physical: Type,
+    /// Bytes per value of FIXED_LEN_BYTE_ARRAY (12 for INT96).
+    pub width: usize,
+    pub max_def: i16,
+    pub max_rep: i16,
+    pub order: SortOrder,
+    /// Byte-array bounds are truncated on UTF-8 char boundaries.
+    pub utf8: bool,
+    /// FLOAT, DOUBLE or FLOAT16: `nan_count` is written.
+    pub float: bool,
+}
+
+impl Leaf {
+    pub(crate) fn dotted(&self) -> String {
+        self.path.join(".")
+    }
+}
+
+/// Resolved settings of one column.
+#[derive(Debug, Clone)]
+pub(crate) struct Settings {
+    pub codec: CodecKind,
+    pub encoding: EncodingPolicy,
+    pub page_version: PageVersion,
+    pub data_page_size: usize,
+    pub data_page_row_limit: usize,
+    pub dictionary_size_limit: usize,
+    pub statistics: bool,
+    pub page_header_statistics: bool,
+    pub truncate: Option<usize>,
+    pub page_index: bool,
+}
+
+/// Check that `policy` can encode `physical`; `Explicit` dictionary encodings become
+/// [`EncodingPolicy::Dictionary`].
+pub(crate) fn resolve_policy(policy: EncodingPolicy, leaf: &Leaf) -> Result<EncodingPolicy> {
+    let EncodingPolicy::Explicit(e) = policy else {
+        return Ok(policy);
+    };
+    let t = leaf.physical;
+    let ok = match e {
+        Encoding::PLAIN => return Ok(EncodingPolicy::Plain),
+        Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY => {
+            return Ok(EncodingPolicy::Dictionary)
+        }
+        Encoding::RLE => t == Type::BOOLEAN,
+        Encoding::DELTA_BINARY_PACKED => t == Type::INT32 || t == Type::INT64,
+        Encoding::DELTA_LENGTH_BYTE_ARRAY => t == Type::BYTE_ARRAY,
+        Encoding::DELTA_BYTE_ARRAY => t == Type::BYTE_ARRAY || t == Type::FIXED_LEN_BYTE_ARRAY,
+        Encoding::BYTE_STREAM_SPLIT => matches!(
+            t,
+            Type::FLOAT | Type::DOUBLE | Type::INT32 | Type::INT64 | Type::FIXED_LEN_BYTE_ARRAY
+        ),
+        _ => false,
+    };
+    if ok {
+        Ok(policy)
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "encoding {e} cannot encode column {} of type {t}",
+            leaf.dotted()
+        )))
+    }
+}
+
+/// The non-null values of a chunk, in order.
+enum Dense<'a> {
+    Boolean(BooleanBuffer),
+    Int32(Cow<'a, [i32]>),
+    Int64(Cow<'a, [i64]>),
+    Float(Cow<'a, [f32]>),
+    Double(Cow<'a, [f64]>),
+    /// INT96 and FIXED_LEN_BYTE_ARRAY.
+    Fixed {
+        width: usize,
+        data: Cow<'a, [u8]>,
+    },
+    Bytes(Vec<&'a [u8]>),
+}
+
+impl Dense<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Dense::Boolean(b) => b.len(),
+            Dense::Int32(v) => v.len(),
+            Dense::Int64(v) => v.len(),
+            Dense::Float(v) => v.len(),
+            Dense::Double(v) => v.len(),
+            Dense::Fixed { width, data } => data.len() / width.max(&1),
+            Dense::Bytes(v) => v.len(),
+        }
+    }
+}
+
+/// The valid slots of `values`, run by run (one copy per run of valid slots).
+fn gather<'a, T: Copy>(values: &'a [T], validity: Option<&NullBuffer>) -> Cow<'a, [T]> {
+    match validity {
+        None => Cow::Borrowed(values),
+        Some(v) => {
+            let mut out = Vec::with_capacity(values.len() - v.null_count());
+            for (s, e) in v.inner().set_slices() {
+                out.extend_from_slice(&values[s..e]);
+            }
+            Cow::Owned(out)
+        }
+    }
+}
+
+fn gather_fixed<'a>(data: &'a [u8], width: usize, validity: Option<&NullBuffer>) -> Cow<'a, [u8]> {
+    match validity {
+        None => Cow::Borrowed(data),
+        Some(v) => {
+            let mut out = Vec::with_capacity((v.len() - v.null_count()) * width);
+            for (s, e) in v.inner().set_slices() {
+                out.extend_from_slice(&data[s * width..e * width]);
+            }
+            Cow::Owned(out)
+        }
+    }
+}
+
+fn dense(col: &Column) -> Dense<'_> {
+    let validity = col.validity.as_ref().filter(|v| v.null_count() > 0);
+    match &col.values {
+        Values::Boolean(b) => Dense::Boolean(match validity {
+            None => b.clone(),
+            Some(v) => {
+                let mut out = BooleanBufferBuilder::new(col.len - v.null_count());
+                for (s, e) in v.inner().set_slices() {
+                    out.append_buffer(&b.slice(s, e - s));
+                }
+                out.finish()
+            }
+        }),
+        Values::Int32(v) => Dense::Int32(gather(v, validity)),
+        Values::Int64(v) => Dense::Int64(gather(v, validity)),
+        Values::Float(v) => Dense::Float(gather(v, validity)),
+        Values::Double(v) => Dense::Double(gather(v, validity)),
+        Values::Int96(d) => Dense::Fixed {
+            width: 12,
+            data: gather_fixed(d, 12, validity),
+        },
+        Values::FixedLenByteArray { width, data } => Dense::Fixed {
+            width: *width,
+            data: gather_fixed(data, *width, validity),
+        },
+        Values::Binary { offsets, data } => {
+            let mut out = Vec::with_capacity(col.len);
+            let get = |i: usize| &data[offsets[i] as usize..offsets[i + 1] as usize];
+            match validity {
+                None => out.extend((0..col.len).map(get)),
+                Some(v) => {
+                    for (s, e) in v.inner().set_slices() {
+                        out.extend((s..e).map(get));
+                    }
+                }
+            }
+            Dense::Bytes(out)
+        }
+        Values::BinaryView { .. } => {
+            let mut out = Vec::with_capacity(col.len);
+            let get = |i: usize| col.bytes(i).unwrap_or(&[]);
+            match validity {
+                None => out.extend((0..col.len).map(get)),
+                Some(v) => {
+                    for (s, e) in v.inner().set_slices() {
+                        out.extend((s..e).map(get));
+                    }
+                }
+            }
+            Dense::Bytes(out)
+        }
+    }
+}
+
+/// A finished dictionary: its PLAIN page body, size, and one index per non-null value.
+struct Dict {
+    page: Vec<u8>,
+    num_values: usize,
+    indices: Vec<u32>,
+    bit_width: u32,
+}
+
+/// The encoding chosen for the data pages of a chunk.
+enum Chosen {
+    Plain,
+    /// Booleans, RLE hybrid with a 4-byte length.
+    Rle,
+    Dictionary(Dict),
+    DeltaBinaryPacked,
+    DeltaLengthByteArray,
+    DeltaByteArray,
+    ByteStreamSplit,
+}
+
+impl Chosen {
+    fn encoding(&self) -> Encoding {
+        match self {
+            Chosen::Plain => Encoding::PLAIN,
+            Chosen::Rle => Encoding::RLE,
+            Chosen::Dictionary(_) => Encoding::RLE_DICTIONARY,
+            Chosen::DeltaBinaryPacked => Encoding::DELTA_BINARY_PACKED,
+            Chosen::DeltaLengthByteArray => Encoding::DELTA_LENGTH_BYTE_ARRAY,
+            Chosen::DeltaByteArray => Encoding::DELTA_BYTE_ARRAY,
+            Chosen::ByteStreamSplit => Encoding::BYTE_STREAM_SPLIT,
+        }
+    }
+}
+
+/// One encoded column chunk; offsets are relative to the start of `bytes`.
+pub(crate) struct EncodedChunk {
+    pub bytes: Vec<u8>,
+    pub meta: ColumnMetaData,
+    pub column_index: Option<ColumnIndex>,
+    pub offset_index: Option<OffsetIndex>,
+}
+
+/// Slots `[slot_start, slot_end)` and their non-null values `[value_start, value_end)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PageRange {
+    slot_start: usize,
+    slot_end: usize,
+    value_start: usize,
+    value_end: usize,
+}
+
+/// Cut `len` slots into pages of about `target_bits` bits of values and at most `row_limit`
+/// slots. `cost(i)` is the size in bits of non-null value `i`; `fixed_cost` is that size
+/// when every value has it.
+fn page_ranges(
+    len: usize,
+    validity: Option<&NullBuffer>,
+    fixed_cost: Option<u64>,
+    cost: impl Fn(usize) -> u64,
+    target_bits: u64,
+    row_limit: usize,
+) -> Vec<PageRange> {
+    let row_limit = row_limit.max(1);
+    let target_bits = target_bits.max(1);
+    let mut pages = Vec::new();
+    if let (None, Some(c)) = (validity, fixed_cost) {
+        let step = ((target_bits / c.max(1)).max(1) as usize).min(row_limit);
+        let mut s = 0;
+        while s < len {
+            let e = (s + step).min(len);
+            pages.push(PageRange {
+                slot_start: s,
+                slot_end: e,
+                value_start: s,
+                value_end: e,
+            });
+            s = e;
+        }
+        return pages;
+    }
+    let (mut slot_start, mut value_start, mut v, mut bits) = (0, 0, 0, 0u64);
+    for i in 0..len {
+        if validity.is_none_or(|n| n.is_valid(i)) {
+            bits += cost(v);
+            v += 1;
+        }
+        if bits >= target_bits || i + 1 - slot_start >= row_limit {
+            pages.push(PageRange {
+                slot_start,
+                slot_end: i + 1,
+                value_start,
+                value_end: v,
+            });
+            (slot_start, value_start, bits) = (i + 1, v, 0);
+        }
+    }
+    if slot_start < len {
+        pages.push(PageRange {
+            slot_start,
+            slot_end: len,
+            value_start,
+            value_end: v,
+        });
+    }
+    pages
+}
+
+/// Put `bits` into `enc` as 0/1 values, one `put_n` per run.
+fn put_bits(enc: &mut rle::RleEncoder, bits: &BooleanBuffer) {
+    let mut at = 0;
+    for (s, e) in bits.set_slices() {
+        if s > at {
+            enc.put_n(0, s - at);
+        }
+        enc.put_n(1, e - s);
+        at = e;
+    }
+    if at < bits.len() {
+        enc.put_n(0, bits.len() - at);
+    }
+}
+
+/// Append the definition levels of slots `[start, start + n)` (max level 1) as an RLE hybrid
+/// stream without length prefix, run by run.
+fn def_levels(validity: Option<&NullBuffer>, start: usize, n: usize, out: &mut Vec<u8>) {
+    let mut enc = rle::RleEncoder::new(1);
+    match validity {
+        None => enc.put_n(1, n),
+        Some(v) => put_bits(&mut enc, &v.inner().slice(start, n)),
+    }
+    enc.finish_into(out);
+}
+
+fn page_size(len: usize, what: &str) -> Result<i32> {
+    i32::try_from(len).map_err(|_| {
+        Error::InvalidArgument(format!("{what} of {len} bytes exceeds a page's i32 size"))
+    })
+}
+
+/// Encodes the chunks of one column, row group after row group, reusing its codec.
+pub(crate) struct ColumnWriter {
+    pub leaf: Leaf,
+    pub settings: Settings,
+    codec: Option<Box<dyn Codec>>,
+    /// Scratch for compression.
+    scratch: Vec<u8>,
+}
+
+impl ColumnWriter {
+    pub(crate) fn new(leaf: Leaf, settings: Settings, level: Option<i32>) -> Result<Self> {
+        let codec = match settings.codec {
+            CodecKind::Uncompressed => None,
+            kind => Some(parq_codecs::compression::new_codec(kind, level)?),
+        };
+        Ok(ColumnWriter {
+            leaf,
+            settings,
+            codec,
+            scratch: Vec::new(),
+        })
+    }
+
+    /// Compress `data` unless the codec is `UNCOMPRESSED`; `None` means "use `data`".
+    fn compress(&mut self, data: &[u8]) -> Result<Option<Vec<u8>>> {
+        match &mut self.codec {
+            None => Ok(None),
+            Some(c) => {
+                self.scratch.clear();
+                c.compress(data, &mut self.scratch)?;
+                Ok(Some(std::mem::take(&mut self.scratch)))
+            }
+        }
+    }
+
+    fn choose(&self, dense: &Dense<'_>) -> Result<Chosen> {
+        let n = dense.len();
+        let policy = self.settings.encoding;
+        if let Dense::Boolean(_) = dense {
+            return Ok(match (policy, self.settings.page_version) {
+                (EncodingPolicy::Plain | EncodingPolicy::Explicit(Encoding::PLAIN), _) => {
+                    Chosen::Plain
+                }
+                (EncodingPolicy::Explicit(Encoding::RLE), _) | (_, PageVersion::V2) => Chosen::Rle,
+                _ => Chosen::Plain,
+            });
+        }
+        match policy {
+            EncodingPolicy::Plain => Ok(Chosen::Plain),
+            EncodingPolicy::Explicit(e) => Ok(match e {
+                Encoding::DELTA_BINARY_PACKED => Chosen::DeltaBinaryPacked,
+                Encoding::DELTA_LENGTH_BYTE_ARRAY => Chosen::DeltaLengthByteArray,
+                Encoding::DELTA_BYTE_ARRAY => Chosen::DeltaByteArray,
+                Encoding::BYTE_STREAM_SPLIT => Chosen::ByteStreamSplit,
+                _ => Chosen::Plain,
+            }),
+            EncodingPolicy::Auto | EncodingPolicy::Dictionary => {
+                if n == 0 {
+                    return Ok(Chosen::Plain);
+                }
+                let auto = policy == EncodingPolicy::Auto;
+                if auto && !self.estimate(dense) {
+                    probe::hit("write.dictionary_skipped");
+                    return Ok(Chosen::Plain);
+                }
+                match self.build_dictionary(dense, auto) {
+                    Some(d) => {
+                        probe::hit("write.dictionary_kept");
+                        Ok(Chosen::Dictionary(d))
+                    }
+                    None => {
+                        probe::hit("write.dictionary_aborted");
+                        Ok(Chosen::Plain)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The cheap plain-vs-dictionary estimate: true to build a dictionary.
+    fn estimate(&self, dense: &Dense<'_>) -> bool {
+        let n = dense.len();
+        let est = match dense {
+            Dense::Boolean(_) => return false,
+            Dense::Int32(v) => estimate_fixed(v, n),
+            Dense::Int64(v) => estimate_fixed(v, n),
+            Dense::Float(v) => estimate_fixed(v, n),
+            Dense::Double(v) => estimate_fixed(v, n),
+            Dense::Fixed { width: 12, data } => {
+                estimate_fixed::<[u8; 12]>(bytemuck::cast_slice(data), n)
+            }
+            Dense::Fixed { width, data } => {
+                let w = *width;
+                estimate_byte_arrays_with(n, |i| &data[i * w..(i + 1) * w], n)
+            }
+            Dense::Bytes(v) => estimate_byte_arrays_with(n, |i| v[i], n),
+        };
+        est.use_dictionary
+    }
+
+    /// Build the dictionary of the whole chunk; `None` when the builder aborts. With
+    /// `can_lose == false` (forced dictionary) only the size limit aborts.
+    fn build_dictionary(&self, dense: &Dense<'_>, can_lose: bool) -> Option<Dict> {
+        let n = dense.len();
+        let limit = self.settings.dictionary_size_limit;
+        // A forced dictionary: make PLAIN look so large that only the size limit can stop it.
+        let total = if can_lose { n } else { usize::MAX >> 8 };
+        fn fixed<T: bytemuck::Pod>(
+            v: &[T],
+            total: usize,
+            limit: usize,
+        ) -> Option<(Vec<u8>, usize, Vec<u32>)> {
+            let mut b = DictionaryBuilder::<T>::new(total, limit);
+            b.extend(v).ok()?;
+            let (values, indices) = b.finish().ok()?;
+            let mut page = Vec::new();
+            plain::encode_fixed(&values, &mut page);
+            Some((page, values.len(), indices))
+        }
+        let (page, num_values, indices) = match dense {
+            Dense::Boolean(_) => return None,
+            Dense::Int32(v) => fixed(v, total, limit)?,
+            Dense::Int64(v) => fixed(v, total, limit)?,
+            Dense::Float(v) => fixed(v, total, limit)?,
+            Dense::Double(v) => fixed(v, total, limit)?,
+            Dense::Fixed { width: 12, data } => {
+                fixed::<[u8; 12]>(bytemuck::cast_slice(data), total, limit)?
+            }
+            Dense::Fixed { width, data } => {
+                let plain_bytes = if can_lose { data.len() } else { usize::MAX };
+                let mut b = ByteArrayDictionaryBuilder::new(n, limit).with_plain_bytes(plain_bytes);
+                b.extend(data.chunks_exact(*width)).ok()?;
+                let (values, indices) = b.finish_borrowed().ok()?;
+                let page = values.concat();
+                (page, values.len(), indices)
+            }
+            Dense::Bytes(v) => {
+                let plain_bytes = if can_lose {
+                    v.iter().map(|x| 4 + x.len()).sum()
+                } else {
+                    usize::MAX
+                };
+                let mut b = ByteArrayDictionaryBuilder::new(n, limit).with_plain_bytes(plain_bytes);
+                b.extend(v.iter().copied()).ok()?;
+                let (values, indices) = b.finish_borrowed().ok()?;
+                let mut page = Vec::new();
+                plain::encode_byte_arrays(values.iter().copied(), &mut page);
+                (page, values.len(), indices)
+            }
+        };
+        let bit_width = bitpack::bit_width(num_values.saturating_sub(1) as u64).max(1);
+        Some(Dict {
+            page,
+            num_values,
+            indices,
+            bit_width,
+        })
+    }
+
+    /// Append the values `[s, e)` of `dense` in the chosen encoding.
+    fn encode_values(
+        &self,
+        chosen: &Chosen,
+        dense: &Dense<'_>,
+        s: usize,
+        e: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        match (chosen, dense) {
+            (Chosen::Dictionary(d), _) => {
+                out.push(d.bit_width as u8);
+                rle::encode(&d.indices[s..e], d.bit_width, out);
+            }
+            (Chosen::Rle, Dense::Boolean(b)) => {
+                let at = out.len();
+                out.extend_from_slice(&[0; 4]);
+                let mut enc = rle::RleEncoder::new(1);
+                put_bits(&mut enc, &b.slice(s, e - s));
+                enc.finish_into(out);
+                let len = (out.len() - at - 4) as u32;
+                out[at..at + 4].copy_from_slice(&len.to_le_bytes());
+            }
+            (Chosen::Plain, Dense::Boolean(b)) => plain::encode_boolean(&b.slice(s, e - s), out),
+            (Chosen::Plain, Dense::Int32(v)) => plain::encode_fixed(&v[s..e], out),
+            (Chosen::Plain, Dense::Int64(v)) => plain::encode_fixed(&v[s..e], out),
+            (Chosen::Plain, Dense::Float(v)) => plain::encode_fixed(&v[s..e], out),
+            (Chosen::Plain, Dense::Double(v)) => plain::encode_fixed(&v[s..e], out),
+            (Chosen::Plain, Dense::Fixed { width, data }) => {
+                out.extend_from_slice(&data[s * width..e * width])
+            }
+            (Chosen::Plain, Dense::Bytes(v)) => {
+                plain::encode_byte_arrays(v[s..e].iter().copied(), out)
+            }
+            (Chosen::DeltaBinaryPacked, Dense::Int32(v)) => {
+                delta::encode_binary_packed_i32(&v[s..e], out)
+            }
+            (Chosen::DeltaBinaryPacked, Dense::Int64(v)) => {
+                delta::encode_binary_packed_i64(&v[s..e], out)
+            }
+            (Chosen::DeltaLengthByteArray, Dense::Bytes(v)) => {
+                delta::encode_length_byte_array(v[s..e].iter().copied(), out)
+            }
+            (Chosen::DeltaByteArray, Dense::Bytes(v)) => {
+                delta::encode_byte_array(v[s..e].iter().copied(), out)
+            }
+            (Chosen::DeltaByteArray, Dense::Fixed { width, data }) => {
+                delta::encode_byte_array(data[s * width..e * width].chunks_exact(*width), out)
+            }
+            (Chosen::ByteStreamSplit, Dense::Int32(v)) => {
+                byte_stream_split::encode(bytemuck::cast_slice(&v[s..e]), 4, out)?
+            }
+            (Chosen::ByteStreamSplit, Dense::Float(v)) => {
+                byte_stream_split::encode(bytemuck::cast_slice(&v[s..e]), 4, out)?
+            }
+            (Chosen::ByteStreamSplit, Dense::Int64(v)) => {
+                byte_stream_split::encode(bytemuck::cast_slice(&v[s..e]), 8, out)?
+            }
+            (Chosen::ByteStreamSplit, Dense::Double(v)) => {
+                byte_stream_split::encode(bytemuck::cast_slice(&v[s..e]), 8, out)?
+            }
+            (Chosen::ByteStreamSplit, Dense::Fixed { width, data }) => {
+                byte_stream_split::encode(&data[s * width..e * width], *width, out)?
+            }
+            _ => {
+                return Err(Error::InvalidArgument(format!(
+                    "encoding {} cannot encode column {}",
+                    chosen.encoding(),
+                    self.leaf.dotted()
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    /// Statistics of the non-null values `[s, e)` of a page (null count filled by the caller).
+    fn stats(&self, dense: &Dense<'_>, s: usize, e: usize) -> Stats {
+        let order = self.leaf.order;
+        let mut nan_count = None;
+        let min_max = if order == SortOrder::Undefined {
+            None
+        } else {
+            match dense {
+                Dense::Boolean(b) => stats::boolean(&b.slice(s, e - s)),
+                Dense::Int32(v) => stats::int32(&v[s..e], order),
+                Dense::Int64(v) => stats::int64(&v[s..e], order),
+                Dense::Float(v) => {
+                    let (mm, nans) = stats::float32(&v[s..e]);
+                    nan_count = Some(nans);
+                    mm
+                }
+                Dense::Double(v) => {
+                    let (mm, nans) = stats::float64(&v[s..e]);
+                    nan_count = Some(nans);
+                    mm
+                }
+                Dense::Fixed { width, data } => {
+                    let (mm, nans) = stats::fixed(&data[s * width..e * width], *width, order);
+                    nan_count = nans;
+                    mm
+                }
+                Dense::Bytes(v) => stats::byte_arrays(
+                    v[s..e].iter().copied(),
+                    order,
+                    self.settings.truncate,
+                    self.leaf.utf8,
+                ),
+            }
+        };
+        if self.leaf.float {
+            nan_count.get_or_insert(0);
+        }
+        Stats {
+            null_count: 0,
+            nan_count,
+            min_max,
+        }
+    }
+
+    /// Encode `col` (all rows of this column in the row group) as one column chunk.
+    pub(crate) fn write_chunk(&mut self, col: &Column) -> Result<EncodedChunk> {
+        if self.leaf.max_rep > 0 {
+            return Err(Error::Unsupported(format!(
+                "repeated column {} (flat schemas only)",
+                self.leaf.dotted()
+            )));
+        }
+        let dense = dense(col);
+        let chosen = self.choose(&dense)?;
+        let validity = col.validity.as_ref().filter(|v| v.null_count() > 0);
+        let nullable = self.leaf.max_def > 0;
+        let v2 = self.settings.page_version == PageVersion::V2;
+        let stats_on = self.settings.statistics;
+
+        // Page boundaries from an estimate of each value's encoded size.
+        let target_bits = (self.settings.data_page_size as u64).saturating_mul(8);
+        let (fixed_cost, bytes_cost): (Option<u64>, Option<&Vec<&[u8]>>) = match (&chosen, &dense) {
+            (Chosen::Dictionary(d), _) => (Some(d.bit_width as u64), None),
+            (_, Dense::Boolean(_)) => (Some(1), None),
+            (_, Dense::Int32(_) | Dense::Float(_)) => (Some(32), None),
+            (_, Dense::Int64(_) | Dense::Double(_)) => (Some(64), None),
+            (_, Dense::Fixed { width, .. }) => (Some(*width as u64 * 8), None),
+            (_, Dense::Bytes(v)) => (None, Some(v)),
+        };
+        let pages = page_ranges(
+            col.len,
+            validity,
+            fixed_cost,
+            |i| match bytes_cost {
+                Some(v) => (4 + v[i].len() as u64) * 8,
+                None => fixed_cost.unwrap_or(8),
+            },
+            target_bits,
+            self.settings.data_page_row_limit,
+        );
+
+        let mut bytes = Vec::new();
+        let mut uncompressed_total = 0usize;
+        let mut encoding_stats = Vec::new();
+        let mut dictionary_page_offset = None;
+        let value_encoding = chosen.encoding();
+
+        // Dictionary page.
+        if let Chosen::Dictionary(d) = &chosen {
+            let compressed = self.compress(&d.page)?;
+            let body = compressed.as_deref().unwrap_or(&d.page);
+            let header = PageHeader {
+                type_: PageType::DICTIONARY_PAGE,
+                uncompressed_page_size: page_size(d.page.len(), "dictionary page")?,
+                compressed_page_size: page_size(body.len(), "dictionary page")?,
+                crc: None,
+                dictionary_page_header: Some(DictionaryPageHeader {
+                    num_values: page_size(d.num_values, "dictionary")?,
+                    encoding: Encoding::PLAIN,
+                    is_sorted: Some(false),
+                }),
+                ..PageHeader::default()
+            };
+            dictionary_page_offset = Some(0);
+            let start = bytes.len();
+            metadata::encode_page_header(&header, &mut bytes);
+            uncompressed_total += bytes.len() - start + d.page.len();
+            bytes.extend_from_slice(body);
+            encoding_stats.push(PageEncodingStats {
+                page_type: PageType::DICTIONARY_PAGE,
+                encoding: Encoding::PLAIN,
+                count: 1,
+            });
+        }
+
+        let data_page_offset = bytes.len() as i64;
+        let mut chunk_stats = Stats {
+            nan_count: self.leaf.float.then_some(0),
+            ..Stats::default()
+        };
+        let mut column_index = (stats_on && self.settings.page_index)
+            .then(|| ColumnIndexBuilder::new(self.leaf.order, self.leaf.float, nullable));
+        let mut locations = Vec::with_capacity(pages.len());
+        let byte_arrays = self.leaf.physical == Type::BYTE_ARRAY;
+        let mut unencoded_per_page = Vec::new();
+        let mut levels = Vec::new();
+        let mut values = Vec::new();
+        let mut page_buf = Vec::new();
+        for p in &pages {
+            let slots = p.slot_end - p.slot_start;
+            let nulls = slots - (p.value_end - p.value_start);
+            let mut page_stats = if stats_on {
+                self.stats(&dense, p.value_start, p.value_end)
+            } else {
+                Stats::default()
+            };
+            page_stats.null_count = nulls as u64;
+            if stats_on {
+                chunk_stats.merge(&page_stats, self.leaf.order);
+            }
+            if let Some(ci) = &mut column_index {
+                ci.push(&page_stats, slots);
+            }
+            if let Dense::Bytes(v) = &dense {
+                unencoded_per_page.push(
+                    v[p.value_start..p.value_end]
+                        .iter()
+                        .map(|x| x.len() as i64)
+                        .sum::<i64>(),
+                );
+            }
+            let header_stats = (stats_on && self.settings.page_header_statistics)
+                .then(|| page_stats.to_thrift(true));
+
+            levels.clear();
+            if nullable {
+                def_levels(validity, p.slot_start, slots, &mut levels);
+            }
+            values.clear();
+            self.encode_values(&chosen, &dense, p.value_start, p.value_end, &mut values)?;
+
+            let start = bytes.len();
+            let (header, uncompressed_body) = if v2 {
+                let compressed = if values.is_empty() {
+                    None
+                } else {
+                    self.compress(&values)?
+                };
+                let is_compressed = compressed.is_some();
+                page_buf.clear();
+                page_buf.extend_from_slice(&levels);
+                page_buf.extend_from_slice(compressed.as_deref().unwrap_or(&values));
+                let header = PageHeader {
+                    type_: PageType::DATA_PAGE_V2,
+                    uncompressed_page_size: page_size(levels.len() + values.len(), "data page")?,
+                    compressed_page_size: page_size(page_buf.len(), "data page")?,
+                    crc: None,
+                    data_page_header_v2: Some(DataPageHeaderV2 {
+                        num_values: page_size(slots, "page values")?,
+                        num_nulls: nulls as i32,
+                        num_rows: slots as i32,
+                        encoding: value_encoding,
+                        definition_levels_byte_length: levels.len() as i32,
+                        repetition_levels_byte_length: 0,
+                        is_compressed: Some(is_compressed),
+                        statistics: header_stats,
+                    }),
+                    ..PageHeader::default()
+                };
+                (header, levels.len() + values.len())
+            } else {
+                let mut raw = Vec::with_capacity(4 + levels.len() + values.len());
+                if nullable {
+                    raw.extend_from_slice(&(levels.len() as u32).to_le_bytes());
+                    raw.extend_from_slice(&levels);
+                }
+                raw.extend_from_slice(&values);
+                let compressed = self.compress(&raw)?;
+                page_buf.clear();
+                page_buf.extend_from_slice(compressed.as_deref().unwrap_or(&raw));
+                let header = PageHeader {
+                    type_: PageType::DATA_PAGE,
+                    uncompressed_page_size: page_size(raw.len(), "data page")?,
+                    compressed_page_size: page_size(page_buf.len(), "data page")?,
+                    crc: None,
+                    data_page_header: Some(DataPageHeader {
+                        num_values: page_size(slots, "page values")?,
+                        encoding: value_encoding,
+                        definition_level_encoding: Encoding::RLE,
+                        repetition_level_encoding: Encoding::RLE,
+                        statistics: header_stats,
+                    }),
+                    ..PageHeader::default()
+                };
+                (header, raw.len())
+            };
+            metadata::encode_page_header(&header, &mut bytes);
+            uncompressed_total += bytes.len() - start + uncompressed_body;
+            bytes.extend_from_slice(&page_buf);
+            locations.push(PageLocation {
+                offset: start as i64,
+                compressed_page_size: page_size(bytes.len() - start, "data page")?,
+                first_row_index: p.slot_start as i64,
+            });
+        }
+        encoding_stats.push(PageEncodingStats {
+            page_type: if v2 {
+                PageType::DATA_PAGE_V2
+            } else {
+                PageType::DATA_PAGE
+            },
+            encoding: value_encoding,
+            count: pages.len() as i32,
+        });
+
+        let mut encodings = vec![value_encoding];
+        if matches!(chosen, Chosen::Dictionary(_)) {
+            encodings.push(Encoding::PLAIN);
+        }
+        if nullable {
+            encodings.push(Encoding::RLE);
+        }
+        encodings.sort();
+        encodings.dedup();
+
+        let null_count = col.null_count() as i64;
+        let size_statistics = (byte_arrays || nullable).then(|| SizeStatistics {
+            unencoded_byte_array_data_bytes: byte_arrays.then(|| unencoded_per_page.iter().sum()),
+            repetition_level_histogram: None,
+            definition_level_histogram: nullable
+                .then(|| vec![null_count, col.len as i64 - null_count]),
+        });
+        let meta = ColumnMetaData {
+            type_: self.leaf.physical,
+            encodings,
+            path_in_schema: self.leaf.path.clone(),
+            codec: CompressionCodec(self.settings.codec.to_thrift()),
+            num_values: col.len as i64,
+            total_uncompressed_size: uncompressed_total as i64,
+            total_compressed_size: bytes.len() as i64,
+            key_value_metadata: None,
+            data_page_offset,
+            index_page_offset: None,
+            dictionary_page_offset,
+            statistics: stats_on.then(|| chunk_stats.to_thrift(true)),
+            encoding_stats: Some(encoding_stats),
+            bloom_filter_offset: None,
+            bloom_filter_length: None,
+            size_statistics,
+            geospatial_statistics: None,
+        };
+        let offset_index = self.settings.page_index.then(|| OffsetIndex {
+            page_locations: locations,
+            unencoded_byte_array_data_bytes: byte_arrays.then_some(unencoded_per_page),
+        });
+        Ok(EncodedChunk {
+            bytes,
+            meta,
+            column_index: column_index.and_then(|c| c.finish()),
+            offset_index,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_cut_by_bits_and_rows() {
+        let p = page_ranges(10, None, Some(64), |_| 64, 64 * 4, 100);
+        assert_eq!(p.len(), 3);
+        assert_eq!((p[2].slot_start, p[2].slot_end), (8, 10));
+        let p = page_ranges(10, None, Some(1), |_| 1, 1 << 20, 3);
+        assert_eq!(p.len(), 4);
+        let validity = NullBuffer::from(vec![true, false, false, true, true, false]);
+        let p = page_ranges(6, Some(&validity), Some(8), |_| 8, 16, 100);
+        assert_eq!(
+            p,
+            vec![
+                PageRange {
+                    slot_start: 0,
+                    slot_end: 4,
+                    value_start: 0,
+                    value_end: 2
+                },
+                PageRange {
+                    slot_start: 4,
+                    slot_end: 6,
+                    value_start: 2,
+                    value_end: 3
+                },
+            ]
+        );
+        assert!(page_ranges(0, None, Some(8), |_| 8, 16, 100).is_empty());
+    }
+}

@@ -1,0 +1,522 @@
+//! The file writer: buffers batches into row groups, encodes each column chunk when its row
+//! group closes, and writes the page index and footer once, in [`ParquetWriter::finish`].
+//!
+//! File layout written:
+//!
+//! ```text
+//! "PAR1" <row group 0: chunk 0, chunk 1, ...> ... <column indexes> <offset indexes>
+//! <FileMetaData> <u32 LE length> "PAR1"
+//! ```
+//!
+//! The footer exists only after `finish`: a writer dropped early (or that hit an error)
+//! leaves at most the leading magic and some pages, which no reader takes for a valid file.
+
+use std::io::Write;
+
+use super::column::{resolve_policy, ColumnWriter, Leaf, Settings};
+use super::options::{Field, WriterOptions};
+use super::stats::SortOrder;
+use crate::column::{Column, Values};
+use crate::metadata::{
+    self, ColumnChunk, ColumnIndex, ColumnOrder, ConvertedType, FieldRepetitionType, FileMetaData,
+    LogicalType, OffsetIndex, RowGroup, SchemaElement, Type, MAGIC,
+};
+use crate::{Error, Result};
+
+/// Writes a Parquet file of a flat schema to `W`.
+///
+/// ```
+/// use arrow_buffer::ScalarBuffer;
+/// use parq::column::{Column, Values};
+/// use parq::write::{Field, ParquetWriter, WriterOptions};
+///
+/// let mut out = Vec::new();
+/// let mut w = ParquetWriter::new(&mut out, vec![Field::int64("id")], WriterOptions::default())?;
+/// w.write_batch(&[Column {
+///     len: 3,
+///     validity: None,
+///     values: Values::Int64(ScalarBuffer::from(vec![1i64, 2, 3])),
+/// }])?;
+/// let meta = w.finish()?;
+/// assert_eq!(meta.num_rows, 3);
+/// assert_eq!(&out[..4], b"PAR1");
+/// # Ok::<(), parq::Error>(())
+/// ```
+pub struct ParquetWriter<W: Write> {
+    sink: W,
+    /// Bytes written to `sink` so far.
+    pos: u64,
+    schema: Vec<SchemaElement>,
+    columns: Vec<ColumnWriter>,
+    pending: Vec<Vec<Column>>,
+    pending_rows: usize,
+    pending_bytes: usize,
+    row_groups: Vec<RowGroup>,
+    /// Per row group, per column: the page index of the chunk (absolute offsets).
+    indexes: Vec<Vec<(Option<ColumnIndex>, Option<OffsetIndex>)>>,
+    num_rows: i64,
+    options: WriterOptions,
+    /// Set after an error that may have left the file half-written: every later call fails.
+    poisoned: bool,
+}
+
+impl<W: Write> std::fmt::Debug for ParquetWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetWriter")
+            .field("pos", &self.pos)
+            .field("columns", &self.columns.len())
+            .field("row_groups", &self.row_groups.len())
+            .field("pending_rows", &self.pending_rows)
+            .finish()
+    }
+}
+
+fn is_utf8(lt: Option<&LogicalType>, ct: Option<ConvertedType>) -> bool {
+    matches!(
+        lt,
+        Some(LogicalType::String | LogicalType::Enum | LogicalType::Json)
+    ) || matches!(
+        ct,
+        Some(ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON)
+    )
+}
+
+/// The leaf description of a flat schema's child element.
+fn leaf_of(e: &SchemaElement) -> Result<Leaf> {
+    let bad = |what: String| Error::InvalidArgument(format!("column {}: {what}", e.name));
+    let physical = e.type_.ok_or_else(|| {
+        Error::Unsupported(format!("nested group {} (flat schemas only)", e.name))
+    })?;
+    if e.num_children.is_some_and(|n| n > 0) {
+        return Err(bad("a leaf with children".into()));
+    }
+    let max_def = match e.repetition_type {
+        Some(FieldRepetitionType::REQUIRED) => 0,
+        Some(FieldRepetitionType::OPTIONAL) => 1,
+        Some(r) => {
+            return Err(Error::Unsupported(format!(
+                "column {} with repetition {r} (flat schemas only)",
+                e.name
+            )))
+        }
+        None => return Err(bad("no repetition type".into())),
+    };
+    let width = match physical {
+        Type::INT96 => 12,
+        Type::FIXED_LEN_BYTE_ARRAY => match e.type_length {
+            Some(w) if w > 0 => w as usize,
+            w => return Err(bad(format!("FIXED_LEN_BYTE_ARRAY of length {w:?}"))),
+        },
+        Type::BOOLEAN
+        | Type::INT32
+        | Type::INT64
+        | Type::FLOAT
+        | Type::DOUBLE
+        | Type::BYTE_ARRAY => 0,
+        t => return Err(bad(format!("unknown physical type {t}"))),
+    };
+    let lt = e.logical_type.as_ref();
+    Ok(Leaf {
+        path: vec![e.name.clone()],
+        physical,
+        width,
+        max_def,
+        max_rep: 0,
+        order: SortOrder::of(physical, lt, e.converted_type),
+        utf8: physical == Type::BYTE_ARRAY && is_utf8(lt, e.converted_type),
+        float: matches!(physical, Type::FLOAT | Type::DOUBLE)
+            || (physical == Type::FIXED_LEN_BYTE_ARRAY && lt == Some(&LogicalType::Float16)),
+    })
+}
+
+impl<W: Write> ParquetWriter<W> {
+    /// A writer of a flat schema made of `fields`, under a root named `schema`.
+    pub fn new(sink: W, fields: Vec<Field>, options: WriterOptions) -> Result<Self> {
+        let mut elements = Vec::with_capacity(fields.len() + 1);
+        elements.push(SchemaElement {
+            name: "schema".into(),
+            num_children: Some(fields.len() as i32),
+            ..SchemaElement::default()
+        });
+        elements.extend(fields.iter().map(Field::to_schema_element));
+        Self::from_schema_elements(sink, elements, options)
+    }
+
+    /// A writer keeping `elements` (a file's schema: the root, then one primitive leaf per
+    /// column) exactly as given: names, physical and logical types, field ids.
+    ///
+    /// Nested schemas are [`Error::Unsupported`] for now.
+    pub fn from_schema_elements(
+        sink: W,
+        elements: Vec<SchemaElement>,
+        options: WriterOptions,
+    ) -> Result<Self> {
+        let root = elements
+            .first()
+            .ok_or_else(|| Error::InvalidArgument("empty schema".into()))?;
+        let children = root.num_children.unwrap_or(0);
+        if root.type_.is_some() || children as usize != elements.len() - 1 {
+            return Err(Error::Unsupported(format!(
+                "schema root with {children} children over {} elements (flat schemas only)",
+                elements.len() - 1
+            )));
+        }
+        if options.row_group_rows == 0 || options.data_page_size == 0 {
+            return Err(Error::InvalidArgument(
+                "row_group_rows and data_page_size must be positive".into(),
+            ));
+        }
+        let mut columns = Vec::with_capacity(elements.len() - 1);
+        for e in &elements[1..] {
+            let leaf = leaf_of(e)?;
+            let over = options.columns.get(&leaf.dotted());
+            let codec = over
+                .and_then(|o| o.compression)
+                .unwrap_or(options.compression);
+            let level = over
+                .and_then(|o| o.compression_level)
+                .unwrap_or(options.compression_level);
+            let policy = over.and_then(|o| o.encoding).unwrap_or(options.encoding);
+            let settings = Settings {
+                codec,
+                encoding: resolve_policy(policy, &leaf)?,
+                page_version: options.page_version,
+                data_page_size: options.data_page_size,
+                data_page_row_limit: options.data_page_row_limit,
+                dictionary_size_limit: over
+                    .and_then(|o| o.dictionary_size_limit)
+                    .unwrap_or(options.dictionary_size_limit),
+                statistics: over
+                    .and_then(|o| o.statistics)
+                    .unwrap_or(options.statistics),
+                page_header_statistics: options.page_header_statistics,
+                truncate: options.statistics_truncate_length,
+                page_index: options.page_index,
+            };
+            columns.push(ColumnWriter::new(leaf, settings, level)?);
+        }
+        if let Some(path) = options
+            .columns
+            .keys()
+            .find(|p| !columns.iter().any(|c| &c.leaf.dotted() == *p))
+        {
+            return Err(Error::InvalidArgument(format!(
+                "options for column {path}, which the schema does not have"
+            )));
+        }
+        Ok(ParquetWriter {
+            sink,
+            pos: 0,
+            pending: vec![Vec::new(); columns.len()],
+            columns,
+            schema: elements,
+            pending_rows: 0,
+            pending_bytes: 0,
+            row_groups: Vec::new(),
+            indexes: Vec::new(),
+            num_rows: 0,
+            options,
+            poisoned: false,
+        })
+    }
+
+    /// The schema elements the footer will hold.
+    pub fn schema(&self) -> &[SchemaElement] {
+        &self.schema
+    }
+
+    /// Rows written so far (flushed row groups plus buffered rows).
+    pub fn num_rows(&self) -> u64 {
+        self.num_rows as u64 + self.pending_rows as u64
+    }
+
+    fn check_live(&self) -> Result<()> {
+        if self.poisoned {
+            return Err(Error::InvalidArgument(
+                "the writer failed earlier; the file is incomplete".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_column(&self, i: usize, col: &Column, len: usize) -> Result<()> {
+        let leaf = &self.columns[i].leaf;
+        let bad = |what: String| {
+            Err(Error::InvalidArgument(format!(
+                "column {}: {what}",
+                leaf.dotted()
+            )))
+        };
+        if col.len != len {
+            return bad(format!("{} rows, but column 0 has {len}", col.len));
+        }
+        if let Some(v) = &col.validity {
+            if v.len() != len {
+                return bad(format!("validity of {} slots for {len} rows", v.len()));
+            }
+            if leaf.max_def == 0 && v.null_count() > 0 {
+                return bad(format!("{} nulls in a required column", v.null_count()));
+            }
+        }
+        let (ok, n) = match (&col.values, leaf.physical) {
+            (Values::Boolean(b), Type::BOOLEAN) => (true, b.len()),
+            (Values::Int32(v), Type::INT32) => (true, v.len()),
+            (Values::Int64(v), Type::INT64) => (true, v.len()),
+            (Values::Float(v), Type::FLOAT) => (true, v.len()),
+            (Values::Double(v), Type::DOUBLE) => (true, v.len()),
+            (Values::Int96(d), Type::INT96) => (d.len() == len * 12, len),
+            (Values::FixedLenByteArray { width, data }, Type::FIXED_LEN_BYTE_ARRAY) => {
+                if *width != leaf.width {
+                    return bad(format!(
+                        "values of width {width} for FIXED_LEN_BYTE_ARRAY({})",
+                        leaf.width
+                    ));
+                }
+                (data.len() == len * width, len)
+            }
+            (Values::Binary { offsets, data }, Type::BYTE_ARRAY) => {
+                let ok = offsets.len() == len + 1
+                    && offsets[0] >= 0
+                    && offsets[len] as u64 <= data.len() as u64
+                    && offsets.windows(2).all(|w| w[0] <= w[1]);
+                if !ok {
+                    return bad("offsets out of order or out of the data".into());
+                }
+                (true, len)
+            }
+            (Values::BinaryView { views, buffers }, Type::BYTE_ARRAY) => {
+                let ok = views.iter().all(|&v| {
+                    let l = v as u32 as usize;
+                    l <= 12 || {
+                        let (b, o) = ((v >> 64) as u32 as usize, (v >> 96) as u32 as usize);
+                        buffers.get(b).is_some_and(|buf| o + l <= buf.len())
+                    }
+                });
+                if !ok {
+                    return bad("a view points outside its buffers".into());
+                }
+                (true, views.len())
+            }
+            (_, t) => return bad(format!("values of the wrong layout for physical type {t}")),
+        };
+        if !ok || n != len {
+            return bad(format!("value buffers do not hold {len} values"));
+        }
+        Ok(())
+    }
+
+    /// Buffer one batch (one [`Column`] per leaf, all of the same length) into the current
+    /// row group, closing row groups at `row_group_rows` rows or `row_group_bytes` bytes.
+    ///
+    /// A batch that fails validation is rejected whole and nothing is buffered.
+    pub fn write_batch(&mut self, columns: &[Column]) -> Result<()> {
+        self.check_live()?;
+        if columns.len() != self.columns.len() {
+            return Err(Error::InvalidArgument(format!(
+                "{} columns for a schema of {}",
+                columns.len(),
+                self.columns.len()
+            )));
+        }
+        let Some(first) = columns.first() else {
+            return Ok(());
+        };
+        let n = first.len;
+        for (i, c) in columns.iter().enumerate() {
+            self.check_column(i, c, n)?;
+        }
+        let batch_bytes: usize = columns.iter().map(|c| c.decoded_bytes()).sum();
+        let row_bytes = batch_bytes.div_ceil(n.max(1)).max(1);
+        let mut off = 0;
+        while off < n {
+            let room_rows = self.options.row_group_rows - self.pending_rows;
+            let room_bytes = self
+                .options
+                .row_group_bytes
+                .saturating_sub(self.pending_bytes);
+            let take = (n - off)
+                .min(room_rows)
+                .min((room_bytes / row_bytes).max(1));
+            for (p, c) in self.pending.iter_mut().zip(columns) {
+                p.push(if off == 0 && take == n {
+                    c.clone()
+                } else {
+                    c.slice(off, take)
+                });
+            }
+            self.pending_rows += take;
+            self.pending_bytes += take * row_bytes;
+            off += take;
+            if self.pending_rows >= self.options.row_group_rows
+                || self.pending_bytes >= self.options.row_group_bytes
+            {
+                self.flush_row_group()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
+        if let Err(e) = self.sink.write_all(bytes) {
+            self.poisoned = true;
+            return Err(e.into());
+        }
+        self.pos += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn start(&mut self) -> Result<()> {
+        if self.pos == 0 {
+            self.write_all(MAGIC)?;
+        }
+        Ok(())
+    }
+
+    /// Close the current row group (if it has rows): encode and write its column chunks.
+    pub fn flush_row_group(&mut self) -> Result<()> {
+        self.check_live()?;
+        if self.pending_rows == 0 {
+            return Ok(());
+        }
+        let result = self.write_row_group();
+        if result.is_err() {
+            self.poisoned = true;
+        }
+        result
+    }
+
+    fn write_row_group(&mut self) -> Result<()> {
+        self.start()?;
+        let rows = self.pending_rows;
+        let ordinal = self.row_groups.len();
+        let start = self.pos as i64;
+        let mut chunks = Vec::with_capacity(self.columns.len());
+        let mut indexes = Vec::with_capacity(self.columns.len());
+        let (mut total_uncompressed, mut total_compressed) = (0i64, 0i64);
+        for i in 0..self.columns.len() {
+            let parts = std::mem::take(&mut self.pending[i]);
+            let col = match <[Column; 1]>::try_from(parts) {
+                Ok([c]) => c,
+                Err(parts) => Column::concat(&parts),
+            };
+            let chunk = self.columns[i].write_chunk(&col).map_err(|e| {
+                e.at(&crate::error::Location {
+                    column: Some(self.columns[i].leaf.dotted()),
+                    row_group: Some(ordinal),
+                    ..Default::default()
+                })
+            })?;
+            drop(col);
+            let base = self.pos as i64;
+            self.write_all(&chunk.bytes)?;
+            let mut meta = chunk.meta;
+            meta.data_page_offset += base;
+            if let Some(d) = &mut meta.dictionary_page_offset {
+                *d += base;
+            }
+            total_uncompressed += meta.total_uncompressed_size;
+            total_compressed += meta.total_compressed_size;
+            let mut offset_index = chunk.offset_index;
+            if let Some(oi) = &mut offset_index {
+                for loc in &mut oi.page_locations {
+                    loc.offset += base;
+                }
+            }
+            indexes.push((chunk.column_index, offset_index));
+            chunks.push(ColumnChunk {
+                file_path: None,
+                file_offset: base,
+                meta_data: Some(meta),
+                ..ColumnChunk::default()
+            });
+        }
+        self.row_groups.push(RowGroup {
+            columns: chunks,
+            total_byte_size: total_uncompressed,
+            num_rows: rows as i64,
+            sorting_columns: None,
+            file_offset: Some(start),
+            total_compressed_size: Some(total_compressed),
+            ordinal: i16::try_from(ordinal).ok(),
+        });
+        self.indexes.push(indexes);
+        self.num_rows += rows as i64;
+        self.pending_rows = 0;
+        self.pending_bytes = 0;
+        Ok(())
+    }
+
+    /// Flush the last row group, write the page index and the footer, and return the footer.
+    pub fn finish(self) -> Result<FileMetaData> {
+        self.close().map(|(m, _)| m)
+    }
+
+    /// [`finish`](Self::finish), also giving back the sink.
+    pub fn close(mut self) -> Result<(FileMetaData, W)> {
+        self.flush_row_group()?;
+        self.check_live()?;
+        let result = self.write_footer();
+        match result {
+            Ok(meta) => Ok((meta, self.sink)),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn write_footer(&mut self) -> Result<FileMetaData> {
+        self.start()?;
+        let indexes = std::mem::take(&mut self.indexes);
+        let mut buf = Vec::new();
+        for (rg, cols) in indexes.iter().enumerate() {
+            for (c, (ci, _)) in cols.iter().enumerate() {
+                if let Some(ci) = ci {
+                    buf.clear();
+                    metadata::encode_column_index(ci, &mut buf);
+                    let chunk = &mut self.row_groups[rg].columns[c];
+                    chunk.column_index_offset = Some(self.pos as i64);
+                    chunk.column_index_length = Some(index_len(buf.len())?);
+                    self.write_all(&buf)?;
+                }
+            }
+        }
+        for (rg, cols) in indexes.iter().enumerate() {
+            for (c, (_, oi)) in cols.iter().enumerate() {
+                if let Some(oi) = oi {
+                    buf.clear();
+                    metadata::encode_offset_index(oi, &mut buf);
+                    let chunk = &mut self.row_groups[rg].columns[c];
+                    chunk.offset_index_offset = Some(self.pos as i64);
+                    chunk.offset_index_length = Some(index_len(buf.len())?);
+                    self.write_all(&buf)?;
+                }
+            }
+        }
+        let kv = std::mem::take(&mut self.options.key_value_metadata);
+        let meta = FileMetaData {
+            version: 1,
+            schema: self.schema.clone(),
+            num_rows: self.num_rows,
+            row_groups: std::mem::take(&mut self.row_groups),
+            key_value_metadata: (!kv.is_empty()).then_some(kv),
+            created_by: Some(self.options.created_by.clone()),
+            column_orders: Some(vec![ColumnOrder::TypeDefinedOrder; self.columns.len()]),
+            encryption_algorithm: None,
+            footer_signing_key_metadata: None,
+        };
+        buf.clear();
+        metadata::encode_file_metadata(&meta, &mut buf);
+        let len = u32::try_from(buf.len())
+            .map_err(|_| Error::InvalidArgument("footer larger than 4 GiB".into()))?;
+        buf.extend_from_slice(&len.to_le_bytes());
+        buf.extend_from_slice(MAGIC);
+        self.write_all(&buf)?;
+        if let Err(e) = self.sink.flush() {
+            self.poisoned = true;
+            return Err(e.into());
+        }
+        Ok(meta)
+    }
+}
+
+fn index_len(n: usize) -> Result<i32> {
+    i32::try_from(n).map_err(|_| Error::InvalidArgument("page index larger than 2 GiB".into()))
+}

@@ -1,0 +1,637 @@
+//! Min/max statistics in the order each column's type defines (`ColumnOrder.TYPE_ORDER` in
+//! `parquet.thrift`), PLAIN-encoded without length prefix, for chunks, pages and the column
+//! index.
+//!
+//! The rules readers rely on, from the `ColumnOrder` comment of `parquet.thrift`:
+//! * integers compare signed, or unsigned when annotated `UINT_*` / `INTEGER(_, false)`;
+//! * FLOAT, DOUBLE and FLOAT16 ignore NaN (all NaN: no min/max), a zero min is written `-0.0`
+//!   and a zero max `+0.0`, and `nan_count` is always set;
+//! * byte arrays and FIXED_LEN_BYTE_ARRAY compare as unsigned bytes, except decimals, which
+//!   compare as signed big-endian integers;
+//! * INT96, INTERVAL and the geospatial/variant types have no usable order here: no min/max.
+//!
+//! Long byte-array bounds are truncated: the min to a prefix, the max to a prefix whose last
+//! byte (UTF-8 code point for strings) is incremented, and both are then marked inexact.
+
+use std::cmp::Ordering;
+
+use arrow_buffer::BooleanBuffer;
+
+use crate::metadata::{ConvertedType, LogicalType, Statistics, Type};
+
+/// How a column's values are ordered for min/max.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SortOrder {
+    /// `false < true`.
+    Boolean,
+    /// Two's complement little-endian INT32/INT64.
+    Signed,
+    /// INT32/INT64 compared as unsigned.
+    Unsigned,
+    /// FLOAT/DOUBLE by value, NaN ignored.
+    Float,
+    /// FLOAT16 (2 little-endian bytes) by value, NaN ignored.
+    Float16,
+    /// Unsigned lexicographic bytes.
+    Bytes,
+    /// Big-endian two's complement of any length (decimal on byte arrays).
+    SignedBytes,
+    /// No defined order: no min/max.
+    Undefined,
+}
+
+impl SortOrder {
+    /// The order of a leaf with the given types.
+    pub(crate) fn of(
+        physical: Type,
+        logical: Option<&LogicalType>,
+        converted: Option<ConvertedType>,
+    ) -> SortOrder {
+        if let Some(lt) = logical {
+            match lt {
+                LogicalType::Integer {
+                    is_signed: false, ..
+                } => return SortOrder::Unsigned,
+                LogicalType::Decimal { .. } => {
+                    return match physical {
+                        Type::INT32 | Type::INT64 => SortOrder::Signed,
+                        _ => SortOrder::SignedBytes,
+                    }
+                }
+                LogicalType::Float16 => return SortOrder::Float16,
+                LogicalType::Map
+                | LogicalType::List
+                | LogicalType::Variant { .. }
+                | LogicalType::Geometry { .. }
+                | LogicalType::Geography { .. }
+                | LogicalType::Vector
+                | LogicalType::Unknown { .. } => return SortOrder::Undefined,
+                _ => {}
+            }
+        } else if let Some(ct) = converted {
+            match ct {
+                ConvertedType::UINT_8
+                | ConvertedType::UINT_16
+                | ConvertedType::UINT_32
+                | ConvertedType::UINT_64 => return SortOrder::Unsigned,
+                ConvertedType::DECIMAL => {
+                    return match physical {
+                        Type::INT32 | Type::INT64 => SortOrder::Signed,
+                        _ => SortOrder::SignedBytes,
+                    }
+                }
+                ConvertedType::INTERVAL
+                | ConvertedType::MAP
+                | ConvertedType::MAP_KEY_VALUE
+                | ConvertedType::LIST => return SortOrder::Undefined,
+                _ => {}
+            }
+        }
+        match physical {
+            Type::BOOLEAN => SortOrder::Boolean,
+            Type::INT32 | Type::INT64 => SortOrder::Signed,
+            Type::FLOAT | Type::DOUBLE => SortOrder::Float,
+            Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY => SortOrder::Bytes,
+            _ => SortOrder::Undefined,
+        }
+    }
+
+    /// Compare two PLAIN-encoded bounds of this order.
+    pub(crate) fn compare(self, a: &[u8], b: &[u8]) -> Ordering {
+        fn arr<const N: usize>(v: &[u8]) -> [u8; N] {
+            let mut out = [0u8; N];
+            let n = v.len().min(N);
+            out[..n].copy_from_slice(&v[..n]);
+            out
+        }
+        match self {
+            SortOrder::Boolean | SortOrder::Bytes | SortOrder::Undefined => a.cmp(b),
+            SortOrder::Signed if a.len() == 4 => {
+                i32::from_le_bytes(arr(a)).cmp(&i32::from_le_bytes(arr(b)))
+            }
+            SortOrder::Signed => i64::from_le_bytes(arr(a)).cmp(&i64::from_le_bytes(arr(b))),
+            SortOrder::Unsigned if a.len() == 4 => {
+                u32::from_le_bytes(arr(a)).cmp(&u32::from_le_bytes(arr(b)))
+            }
+            SortOrder::Unsigned => u64::from_le_bytes(arr(a)).cmp(&u64::from_le_bytes(arr(b))),
+            SortOrder::Float if a.len() == 4 => f32::from_le_bytes(arr(a))
+                .partial_cmp(&f32::from_le_bytes(arr(b)))
+                .unwrap_or(Ordering::Equal),
+            SortOrder::Float => f64::from_le_bytes(arr(a))
+                .partial_cmp(&f64::from_le_bytes(arr(b)))
+                .unwrap_or(Ordering::Equal),
+            SortOrder::Float16 => f16_to_f32(u16::from_le_bytes(arr(a)))
+                .partial_cmp(&f16_to_f32(u16::from_le_bytes(arr(b))))
+                .unwrap_or(Ordering::Equal),
+            SortOrder::SignedBytes => cmp_signed_be(a, b),
+        }
+    }
+}
+
+/// Compare big-endian two's complement integers of any lengths (the empty array is 0).
+pub(crate) fn cmp_signed_be(a: &[u8], b: &[u8]) -> Ordering {
+    let neg = |v: &[u8]| v.first().is_some_and(|x| x & 0x80 != 0);
+    let (na, nb) = (neg(a), neg(b));
+    if na != nb {
+        return if na {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        };
+    }
+    let pad = if na { 0xFF } else { 0 };
+    let n = a.len().max(b.len());
+    let at = |v: &[u8], i: usize| {
+        let lead = n - v.len();
+        if i < lead {
+            pad
+        } else {
+            v[i - lead]
+        }
+    };
+    (0..n)
+        .map(|i| at(a, i).cmp(&at(b, i)))
+        .find(|o| o.is_ne())
+        .unwrap_or(Ordering::Equal)
+}
+
+/// An IEEE 754 half (binary16) as `f32` (exact).
+pub(crate) fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let mant = (h & 0x3ff) as u32;
+    let bits = match (exp, mant) {
+        (0, 0) => sign,
+        (0, m) => {
+            // Subnormal: m * 2^-24.
+            let v = m as f32 * f32::from_bits(0x3380_0000);
+            return if sign != 0 { -v } else { v };
+        }
+        (0x1f, 0) => sign | 0x7f80_0000,
+        (0x1f, m) => sign | 0x7fc0_0000 | (m << 13),
+        (e, m) => sign | ((e + 127 - 15) << 23) | (m << 13),
+    };
+    f32::from_bits(bits)
+}
+
+/// PLAIN-encoded lower and upper bounds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct MinMax {
+    pub min: Vec<u8>,
+    pub max: Vec<u8>,
+    pub min_exact: bool,
+    pub max_exact: bool,
+}
+
+/// Statistics of one page or chunk.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Stats {
+    pub null_count: u64,
+    /// Set for floating point columns.
+    pub nan_count: Option<u64>,
+    pub min_max: Option<MinMax>,
+}
+
+impl Stats {
+    /// Fold another page's statistics into a chunk's.
+    pub(crate) fn merge(&mut self, other: &Stats, order: SortOrder) {
+        self.null_count += other.null_count;
+        if let Some(n) = other.nan_count {
+            *self.nan_count.get_or_insert(0) += n;
+        }
+        let Some(o) = &other.min_max else { return };
+        match &mut self.min_max {
+            None => self.min_max = Some(o.clone()),
+            Some(m) => {
+                match order.compare(&o.min, &m.min) {
+                    Ordering::Less => {
+                        m.min.clone_from(&o.min);
+                        m.min_exact = o.min_exact;
+                    }
+                    Ordering::Equal => m.min_exact |= o.min_exact,
+                    Ordering::Greater => {}
+                }
+                match order.compare(&o.max, &m.max) {
+                    Ordering::Greater => {
+                        m.max.clone_from(&o.max);
+                        m.max_exact = o.max_exact;
+                    }
+                    Ordering::Equal => m.max_exact |= o.max_exact,
+                    Ordering::Less => {}
+                }
+            }
+        }
+    }
+
+    /// The thrift `Statistics` (`min_value`/`max_value`, never the deprecated `min`/`max`).
+    pub(crate) fn to_thrift(&self, with_min_max: bool) -> Statistics {
+        let mm = self.min_max.as_ref().filter(|_| with_min_max);
+        Statistics {
+            null_count: Some(self.null_count as i64),
+            nan_count: self.nan_count.map(|n| n as i64),
+            min_value: mm.map(|m| m.min.clone()),
+            max_value: mm.map(|m| m.max.clone()),
+            is_min_value_exact: mm.map(|m| m.min_exact),
+            is_max_value_exact: mm.map(|m| m.max_exact),
+            ..Statistics::default()
+        }
+    }
+}
+
+fn exact(min: Vec<u8>, max: Vec<u8>) -> MinMax {
+    MinMax {
+        min,
+        max,
+        min_exact: true,
+        max_exact: true,
+    }
+}
+
+/// Min/max of INT32 values.
+pub(crate) fn int32(values: &[i32], order: SortOrder) -> Option<MinMax> {
+    if values.is_empty() {
+        return None;
+    }
+    let (min, max) = if order == SortOrder::Unsigned {
+        let it = values.iter().map(|&v| v as u32);
+        (it.clone().min()? as i32, it.max()? as i32)
+    } else {
+        (*values.iter().min()?, *values.iter().max()?)
+    };
+    Some(exact(
+        min.to_le_bytes().to_vec(),
+        max.to_le_bytes().to_vec(),
+    ))
+}
+
+/// Min/max of INT64 values.
+pub(crate) fn int64(values: &[i64], order: SortOrder) -> Option<MinMax> {
+    if values.is_empty() {
+        return None;
+    }
+    let (min, max) = if order == SortOrder::Unsigned {
+        let it = values.iter().map(|&v| v as u64);
+        (it.clone().min()? as i64, it.max()? as i64)
+    } else {
+        (*values.iter().min()?, *values.iter().max()?)
+    };
+    Some(exact(
+        min.to_le_bytes().to_vec(),
+        max.to_le_bytes().to_vec(),
+    ))
+}
+
+/// Min/max (NaN ignored, zero rules applied) and NaN count of FLOAT values.
+pub(crate) fn float32(values: &[f32]) -> (Option<MinMax>, u64) {
+    let (mut min, mut max, mut nans) = (f32::INFINITY, f32::NEG_INFINITY, 0u64);
+    for &v in values {
+        if v.is_nan() {
+            nans += 1;
+        } else {
+            min = min.min(v);
+            max = max.max(v);
+        }
+    }
+    if nans as usize == values.len() {
+        return (None, nans);
+    }
+    if min == 0.0 {
+        min = -0.0;
+    }
+    if max == 0.0 {
+        max = 0.0;
+    }
+    (
+        Some(exact(
+            min.to_le_bytes().to_vec(),
+            max.to_le_bytes().to_vec(),
+        )),
+        nans,
+    )
+}
+
+/// Min/max (NaN ignored, zero rules applied) and NaN count of DOUBLE values.
+pub(crate) fn float64(values: &[f64]) -> (Option<MinMax>, u64) {
+    let (mut min, mut max, mut nans) = (f64::INFINITY, f64::NEG_INFINITY, 0u64);
+    for &v in values {
+        if v.is_nan() {
+            nans += 1;
+        } else {
+            min = min.min(v);
+            max = max.max(v);
+        }
+    }
+    if nans as usize == values.len() {
+        return (None, nans);
+    }
+    if min == 0.0 {
+        min = -0.0;
+    }
+    if max == 0.0 {
+        max = 0.0;
+    }
+    (
+        Some(exact(
+            min.to_le_bytes().to_vec(),
+            max.to_le_bytes().to_vec(),
+        )),
+        nans,
+    )
+}
+
+/// Min/max and NaN count of FLOAT16 values (`data` holds 2 little-endian bytes per value).
+pub(crate) fn float16(data: &[u8]) -> (Option<MinMax>, u64) {
+    let mut best: Option<(f32, u16, f32, u16)> = None;
+    let mut nans = 0u64;
+    for c in data.chunks_exact(2) {
+        let h = u16::from_le_bytes([c[0], c[1]]);
+        let f = f16_to_f32(h);
+        if f.is_nan() {
+            nans += 1;
+            continue;
+        }
+        match &mut best {
+            None => best = Some((f, h, f, h)),
+            Some((lo, lh, hi, hh)) => {
+                if f < *lo {
+                    (*lo, *lh) = (f, h);
+                }
+                if f > *hi {
+                    (*hi, *hh) = (f, h);
+                }
+            }
+        }
+    }
+    let Some((lo, mut lh, hi, mut hh)) = best else {
+        return (None, nans);
+    };
+    if lo == 0.0 {
+        lh = 0x8000;
+    }
+    if hi == 0.0 {
+        hh = 0x0000;
+    }
+    (
+        Some(exact(lh.to_le_bytes().to_vec(), hh.to_le_bytes().to_vec())),
+        nans,
+    )
+}
+
+/// Min/max of booleans (`false < true`).
+pub(crate) fn boolean(bits: &BooleanBuffer) -> Option<MinMax> {
+    if bits.is_empty() {
+        return None;
+    }
+    let ones = bits.count_set_bits();
+    let min = (ones == bits.len()) as u8;
+    let max = (ones > 0) as u8;
+    Some(exact(vec![min], vec![max]))
+}
+
+/// Min/max of byte strings in `order` ([`SortOrder::Bytes`] or [`SortOrder::SignedBytes`]),
+/// truncated to `truncate` bytes when longer (UTF-8 aware when `utf8`).
+pub(crate) fn byte_arrays<'a>(
+    values: impl Iterator<Item = &'a [u8]>,
+    order: SortOrder,
+    truncate: Option<usize>,
+    utf8: bool,
+) -> Option<MinMax> {
+    let mut it = values;
+    let first = it.next()?;
+    let (mut min, mut max) = (first, first);
+    if order == SortOrder::SignedBytes {
+        for v in it {
+            if cmp_signed_be(v, min).is_lt() {
+                min = v;
+            }
+            if cmp_signed_be(v, max).is_gt() {
+                max = v;
+            }
+        }
+    } else {
+        for v in it {
+            if v < min {
+                min = v;
+            } else if v > max {
+                max = v;
+            }
+        }
+    }
+    let limit = match truncate {
+        Some(l) if order == SortOrder::Bytes => l,
+        _ => return Some(exact(min.to_vec(), max.to_vec())),
+    };
+    let (min, min_exact) = truncate_min(min, limit, utf8);
+    let (max, max_exact) = truncate_max(max, limit, utf8);
+    Some(MinMax {
+        min,
+        max,
+        min_exact,
+        max_exact,
+    })
+}
+
+/// Min/max of FIXED_LEN_BYTE_ARRAY values of `width` bytes (never truncated: a bound must
+/// keep the type's width).
+pub(crate) fn fixed(data: &[u8], width: usize, order: SortOrder) -> (Option<MinMax>, Option<u64>) {
+    match order {
+        SortOrder::Float16 if width == 2 => {
+            let (mm, nans) = float16(data);
+            (mm, Some(nans))
+        }
+        SortOrder::Bytes | SortOrder::SignedBytes if width > 0 => (
+            byte_arrays(data.chunks_exact(width), order, None, false),
+            None,
+        ),
+        _ => (None, None),
+    }
+}
+
+/// A lower bound of at most `limit` bytes, and whether it is `v` itself.
+pub(crate) fn truncate_min(v: &[u8], limit: usize, utf8: bool) -> (Vec<u8>, bool) {
+    if v.len() <= limit {
+        return (v.to_vec(), true);
+    }
+    let mut end = limit;
+    if utf8 && std::str::from_utf8(v).is_ok() {
+        // Back up to a char boundary so the bound stays valid UTF-8.
+        while end > 0 && (v[end] & 0xC0) == 0x80 {
+            end -= 1;
+        }
+    }
+    (v[..end].to_vec(), false)
+}
+
+/// An upper bound of at most `limit` bytes (UTF-8 strings: about `limit`, on char
+/// boundaries), and whether it is `v` itself. When no shorter bound exists (all `0xFF`, or
+/// only `U+10FFFF`) `v` is kept whole.
+pub(crate) fn truncate_max(v: &[u8], limit: usize, utf8: bool) -> (Vec<u8>, bool) {
+    if v.len() <= limit {
+        return (v.to_vec(), true);
+    }
+    if utf8 {
+        if let Ok(s) = std::str::from_utf8(v) {
+            let mut end = limit;
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            let prefix = &s[..end];
+            for (i, c) in prefix.char_indices().rev() {
+                let next = match c as u32 {
+                    0xD7FF => Some('\u{E000}'),
+                    n => char::from_u32(n + 1),
+                };
+                if let Some(n) = next {
+                    let mut out = prefix.as_bytes()[..i].to_vec();
+                    let mut buf = [0u8; 4];
+                    out.extend_from_slice(n.encode_utf8(&mut buf).as_bytes());
+                    return (out, false);
+                }
+            }
+            return (v.to_vec(), true);
+        }
+    }
+    let mut out = v[..limit].to_vec();
+    while let Some(last) = out.last_mut() {
+        if *last < 0xFF {
+            *last += 1;
+            return (out, false);
+        }
+        out.pop();
+    }
+    (v.to_vec(), true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_zero_and_nan_rules() {
+        let (mm, nans) = float64(&[0.0, f64::NAN, 1.0]);
+        let mm = mm.unwrap();
+        assert_eq!(nans, 1);
+        assert_eq!(
+            f64::from_le_bytes(mm.min.try_into().unwrap()).to_bits(),
+            (-0.0f64).to_bits()
+        );
+        let (mm, _) = float32(&[-0.0, -1.0]);
+        let mm = mm.unwrap();
+        assert_eq!(f32::from_le_bytes(mm.max.try_into().unwrap()).to_bits(), 0);
+        assert_eq!(float32(&[f32::NAN, f32::NAN]), (None, 2));
+        assert_eq!(float32(&[]), (None, 0));
+        // FLOAT16: 1.0 = 0x3C00, -2.0 = 0xC000, NaN = 0x7E00, -0 = 0x8000.
+        let (mm, nans) = float16(&[0x00, 0x3C, 0x00, 0x7E, 0x00, 0x80]);
+        let mm = mm.unwrap();
+        assert_eq!(
+            (mm.min, mm.max, nans),
+            (vec![0x00, 0x80], vec![0x00, 0x3C], 1)
+        );
+        let (mm, _) = float16(&[0x00, 0xC0, 0x00, 0x00]);
+        assert_eq!(mm.unwrap().max, vec![0, 0]);
+    }
+
+    #[test]
+    fn f16_conversion() {
+        assert_eq!(f16_to_f32(0x3C00), 1.0);
+        assert_eq!(f16_to_f32(0xC000), -2.0);
+        assert_eq!(f16_to_f32(0x7BFF), 65504.0);
+        assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24));
+        assert!(f16_to_f32(0x7E00).is_nan());
+        assert_eq!(f16_to_f32(0xFC00), f32::NEG_INFINITY);
+    }
+
+    #[test]
+    fn unsigned_and_signed_ints() {
+        let mm = int32(&[-1, 5], SortOrder::Unsigned).unwrap();
+        assert_eq!(mm.min, 5i32.to_le_bytes());
+        assert_eq!(mm.max, (-1i32).to_le_bytes());
+        let mm = int64(&[-1, 5], SortOrder::Signed).unwrap();
+        assert_eq!(mm.min, (-1i64).to_le_bytes());
+        assert!(SortOrder::Unsigned
+            .compare(&(-1i32).to_le_bytes(), &5i32.to_le_bytes())
+            .is_gt());
+    }
+
+    #[test]
+    fn signed_big_endian() {
+        assert!(cmp_signed_be(&[0xFF], &[0x00]).is_lt());
+        assert!(cmp_signed_be(&[0xFF, 0xFE], &[0xFF]).is_lt()); // -2 < -1
+        assert!(cmp_signed_be(&[0x01, 0x00], &[0x7F]).is_gt()); // 256 > 127
+        assert!(cmp_signed_be(&[], &[0x00, 0x00]).is_eq());
+        let mm = byte_arrays(
+            [&[0x01u8][..], &[0x80], &[0x00, 0x05]].into_iter(),
+            SortOrder::SignedBytes,
+            Some(1),
+            false,
+        )
+        .unwrap();
+        assert_eq!((mm.min, mm.max), (vec![0x80], vec![0x00, 0x05]));
+    }
+
+    #[test]
+    fn truncation() {
+        let long = vec![b'a'; 100];
+        assert_eq!(truncate_min(&long, 64, false), (vec![b'a'; 64], false));
+        let (max, exact) = truncate_max(&long, 64, false);
+        assert!(!exact);
+        assert_eq!(max.len(), 64);
+        assert_eq!(max[63], b'b');
+        let mut ff = vec![b'a'; 10];
+        ff.extend([0xFF; 90]);
+        let (max, _) = truncate_max(&ff, 64, false);
+        assert_eq!(max, [&[b'a'; 9][..], b"b"].concat());
+        assert_eq!(truncate_max(&[0xFF; 70], 64, false), (vec![0xFF; 70], true));
+        // UTF-8: 'é' is 2 bytes; the bound stays on char boundaries and valid.
+        let s = "é".repeat(40);
+        let (min, _) = truncate_min(s.as_bytes(), 63, true);
+        assert_eq!(min.len(), 62);
+        let (max, exact) = truncate_max(s.as_bytes(), 63, true);
+        assert!(!exact);
+        let max = String::from_utf8(max).unwrap();
+        assert_eq!(max, format!("{}ê", "é".repeat(30)));
+        assert!(max.as_bytes() > s.as_bytes());
+        let short = byte_arrays(
+            [&b"b"[..], b"a", b"c"].into_iter(),
+            SortOrder::Bytes,
+            Some(64),
+            true,
+        )
+        .unwrap();
+        assert_eq!(
+            (short.min, short.max, short.min_exact),
+            (b"a".to_vec(), b"c".to_vec(), true)
+        );
+    }
+
+    #[test]
+    fn merge_keeps_bounds() {
+        let order = SortOrder::Signed;
+        let mut a = Stats {
+            null_count: 1,
+            nan_count: None,
+            min_max: int32(&[3, 9], order),
+        };
+        a.merge(
+            &Stats {
+                null_count: 2,
+                nan_count: None,
+                min_max: int32(&[-4, 5], order),
+            },
+            order,
+        );
+        a.merge(
+            &Stats {
+                null_count: 3,
+                ..Stats::default()
+            },
+            order,
+        );
+        let mm = a.min_max.unwrap();
+        assert_eq!(a.null_count, 6);
+        assert_eq!(
+            (mm.min, mm.max),
+            ((-4i32).to_le_bytes().to_vec(), 9i32.to_le_bytes().to_vec())
+        );
+    }
+}
