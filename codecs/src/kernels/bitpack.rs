@@ -121,7 +121,8 @@ macro_rules! kernels {
             }
             // A group of 8 values is exactly W bytes.
             let rest = input.get(done / 8 * W..).unwrap_or(&[]);
-            for (chunk, o) in rest.chunks_exact(W).zip(out[done..].chunks_exact_mut(8)) {
+            let tail = out.get_mut(done..).unwrap_or(&mut []);
+            for (chunk, o) in rest.chunks_exact(W).zip(tail.chunks_exact_mut(8)) {
                 if let Ok(o) = <&mut [$t; 8]>::try_from(o) {
                     let mut v = [0u64; 8];
                     unpack8::<W>(chunk, &mut v);
@@ -145,7 +146,7 @@ macro_rules! kernels {
                     done += $bits;
                 }
             }
-            for v in values[done..].chunks_exact(8) {
+            for v in values.get(done..).unwrap_or(&[]).chunks_exact(8) {
                 let mut w = [0u64; 8];
                 for (w, v) in w.iter_mut().zip(v) {
                     *w = *v as u64;
