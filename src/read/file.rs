@@ -228,7 +228,15 @@ impl<S: Source> ParquetReader<S> {
             ))
             .at(loc));
         }
-        let end = (start as u64).saturating_add(len as u64).min(file_len - 8);
+        // Old parquet-mr (PARQUET-816) left the dictionary page header out of
+        // total_compressed_size. Like parquet-cpp, allow up to 100 bytes past the declared end;
+        // the page reader stops at the chunk's value count, so the slack is never decoded
+        // unless the chunk needs it.
+        const DICT_HEADER_SLACK: u64 = 100;
+        let end = (start as u64)
+            .saturating_add(len as u64)
+            .saturating_add(DICT_HEADER_SLACK)
+            .min(file_len - 8);
         Ok((start as u64, end))
     }
 }
@@ -274,6 +282,10 @@ impl<S: Source> ColumnReader<S> {
         let codec = CodecKind::from_thrift(meta.codec.0).ok_or_else(|| {
             Error::Unsupported(format!("compression codec {:?}", meta.codec))
         })?;
+        if meta.num_values == 0 {
+            // An empty chunk: nothing to read, whatever its offsets say.
+            return Ok(true);
+        }
         let (start, end) = self.file.chunk_range(chunk, &loc)?;
         let bytes = self.file.source.read(start..end)?;
         decoder.clear_dictionary();
