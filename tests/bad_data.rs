@@ -38,7 +38,7 @@ fn bad_data_files_fail_cleanly() {
         let name = rel(&e.file, &dir);
         if e.status == "ok" {
             // pyarrow reads it: parq must agree.
-            let want = std::fs::read_to_string(&e.out).expect("read expected output");
+            let want = load_expected(&e.out);
             let outcome = cat_and_compare(&e.file, &[], &want, &scratch);
             let line = format!("pyarrow reads it; parq {outcome}");
             let err = (!outcome.is_match()).then(|| format!("{name}: {line}"));

@@ -118,7 +118,7 @@ fn conformance_parquet_testing() {
         };
         match e.status.as_str() {
             "ok" => {
-                let want = std::fs::read_to_string(&e.out).expect("read expected output");
+                let want = load_expected(&e.out);
                 let outcome = cat_and_compare(&e.file, &[], &want, &scratch);
                 r.line = outcome.to_string();
                 if outcome.is_match() {

@@ -57,7 +57,7 @@ fn pyarrow_written_files() {
                 format!("expected.py: {} ({})", e.status, e.reason),
             );
         }
-        let want = std::fs::read_to_string(&e.out).expect("read expected output");
+        let want = load_expected(&e.out);
         let outcome = cat_and_compare(&e.file, &[], &want, &scratch);
         let line = outcome.to_string();
         (name, Some(outcome.is_match()), line)

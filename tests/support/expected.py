@@ -104,7 +104,7 @@ def decimal_text(unscaled, scale):
     elif scale < 0:
         # Not allowed by the spec (scale >= 0); shown as an integer.
         digits = digits + "0" * (-scale)
-    return json.dumps(("-" if neg else "") + digits)
+    return '"' + ("-" if neg else "") + digits + '"'
 
 
 def decimal_unscaled(v, scale):
@@ -276,7 +276,7 @@ def column_texts(cs, arr, arr_s=None):
     if pt in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"):
         vals = raw_bytes(chunks)
         if pt == "BYTE_ARRAY" and (lt in STRINGY_LOGICAL or ct in STRINGY_CONVERTED):
-            return ["null" if v is None else json.dumps(bytes(v).decode("utf-8", "replace"))
+            return ["null" if v is None else json.dumps(bytes(v).decode("utf-8", "replace"), ensure_ascii=False)
                     for v in vals]
         return ["null" if v is None else '"' + bytes(v).hex() + '"' for v in vals]
 
@@ -358,18 +358,26 @@ def expected_lines(path, columns=None, limit=None):
         if len(t) != table.num_rows:
             raise Unsupported("column %r gave %d values for %d rows" % (c.name, len(t), table.num_rows))
         texts.append(t)
-        keys.append(json.dumps(c.name) + ":")
+        keys.append(json.dumps(c.name, ensure_ascii=False) + ":")
 
     lines = []
     for r in range(table.num_rows):
         lines.append("{" + ",".join(k + t[r] for k, t in zip(keys, texts)) + "}\n")
-    return lines
+    return lines, [c.name for _, c in cols if c.physical_type == "FLOAT"]
 
 
 def write_expected(path, out, columns=None, limit=None):
-    lines = expected_lines(path, columns, limit)
+    """Writes OUT (JSON Lines) and OUT.f32.json (the keys of FLOAT columns).
+
+    FLOAT keys matter to the comparison: a shortest f32 decimal can have two
+    equally short forms (19781.0625 -> "19781.062" or "19781.063"), which are
+    equal only when parsed as f32.
+    """
+    lines, f32_keys = expected_lines(path, columns, limit)
     with open(out, "w", encoding="utf-8") as f:
         f.writelines(lines)
+    with open(out + ".f32.json", "w", encoding="utf-8") as f:
+        json.dump(f32_keys, f)
     return len(lines)
 
 

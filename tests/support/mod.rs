@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Deadline for one `parq cat` run before it counts as a hang.
 pub const CAT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -30,12 +30,16 @@ pub fn support_dir() -> PathBuf {
     manifest_dir().join("tests/support")
 }
 
-/// The `parq` binary Cargo built for this test run.
+/// The `parq` binary Cargo built for this test run, or `$PARQ_BIN` when set
+/// (to test another build, e.g. a release binary, with the same harness).
 pub fn parq_bin() -> PathBuf {
+    if let Some(p) = std::env::var_os("PARQ_BIN").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
     let Some(path) = option_env!("CARGO_BIN_EXE_parq") else {
         panic!(
             "there is no `parq` binary target (Cargo.toml declares no [[bin]] parq), \
-             so `parq cat` cannot be tested yet"
+             so `parq cat` cannot be tested yet (or set PARQ_BIN to a parq executable)"
         );
     };
     let path = PathBuf::from(path);
@@ -164,9 +168,30 @@ pub fn expected_batch(files: &[PathBuf], outdir: &Path, jobs: usize) -> Vec<Expe
     all
 }
 
+/// What `parq cat` must print, as expected.py wrote it.
+#[derive(Debug, Clone)]
+pub struct ExpectedOutput {
+    pub text: String,
+    /// Keys of FLOAT (f32) columns: compared as f32 (see `compare_jsonl`).
+    pub f32_keys: Vec<String>,
+}
+
+/// Reads expected.py's OUT and its OUT.f32.json sidecar.
+pub fn load_expected(out: &Path) -> ExpectedOutput {
+    let text = fs::read_to_string(out)
+        .unwrap_or_else(|e| panic!("read expected output {}: {e}", out.display()));
+    let mut side = out.as_os_str().to_owned();
+    side.push(".f32.json");
+    let f32_keys = fs::read_to_string(&side)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Vec<String>>(&t).ok())
+        .unwrap_or_else(|| panic!("read {}", Path::new(&side).display()));
+    ExpectedOutput { text, f32_keys }
+}
+
 /// Runs expected.py on one file with extra args (`--columns`, `--limit`).
-/// Returns the expected JSON Lines, or Err(stderr) when it exits non-zero.
-pub fn expected_single(file: &Path, extra: &[&str], out: &Path) -> Result<String, String> {
+/// Returns the expected output, or Err(stderr) when it exits non-zero.
+pub fn expected_single(file: &Path, extra: &[&str], out: &Path) -> Result<ExpectedOutput, String> {
     let o = Command::new("python3")
         .arg(support_dir().join("expected.py"))
         .arg(file)
@@ -176,7 +201,7 @@ pub fn expected_single(file: &Path, extra: &[&str], out: &Path) -> Result<String
         .output()
         .expect("run python3 expected.py");
     if o.status.success() {
-        Ok(fs::read_to_string(out).expect("read expected output"))
+        Ok(load_expected(out))
     } else {
         Err(format!(
             "expected.py exit {}: {}",
@@ -342,7 +367,12 @@ impl std::fmt::Display for Outcome {
 }
 
 /// Runs `parq cat` on `file` and compares with the expected JSON Lines.
-pub fn cat_and_compare(file: &Path, extra: &[&str], expected: &str, scratch: &Path) -> Outcome {
+pub fn cat_and_compare(
+    file: &Path,
+    extra: &[&str],
+    expected: &ExpectedOutput,
+    scratch: &Path,
+) -> Outcome {
     let run = parq_cat(file, extra, scratch);
     if !run.success() {
         return Outcome::ParqFailed(run.describe_error());
@@ -351,7 +381,7 @@ pub fn cat_and_compare(file: &Path, extra: &[&str], expected: &str, scratch: &Pa
         Ok(s) => s,
         Err(e) => return Outcome::Mismatch(format!("stdout is not UTF-8: {e}")),
     };
-    match compare_jsonl(expected, actual) {
+    match compare_jsonl(&expected.text, actual, &expected.f32_keys) {
         Ok(rows) => Outcome::Matched { rows },
         Err(m) => Outcome::Mismatch(m),
     }
@@ -359,34 +389,35 @@ pub fn cat_and_compare(file: &Path, extra: &[&str], expected: &str, scratch: &Pa
 
 /// Compares two JSON Lines texts row by row, key by key, parsed.
 ///
-/// Integers must be equal exactly (an integer expected must be printed as an
-/// integer). Where a float is expected, any JSON number is accepted whose f64
-/// has the same bits (so `0.1` == `1e-1`, `1.0` == `1`, but `-0.0` != `0.0`).
-/// Strings (including "NaN", "inf", "-inf") must be equal exactly. Key order is
-/// not compared; a missing or extra key is a mismatch.
+/// Each line must be a JSON object of scalars. Integers must be equal exactly,
+/// at any size (INT96 nanoseconds can exceed 64 bits), and an integer expected
+/// must be printed as an integer. Where a float is expected, any JSON number is
+/// accepted whose f64 (parsed with correct rounding by `str::parse::<f64>`) has
+/// the same bits: `0.1` == `1e-1`, `1.0` == `1`, `-0.0` == `-0`, but
+/// `-0.0` != `0.0`. For the keys in `f32_keys` (FLOAT columns) both numbers
+/// are parsed as f32 instead, and parq's may not have more significant digits
+/// than pyarrow's (shortest form): a tie has two shortest forms, e.g. f32
+/// 19781.0625 is "19781.062" (Python) or "19781.063" (Rust). Strings (including "NaN", "inf", "-inf") must be equal
+/// exactly after unescaping. Key order is not compared; a missing or extra key
+/// is a mismatch.
 ///
-/// Known limit: serde_json (without arbitrary_precision) parses integers beyond
-/// u64 (INT96 outside the i64 nanosecond range) as f64, so those compare
-/// to ~16 significant digits only.
-pub fn compare_jsonl(expected: &str, actual: &str) -> Result<usize, String> {
+/// Numbers are compared from their text, not from `serde_json::Value`:
+/// serde_json without its `float_roundtrip` / `arbitrary_precision` features
+/// rounds some decimals to the wrong f64 (e.g. a long integer rendering of an
+/// f32 like `37167756000000000000000000000000000`) and turns integers beyond
+/// u64 into f64.
+pub fn compare_jsonl(expected: &str, actual: &str, f32_keys: &[String]) -> Result<usize, String> {
     let exp: Vec<&str> = expected.lines().filter(|l| !l.trim().is_empty()).collect();
     let act: Vec<&str> = actual.lines().filter(|l| !l.trim().is_empty()).collect();
     for (row, (e, a)) in exp.iter().zip(act.iter()).enumerate() {
-        let ev: Value = serde_json::from_str(e).map_err(|err| {
-            format!(
-                "row {row}: expected line is not JSON ({err}): {}",
-                clip(e, 200)
-            )
-        })?;
-        let av: Value = serde_json::from_str(a)
-            .map_err(|err| format!("row {row}: parq line is not JSON ({err}): {}", clip(a, 200)))?;
-        let (Some(eo), Some(ao)) = (ev.as_object(), av.as_object()) else {
-            return Err(format!(
-                "row {row}: parq line is not a JSON object: {}",
-                clip(a, 200)
-            ));
-        };
-        compare_row(row, eo, ao)?;
+        if e == a {
+            continue; // identical text: equal (parsing is the slow part in debug builds)
+        }
+        let eo = parse_flat_object(e)
+            .map_err(|err| format!("row {row}: expected line: {err}: {}", clip(e, 200)))?;
+        let ao = parse_flat_object(a)
+            .map_err(|err| format!("row {row}: parq line: {err}: {}", clip(a, 200)))?;
+        compare_row(row, &eo, &ao, f32_keys)?;
     }
     if exp.len() != act.len() {
         return Err(format!(
@@ -401,59 +432,228 @@ pub fn compare_jsonl(expected: &str, actual: &str) -> Result<usize, String> {
     Ok(exp.len())
 }
 
-fn compare_row(row: usize, e: &Map<String, Value>, a: &Map<String, Value>) -> Result<(), String> {
-    for (k, ev) in e {
-        let Some(av) = a.get(k) else {
-            return Err(format!(
-                "row {row} key {k:?}: missing in parq output (pyarrow: {})",
-                show(ev)
-            ));
-        };
-        if !value_eq(ev, av) {
-            return Err(format!(
-                "row {row} key {k:?}: pyarrow {} != parq {}",
-                show(ev),
-                show(av)
-            ));
+/// One scalar of a JSON Lines row. Numbers keep their text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scalar {
+    Null,
+    Bool(bool),
+    Num(String),
+    Str(String),
+    /// An array or object value (not part of the contract): its raw text.
+    Raw(String),
+}
+
+impl std::fmt::Display for Scalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Scalar::Null => write!(f, "null"),
+            Scalar::Bool(b) => write!(f, "{b}"),
+            Scalar::Num(n) => write!(f, "{n}"),
+            Scalar::Str(s) => write!(f, "{}", clip(&Value::String(s.clone()).to_string(), 200)),
+            Scalar::Raw(r) => write!(f, "{}", clip(r, 200)),
         }
     }
-    if let Some(k) = a.keys().find(|k| !e.contains_key(*k)) {
+}
+
+/// Parses `{"key": scalar, ...}` keeping number texts. Strings are unescaped
+/// by serde_json; nested values are kept raw (after checking they are JSON).
+pub fn parse_flat_object(line: &str) -> Result<Vec<(String, Scalar)>, String> {
+    let b = line.as_bytes();
+    let mut i = 0;
+    let ws = |i: &mut usize| {
+        while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\r' | b'\n') {
+            *i += 1;
+        }
+    };
+    let string_end = |start: usize| -> Result<usize, String> {
+        // b[start] == '"'; returns the index after the closing quote.
+        let mut j = start + 1;
+        while j < b.len() {
+            match b[j] {
+                b'\\' => j += 2,
+                b'"' => return Ok(j + 1),
+                _ => j += 1,
+            }
+        }
+        Err(format!("unterminated string at byte {start}"))
+    };
+    let mut out = Vec::new();
+    ws(&mut i);
+    if b.get(i) != Some(&b'{') {
+        return Err("not a JSON object".into());
+    }
+    i += 1;
+    ws(&mut i);
+    if b.get(i) == Some(&b'}') {
+        i += 1;
+    } else {
+        loop {
+            ws(&mut i);
+            if b.get(i) != Some(&b'"') {
+                return Err(format!("expected a key at byte {i}"));
+            }
+            let end = string_end(i)?;
+            let key: String = serde_json::from_str(&line[i..end])
+                .map_err(|e| format!("bad key at byte {i}: {e}"))?;
+            i = end;
+            ws(&mut i);
+            if b.get(i) != Some(&b':') {
+                return Err(format!("expected ':' at byte {i}"));
+            }
+            i += 1;
+            ws(&mut i);
+            let start = i;
+            let value = match b.get(i) {
+                Some(b'"') => {
+                    let end = string_end(i)?;
+                    i = end;
+                    Scalar::Str(
+                        serde_json::from_str(&line[start..end])
+                            .map_err(|e| format!("bad string at byte {start}: {e}"))?,
+                    )
+                }
+                Some(b'n') if line[i..].starts_with("null") => {
+                    i += 4;
+                    Scalar::Null
+                }
+                Some(b't') if line[i..].starts_with("true") => {
+                    i += 4;
+                    Scalar::Bool(true)
+                }
+                Some(b'f') if line[i..].starts_with("false") => {
+                    i += 5;
+                    Scalar::Bool(false)
+                }
+                Some(b'-' | b'0'..=b'9') => {
+                    while i < b.len()
+                        && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                    {
+                        i += 1;
+                    }
+                    let text = &line[start..i];
+                    // Validate the token with serde_json (grammar only).
+                    serde_json::from_str::<serde_json::Number>(text)
+                        .map_err(|e| format!("bad number {text:?}: {e}"))?;
+                    Scalar::Num(text.to_string())
+                }
+                Some(b'[' | b'{') => {
+                    let mut de =
+                        serde_json::Deserializer::from_str(&line[start..]).into_iter::<Value>();
+                    match de.next() {
+                        Some(Ok(_)) => {
+                            i = start + de.byte_offset();
+                            Scalar::Raw(line[start..i].to_string())
+                        }
+                        _ => return Err(format!("bad value at byte {start}")),
+                    }
+                }
+                _ => return Err(format!("bad value at byte {start}")),
+            };
+            out.push((key, value));
+            ws(&mut i);
+            match b.get(i) {
+                Some(b',') => i += 1,
+                Some(b'}') => {
+                    i += 1;
+                    break;
+                }
+                _ => return Err(format!("expected ',' or '}}' at byte {i}")),
+            }
+        }
+    }
+    ws(&mut i);
+    if i != b.len() {
+        return Err(format!("trailing text at byte {i}"));
+    }
+    Ok(out)
+}
+
+fn compare_row(
+    row: usize,
+    e: &[(String, Scalar)],
+    a: &[(String, Scalar)],
+    f32_keys: &[String],
+) -> Result<(), String> {
+    for (k, ev) in e {
+        let Some((_, av)) = a.iter().find(|(ak, _)| ak == k) else {
+            return Err(format!(
+                "row {row} key {k:?}: missing in parq output (pyarrow: {ev})"
+            ));
+        };
+        if !value_eq(ev, av, f32_keys.contains(k)) {
+            return Err(format!("row {row} key {k:?}: pyarrow {ev} != parq {av}"));
+        }
+    }
+    if let Some((k, v)) = a.iter().find(|(k, _)| !e.iter().any(|(ek, _)| ek == k)) {
         return Err(format!(
-            "row {row} key {k:?}: extra key in parq output ({})",
-            show(&a[k])
+            "row {row} key {k:?}: extra key in parq output ({v})"
+        ));
+    }
+    if a.len() != e.len() {
+        return Err(format!(
+            "row {row}: a key appears more than once in parq output"
         ));
     }
     Ok(())
 }
 
-fn show(v: &Value) -> String {
-    clip(&v.to_string(), 200)
+fn is_integer_token(t: &str) -> bool {
+    !t.contains(['.', 'e', 'E'])
+}
+
+/// `-0012` -> `-12`, `-0` -> `0`.
+fn normalize_integer(t: &str) -> String {
+    let (neg, digits) = match t.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, t),
+    };
+    let digits = digits.trim_start_matches('0');
+    if digits.is_empty() {
+        "0".to_string()
+    } else if neg {
+        format!("-{digits}")
+    } else {
+        digits.to_string()
+    }
+}
+
+/// Significant digits of a number token: `-0.001250e3` -> 3.
+fn significant_digits(t: &str) -> usize {
+    let mantissa = t.split(['e', 'E']).next().unwrap_or(t);
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    digits
+        .trim_start_matches('0')
+        .trim_end_matches('0')
+        .len()
+        .max(1)
 }
 
 /// Equality of one expected value and one actual value (see `compare_jsonl`).
-pub fn value_eq(e: &Value, a: &Value) -> bool {
+pub fn value_eq(e: &Scalar, a: &Scalar, f32_key: bool) -> bool {
     match (e, a) {
-        (Value::Number(en), Value::Number(an)) => {
-            if en.is_f64() {
-                match (en.as_f64(), an.as_f64()) {
-                    (Some(x), Some(y)) => x.to_bits() == y.to_bits(),
+        (Scalar::Num(en), Scalar::Num(an)) => {
+            if is_integer_token(en) {
+                is_integer_token(an) && normalize_integer(en) == normalize_integer(an)
+            } else if f32_key {
+                match (en.parse::<f32>(), an.parse::<f32>()) {
+                    (Ok(x), Ok(y)) => {
+                        x.to_bits() == y.to_bits()
+                            && significant_digits(an) <= significant_digits(en)
+                    }
                     _ => false,
                 }
             } else {
-                match (as_i128(en), as_i128(an)) {
-                    (Some(x), Some(y)) => x == y,
+                match (en.parse::<f64>(), an.parse::<f64>()) {
+                    (Ok(x), Ok(y)) => x.to_bits() == y.to_bits(),
                     _ => false,
                 }
             }
         }
+        (Scalar::Raw(er), Scalar::Raw(ar)) => {
+            serde_json::from_str::<Value>(er).ok() == serde_json::from_str::<Value>(ar).ok()
+        }
         _ => e == a,
     }
-}
-
-fn as_i128(n: &serde_json::Number) -> Option<i128> {
-    n.as_i64()
-        .map(i128::from)
-        .or_else(|| n.as_u64().map(i128::from))
 }
 
 // ------------------------------------------------------------------ threads
@@ -523,24 +723,49 @@ mod tests {
 
     #[test]
     fn compare_rules() {
-        assert_eq!(compare_jsonl("{\"a\":0.1}\n", "{\"a\":1e-1}\n"), Ok(1));
-        assert_eq!(compare_jsonl("{\"a\":1.0}\n", "{\"a\":1}\n"), Ok(1));
-        assert!(compare_jsonl("{\"a\":-0.0}\n", "{\"a\":0.0}\n").is_err());
-        assert_eq!(compare_jsonl("{\"a\":-0.0}\n", "{\"a\":-0}\n"), Ok(1));
-        assert!(compare_jsonl("{\"a\":1}\n", "{\"a\":1.0}\n").is_err());
-        assert_eq!(
-            compare_jsonl(
-                "{\"a\":18446744073709551615}\n",
-                "{\"a\":18446744073709551615}\n"
-            ),
-            Ok(1)
-        );
-        assert_eq!(
-            compare_jsonl("{\"a\":\"NaN\",\"b\":null}\n", "{\"b\":null,\"a\":\"NaN\"}"),
-            Ok(1)
-        );
-        assert!(compare_jsonl("{\"a\":1}\n", "{\"a\":1,\"b\":2}\n").is_err());
-        assert!(compare_jsonl("{\"a\":1}\n", "").is_err());
-        assert!(compare_jsonl("{\"a\":\"x\"}\n", "{\"a\":\"X\"}\n").is_err());
+        let ok = |e: &str, a: &str| compare_jsonl(e, a, &[]).is_ok();
+        let ok32 = |e: &str, a: &str| compare_jsonl(e, a, &["a".to_string()]).is_ok();
+        assert!(ok32(r#"{"a":19781.062}"#, r#"{"a":19781.063}"#));
+        assert!(!ok(r#"{"a":19781.062}"#, r#"{"a":19781.063}"#));
+        assert!(ok32(r#"{"a":1e+16}"#, r#"{"a":10000000000000000}"#));
+        assert!(ok32(r#"{"a":0.1}"#, r#"{"a":0.1}"#));
+        assert!(!ok32(r#"{"a":0.1}"#, r#"{"a":0.10000000149011612}"#));
+        assert!(!ok32(r#"{"a":0.1}"#, r#"{"a":0.2}"#));
+        assert!(!ok32(r#"{"a":-0.0}"#, r#"{"a":0}"#));
+        assert!(ok(r#"{"a":0.1}"#, r#"{"a":1e-1}"#));
+        assert!(ok(r#"{"a":1.0}"#, r#"{"a":1}"#));
+        assert!(!ok(r#"{"a":-0.0}"#, r#"{"a":0.0}"#));
+        assert!(ok(r#"{"a":-0.0}"#, r#"{"a":-0}"#));
+        assert!(!ok(r#"{"a":1}"#, r#"{"a":1.0}"#));
+        assert!(ok(
+            r#"{"a":3.7167756e+34}"#,
+            r#"{"a":37167756000000000000000000000000000}"#
+        ));
+        assert!(ok(
+            r#"{"a":361746257437964157935616}"#,
+            r#"{"a": 361746257437964157935616}"#
+        ));
+        assert!(!ok(
+            r#"{"a":361746257437964157935616}"#,
+            r#"{"a":361746257437964157935617}"#
+        ));
+        assert!(ok(
+            r#"{"a":18446744073709551615}"#,
+            r#"{"a":18446744073709551615}"#
+        ));
+        assert!(ok(r#"{"a":"NaN","b":null}"#, r#"{"b":null,"a":"NaN"}"#));
+        assert!(ok(r#"{"a":"\u00e9\n"}"#, "{\"a\":\"\u{e9}\\n\"}"));
+        assert!(!ok(r#"{"a":"\u00e9"}"#, r#"{"a":"\u00c3\u00a9"}"#));
+        assert!(ok(
+            r#"{"a b":true,"":false}"#,
+            r#"{ "" : false , "a b" : true }"#
+        ));
+        assert!(!ok(r#"{"a":1}"#, r#"{"a":1,"b":2}"#));
+        assert!(!ok(r#"{"a":1}"#, r#"{"a":1,"a":1}"#));
+        assert!(!ok(r#"{"a":1}"#, ""));
+        assert!(!ok(r#"{"a":"x"}"#, r#"{"a":"X"}"#));
+        assert!(!ok(r#"{"a":1}"#, r#"{"a":01x}"#));
+        assert!(!ok(r#"{"a":1}"#, "[1]"));
+        assert!(ok("{}", "{}"));
     }
 }
