@@ -366,6 +366,12 @@ mod tests {
         unpack(&bytes, 33, &mut [0u64; 64]).unwrap();
         assert_eq!(probe::get("bitpack.unpack_kernel"), 80);
         assert_eq!(probe::get("bitpack.unpack_scalar"), 0);
+        // On an AVX2 CPU the kernels run in their AVX2 build, otherwise never.
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(
+            probe::get("bitpack.avx2") > 0,
+            std::is_x86_feature_detected!("avx2")
+        );
         // Packing mirrors it.
         probe::reset();
         pack(&[3u16; 43], 2, &mut Vec::new()).unwrap();

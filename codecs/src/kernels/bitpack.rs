@@ -19,8 +19,12 @@
 //! an 8-value kernel of the same shape over a zero-padded `u64` window; fewer than 8 values
 //! are left to the caller's scalar loop.
 //!
-//! The code is safe Rust: the compiler removes the bounds checks (all indices are constants into
-//! fixed-size arrays), so no `unsafe` is needed here.
+//! The kernels are safe Rust: the compiler removes the bounds checks (all indices are constants
+//! into fixed-size arrays; the O3 asm has no panic path left). On the x86-64 baseline (SSE2)
+//! LLVM emits straight-line scalar shifts and masks; with AVX2 (per-lane variable shifts,
+//! `vpsrlvd`) it vectorises them, 1.3–7x faster again for widths up to 12. So on x86-64 the same
+//! kernels are compiled a second time inside `#[target_feature(enable = "avx2")]` functions and
+//! chosen at run time; that call is the module's only `unsafe`.
 
 use crate::encoding::bitpack::BitPackable;
 
@@ -61,7 +65,8 @@ macro_rules! dispatch {
 }
 
 macro_rules! kernels {
-    ($t:ty, $bits:tt, $unpack_group:ident, $pack_group:ident, $unpack_all:ident, $pack_all:ident, [$($w:literal)*]) => {
+    ($t:ty, $bits:tt, $unpack_group:ident, $pack_group:ident, $unpack_all:ident, $pack_all:ident,
+     $unpack_avx2:ident, $pack_avx2:ident, [$($w:literal)*]) => {
         /// Unpack one group of `$bits` values of width `W` from `W` little-endian words.
         #[inline(always)]
         fn $unpack_group<const W: usize>(input: &[u8], out: &mut [$t; $bits]) {
@@ -106,7 +111,9 @@ macro_rules! kernels {
         }
 
         /// All whole groups of `out` at const width `W` (groups of `$bits`, then of 8);
-        /// returns values written.
+        /// returns values written. Inlined into its caller so that it is compiled for the
+        /// caller's target features.
+        #[inline(always)]
         fn $unpack_all<const W: usize>(input: &[u8], out: &mut [$t]) -> usize {
             let group_bytes = W * std::mem::size_of::<$t>();
             let mut done = 0;
@@ -136,7 +143,8 @@ macro_rules! kernels {
         }
 
         /// All whole groups of `values` at const width `W` (groups of `$bits`, then of 8);
-        /// returns values consumed.
+        /// returns values consumed. Inlined like the unpack side.
+        #[inline(always)]
         fn $pack_all<const W: usize>(values: &[$t], out: &mut Vec<u8>) -> usize {
             out.reserve((values.len() / 8) * W);
             let mut done = 0;
@@ -157,13 +165,52 @@ macro_rules! kernels {
             done
         }
 
+        /// The same kernels compiled for AVX2 (variable per-lane shifts let LLVM vectorise them).
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AVX2.
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        unsafe fn $unpack_avx2(input: &[u8], width: u32, out: &mut [$t]) -> usize {
+            dispatch!(width, $unpack_all, (input, out), 0, [$($w)*])
+        }
+
+        /// See the unpack twin.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AVX2.
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        unsafe fn $pack_avx2(values: &[$t], width: u32, out: &mut Vec<u8>) -> usize {
+            dispatch!(width, $pack_all, (values, out), 0, [$($w)*])
+        }
+
         impl Kernel for $t {
             #[cfg(test)]
             const GROUP: usize = $bits;
             fn unpack_all(input: &[u8], width: u32, out: &mut [Self]) -> usize {
+                #[cfg(target_arch = "x86_64")]
+                if has_avx2() {
+                    // SAFETY: `has_avx2` confirmed at run time that the CPU supports AVX2, the
+                    // only precondition; all slice accesses inside are bounds-checked safe code.
+                    return unsafe { $unpack_avx2(input, width, out) };
+                }
+                Self::unpack_all_baseline(input, width, out)
+            }
+            fn unpack_all_baseline(input: &[u8], width: u32, out: &mut [Self]) -> usize {
                 dispatch!(width, $unpack_all, (input, out), 0, [$($w)*])
             }
             fn pack_all(values: &[Self], width: u32, out: &mut Vec<u8>) -> usize {
+                #[cfg(target_arch = "x86_64")]
+                if has_avx2() {
+                    // SAFETY: as in `unpack_all`: AVX2 support was confirmed just above.
+                    return unsafe { $pack_avx2(values, width, out) };
+                }
+                Self::pack_all_baseline(values, width, out)
+            }
+            fn pack_all_baseline(values: &[Self], width: u32, out: &mut Vec<u8>) -> usize {
                 dispatch!(width, $pack_all, (values, out), 0, [$($w)*])
             }
         }
@@ -219,16 +266,36 @@ trait Kernel: Sized {
     /// Values per group.
     #[cfg(test)]
     const GROUP: usize;
+    /// Best kernels for this CPU.
     fn unpack_all(input: &[u8], width: u32, out: &mut [Self]) -> usize;
+    /// Kernels for the compile-time target only.
+    fn unpack_all_baseline(input: &[u8], width: u32, out: &mut [Self]) -> usize;
     fn pack_all(values: &[Self], width: u32, out: &mut Vec<u8>) -> usize;
+    fn pack_all_baseline(values: &[Self], width: u32, out: &mut Vec<u8>) -> usize;
 }
 
-kernels!(u8, 8, unpack_group_u8, pack_group_u8, unpack_all_u8, pack_all_u8, [1 2 3 4 5 6 7 8]);
+/// Whether the CPU supports AVX2 (std caches the detection; this is one atomic load).
+/// Probe: `bitpack.avx2` counts calls that take the AVX2 kernels.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn has_avx2() -> bool {
+    let yes = std::is_x86_feature_detected!("avx2");
+    if yes {
+        crate::probe::hit("bitpack.avx2");
+    }
+    yes
+}
+
+kernels!(u8, 8, unpack_group_u8, pack_group_u8, unpack_all_u8, pack_all_u8,
+    unpack_avx2_u8, pack_avx2_u8, [1 2 3 4 5 6 7 8]);
 kernels!(u16, 16, unpack_group_u16, pack_group_u16, unpack_all_u16, pack_all_u16,
+    unpack_avx2_u16, pack_avx2_u16,
     [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16]);
 kernels!(u32, 32, unpack_group_u32, pack_group_u32, unpack_all_u32, pack_all_u32,
+    unpack_avx2_u32, pack_avx2_u32,
     [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32]);
 kernels!(u64, 64, unpack_group_u64, pack_group_u64, unpack_all_u64, pack_all_u64,
+    unpack_avx2_u64, pack_avx2_u64,
     [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
      33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64]);
 
@@ -311,6 +378,18 @@ mod tests {
             let mut expect = vec![T::default(); n];
             unpack_scalar(&scalar, w, &mut expect);
             assert_eq!(out[..done], expect[..done], "unpack {} w {w}", T::BITS);
+            // The compile-time-target kernels too (the above may have run the AVX2 ones).
+            let mut base = vec![T::default(); n];
+            assert_eq!(T::unpack_all_baseline(&scalar, w, &mut base), done);
+            assert_eq!(
+                base[..done],
+                expect[..done],
+                "baseline unpack {} w {w}",
+                T::BITS
+            );
+            let mut fast_base = Vec::new();
+            assert_eq!(T::pack_all_baseline(&vals, w, &mut fast_base), done);
+            assert_eq!(fast_base, fast, "baseline pack {} w {w}", T::BITS);
         }
     }
 
