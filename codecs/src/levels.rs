@@ -16,6 +16,8 @@
 //! nulls: one copy), `levels.scatter_all_null` (no values: one fill), `levels.scatter_run`
 //! (the general path: one step per run of valid slots).
 
+#![forbid(unsafe_code)]
+
 use arrow_buffer::bit_chunk_iterator::UnalignedBitChunk;
 use arrow_buffer::bit_iterator::BitSliceIterator;
 use arrow_buffer::BooleanBufferBuilder;

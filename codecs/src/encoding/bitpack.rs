@@ -12,6 +12,8 @@
 //! `bitpack.unpack_scalar` (values decoded by the scalar tail / fallback),
 //! `bitpack.pack_kernel`, `bitpack.pack_scalar` likewise for packing.
 
+#![forbid(unsafe_code)]
+
 use crate::{Error, Result};
 
 mod sealed {

@@ -31,6 +31,8 @@
 //! `rle.gather_fill` (dictionary gather of a repeated run: one check + fill) and
 //! `rle.gather_packed` (dictionary gather of bit-packed indices, a check per index).
 
+#![forbid(unsafe_code)]
+
 use crate::encoding::bitpack::{self, BitPackable};
 use crate::{Error, Result};
 
@@ -230,6 +232,13 @@ impl<'a> RleDecoder<'a> {
             }
             let vb = self.value_bytes;
             let Some(raw) = self.data.get(body..body + vb) else {
+                if count == 0 {
+                    // An empty repeated run without its value at the very end: some writers
+                    // (fraugster/parquet-go, for pages without values) emit a lone 0x00. It
+                    // holds no values, so it ends the stream rather than failing it.
+                    self.pos = self.data.len();
+                    return Ok(false);
+                }
                 return Err(Error::Truncated {
                     offset: body,
                     needed: vb,
@@ -1016,6 +1025,20 @@ mod tests {
             Some(Run::Repeated { value: 1, len: 9 })
         );
         assert_eq!(dec.next_run().unwrap(), None);
+    }
+
+    #[test]
+    fn trailing_empty_run_without_value() {
+        // A lone 0x00 (fraugster/parquet-go, empty pages) and one after a real run.
+        let mut dec = RleDecoder::new(&[0], 1).unwrap();
+        assert_eq!(dec.next_run().unwrap(), None);
+        assert_eq!(dec.position(), 1);
+        let mut dec = RleDecoder::new(&[0x08, 0x01, 0x00], 1).unwrap();
+        let mut out = [0u8; 8];
+        assert_eq!(dec.get_batch(&mut out).unwrap(), 4);
+        // A non-empty run without its value is still an error.
+        let mut dec = RleDecoder::new(&[0x08], 1).unwrap();
+        assert!(matches!(dec.skip(1), Err(Error::Truncated { .. })));
     }
 
     #[test]
