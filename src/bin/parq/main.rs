@@ -3,6 +3,7 @@
 mod cat;
 mod json;
 mod meta;
+mod rewrite;
 mod scan;
 
 use std::path::PathBuf;
@@ -61,6 +62,8 @@ enum Command {
         #[arg(long)]
         views: bool,
     },
+    /// Read a file and write it again with parq's writer (same schema and key-value metadata).
+    Rewrite(rewrite::Args),
 }
 
 fn main() -> ExitCode {
@@ -135,6 +138,7 @@ fn run(cli: Cli) -> parq::Result<()> {
                 scan::run(&open(&file, options)?, &args)?;
             }
         }
+        Command::Rewrite(args) => rewrite::run(&args)?,
     }
     Ok(())
 }
