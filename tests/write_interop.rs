@@ -445,3 +445,122 @@ fn rewrite_keeps_flat_parquet_testing_files_identical() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Edge files: empty (no row group), one row per row group, long strings whose statistics are
+/// truncated, all-NaN and all-null chunks.
+#[test]
+fn pyarrow_reads_edge_files() {
+    use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+    use parq::column::Values;
+
+    let dir = scratch_dir("write_edge");
+    let fields = vec![
+        Field::string("s").optional(),
+        Field::double("d"),
+        Field::int32("n").optional(),
+    ];
+    let long: Vec<Vec<u8>> = (0..6u8)
+        .map(|i| {
+            let mut v = "é".repeat(50).into_bytes();
+            v.push(b'a' + i);
+            v
+        })
+        .collect();
+    let mut offsets = vec![0i64];
+    let mut data = Vec::new();
+    for v in &long {
+        data.extend_from_slice(v);
+        offsets.push(data.len() as i64);
+    }
+    let s = Column {
+        len: 6,
+        validity: Some(NullBuffer::from(vec![true, true, false, true, true, true])),
+        values: Values::Binary {
+            offsets: OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            data: Buffer::from(data),
+        },
+    };
+    let d = Column {
+        len: 6,
+        validity: None,
+        values: Values::Double(ScalarBuffer::from(vec![f64::NAN; 6])),
+    };
+    let n = Column {
+        len: 6,
+        validity: Some(NullBuffer::new_null(6)),
+        values: Values::Int32(ScalarBuffer::from(vec![0; 6])),
+    };
+    let cols = vec![s, d, n];
+    let mut files = Vec::new();
+    for (name, rows, rg_rows) in [
+        ("empty", 0usize, 10usize),
+        ("one_per_group", 6, 1),
+        ("one_group", 6, 10),
+    ] {
+        let mut bytes = Vec::new();
+        let mut w = ParquetWriter::new(
+            &mut bytes,
+            fields.clone(),
+            WriterOptions::default().with_row_group_rows(rg_rows),
+        )
+        .unwrap();
+        if rows > 0 {
+            w.write_batch(&cols).unwrap();
+        }
+        w.finish().unwrap();
+        let path = dir.join(format!("{name}.parquet"));
+        std::fs::write(&path, bytes).unwrap();
+        files.push((path, rows, rg_rows));
+    }
+    let paths: Vec<PathBuf> = files.iter().map(|f| f.0.clone()).collect();
+    let dumps = pyarrow_dump(&paths);
+    for ((path, rows, rg_rows), dump) in files.iter().zip(&dumps) {
+        assert!(
+            dump.get("error").is_none(),
+            "{}: {}",
+            path.display(),
+            dump["error"]
+        );
+        assert_eq!(dump["num_rows"], json!(rows));
+        let groups = dump["row_groups"].as_array().unwrap();
+        assert_eq!(groups.len(), rows.div_ceil(*rg_rows));
+        for (f, c) in fields.iter().zip(&cols) {
+            let expected: Vec<Value> = (0..*rows).map(|i| expected_value(f, c, i)).collect();
+            assert_eq!(
+                dump["columns"][&f.name],
+                json!(expected),
+                "{} {}",
+                path.display(),
+                f.name
+            );
+        }
+        let mut start = 0;
+        for g in groups {
+            let rows = g[0]["num_values"].as_u64().unwrap() as usize;
+            let s = &g[0]["statistics"];
+            let valid: Vec<&Vec<u8>> = (start..start + rows)
+                .filter(|&i| cols[0].is_valid(i))
+                .map(|i| &long[i])
+                .collect();
+            if let (Some(lo), Some(hi)) = (valid.iter().min(), valid.iter().max()) {
+                // Truncated to 64 bytes on a char boundary; the max rounded up.
+                let min = hex_of(&lo[..64]);
+                let mut max = hi[..62].to_vec();
+                max.extend_from_slice("ê".as_bytes());
+                assert_eq!(s["min"], json!(min), "{}", path.display());
+                assert_eq!(s["max"], json!(hex_of(&max)), "{}", path.display());
+            } else {
+                assert_eq!(s["has_min_max"], json!(false));
+            }
+            assert_eq!(g[1]["statistics"]["has_min_max"], json!(false), "all NaN");
+            assert_eq!(g[2]["statistics"]["null_count"], json!(rows), "all null");
+            assert_eq!(g[2]["statistics"]["has_min_max"], json!(false), "all null");
+            start += rows;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn hex_of(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
