@@ -4,7 +4,9 @@
 //! their contents are unspecified (the reader writes zeros / empty ranges). `validity` is
 //! `None` when the column has no nulls.
 
-use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{
+    BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer,
+};
 
 /// The values of a column, one variant per Parquet physical type (plus a view layout for
 /// byte arrays).
@@ -214,7 +216,11 @@ impl Column {
                 offsets.push(0i64);
                 let mut data = Vec::new();
                 for c in parts {
-                    let Values::Binary { offsets: o, data: d } = &c.values else {
+                    let Values::Binary {
+                        offsets: o,
+                        data: d,
+                    } = &c.values
+                    else {
                         mixed()
                     };
                     let (first, last) = (o[0] as usize, o[o.len() - 1] as usize);
@@ -231,7 +237,11 @@ impl Column {
                 let mut views = Vec::with_capacity(len);
                 let mut buffers = Vec::new();
                 for c in parts {
-                    let Values::BinaryView { views: v, buffers: b } = &c.values else {
+                    let Values::BinaryView {
+                        views: v,
+                        buffers: b,
+                    } = &c.values
+                    else {
                         mixed()
                     };
                     let shift = buffers.len() as u128;
@@ -262,7 +272,10 @@ impl Column {
     /// Bytes of Arrow buffers this column spans: values, offsets or views, and validity.
     /// (Shared buffers such as a dictionary referenced by views count once per column.)
     pub fn decoded_bytes(&self) -> usize {
-        let validity = self.validity.as_ref().map_or(0, |v| self.len.div_ceil(8).min(v.buffer().len()));
+        let validity = self
+            .validity
+            .as_ref()
+            .map_or(0, |v| self.len.div_ceil(8).min(v.buffer().len()));
         let values = match &self.values {
             Values::Boolean(b) => b.len().div_ceil(8),
             Values::Int32(v) => v.len() * 4,

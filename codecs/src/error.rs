@@ -76,7 +76,9 @@ impl fmt::Display for Error {
             Error::InvalidBitWidth { width, max } => {
                 write!(f, "invalid bit width {width} (max {max})")
             }
-            Error::InvalidData { offset, what } => write!(f, "invalid data at byte {offset}: {what}"),
+            Error::InvalidData { offset, what } => {
+                write!(f, "invalid data at byte {offset}: {what}")
+            }
             Error::TooLarge {
                 what,
                 declared,

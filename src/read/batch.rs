@@ -122,7 +122,11 @@ impl<S: Source> BatchReader<S> {
             return Ok(None);
         };
         let rows = first.ready_rows.min(self.batch_size);
-        if let Some(c) = self.columns.iter().find(|c| c.ready_rows.min(self.batch_size) != rows) {
+        if let Some(c) = self
+            .columns
+            .iter()
+            .find(|c| c.ready_rows.min(self.batch_size) != rows)
+        {
             return Err(Error::format(format!(
                 "column {} has {} rows where column {} has {rows}",
                 c.reader.desc.path_string(),

@@ -57,7 +57,9 @@ impl ChunkDecoder {
                     .and_then(|w| usize::try_from(w).ok())
                     .filter(|w| *w > 0)
                     .ok_or_else(|| {
-                        Error::format(format!("FIXED_LEN_BYTE_ARRAY with type_length {type_length:?}"))
+                        Error::format(format!(
+                            "FIXED_LEN_BYTE_ARRAY with type_length {type_length:?}"
+                        ))
                     })?;
                 Box::new(FixedBytesDecoder::new(w, false))
             }
@@ -131,8 +133,12 @@ trait ValuesDecoder: Send {
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()>;
     fn clear_dictionary(&mut self);
     /// Append `page.num_values` slots; `validity` is `None` when all are valid.
-    fn decode(&mut self, page: &DataPage, validity: Option<&BooleanBuffer>, valid: usize)
-        -> Result<()>;
+    fn decode(
+        &mut self,
+        page: &DataPage,
+        validity: Option<&BooleanBuffer>,
+        valid: usize,
+    ) -> Result<()>;
     fn finish(&mut self) -> Values;
 }
 
@@ -206,12 +212,24 @@ fn expect_count(got: usize, want: usize) -> Result<()> {
 
 native!(i32, "INT32", Int32, delta_i32);
 native!(i64, "INT64", Int64, delta_i64);
-native!(f32, "FLOAT", Float, |_: &[u8], _: usize, _: &mut Vec<f32>| Err(
-    unsupported_encoding(Encoding::DELTA_BINARY_PACKED, "FLOAT")
-));
-native!(f64, "DOUBLE", Double, |_: &[u8], _: usize, _: &mut Vec<f64>| Err(
-    unsupported_encoding(Encoding::DELTA_BINARY_PACKED, "DOUBLE")
-));
+native!(
+    f32,
+    "FLOAT",
+    Float,
+    |_: &[u8], _: usize, _: &mut Vec<f32>| Err(unsupported_encoding(
+        Encoding::DELTA_BINARY_PACKED,
+        "FLOAT"
+    ))
+);
+native!(
+    f64,
+    "DOUBLE",
+    Double,
+    |_: &[u8], _: usize, _: &mut Vec<f64>| Err(unsupported_encoding(
+        Encoding::DELTA_BINARY_PACKED,
+        "DOUBLE"
+    ))
+);
 
 struct FixedDecoder<T: Native> {
     dict: Option<Vec<T>>,
@@ -327,7 +345,13 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
                 self.scratch.clear();
                 decode_native_dense(page, valid, dict, &mut self.bytes, &mut self.scratch)?;
                 probe::hit("read.scatter_fixed");
-                levels::scatter_fixed(&self.scratch, bits.values(), bits.offset(), n, &mut self.out)?;
+                levels::scatter_fixed(
+                    &self.scratch,
+                    bits.values(),
+                    bits.offset(),
+                    n,
+                    &mut self.out,
+                )?;
                 Ok(())
             }
         }
@@ -403,7 +427,9 @@ impl ValuesDecoder for BooleanDecoder {
         match validity {
             None => decode_bool_dense(page, n, out),
             Some(bits) => {
-                let scratch = self.scratch.get_or_insert_with(|| BooleanBufferBuilder::new(valid));
+                let scratch = self
+                    .scratch
+                    .get_or_insert_with(|| BooleanBufferBuilder::new(valid));
                 scratch.truncate(0);
                 decode_bool_dense(page, valid, scratch)?;
                 let dense = scratch.as_slice();
@@ -554,7 +580,14 @@ impl ValuesDecoder for FixedBytesDecoder {
                     &mut self.offsets,
                     &mut self.scratch,
                 )?;
-                levels::scatter_bytes(&self.scratch, w, bits.values(), bits.offset(), n, &mut self.out)?;
+                levels::scatter_bytes(
+                    &self.scratch,
+                    w,
+                    bits.values(),
+                    bits.offset(),
+                    n,
+                    &mut self.out,
+                )?;
                 Ok(())
             }
         }
@@ -844,7 +877,13 @@ impl ValuesDecoder for ViewDecoder {
             Some(bits) => {
                 self.scratch.clear();
                 self.decode_dense(page, valid, true)?;
-                levels::scatter_fixed(&self.scratch, bits.values(), bits.offset(), n, &mut self.views)?;
+                levels::scatter_fixed(
+                    &self.scratch,
+                    bits.values(),
+                    bits.offset(),
+                    n,
+                    &mut self.views,
+                )?;
                 Ok(())
             }
         }

@@ -174,10 +174,7 @@ impl<S: Source> ParquetReader<S> {
 
     pub(crate) fn column_reader(&self, column: usize) -> Result<ColumnReader<S>> {
         let desc = self.schema.leaves.get(column).ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "column {column} of {}",
-                self.schema.leaves.len()
-            ))
+            Error::InvalidArgument(format!("column {column} of {}", self.schema.leaves.len()))
         })?;
         if desc.max_rep_level > 0 || desc.max_def_level > 1 {
             return Err(Error::Unsupported(format!(
@@ -273,15 +270,16 @@ impl<S: Source> ColumnReader<S> {
         };
         let chunk = &self.file.metadata.row_groups[rg].columns[self.column];
         if chunk.file_path.is_some() {
-            return Err(Error::Unsupported("column chunk in an external file".into()));
+            return Err(Error::Unsupported(
+                "column chunk in an external file".into(),
+            ));
         }
         let meta = chunk
             .meta_data
             .as_ref()
             .ok_or_else(|| Error::format("column chunk without metadata").at(&loc))?;
-        let codec = CodecKind::from_thrift(meta.codec.0).ok_or_else(|| {
-            Error::Unsupported(format!("compression codec {:?}", meta.codec))
-        })?;
+        let codec = CodecKind::from_thrift(meta.codec.0)
+            .ok_or_else(|| Error::Unsupported(format!("compression codec {:?}", meta.codec)))?;
         if meta.num_values == 0 {
             // An empty chunk: nothing to read, whatever its offsets say.
             return Ok(true);

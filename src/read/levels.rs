@@ -49,10 +49,7 @@ pub(crate) fn page_validity(page: &DataPage) -> Result<PageValidity> {
 fn finish(mut b: BooleanBufferBuilder, valid: usize, n: usize) -> PageValidity {
     if valid == n {
         probe::hit("read.page_without_nulls");
-        PageValidity {
-            bits: None,
-            valid,
-        }
+        PageValidity { bits: None, valid }
     } else {
         PageValidity {
             bits: Some(b.finish()),

@@ -122,12 +122,16 @@ impl PageReader {
             }
             let loc = self.location();
             self.last = loc.clone();
-            let (header, header_len) = metadata::decode_page_header(&self.chunk[self.pos..])
-                .map_err(|e| e.at(&loc))?;
+            let (header, header_len) =
+                metadata::decode_page_header(&self.chunk[self.pos..]).map_err(|e| e.at(&loc))?;
             let body_start = self.pos + header_len;
             let compressed = usize::try_from(header.compressed_page_size)
                 .ok()
-                .filter(|n| body_start.checked_add(*n).is_some_and(|e| e <= self.chunk.len()))
+                .filter(|n| {
+                    body_start
+                        .checked_add(*n)
+                        .is_some_and(|e| e <= self.chunk.len())
+                })
                 .ok_or_else(|| {
                     Error::format(format!(
                         "page claims {} compressed bytes, {} left in the chunk",
@@ -259,20 +263,19 @@ impl PageReader {
                 let def = body.slice(rep_len..levels_len);
                 let value_bytes = body.slice(levels_len..);
                 let values_uncompressed = uncompressed - levels_len;
-                let (values, borrowed) = if h.is_compressed.unwrap_or(true)
-                    && values_uncompressed > 0
-                {
-                    self.decompress(dec, value_bytes, values_uncompressed)?
-                } else {
-                    if value_bytes.len() != values_uncompressed {
-                        return Err(Error::format(format!(
-                            "uncompressed v2 values hold {} bytes but declare {}",
-                            value_bytes.len(),
-                            values_uncompressed
-                        )));
-                    }
-                    (value_bytes, self.zero_copy)
-                };
+                let (values, borrowed) =
+                    if h.is_compressed.unwrap_or(true) && values_uncompressed > 0 {
+                        self.decompress(dec, value_bytes, values_uncompressed)?
+                    } else {
+                        if value_bytes.len() != values_uncompressed {
+                            return Err(Error::format(format!(
+                                "uncompressed v2 values hold {} bytes but declare {}",
+                                value_bytes.len(),
+                                values_uncompressed
+                            )));
+                        }
+                        (value_bytes, self.zero_copy)
+                    };
                 let def_levels = if self.has_def_levels {
                     Levels::Rle(def)
                 } else {

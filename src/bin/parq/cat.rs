@@ -29,10 +29,10 @@ fn format_of(d: &ColumnDescriptor) -> Format {
         Some(LogicalType::Integer {
             is_signed: false, ..
         }) => return Format::Unsigned,
-        Some(LogicalType::String | LogicalType::Enum | LogicalType::Json) => {
-            if d.physical_type == Type::BYTE_ARRAY {
-                return Format::Text;
-            }
+        Some(LogicalType::String | LogicalType::Enum | LogicalType::Json)
+            if d.physical_type == Type::BYTE_ARRAY =>
+        {
+            return Format::Text
         }
         _ => {}
     }
@@ -173,7 +173,10 @@ pub fn run<S: Source>(
             s
         })
         .collect();
-    let formats: Vec<Format> = leaves.iter().map(|&c| format_of(&schema.leaves[c])).collect();
+    let formats: Vec<Format> = leaves
+        .iter()
+        .map(|&c| format_of(&schema.leaves[c]))
+        .collect();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut left = limit.unwrap_or(usize::MAX);

@@ -77,7 +77,11 @@ fn positional(sci: &str) -> String {
     } else if point as usize >= digits.len() {
         format!("{}{}.0", digits, "0".repeat(point as usize - digits.len()))
     } else {
-        format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+        format!(
+            "{}.{}",
+            &digits[..point as usize],
+            &digits[point as usize..]
+        )
     };
     format!("{sign}{s}")
 }

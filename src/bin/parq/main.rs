@@ -13,7 +13,11 @@ use clap::{Parser, Subcommand};
 use parq::read::{ByteArrayLayout, MmapSource, ParquetReader, ReadOptions};
 
 #[derive(Parser)]
-#[command(name = "parq", version, about = "Inspect, print and scan Apache Parquet files")]
+#[command(
+    name = "parq",
+    version,
+    about = "Inspect, print and scan Apache Parquet files"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -8,12 +8,17 @@ use crate::json;
 
 fn stats_text(s: &Statistics) -> String {
     let hex = |b: &Option<Vec<u8>>| {
-        b.as_ref().map(|v| v.iter().map(|x| format!("{x:02x}")).collect::<String>())
+        b.as_ref()
+            .map(|v| v.iter().map(|x| format!("{x:02x}")).collect::<String>())
     };
     format!(
         "min={} max={} nulls={}",
-        hex(&s.min_value).or(hex(&s.min)).unwrap_or_else(|| "-".into()),
-        hex(&s.max_value).or(hex(&s.max)).unwrap_or_else(|| "-".into()),
+        hex(&s.min_value)
+            .or(hex(&s.min))
+            .unwrap_or_else(|| "-".into()),
+        hex(&s.max_value)
+            .or(hex(&s.max))
+            .unwrap_or_else(|| "-".into()),
         s.null_count.map_or_else(|| "-".into(), |n| n.to_string())
     )
 }
@@ -28,7 +33,13 @@ pub fn text(m: &FileMetaData) -> String {
         for e in kv {
             let v = e.value.as_deref().unwrap_or("");
             let short: String = v.chars().take(60).collect();
-            let _ = writeln!(s, "key/value    {} = {}{}", e.key, short, if v.len() > 60 { "…" } else { "" });
+            let _ = writeln!(
+                s,
+                "key/value    {} = {}{}",
+                e.key,
+                short,
+                if v.len() > 60 { "…" } else { "" }
+            );
         }
     }
     for (i, rg) in m.row_groups.iter().enumerate() {
@@ -64,7 +75,11 @@ pub fn text(m: &FileMetaData) -> String {
 
 pub fn json(m: &FileMetaData) -> String {
     let mut s = String::new();
-    let _ = write!(s, "{{\"version\":{},\"num_rows\":{},\"created_by\":", m.version, m.num_rows);
+    let _ = write!(
+        s,
+        "{{\"version\":{},\"num_rows\":{},\"created_by\":",
+        m.version, m.num_rows
+    );
     match &m.created_by {
         Some(c) => json::string(&mut s, c),
         None => s.push_str("null"),
@@ -115,9 +130,23 @@ pub fn json(m: &FileMetaData) -> String {
                     None => s.push_str("null"),
                 };
                 s.push_str(",\"statistics\":{\"min\":");
-                hex(&mut s, if st.min_value.is_some() { &st.min_value } else { &st.min });
+                hex(
+                    &mut s,
+                    if st.min_value.is_some() {
+                        &st.min_value
+                    } else {
+                        &st.min
+                    },
+                );
                 s.push_str(",\"max\":");
-                hex(&mut s, if st.max_value.is_some() { &st.max_value } else { &st.max });
+                hex(
+                    &mut s,
+                    if st.max_value.is_some() {
+                        &st.max_value
+                    } else {
+                        &st.max
+                    },
+                );
                 let _ = write!(
                     s,
                     ",\"null_count\":{}}}",

@@ -48,7 +48,11 @@ pub fn run<S: Source>(reader: &ParquetReader<S>, args: &ScanArgs) -> parq::Resul
                 for batch in reader.batches(&leaves, bs)? {
                     let batch = batch?;
                     n += batch.num_rows as u64;
-                    bytes += batch.columns.iter().map(|c| c.decoded_bytes()).sum::<usize>();
+                    bytes += batch
+                        .columns
+                        .iter()
+                        .map(|c| c.decoded_bytes())
+                        .sum::<usize>();
                     drop(std::hint::black_box(batch));
                 }
             }
