@@ -92,11 +92,12 @@ mod tests {
 
     #[test]
     fn f32_ties_go_to_even_and_render_positionally() {
-        assert_eq!(shortest_f32(-301065.625), "-301065.62");
+        let tie: f32 = "-301065.625".parse().unwrap();
+        assert_eq!(shortest_f32(tie), "-301065.62");
         assert_eq!(shortest_f32(1.0), "1.0");
         assert_eq!(shortest_f32(0.1), "0.1");
         assert_eq!(shortest_f32(1.5e-7), "1.5e-7");
-        assert_eq!(shortest_f32(3.4028235e38), "3.4028235e38");
+        assert_eq!(shortest_f32(f32::MAX), "3.4028235e38");
         assert_eq!(shortest_f32(-0.0), "-0.0");
         assert_eq!(shortest_f32(123456.0), "123456.0");
     }
