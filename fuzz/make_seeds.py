@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Seed the fuzz corpora (fuzz/corpus/, git-ignored).
+
+read_file:      the parquet-testing files (../shared/parquet-testing/data or $PARQUET_TESTING).
+read_footer:    their footers (the thrift FileMetaData) and their first page headers.
+decompress_*:   4-byte declared size + a page compressed by pyarrow (if installed).
+
+Usage: python3 fuzz/make_seeds.py [parquet-testing data dir]
+"""
+import hashlib
+import os
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "corpus")
+
+
+def put(target, data):
+    d = os.path.join(CORPUS, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, hashlib.sha1(data).hexdigest()), "wb") as f:
+        f.write(data)
+
+
+def main():
+    default = os.environ.get(
+        "PARQUET_TESTING",
+        os.path.join(HERE, "..", "..", "shared", "parquet-testing", "data"),
+    )
+    data_dir = sys.argv[1] if len(sys.argv) > 1 else default
+    files = 0
+    if os.path.isdir(data_dir):
+        for name in sorted(os.listdir(data_dir)):
+            if not name.endswith(".parquet"):
+                continue
+            with open(os.path.join(data_dir, name), "rb") as f:
+                data = f.read()
+            if len(data) > 1 << 20:
+                continue
+            files += 1
+            put("read_file", data)
+            if len(data) >= 12 and data[-4:] == b"PAR1":
+                (n,) = struct.unpack("<I", data[-8:-4])
+                if n <= len(data) - 12:
+                    put("read_footer", data[-8 - n : -8])
+                    put("read_footer", data)
+            put("read_footer", data[4:4 + 256])
+    print(f"read_file: {files} files from {data_dir}")
+
+    payloads = [
+        b"",
+        b"a",
+        b"hello hello hello hello hello parquet",
+        bytes(range(256)) * 4,
+        b"\x00" * 5000,
+        struct.pack("<64q", *range(64)),
+    ]
+    for p in payloads:
+        put("decompress_uncompressed", struct.pack("<I", len(p)) + p)
+    try:
+        import pyarrow as pa
+    except ImportError:
+        print("pyarrow missing: no compressed seeds")
+        return
+    for codec, target in [
+        ("snappy", "decompress_snappy"),
+        ("gzip", "decompress_gzip"),
+        ("brotli", "decompress_brotli"),
+        ("zstd", "decompress_zstd"),
+        ("lz4", "decompress_lz4"),
+        ("lz4_raw", "decompress_lz4_raw"),
+    ]:
+        for p in payloads:
+            try:
+                c = pa.compress(p, codec=codec, asbytes=True)
+            except Exception as e:  # codec not built into this pyarrow
+                print(codec, e)
+                break
+            put(target, struct.pack("<I", len(p)) + c)
+    print("compressed seeds written")
+
+
+if __name__ == "__main__":
+    main()
