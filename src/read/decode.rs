@@ -81,8 +81,15 @@ impl ChunkDecoder {
         self.len
     }
 
+    /// Collect about `slots` slots into one buffer: reserve once instead of growing, and skip
+    /// borrowing pages (their values would be copied into the big buffer anyway).
+    pub(crate) fn reserve(&mut self, slots: usize) {
+        self.values.reserve(slots);
+    }
+
     /// Replace the dictionary (a new column chunk's dictionary page).
     pub(crate) fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {
+        probe::hit("read.dictionary_page_decoded");
         self.values.set_dictionary(values, num_values)
     }
 
@@ -130,6 +137,8 @@ impl ChunkDecoder {
 
 /// The typed half of a [`ChunkDecoder`].
 trait ValuesDecoder: Send {
+    /// Prepare for about `slots` more slots collected into one buffer (whole-column reads).
+    fn reserve(&mut self, slots: usize);
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()>;
     fn clear_dictionary(&mut self);
     /// Append `page.num_values` slots; `validity` is `None` when all are valid.
@@ -238,11 +247,15 @@ struct FixedDecoder<T: Native> {
     borrowed: Option<ScalarBuffer<T>>,
     scratch: Vec<T>,
     bytes: Vec<u8>,
+    /// False when the caller collects many pages into one buffer (whole-column reads), where
+    /// borrowing the first page would only postpone its copy.
+    allow_borrow: bool,
 }
 
 impl<T: Native> Default for FixedDecoder<T> {
     fn default() -> Self {
         FixedDecoder {
+            allow_borrow: true,
             dict: None,
             out: Vec::new(),
             borrowed: None,
@@ -256,7 +269,7 @@ impl<T: Native> FixedDecoder<T> {
     /// The zero-copy path: an uncompressed PLAIN page without nulls, from a zero-copy source,
     /// aligned for `T`, becomes the output buffer itself.
     fn try_borrow(&mut self, page: &DataPage, n: usize) -> bool {
-        if page.encoding != Encoding::PLAIN || !page.borrowed {
+        if page.encoding != Encoding::PLAIN || !self.allow_borrow {
             return false;
         }
         if !self.out.is_empty() || self.borrowed.is_some() {
@@ -313,6 +326,11 @@ fn decode_native_dense<T: Native>(
 }
 
 impl<T: Native> ValuesDecoder for FixedDecoder<T> {
+    fn reserve(&mut self, slots: usize) {
+        self.allow_borrow = false;
+        self.out.reserve(slots);
+    }
+
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {
         check_count(num_values, size_of::<T>(), values.len(), "dictionary page")?;
         let mut dict = Vec::new();
@@ -410,6 +428,12 @@ fn decode_bool_dense(page: &DataPage, n: usize, out: &mut BooleanBufferBuilder) 
 }
 
 impl ValuesDecoder for BooleanDecoder {
+    fn reserve(&mut self, slots: usize) {
+        self.out
+            .get_or_insert_with(|| BooleanBufferBuilder::new(0))
+            .reserve(slots);
+    }
+
     fn set_dictionary(&mut self, _: Bytes, _: usize) -> Result<()> {
         Err(Error::Unsupported("dictionary for a BOOLEAN column".into()))
     }
@@ -540,6 +564,10 @@ fn decode_fixed_bytes_dense(
 }
 
 impl ValuesDecoder for FixedBytesDecoder {
+    fn reserve(&mut self, slots: usize) {
+        self.out.reserve(slots.saturating_mul(self.width));
+    }
+
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {
         let bytes = plain::decode_fixed_bytes(&values, self.width, num_values)?;
         self.dict = Some(bytes.to_vec());
@@ -681,6 +709,10 @@ fn decode_binary_dense(
 }
 
 impl ValuesDecoder for BinaryDecoder {
+    fn reserve(&mut self, slots: usize) {
+        self.offsets.reserve(slots);
+    }
+
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {
         check_count(num_values, 4, values.len(), "dictionary page")?;
         let mut offsets = vec![0];
@@ -851,6 +883,10 @@ impl ViewDecoder {
 }
 
 impl ValuesDecoder for ViewDecoder {
+    fn reserve(&mut self, slots: usize) {
+        self.views.reserve(slots);
+    }
+
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {
         check_count(num_values, 4, values.len(), "dictionary page")?;
         let mut views = Vec::new();

@@ -158,6 +158,9 @@ impl<S: Source> ParquetReader<S> {
     pub fn read_column(&self, column: usize) -> Result<Column> {
         let mut reader = self.column_reader(column)?;
         let mut decoder = reader.new_decoder()?;
+        // The slot count comes from the footer, so it is only a hint: cap what it may reserve.
+        const MAX_RESERVE: u64 = 1 << 26;
+        decoder.reserve(self.num_rows().min(MAX_RESERVE) as usize);
         while reader.next_page_into(&mut decoder)? {}
         Ok(decoder.finish())
     }
@@ -294,7 +297,6 @@ impl<S: Source> ColumnReader<S> {
             meta.num_values,
             self.desc.max_def_level > 0,
             self.file.options.verify_crc,
-            self.file.source.is_zero_copy(),
             loc,
         ));
         Ok(true)

@@ -33,11 +33,9 @@ pub(crate) struct DataPage {
     /// Definition levels as a hybrid stream without length prefix (`Rle`) or the deprecated
     /// MSB-first `BitPacked` form; empty when the column is required.
     pub def_levels: Levels,
-    /// The value bytes (decompressed).
+    /// The value bytes: a view of the source (uncompressed page from memory or a map) or of
+    /// the page's own decompression buffer. Either way decoders may keep it as output.
     pub values: Bytes,
-    /// True when `values` is a view of the source bytes (uncompressed page from a
-    /// zero-copy source), so borrowing from it costs nothing.
-    pub borrowed: bool,
 }
 
 /// Encoded definition levels of a page.
@@ -60,7 +58,6 @@ pub(crate) struct PageReader {
     values_left: i64,
     has_def_levels: bool,
     verify_crc: bool,
-    zero_copy: bool,
     page_index: usize,
     loc: Location,
     last: Location,
@@ -75,7 +72,6 @@ impl PageReader {
         num_values: i64,
         has_def_levels: bool,
         verify_crc: bool,
-        zero_copy: bool,
         loc: Location,
     ) -> Self {
         PageReader {
@@ -86,7 +82,6 @@ impl PageReader {
             values_left: num_values,
             has_def_levels,
             verify_crc,
-            zero_copy,
             page_index: 0,
             last: loc.clone(),
             loc,
@@ -167,7 +162,7 @@ impl PageReader {
         dec: &mut Decompressor,
         input: Bytes,
         uncompressed: usize,
-    ) -> Result<(Bytes, bool)> {
+    ) -> Result<Bytes> {
         if self.codec == CodecKind::Uncompressed {
             if input.len() != uncompressed {
                 return Err(Error::format(format!(
@@ -176,11 +171,11 @@ impl PageReader {
                     uncompressed
                 )));
             }
-            return Ok((input, self.zero_copy));
+            return Ok(input);
         }
         let mut out = Vec::new();
         dec.decompress(self.codec, &input, uncompressed, &mut out)?;
-        Ok((Bytes::from(out), false))
+        Ok(Bytes::from(out))
     }
 
     fn decode_body(
@@ -213,7 +208,7 @@ impl PageReader {
                     )));
                 }
                 let num_values = non_negative(h.num_values, "dictionary num_values")?;
-                let (values, _) = self.decompress(dec, body, uncompressed)?;
+                let values = self.decompress(dec, body, uncompressed)?;
                 Ok(Some(Page::Dictionary { values, num_values }))
             }
             PageType::DATA_PAGE => {
@@ -222,7 +217,7 @@ impl PageReader {
                     .as_ref()
                     .ok_or_else(|| Error::format("data page without data_page_header"))?;
                 let num_values = non_negative(h.num_values, "data page num_values")?;
-                let (data, borrowed) = self.decompress(dec, body, uncompressed)?;
+                let data = self.decompress(dec, body, uncompressed)?;
                 let (def_levels, values) = if self.has_def_levels {
                     split_v1_levels(&data, h.definition_level_encoding, num_values)?
                 } else {
@@ -234,7 +229,6 @@ impl PageReader {
                     encoding: h.encoding,
                     def_levels,
                     values,
-                    borrowed,
                 })))
             }
             PageType::DATA_PAGE_V2 => {
@@ -263,19 +257,18 @@ impl PageReader {
                 let def = body.slice(rep_len..levels_len);
                 let value_bytes = body.slice(levels_len..);
                 let values_uncompressed = uncompressed - levels_len;
-                let (values, borrowed) =
-                    if h.is_compressed.unwrap_or(true) && values_uncompressed > 0 {
-                        self.decompress(dec, value_bytes, values_uncompressed)?
-                    } else {
-                        if value_bytes.len() != values_uncompressed {
-                            return Err(Error::format(format!(
-                                "uncompressed v2 values hold {} bytes but declare {}",
-                                value_bytes.len(),
-                                values_uncompressed
-                            )));
-                        }
-                        (value_bytes, self.zero_copy)
-                    };
+                let values = if h.is_compressed.unwrap_or(true) && values_uncompressed > 0 {
+                    self.decompress(dec, value_bytes, values_uncompressed)?
+                } else {
+                    if value_bytes.len() != values_uncompressed {
+                        return Err(Error::format(format!(
+                            "uncompressed v2 values hold {} bytes but declare {}",
+                            value_bytes.len(),
+                            values_uncompressed
+                        )));
+                    }
+                    value_bytes
+                };
                 let def_levels = if self.has_def_levels {
                     Levels::Rle(def)
                 } else {
@@ -287,7 +280,6 @@ impl PageReader {
                     encoding: h.encoding,
                     def_levels,
                     values,
-                    borrowed,
                 })))
             }
             // Index pages and page types from the future carry nothing we decode.

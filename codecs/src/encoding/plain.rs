@@ -83,11 +83,7 @@ pub fn decode_fixed_into<T: Pod>(input: &[u8], n: usize, out: &mut Vec<T>) -> Re
     let bytes = take(input, 0, len)?;
     match bytemuck::try_cast_slice::<u8, T>(bytes) {
         Ok(values) => out.extend_from_slice(values),
-        Err(_) => {
-            let start = out.len();
-            out.resize(start + n, T::zeroed());
-            bytemuck::cast_slice_mut::<T, u8>(&mut out[start..]).copy_from_slice(bytes);
-        }
+        Err(_) => crate::kernels::copy::extend_from_unaligned(out, bytes),
     }
     Ok(len)
 }

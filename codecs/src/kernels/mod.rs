@@ -1,4 +1,5 @@
 //! The hot loops. The only module of this crate where `unsafe` may live.
 
 pub mod bitpack;
+pub mod copy;
 pub mod shuffle;

@@ -59,9 +59,13 @@ enum Command {
         /// One JSON object instead of text.
         #[arg(long)]
         json: bool,
-        /// Stream batches of this many rows instead of whole columns.
+        /// Stream batches of this many rows (each dropped after it is counted).
+        #[arg(long, default_value_t = 8192)]
+        batch_size: usize,
+        /// Read each column with the one-call API into one buffer instead of streaming
+        /// batches (includes first-touch page faults of the whole output).
         #[arg(long)]
-        batch_size: Option<usize>,
+        whole: bool,
         /// Decode byte arrays as views into page buffers instead of offsets + copied data.
         #[arg(long)]
         views: bool,
@@ -115,6 +119,7 @@ fn run(cli: Cli) -> parq::Result<()> {
             mmap,
             json,
             batch_size,
+            whole,
             views,
         } => {
             let options = ReadOptions {
@@ -129,7 +134,7 @@ fn run(cli: Cli) -> parq::Result<()> {
                 columns: columns.as_deref(),
                 repeat,
                 json,
-                batch_size,
+                batch_size: (!whole).then_some(batch_size),
             };
             if mmap {
                 // SAFETY: not an unsafe block in the library sense: the CLI maps a file the
