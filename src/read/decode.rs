@@ -287,7 +287,6 @@ impl<T: Native> FixedDecoder<T> {
             probe::hit("read.plain_borrow_unaligned");
             return false;
         }
-        probe::hit("read.plain_borrowed");
         self.borrowed = Some(ScalarBuffer::new(buf, 0, n));
         true
     }
@@ -354,6 +353,8 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
             return Ok(());
         }
         if let Some(b) = self.borrowed.take() {
+            // Another page joins the same output: the borrowed one is copied after all.
+            probe::hit("read.plain_borrow_materialized");
             self.out.extend_from_slice(&b);
         }
         let dict = self.dict.as_deref();
@@ -377,6 +378,8 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
 
     fn finish(&mut self) -> Values {
         if let Some(b) = self.borrowed.take() {
+            // Counted here, where the page really is handed out without a copy.
+            probe::hit("read.plain_borrowed");
             return T::wrap(b);
         }
         T::wrap(ScalarBuffer::from(std::mem::take(&mut self.out)))
