@@ -125,7 +125,9 @@ pub fn naive_rle(data: &[u8], width: u32, cap: usize) -> Oracle {
         } else {
             let vb = width.div_ceil(8) as usize;
             let Some(raw) = data.get(body..body + vb) else {
-                o.error = true;
+                // An empty repeated run cut off before its value ends the stream (writers
+                // emit a lone 0x00 for pages without values); any other cut-off run is bad.
+                o.error = count != 0;
                 return o;
             };
             let mut value = 0u64;
