@@ -296,3 +296,32 @@ impl Column {
         validity + values
     }
 }
+
+impl Column {
+    /// The bytes of the value in slot `i` as the file stores it (little-endian for numbers,
+    /// one byte 0/1 for booleans); `None` for a null slot.
+    ///
+    /// A layout-independent view for comparisons and tests, not a fast path.
+    pub fn value_bytes(&self, i: usize) -> Option<Vec<u8>> {
+        if !self.is_valid(i) {
+            return None;
+        }
+        Some(match &self.values {
+            Values::Boolean(b) => vec![b.value(i) as u8],
+            Values::Int32(v) => v[i].to_le_bytes().to_vec(),
+            Values::Int64(v) => v[i].to_le_bytes().to_vec(),
+            Values::Float(v) => v[i].to_le_bytes().to_vec(),
+            Values::Double(v) => v[i].to_le_bytes().to_vec(),
+            Values::Int96(d) => d[i * 12..i * 12 + 12].to_vec(),
+            _ => self.bytes(i).unwrap_or_default().to_vec(),
+        })
+    }
+}
+
+/// Logical equality: same length, same nulls, and bit-identical values in every valid slot
+/// (so NaN payloads and -0.0 count, and `Binary` equals `BinaryView` holding the same bytes).
+impl PartialEq for Column {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && (0..self.len).all(|i| self.value_bytes(i) == other.value_bytes(i))
+    }
+}

@@ -1,0 +1,144 @@
+//! Reader API: sources, projection, row-group choice, batching, CRC checks, error locations.
+
+use std::path::PathBuf;
+
+use bytes::Bytes;
+use parq::column::{Column, Values};
+use parq::read::{FileSource, MmapSource, ParquetReader, ReadOptions, Source};
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/parquet-testing/data")
+        .join(name)
+}
+
+fn bytes(name: &str) -> Bytes {
+    Bytes::from(std::fs::read(data(name)).unwrap())
+}
+
+fn int32s(c: &Column) -> Vec<Option<i32>> {
+    let Values::Int32(v) = &c.values else {
+        panic!("int32 expected")
+    };
+    (0..c.len).map(|i| c.is_valid(i).then(|| v[i])).collect()
+}
+
+fn all_columns<S: Source>(r: &ParquetReader<S>) -> Vec<Column> {
+    (0..r.schema().leaves.len())
+        .map(|i| r.read_column(i).unwrap())
+        .collect()
+}
+
+#[test]
+fn every_source_reads_the_same_values() {
+    let name = "alltypes_tiny_pages_plain.parquet";
+    let mem = ParquetReader::new(bytes(name)).unwrap();
+    let file = ParquetReader::new(FileSource::open(data(name)).unwrap()).unwrap();
+    // SAFETY: the conformance files are not modified while the test runs.
+    let map = ParquetReader::new(unsafe { MmapSource::open(data(name)) }.unwrap()).unwrap();
+    let (a, b, c) = (all_columns(&mem), all_columns(&file), all_columns(&map));
+    for ((x, y), z) in a.iter().zip(&b).zip(&c) {
+        assert!(x == y && x == z);
+    }
+}
+
+#[test]
+fn batches_concatenate_to_the_whole_column() {
+    let r = ParquetReader::new(bytes("alltypes_tiny_pages.parquet")).unwrap();
+    let id = r.column_index("id").unwrap();
+    let whole = int32s(&r.read_column(id).unwrap());
+    for batch_size in [1, 7, 100, 4096, 1 << 20] {
+        let mut got = Vec::new();
+        for b in r.batches(&[id], batch_size).unwrap() {
+            let b = b.unwrap();
+            assert!(b.num_rows <= batch_size);
+            got.extend(int32s(&b.columns[0]));
+        }
+        assert_eq!(got, whole, "batch size {batch_size}");
+    }
+}
+
+#[test]
+fn row_group_choice_and_projection() {
+    let name = "alltypes_plain.parquet";
+    let all = ParquetReader::new(bytes(name)).unwrap();
+    let n = all.metadata().row_groups.len();
+    let picked = ParquetReader::with_options(
+        bytes(name),
+        ReadOptions {
+            row_groups: Some(vec![n - 1]),
+            ..ReadOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        picked.num_rows(),
+        all.metadata().row_groups[n - 1].num_rows as u64
+    );
+    let cols = all.read_columns(&["bool_col", "id"]).unwrap();
+    assert_eq!(cols.len(), 2);
+    assert!(matches!(cols[0].values, Values::Boolean(_)));
+    assert!(matches!(cols[1].values, Values::Int32(_)));
+    assert!(all.read_column_by_path("no_such_column").is_err());
+    let bad = ParquetReader::with_options(
+        bytes(name),
+        ReadOptions {
+            row_groups: Some(vec![n]),
+            ..ReadOptions::default()
+        },
+    );
+    assert!(bad.is_err());
+}
+
+#[test]
+fn crc_is_checked_when_asked() {
+    let crc = ReadOptions {
+        verify_crc: true,
+        ..ReadOptions::default()
+    };
+    for good in [
+        "datapage_v1-uncompressed-checksum.parquet",
+        "datapage_v1-snappy-compressed-checksum.parquet",
+        "plain-dict-uncompressed-checksum.parquet",
+        "rle-dict-snappy-checksum.parquet",
+    ] {
+        let r = ParquetReader::with_options(bytes(good), crc.clone()).unwrap();
+        all_columns(&r);
+    }
+    for bad in [
+        "datapage_v1-corrupt-checksum.parquet",
+        "rle-dict-uncompressed-corrupt-checksum.parquet",
+    ] {
+        // Ignored by default, as pyarrow does ...
+        all_columns(&ParquetReader::new(bytes(bad)).unwrap());
+        // ... and an error naming column, page and offset when checked.
+        let r = ParquetReader::with_options(bytes(bad), crc.clone()).unwrap();
+        let err = (0..r.schema().leaves.len())
+            .find_map(|i| r.read_column(i).err())
+            .expect("a corrupt page");
+        let msg = err.to_string();
+        assert!(msg.contains("crc"), "{msg}");
+        assert!(
+            msg.contains("column") && msg.contains("page") && msg.contains("offset"),
+            "{msg}"
+        );
+    }
+}
+
+#[test]
+fn truncated_file_errors_name_the_place() {
+    let file = std::fs::read(data("alltypes_plain.parquet")).unwrap();
+    // Corrupt a data page header (but keep the footer): the error must say where.
+    let r = ParquetReader::new(Bytes::from(file.clone())).unwrap();
+    let meta = r.metadata().row_groups[0].columns[0]
+        .meta_data
+        .clone()
+        .unwrap();
+    let mut broken = file;
+    let at = meta.data_page_offset as usize;
+    broken[at..at + 8].fill(0xff);
+    let r = ParquetReader::new(Bytes::from(broken)).unwrap();
+    let msg = r.read_column(0).unwrap_err().to_string();
+    assert!(msg.contains("column id"), "{msg}");
+    assert!(msg.contains("offset"), "{msg}");
+}
