@@ -811,7 +811,8 @@ fn decision_data() -> (Vec<Field>, Vec<Column>) {
     );
     let hundred = binary_col(&strings(n, 100, 12, 1), None);
     let mut halfway: Vec<String> = strings(n / 2, 10, 16, 2);
-    halfway.extend((0..n / 2).map(|i| format!("{i:016}")));
+    // The unique half alone (50k x 44 bytes) outgrows the default 1 MiB dictionary limit.
+    halfway.extend((0..n / 2).map(|i| format!("{i:040}")));
     let halfway = binary_col(&halfway, None);
     let mut twice: Vec<String> = (0..n / 2)
         .flat_map(|i| [format!("{i:020}"), format!("{i:020}")])
@@ -870,9 +871,9 @@ fn dictionary_probes_count_each_path() {
     assert_eq!(run(0), (1, 0, 0, 0));
     // 100 distinct strings: built and kept.
     assert_eq!(run(1), (0, 0, 1, 1));
-    // Turns unique halfway: the estimate samples the whole chunk (it is all buffered), sees
-    // the unique half and skips the dictionary without building it.
-    assert_eq!(run(2), (1, 0, 0, 0));
+    // Turns unique halfway: the sample's repeats promise a dictionary, so it is built, and
+    // abandoned once the unique half pushes it past the limit: the chunk is PLAIN.
+    assert_eq!(run(2), (0, 1, 0, 1));
     // Every value twice: the sample promises a dictionary that wins, but it outgrows the
     // 1 MiB limit while building: aborted, the chunk is PLAIN.
     assert_eq!(run(3), (0, 1, 0, 1));

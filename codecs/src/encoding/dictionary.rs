@@ -451,6 +451,27 @@ fn strided(i: usize, s: usize, n: usize) -> usize {
     start + (jitter as usize) % (end - start).max(1)
 }
 
+/// Distinct values `D` of a chunk of `total` values, each repeated `total / D` times, for
+/// which a uniform sample of `s` values is expected to show `d` distinct:
+/// `d = D * (1 - (1 - s/total)^(total/D))`, solved by bisection (the right side grows with D).
+fn even_spread_distinct(d: usize, s: usize, total: usize) -> f64 {
+    let (d, s, n) = (d as f64, s as f64, total as f64);
+    let seen = |big_d: f64| big_d * (1.0 - (1.0 - s / n).powf(n / big_d));
+    let (mut lo, mut hi) = (d, n);
+    if seen(hi) <= d {
+        return hi;
+    }
+    for _ in 0..64 {
+        let mid = 0.5 * (lo + hi);
+        if seen(mid) < d {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    hi
+}
+
 /// `plain_overhead` is the per-value bytes PLAIN adds to the sampled bytes (4 for a length).
 fn estimate(
     mut sample: Vec<&[u8]>,
@@ -479,7 +500,12 @@ fn estimate(
         total
     } else {
         let chao1 = d as f64 + (f1 as f64 * (f1 as f64 - 1.0).max(0.0)) / (2.0 * (f2 as f64 + 1.0));
-        (chao1.ceil() as usize).clamp(d, total)
+        // Chao1 overshoots on evenly spread values (it assumes a long tail of rare ones),
+        // which sits right at the break-even point of uniform high-cardinality columns; the
+        // even-spread model is the other bound. Take the smaller and let the builder's
+        // early abort catch an underestimate.
+        let even = even_spread_distinct(d, s, total);
+        (chao1.min(even).ceil() as usize).clamp(d, total)
     };
     let (plain, dict) = if s == 0 {
         (0, 0)
