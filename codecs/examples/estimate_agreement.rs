@@ -29,7 +29,7 @@ fn exact_fixed<T: bytemuck::Pod>(values: &[T]) -> bool {
     let w = std::mem::size_of::<T>();
     let dict = distinct.len() * w;
     let indices = values.len() * bit_width(distinct.len().saturating_sub(1) as u64) as usize / 8;
-    dict + indices < values.len() * w
+    dict + indices < std::mem::size_of_val(values)
 }
 
 fn exact_bytes(values: &[Vec<u8>]) -> bool {
