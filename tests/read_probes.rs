@@ -252,6 +252,23 @@ fn nulls_are_scattered_by_runs() {
 }
 
 #[test]
+fn many_nulls_scatter_by_words() {
+    let file = write(
+        vec![Field::int64("v").optional()],
+        &[int64_column(Some(2))],
+        options(PageVersion::V1),
+    );
+    let reader = ParquetReader::new(file.clone()).unwrap();
+    let pages = data_pages(&file, &reader).len() as u64;
+    let cols = read_all_batches(&reader);
+    // 50 % nulls: runs of one value; a select per slot beats a copy per run.
+    assert_eq!(probe::get("levels.scatter_words"), pages);
+    assert_eq!(probe::get("levels.scatter_run"), 0);
+    let nulls: usize = cols.iter().map(|c| c.null_count()).sum();
+    assert_eq!(nulls, ROWS / 2);
+}
+
+#[test]
 fn dictionary_is_decoded_once_per_chunk_and_gathered() {
     let values: Vec<i64> = (0..ROWS as i64).map(|i| i % 100).collect();
     let col = Column {
