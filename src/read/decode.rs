@@ -12,6 +12,7 @@ use arrow_buffer::{
 };
 use bytes::Bytes;
 use parq_codecs::encoding::{byte_stream_split, delta, plain, rle};
+use parq_codecs::kernels::gather::ByteArrayDictionary;
 use parq_codecs::{levels, probe};
 
 use super::levels::page_validity;
@@ -641,7 +642,7 @@ impl ValuesDecoder for FixedBytesDecoder {
 // BYTE_ARRAY as offsets + data.
 
 struct BinaryDecoder {
-    dict: Option<(Vec<i64>, Vec<u8>)>,
+    dict: Option<ByteArrayDictionary>,
     offsets: Vec<i64>,
     data: Vec<u8>,
     dense_offsets: Vec<i64>,
@@ -665,7 +666,7 @@ impl Default for BinaryDecoder {
 fn decode_binary_dense(
     page: &DataPage,
     n: usize,
-    dict: Option<&(Vec<i64>, Vec<u8>)>,
+    dict: Option<&ByteArrayDictionary>,
     indices: &mut Vec<u32>,
     offsets: &mut Vec<i64>,
     data: &mut Vec<u8>,
@@ -678,27 +679,14 @@ fn decode_binary_dense(
             plain::decode_byte_array_offsets(input, n, offsets, data)?;
         }
         e if is_dictionary(e) => {
-            let (doff, ddata) = dict.ok_or_else(missing_dictionary)?;
-            let entries = doff.len() - 1;
+            let dict = dict.ok_or_else(missing_dictionary)?;
             let mut dec = rle::dictionary_index_decoder(input)?;
             indices.clear();
             indices.resize(n, 0);
             let got = dec.get_batch(&mut indices[..])?;
             expect_count(got, n)?;
             probe::hit("read.dictionary_gather_bytes");
-            offsets.reserve(n);
-            for &i in indices.iter() {
-                let i = i as usize;
-                if i >= entries {
-                    return Err(parq_codecs::Error::IndexOutOfRange {
-                        index: i as u64,
-                        len: entries,
-                    }
-                    .into());
-                }
-                data.extend_from_slice(&ddata[doff[i] as usize..doff[i + 1] as usize]);
-                offsets.push(data.len() as i64);
-            }
+            dict.gather(indices, offsets, data)?;
         }
         Encoding::DELTA_LENGTH_BYTE_ARRAY => {
             delta::decode_length_byte_array(input, n, offsets, data)?;
@@ -721,7 +709,7 @@ impl ValuesDecoder for BinaryDecoder {
         let mut offsets = vec![0];
         let mut data = Vec::new();
         plain::decode_byte_array_offsets(&values, num_values, &mut offsets, &mut data)?;
-        self.dict = Some((offsets, data));
+        self.dict = Some(ByteArrayDictionary::new(offsets, data)?);
         Ok(())
     }
 

@@ -2,4 +2,5 @@
 
 pub mod bitpack;
 pub mod copy;
+pub mod gather;
 pub mod shuffle;

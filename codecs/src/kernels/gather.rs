@@ -1,0 +1,171 @@
+//! Gathering dictionary byte arrays by index into Arrow offsets + data.
+//!
+//! Dictionary-encoded strings are mostly short. Copying each with `extend_from_slice` pays a
+//! `memcpy` call per value; here the output is reserved once, and every value of up to 16
+//! bytes is copied as one fixed 16-byte block (the dictionary carries 16 bytes of padding and
+//! the output 16 bytes of spare capacity, so the over-read and over-write stay in bounds; the
+//! next value overwrites the excess).
+
+use crate::{Error, Result};
+
+/// Bytes every short copy moves at once.
+const BLOCK: usize = 16;
+
+/// A byte-array dictionary, validated once so that gathers index it without checks.
+#[derive(Debug, Clone, Default)]
+pub struct ByteArrayDictionary {
+    /// `len + 1` monotonic offsets into `data`, starting at 0.
+    offsets: Vec<i64>,
+    /// The values back to back, then `BLOCK` zero bytes of padding.
+    data: Vec<u8>,
+}
+
+impl ByteArrayDictionary {
+    /// Take offsets (`len + 1` entries, first 0, monotonic, last = `data.len()`) and data.
+    pub fn new(offsets: Vec<i64>, mut data: Vec<u8>) -> Result<Self> {
+        let bad = Error::InvalidData {
+            offset: 0,
+            what: "dictionary offsets are not monotonic within the data",
+        };
+        if offsets.first() != Some(&0) || offsets.last() != Some(&(data.len() as i64)) {
+            return Err(bad);
+        }
+        if offsets.windows(2).any(|w| w[1] < w[0]) {
+            return Err(bad);
+        }
+        data.extend_from_slice(&[0; BLOCK]);
+        Ok(ByteArrayDictionary { offsets, data })
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// True when the dictionary has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Entry `i`.
+    pub fn get(&self, i: usize) -> Option<&[u8]> {
+        let (s, e) = (*self.offsets.get(i)?, *self.offsets.get(i + 1)?);
+        Some(&self.data[s as usize..e as usize])
+    }
+
+    /// Append `dict[i]` for every index to `data`, and its end offset to `offsets` (whose last
+    /// element is the current end of `data`, as in Arrow; a leading 0 is pushed if empty).
+    /// Errors, appending nothing, on an index out of range.
+    pub fn gather(
+        &self,
+        indices: &[u32],
+        offsets: &mut Vec<i64>,
+        data: &mut Vec<u8>,
+    ) -> Result<()> {
+        let entries = self.len();
+        if let Some(&bad) = indices.iter().find(|&&i| i as usize >= entries) {
+            return Err(Error::IndexOutOfRange {
+                index: bad as u64,
+                len: entries,
+            });
+        }
+        if offsets.is_empty() {
+            offsets.push(data.len() as i64);
+        }
+        // Offsets first, in one pass without per-push capacity checks (the iterator's length
+        // is exact); the copy loop below then only moves bytes.
+        let first = *offsets.last().unwrap_or(&0);
+        let mut end = first;
+        offsets.extend(indices.iter().map(|&i| {
+            let i = i as usize;
+            end += self.offsets[i + 1] - self.offsets[i];
+            end
+        }));
+        let total = (end - first) as usize;
+        data.reserve(total + BLOCK);
+        let base = data.len();
+        let mut pos = 0usize;
+        let src_base = self.data.as_ptr();
+        let dst_base = data.as_mut_ptr();
+        for &i in indices {
+            let i = i as usize;
+            let start = self.offsets[i] as usize;
+            let len = self.offsets[i + 1] as usize - start;
+            // SAFETY: `i < entries` was checked above, and `new` guaranteed the offsets are
+            // monotonic within the value bytes, so `start + len <= data.len() - BLOCK` and
+            // `start + BLOCK <= self.data.len()` (the padding): both source ranges are in
+            // bounds. The destination: `pos + len <= total` for every value (the lengths sum
+            // to `total`), and `reserve(total + BLOCK)` made room for `base + total + BLOCK`
+            // bytes, so `base + pos + max(len, BLOCK)` stays inside the allocation. Source and
+            // destination are different allocations. Bytes written past `base + total` are
+            // outside the final length and never read.
+            unsafe {
+                let src = src_base.add(start);
+                let dst = dst_base.add(base + pos);
+                if len <= BLOCK {
+                    std::ptr::copy_nonoverlapping(src, dst, BLOCK);
+                } else {
+                    std::ptr::copy_nonoverlapping(src, dst, len);
+                }
+            }
+            pos += len;
+        }
+        // SAFETY: the loop wrote every byte of `base..base + total` (values are written in
+        // order, each starting where the previous ended), and capacity covers it.
+        unsafe { data.set_len(base + total) };
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn dict(values: &[Vec<u8>]) -> ByteArrayDictionary {
+        let mut offsets = vec![0i64];
+        let mut data = Vec::new();
+        for v in values {
+            data.extend_from_slice(v);
+            offsets.push(data.len() as i64);
+        }
+        ByteArrayDictionary::new(offsets, data).unwrap()
+    }
+
+    proptest! {
+        #[test]
+        fn gather_equals_naive(
+            values in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..40), 1..20),
+            picks in proptest::collection::vec(any::<u32>(), 0..200),
+            prefix in proptest::collection::vec(any::<u8>(), 0..5),
+        ) {
+            let d = dict(&values);
+            let indices: Vec<u32> = picks.iter().map(|p| p % values.len() as u32).collect();
+            let mut offsets = vec![prefix.len() as i64];
+            let mut data = prefix.clone();
+            d.gather(&indices, &mut offsets, &mut data).unwrap();
+            let mut want = prefix.clone();
+            let mut want_offsets = vec![prefix.len() as i64];
+            for &i in &indices {
+                want.extend_from_slice(&values[i as usize]);
+                want_offsets.push(want.len() as i64);
+            }
+            prop_assert_eq!(data, want);
+            prop_assert_eq!(offsets, want_offsets);
+        }
+    }
+
+    #[test]
+    fn rejects_bad_indices_and_offsets() {
+        let d = dict(&[b"a".to_vec(), b"bc".to_vec()]);
+        let (mut o, mut v) = (vec![0], Vec::new());
+        assert!(d.gather(&[0, 2], &mut o, &mut v).is_err());
+        assert_eq!((o.len(), v.len()), (1, 0));
+        assert!(ByteArrayDictionary::new(vec![0, 3, 2], vec![0; 3]).is_err());
+        assert!(ByteArrayDictionary::new(vec![0, 4], vec![0; 3]).is_err());
+        assert!(ByteArrayDictionary::new(vec![1, 3], vec![0; 3]).is_err());
+        assert!(ByteArrayDictionary::new(vec![0], vec![])
+            .unwrap()
+            .is_empty());
+    }
+}
