@@ -274,7 +274,7 @@ fn scatter_fixed_words<T: Copy + Default>(
     let chunks = BitChunks::new(validity, bit_offset, len);
     let mut d = 0;
     let last = dense.len().saturating_sub(1);
-    let mut mixed = |out: &mut Vec<T>, word: u64, n: usize, d: &mut usize| {
+    let mixed = |out: &mut Vec<T>, word: u64, n: usize, d: &mut usize| {
         out.extend((0..n).map(|b| {
             let bit = (word >> b) & 1;
             // `d` stays within `dense` for every set bit; the clamp only guards the reads

@@ -181,21 +181,7 @@ pub fn decode_byte_array_offsets(
     offsets: &mut Vec<i64>,
     data: &mut Vec<u8>,
 ) -> Result<usize> {
-    if offsets.is_empty() {
-        offsets.push(0);
-    }
-    let mut end = offsets.last().copied().unwrap_or(0);
-    // Each value takes at least its 4-byte length, so `input` bounds the count.
-    offsets.reserve(n.min(input.len() / 4));
-    data.reserve(input.len().saturating_sub(n.saturating_mul(4)));
-    let mut values = byte_arrays(input, n);
-    for value in values.by_ref() {
-        let value = value?;
-        data.extend_from_slice(value);
-        end += value.len() as i64;
-        offsets.push(end);
-    }
-    Ok(values.position())
+    crate::kernels::copy::plain_byte_arrays(input, n, offsets, data)
 }
 
 /// Append `n` PLAIN BYTE_ARRAY values as Arrow binary views (`u128`, Arrow's `ByteView`

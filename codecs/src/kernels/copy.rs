@@ -54,3 +54,138 @@ mod tests {
         assert!(empty.is_empty());
     }
 }
+
+/// Bytes a short value copy moves at once (see [`plain_byte_arrays`]).
+const BLOCK: usize = 16;
+
+/// Decode `n` PLAIN BYTE_ARRAY values (4-byte little-endian length, then the bytes) from
+/// `input` into Arrow offsets + data: appends one end offset per value to `offsets` (whose
+/// last element is the running end) and the bytes to `data`. Returns the bytes consumed.
+///
+/// One pass, no per-value `memcpy` call for short values: offsets are written into reserved
+/// capacity, and a value of up to 16 bytes is copied as one 16-byte block when the input has
+/// 16 readable bytes there (the next value overwrites the excess).
+///
+/// On error (a length running past the input) the values before it are kept.
+pub fn plain_byte_arrays(
+    input: &[u8],
+    n: usize,
+    offsets: &mut Vec<i64>,
+    data: &mut Vec<u8>,
+) -> crate::Result<usize> {
+    if offsets.is_empty() {
+        offsets.push(0);
+    }
+    let mut end = *offsets.last().unwrap_or(&0);
+    // Each value takes at least 4 input bytes, and all values together at most the input.
+    let max_values = n.min(input.len() / 4);
+    offsets.reserve(max_values);
+    data.reserve(input.len() + BLOCK);
+    let (off_base, data_base) = (offsets.len(), data.len());
+    let (off_ptr, data_ptr) = (offsets.as_mut_ptr(), data.as_mut_ptr());
+    let mut pos = 0usize;
+    let mut written = 0usize;
+    let mut k = 0usize;
+    let mut result = Ok(());
+    while k < n {
+        let Some(len_bytes) = input.get(pos..pos + 4) else {
+            result = Err(crate::Error::Truncated {
+                offset: pos,
+                needed: 4,
+                available: input.len().saturating_sub(pos),
+            });
+            break;
+        };
+        let len =
+            u32::from_le_bytes([len_bytes[0], len_bytes[1], len_bytes[2], len_bytes[3]]) as usize;
+        let start = pos + 4;
+        if len > input.len() - start {
+            result = Err(crate::Error::Truncated {
+                offset: start,
+                needed: len,
+                available: input.len() - start,
+            });
+            break;
+        }
+        // SAFETY: `start + len <= input.len()` was checked just above, and the block copy is
+        // taken only when `start + BLOCK <= input.len()`: the source ranges are in bounds.
+        // Destination: the value bytes written so far plus this one are at most
+        // `input.len()` (each value is a distinct part of the input), and `data` has
+        // capacity for `data_base + input.len() + BLOCK`, so a copy of `max(len, BLOCK)`
+        // bytes at `data_base + written` fits. `k < max_values` holds here because each
+        // value read so far consumed at least 4 input bytes, so the offset slot
+        // `off_base + k` is within the reserved capacity. Input and outputs are distinct
+        // allocations (shared vs unique borrows).
+        unsafe {
+            let src = input.as_ptr().add(start);
+            let dst = data_ptr.add(data_base + written);
+            if len <= BLOCK && start + BLOCK <= input.len() {
+                std::ptr::copy_nonoverlapping(src, dst, BLOCK);
+            } else {
+                std::ptr::copy_nonoverlapping(src, dst, len);
+            }
+            end += len as i64;
+            off_ptr.add(off_base + k).write(end);
+        }
+        written += len;
+        pos = start + len;
+        k += 1;
+    }
+    // SAFETY: offset slots `off_base..off_base + k` and data bytes
+    // `data_base..data_base + written` were all written above, within capacity.
+    unsafe {
+        offsets.set_len(off_base + k);
+        data.set_len(data_base + written);
+    }
+    result.map(|()| pos)
+}
+
+#[cfg(test)]
+mod plain_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn encode(values: &[Vec<u8>]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for v in values {
+            out.extend_from_slice(&(v.len() as u32).to_le_bytes());
+            out.extend_from_slice(v);
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn equals_naive(
+            values in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..40), 0..50),
+            cut in 0usize..2000,
+        ) {
+            let mut input = encode(&values);
+            let full = input.len();
+            input.truncate(cut.min(full));
+            let (mut offsets, mut data) = (vec![3i64], vec![1u8, 2, 3]);
+            let r = plain_byte_arrays(&input, values.len(), &mut offsets, &mut data);
+            // Naive: the longest prefix of whole values that fits.
+            let (mut want_off, mut want_data, mut pos) = (vec![3i64], vec![1u8, 2, 3], 0);
+            let mut complete = true;
+            for v in &values {
+                if pos + 4 + v.len() > input.len() { complete = false; break; }
+                want_data.extend_from_slice(v);
+                want_off.push(want_data.len() as i64);
+                pos += 4 + v.len();
+            }
+            prop_assert_eq!(r.is_ok(), complete);
+            if let Ok(consumed) = r { prop_assert_eq!(consumed, pos); }
+            prop_assert_eq!(offsets, want_off);
+            prop_assert_eq!(data, want_data);
+        }
+    }
+
+    #[test]
+    fn huge_count_is_bounded_by_input() {
+        let (mut o, mut d) = (Vec::new(), Vec::new());
+        assert!(plain_byte_arrays(&[0, 0, 0, 0], usize::MAX, &mut o, &mut d).is_err());
+        assert_eq!(o, vec![0, 0]);
+        assert!(o.capacity() < 1 << 20);
+    }
+}
