@@ -165,4 +165,15 @@ mod tests {
             prop_assert_eq!(&dec[1..], &values[..]);
         }
     }
+
+    /// Found by the `decode_byte_stream_split` fuzz target: zero values of a generic width
+    /// with input present panicked in the shuffle kernel.
+    #[test]
+    fn bug_fuzz_1_zero_values_generic_width() {
+        let mut out = Vec::new();
+        decode(&[1, 2, 3, 4, 5, 6, 7], 5, 0, &mut out).unwrap();
+        assert!(out.is_empty());
+        encode(&[], 5, &mut out).unwrap();
+        assert!(out.is_empty());
+    }
 }

@@ -26,7 +26,10 @@ const BLOCK: usize = 16;
 /// If `input.len() < n * width` or `out.len() != n * width` (callers check the input first).
 pub fn join_generic(input: &[u8], width: usize, n: usize, out: &mut [u8]) {
     assert!(input.len() >= n * width && out.len() == n * width);
-    for (k, stream) in input.chunks_exact(n.max(1)).take(width).enumerate() {
+    if n == 0 {
+        return;
+    }
+    for (k, stream) in input.chunks_exact(n).take(width).enumerate() {
         for (dst, &b) in out[k..].iter_mut().step_by(width).zip(stream) {
             *dst = b;
         }
@@ -41,7 +44,10 @@ pub fn join_generic(input: &[u8], width: usize, n: usize, out: &mut [u8]) {
 pub fn split_generic(values: &[u8], width: usize, out: &mut [u8]) {
     assert!(width > 0 && values.len() % width == 0 && out.len() == values.len());
     let n = values.len() / width;
-    for (k, stream) in out.chunks_exact_mut(n.max(1)).take(width).enumerate() {
+    if n == 0 {
+        return;
+    }
+    for (k, stream) in out.chunks_exact_mut(n).take(width).enumerate() {
         for (dst, &b) in stream.iter_mut().zip(values[k..].iter().step_by(width)) {
             *dst = b;
         }
