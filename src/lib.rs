@@ -15,3 +15,8 @@ pub mod write;
 
 pub use error::{Error, Result};
 pub use parq_codecs as codecs;
+
+/// The README's example, compiled and run as a doctest so that it stays true.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
