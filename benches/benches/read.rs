@@ -2,7 +2,8 @@
 //! side with the `parquet` crate (arrow-rs) on identical bytes.
 //!
 //! Each case is one column of `PARQ_BENCH_ROWS` rows (default 1,000,000) in one row group,
-//! written in-process by parquet's `ArrowWriter` (format v1 data pages, 1 MiB page limit):
+//! written in-process by parquet's `ArrowWriter` at its page defaults (v1 data pages of at most
+//! 1 MiB and 20,000 rows):
 //!
 //! * type: `i32`, `i64`, `f64` (values from a pool of 4096 random values, so a dictionary
 //!   holds), `sstr` (8..=24 bytes) and `lstr` (100..=200 bytes) byte arrays (4096 distinct
@@ -43,7 +44,7 @@ use parq_benches::Rng;
 use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterPropertiesBuilder};
 
 const BATCH: usize = 8192;
 const POOL: usize = 4096;
@@ -240,6 +241,15 @@ fn make_array(ty: Ty, nulls: Nulls, rows: usize) -> ArrayRef {
 
 /// Write one column to an in-memory file with parquet's ArrowWriter.
 fn write_file(case: &Case, rows: usize) -> Bytes {
+    write_file_with(case, rows, |p| p)
+}
+
+/// [`write_file`] with extra writer settings.
+fn write_file_with(
+    case: &Case,
+    rows: usize,
+    tweak: impl FnOnce(WriterPropertiesBuilder) -> WriterPropertiesBuilder,
+) -> Bytes {
     let array = make_array(case.ty, case.nulls, rows);
     let nullable = case.nulls != Nulls::Required;
     let schema = Arc::new(Schema::new(vec![Field::new(
@@ -252,8 +262,8 @@ fn write_file(case: &Case, rows: usize) -> Bytes {
         .set_dictionary_enabled(case.dict)
         // Keep the dictionary for the long strings' 4096 values (~600 KB).
         .set_dictionary_page_size_limit(8 << 20)
-        .set_max_row_group_row_count(Some(rows.max(1)))
-        .build();
+        .set_max_row_group_row_count(Some(rows.max(1)));
+    let props = tweak(props).build();
     let batch = RecordBatch::try_new(schema.clone(), vec![array]).expect("batch");
     let mut out = Vec::new();
     let mut w = ArrowWriter::try_new(&mut out, schema, Some(props)).expect("writer");
@@ -407,7 +417,13 @@ fn bench_zero_copy(c: &mut Criterion) {
     let mut file: Option<(Bytes, Vec<u8>)> = None;
     let get = |file: &mut Option<(Bytes, Vec<u8>)>| {
         file.get_or_insert_with(|| {
-            let written = write_file(&case, rows);
+            // Pages of 1 MiB (not 20,000 rows) and no page statistics: every page header has
+            // the same length, so every page's values share one alignment, and most batches
+            // lie inside one page.
+            let written = write_file_with(&case, rows, |p| {
+                p.set_data_page_row_count_limit(usize::MAX)
+                    .set_statistics_enabled(EnabledStatistics::None)
+            });
             // Pick the start (mod 8) of the file in memory at which the most batches are
             // borrowed: the reader borrows only values aligned for i64.
             let mut best = (0, 0, 0, written.clone());
