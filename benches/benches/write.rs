@@ -9,10 +9,11 @@
 //!
 //! Groups:
 //! * `write_default`: parq `WriterOptions::default()` (dictionary decided by estimate) against
-//!   `ArrowWriter` at its defaults (dictionary on, falling back at 1 MiB);
+//!   `ArrowWriter` at its defaults (dictionary on, falling back at 1 MiB). Note the default
+//!   zstd levels differ: parq 3 (libzstd's default), parquet 1;
 //! * `write_plain`: both forced to PLAIN (parq `EncodingPolicy::Plain`, parquet dictionary off);
 //! * `write_dict`: both forced to try a dictionary (parq `EncodingPolicy::Dictionary`, parquet
-//!   dictionary on), both with a 1 MiB dictionary limit.
+//!   dictionary on), both with a 1 MiB dictionary limit; zstd at level 1 on both sides.
 //!
 //! Both sides write v1 pages of ~1 MiB, one row group, chunk and page statistics and the page
 //! index. By default `write_plain` and `write_dict` run uncompressed only; `PARQ_BENCH_FULL=1`
@@ -250,6 +251,11 @@ const MIB: usize = 1 << 20;
 fn options(mode: Mode, codec: Codec) -> (WriterOptions, WriterProperties) {
     let mut parq = WriterOptions::default().with_compression(codec.parq());
     let mut parquet = WriterProperties::builder().set_compression(codec.parquet());
+    if mode != Mode::Default && codec == Codec::Zstd {
+        // Matching options: parquet's default zstd level (1) on both sides; at their defaults
+        // parq uses libzstd's default (3).
+        parq.compression_level = Some(1);
+    }
     match mode {
         Mode::Default => {}
         Mode::Plain => {
