@@ -308,6 +308,71 @@ fn scatter_fixed_words<T: Copy + Default>(
     }
 }
 
+/// Bit form of [`scatter_fixed`] for BOOLEAN columns: `dense` holds `dense_len` value bits
+/// (LSB first, from bit 0); for each slot of `validity` append the next value bit to `out`
+/// when the slot is valid and a clear bit when it is null.
+///
+/// Works 64 slots at a time: a full word is one 64-bit copy, an empty word one zero word, a
+/// mixed word deposits the next value bits at its set positions (one step per valid slot, no
+/// branch per slot). Errors (appending nothing) if `dense_len` differs from the number of set
+/// bits or a bitmap is too short.
+pub fn scatter_bits(
+    dense: &[u8],
+    dense_len: usize,
+    validity: &[u8],
+    bit_offset: usize,
+    len: usize,
+    out: &mut BooleanBufferBuilder,
+) -> Result<()> {
+    check_bitmap(validity, bit_offset, len)?;
+    check_bitmap(dense, 0, dense_len)?;
+    if UnalignedBitChunk::new(validity, bit_offset, len).count_ones() != dense_len {
+        return Err(count_mismatch());
+    }
+    crate::probe::hit("levels.scatter_bits");
+    let chunks = BitChunks::new(validity, bit_offset, len);
+    let mut d = 0usize;
+    let deposit = |word: u64, d: &mut usize| -> u64 {
+        if word == u64::MAX {
+            let bits = bits_at(dense, *d, 64);
+            *d += 64;
+            return bits;
+        }
+        let mut out_word = 0u64;
+        let mut w = word;
+        while w != 0 {
+            let bit = ((dense[*d >> 3] >> (*d & 7)) & 1) as u64;
+            out_word |= bit << w.trailing_zeros();
+            *d += 1;
+            w &= w - 1;
+        }
+        out_word
+    };
+    out.reserve(len);
+    for word in chunks.iter() {
+        let bits = deposit(word, &mut d);
+        out.append_packed_range(0..64, &bits.to_le_bytes());
+    }
+    let rem = chunks.remainder_len();
+    if rem > 0 {
+        let bits = deposit(chunks.remainder_bits(), &mut d);
+        out.append_packed_range(0..rem, &bits.to_le_bytes());
+    }
+    Ok(())
+}
+
+/// `n <= 64` bits of `buf` starting at bit `pos`, LSB first; bits past the end read as 0.
+fn bits_at(buf: &[u8], pos: usize, n: usize) -> u64 {
+    let byte = pos >> 3;
+    let shift = pos & 7;
+    let mut raw = [0u8; 16];
+    let avail = buf.len().saturating_sub(byte).min(9);
+    raw[..avail].copy_from_slice(&buf[byte..byte + avail]);
+    let wide = u128::from_le_bytes(raw) >> shift;
+    let mask = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+    (wide as u64) & mask
+}
+
 /// Byte-array form of [`scatter_fixed`]: `dense_offsets` are the `n_valid + 1` offsets of the
 /// valid values (starting at any value). Appends `len` slot end offsets to `out`, whose last
 /// element is the current end offset, so that null slots are empty and valid slots keep their
@@ -719,5 +784,47 @@ mod tests {
                 prop_assert_eq!(bitmap_of(&mut a), bitmap_of(&mut b));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod scatter_bits_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn scatter_bits_equals_per_slot(
+            valid in proptest::collection::vec(any::<bool>(), 0..300),
+            values in proptest::collection::vec(any::<bool>(), 300),
+            off in 0usize..9,
+            prefix in 0usize..70,
+        ) {
+            let mut v = BooleanBufferBuilder::new(0);
+            v.append_n(off, false);
+            for &b in &valid { v.append(b); }
+            let v = v.finish();
+            let n_valid = valid.iter().filter(|b| **b).count();
+            let mut dense = BooleanBufferBuilder::new(0);
+            for &b in &values[..n_valid] { dense.append(b); }
+            let dense = dense.finish();
+            let mut out = BooleanBufferBuilder::new(0);
+            out.append_n(prefix, true);
+            scatter_bits(dense.values(), n_valid, v.values(), off, valid.len(), &mut out).unwrap();
+            let out = out.finish();
+            let mut d = 0;
+            for (i, &b) in valid.iter().enumerate() {
+                let want = if b { d += 1; values[d - 1] } else { false };
+                prop_assert_eq!(out.value(prefix + i), want);
+            }
+            prop_assert_eq!(out.len(), prefix + valid.len());
+        }
+    }
+
+    #[test]
+    fn scatter_bits_rejects_count_mismatch() {
+        let mut out = BooleanBufferBuilder::new(0);
+        assert!(scatter_bits(&[0xff], 3, &[0b101], 0, 3, &mut out).is_err());
+        assert_eq!(out.len(), 0);
     }
 }

@@ -460,16 +460,14 @@ impl ValuesDecoder for BooleanDecoder {
                     .get_or_insert_with(|| BooleanBufferBuilder::new(valid));
                 scratch.truncate(0);
                 decode_bool_dense(page, valid, scratch)?;
-                let dense = scratch.as_slice();
-                let mut pos = 0;
-                let mut end_prev = 0;
-                for (s, e) in bits.set_slices() {
-                    out.append_n(s - end_prev, false);
-                    out.append_packed_range(pos..pos + (e - s), dense);
-                    pos += e - s;
-                    end_prev = e;
-                }
-                out.append_n(n - end_prev, false);
+                levels::scatter_bits(
+                    scratch.as_slice(),
+                    valid,
+                    bits.values(),
+                    bits.offset(),
+                    n,
+                    out,
+                )?;
                 Ok(())
             }
         }
