@@ -1,4 +1,4 @@
-//! Run-based null scatter (`scatter_fixed`, `scatter_offsets`, `scatter_bytes`) with arbitrary
+//! Null scatter (`scatter_fixed`, `scatter_offsets`, `scatter_bytes`, `scatter_bits`) with arbitrary
 //! bitmaps, offsets and counts, against a slot-at-a-time construction: Ok exactly when the
 //! bitmap covers the range and its set bits match the dense count; on error nothing appended.
 #![no_main]
@@ -6,7 +6,8 @@
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use parq_codecs::levels;
-use parq_fuzz::bit;
+use arrow_buffer::BooleanBufferBuilder;
+use parq_fuzz::{bit, bits_of};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -36,11 +37,11 @@ fuzz_target!(|input: Input| {
         input.dense_count as usize
     };
     let ok = covered && n_dense == popcount;
-    match input.kind % 4 {
+    match input.kind % 5 {
         0 | 1 => {
             let dense: Vec<u32> = (0..n_dense as u32).map(|i| i.wrapping_mul(2_654_435_761) | 1).collect();
             let mut out = vec![9u32; 3];
-            let r = if input.kind % 4 == 0 {
+            let r = if input.kind % 5 == 0 {
                 levels::scatter_fixed(&dense, validity, bit_offset, len, &mut out)
             } else {
                 levels::naive::scatter_fixed_per_slot(&dense, validity, bit_offset, len, &mut out)
@@ -84,6 +85,31 @@ fuzz_target!(|input: Input| {
                     assert_eq!(l, 0, "null slot {i} not empty");
                 }
             }
+        }
+        4 => {
+            // BOOLEAN: the dense values are bits (taken from `lengths`).
+            let dense = &input.lengths[..];
+            let ok = ok && n_dense.div_ceil(8) <= dense.len();
+            let mut out = BooleanBufferBuilder::new(0);
+            out.append_n(5, true);
+            let r = levels::scatter_bits(dense, n_dense, validity, bit_offset, len, &mut out);
+            assert_eq!(r.is_ok(), ok, "scatter_bits {r:?}");
+            let got = bits_of(&mut out);
+            if !ok {
+                assert_eq!(got.len(), 5, "appended on error");
+                return;
+            }
+            let mut d = 0;
+            let mut expected = vec![true; 5];
+            for &b in &set {
+                if b {
+                    expected.push(bit(dense, d));
+                    d += 1;
+                } else {
+                    expected.push(false);
+                }
+            }
+            assert_eq!(got, expected, "scatter_bits");
         }
         _ => {
             let width = input.width as usize % 17;
