@@ -198,6 +198,73 @@ pub fn decode_byte_array_views(
     buffer_index: u32,
     views: &mut Vec<u128>,
 ) -> Result<usize> {
+    if input.len() > u32::MAX as usize {
+        // Offsets must fit the view's u32; check the values one by one (slow path).
+        return decode_byte_array_views_checked(input, n, buffer_index, views);
+    }
+    views.reserve(n.min(input.len() / 4));
+    let index = (buffer_index as u128) << 64;
+    let mut pos = 0usize;
+    let mut long = 0u64;
+    for k in 0..n {
+        // A PLAIN value is `len: u32 LE` then its bytes, and a view starts with the same
+        // `len: u32 LE`: an inline view is the first 4 + len bytes of the value, zero padded,
+        // and a long view's low half is `len` and the 4-byte prefix, also the value's first 8
+        // bytes. So one 16-byte load builds either, without a copy per value.
+        let Some(head) = input.get(pos..pos + 16) else {
+            probe::hit_n("plain.view_ref", long);
+            probe::hit_n("plain.view_inline", k as u64 - long);
+            return decode_tail_views(input, pos, n - k, buffer_index, views);
+        };
+        let raw = u128::from_le_bytes(head.try_into().unwrap_or([0; 16]));
+        let len = raw as u32 as usize;
+        if len > input.len() - pos - 4 {
+            return Err(Error::Truncated {
+                offset: pos + 4,
+                needed: len,
+                available: input.len() - pos - 4,
+            });
+        }
+        let view = if len <= VIEW_INLINE_MAX {
+            raw & (u128::MAX >> (96 - 8 * len))
+        } else {
+            long += 1;
+            (raw as u64 as u128) | index | (((pos + 4) as u128) << 96)
+        };
+        views.push(view);
+        pos += 4 + len;
+    }
+    probe::hit_n("plain.view_ref", long);
+    probe::hit_n("plain.view_inline", n as u64 - long);
+    Ok(pos)
+}
+
+/// The last values of a page, fewer than 16 bytes from its end: built one by one.
+fn decode_tail_views(
+    input: &[u8],
+    pos: usize,
+    n: usize,
+    buffer_index: u32,
+    views: &mut Vec<u128>,
+) -> Result<usize> {
+    let before = views.len();
+    let consumed = decode_byte_array_views_checked(&input[pos..], n, buffer_index, views);
+    // Offsets of the tail values are relative to `pos`: shift the long ones.
+    for v in &mut views[before..] {
+        if (*v as u32 as usize) > VIEW_INLINE_MAX {
+            *v += (pos as u128) << 96;
+        }
+    }
+    consumed.map(|c| pos + c)
+}
+
+/// The per-value form of [`decode_byte_array_views`], checking each offset against `u32`.
+fn decode_byte_array_views_checked(
+    input: &[u8],
+    n: usize,
+    buffer_index: u32,
+    views: &mut Vec<u128>,
+) -> Result<usize> {
     views.reserve(n.min(input.len() / 4));
     let mut values = byte_arrays(input, n);
     let mut long = 0u64;
@@ -458,6 +525,54 @@ mod tests {
             for cut in 0..buf.len() {
                 let (mut o, mut d) = (Vec::new(), Vec::new());
                 prop_assert!(decode_byte_array_offsets(&buf[..cut], n, &mut o, &mut d).is_err());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod view_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn view_bytes<'a>(v: u128, input: &'a [u8], inline: &'a [u8; 16]) -> &'a [u8] {
+        let len = v as u32 as usize;
+        if len <= VIEW_INLINE_MAX {
+            &inline[4..4 + len]
+        } else {
+            let off = (v >> 96) as u32 as usize;
+            &input[off..off + len]
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn views_match_values_everywhere_in_the_page(
+            values in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..30), 0..40),
+            cut in 0usize..2000,
+        ) {
+            let mut input = Vec::new();
+            encode_byte_arrays(values.iter().map(|v| v.as_slice()), &mut input);
+            let full = input.len();
+            input.truncate(cut.min(full));
+            let mut views = vec![7u128];
+            let r = decode_byte_array_views(&input, values.len(), 3, &mut views);
+            let fits = input.len() == full;
+            prop_assert_eq!(r.is_ok(), fits);
+            if fits {
+                prop_assert_eq!(r.unwrap(), full);
+                prop_assert_eq!(views.len(), values.len() + 1);
+                for (v, want) in views[1..].iter().zip(&values) {
+                    let inline = v.to_le_bytes();
+                    prop_assert_eq!(view_bytes(*v, &input, &inline), want.as_slice());
+                    if want.len() > VIEW_INLINE_MAX {
+                        prop_assert_eq!((*v >> 64) as u32, 3);
+                        prop_assert_eq!(((*v >> 32) as u32).to_le_bytes(), [want[0], want[1], want[2], want[3]]);
+                    } else {
+                        // Inline views are zero padded.
+                        prop_assert!(inline[4 + want.len()..].iter().all(|b| *b == 0));
+                    }
+                }
             }
         }
     }
