@@ -20,6 +20,9 @@ pub struct Batch {
     pub columns: Vec<Column>,
 }
 
+/// Batches decoded per refill of a column (see `ColumnState::fill`).
+const FILL_BATCHES: usize = 8;
+
 struct ColumnState<S: Source> {
     reader: ColumnReader<S>,
     decoder: ChunkDecoder,
@@ -33,7 +36,16 @@ struct ColumnState<S: Source> {
 impl<S: Source> ColumnState<S> {
     fn fill(&mut self, want: usize) -> Result<()> {
         while !self.done && self.ready_rows < want {
-            let need = want - self.ready_rows;
+            // Decode several batches' worth at once: a batch that straddles two decoded runs
+            // is the only one copied, so bigger runs mean fewer copies (memory stays bounded
+            // by FILL_BATCHES batches plus a page).
+            let batches = if self.decoder.can_borrow() {
+                // Fixed-width pages may be lent out whole, which works page by page.
+                1
+            } else {
+                FILL_BATCHES
+            };
+            let need = batches * want - self.ready_rows;
             while self.decoder.len() < need {
                 if !self.reader.next_page_into(&mut self.decoder)? {
                     self.done = true;

@@ -77,6 +77,11 @@ impl ChunkDecoder {
         })
     }
 
+    /// True when this column's pages may be lent out without a copy (fixed-width PLAIN).
+    pub(crate) fn can_borrow(&self) -> bool {
+        self.values.can_borrow()
+    }
+
     /// Slots decoded and not yet taken.
     pub(crate) fn len(&self) -> usize {
         self.len
@@ -138,6 +143,10 @@ impl ChunkDecoder {
 
 /// The typed half of a [`ChunkDecoder`].
 trait ValuesDecoder: Send {
+    /// True when pages may be lent out whole (see [`FixedDecoder`]).
+    fn can_borrow(&self) -> bool {
+        false
+    }
     /// Prepare for about `slots` more slots collected into one buffer (whole-column reads).
     fn reserve(&mut self, slots: usize);
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()>;
@@ -326,6 +335,10 @@ fn decode_native_dense<T: Native>(
 }
 
 impl<T: Native> ValuesDecoder for FixedDecoder<T> {
+    fn can_borrow(&self) -> bool {
+        self.allow_borrow
+    }
+
     fn reserve(&mut self, slots: usize) {
         self.allow_borrow = false;
         self.out.reserve(slots);
