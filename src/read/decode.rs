@@ -173,6 +173,16 @@ fn unsupported_encoding(e: Encoding, ty: &str) -> Error {
     Error::Unsupported(format!("encoding {e:?} for {ty} columns"))
 }
 
+/// Decode the `n` dictionary indices of a page into `indices` (bounds are checked by the
+/// gather that uses them).
+fn read_indices(input: &[u8], n: usize, indices: &mut Vec<u32>) -> Result<()> {
+    let mut dec = rle::dictionary_index_decoder(input)?;
+    indices.clear();
+    indices.resize(n, 0);
+    let got = dec.get_batch(&mut indices[..])?;
+    expect_count(got, n)
+}
+
 /// Check that `n` items of at least `min_size` bytes fit in `bytes` before allocating for them.
 fn check_count(n: usize, min_size: usize, bytes: usize, what: &str) -> Result<()> {
     if n.checked_mul(min_size).is_none_or(|need| need > bytes) {
@@ -538,11 +548,7 @@ fn decode_fixed_bytes_dense(
         e if is_dictionary(e) => {
             let dict = dict.ok_or_else(missing_dictionary)?;
             let entries = dict.len() / width;
-            let mut dec = rle::dictionary_index_decoder(input)?;
-            indices.clear();
-            indices.resize(n, 0);
-            let got = dec.get_batch(&mut indices[..])?;
-            expect_count(got, n)?;
+            read_indices(input, n, indices)?;
             out.reserve(n * width);
             for &i in indices.iter() {
                 let i = i as usize;
@@ -691,11 +697,7 @@ fn decode_binary_dense(
         }
         e if is_dictionary(e) => {
             let dict = dict.ok_or_else(missing_dictionary)?;
-            let mut dec = rle::dictionary_index_decoder(input)?;
-            indices.clear();
-            indices.resize(n, 0);
-            let got = dec.get_batch(&mut indices[..])?;
-            expect_count(got, n)?;
+            read_indices(input, n, indices)?;
             probe::hit("read.dictionary_gather_bytes");
             dict.gather(indices, offsets, data)?;
         }
