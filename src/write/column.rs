@@ -245,9 +245,10 @@ impl Chosen {
     }
 }
 
-/// One encoded column chunk; offsets are relative to the start of `bytes`.
+/// One column chunk, written; offsets are relative to its start.
 pub(crate) struct EncodedChunk {
-    pub bytes: Vec<u8>,
+    /// Bytes written.
+    pub len: usize,
     pub meta: ColumnMetaData,
     pub column_index: Option<ColumnIndex>,
     pub offset_index: Option<OffsetIndex>,
@@ -291,6 +292,28 @@ fn page_ranges(
         }
         return pages;
     }
+    if let (Some(validity), Some(c)) = (validity, fixed_cost) {
+        // Every page ends at its `per_page`-th value (or at the row limit): found by counting
+        // the validity bitmap's bits a word at a time.
+        let per_page = target_bits.div_ceil(c.max(1)).max(1) as usize;
+        let (mut slot_start, mut value_start) = (0, 0);
+        while slot_start < len {
+            let limit = len.min(slot_start.saturating_add(row_limit));
+            let bits = validity.inner().slice(slot_start, limit - slot_start);
+            let (slot_end, count) = match nth_set_bit(&bits, per_page) {
+                Some(i) => (slot_start + i + 1, per_page),
+                None => (limit, bits.count_set_bits()),
+            };
+            pages.push(PageRange {
+                slot_start,
+                slot_end,
+                value_start,
+                value_end: value_start + count,
+            });
+            (slot_start, value_start) = (slot_end, value_start + count);
+        }
+        return pages;
+    }
     let (mut slot_start, mut value_start, mut v, mut bits) = (0, 0, 0, 0u64);
     for i in 0..len {
         if validity.is_none_or(|n| n.is_valid(i)) {
@@ -318,6 +341,26 @@ fn page_ranges(
     pages
 }
 
+/// The position of the `n`-th (from 1) set bit of `bits`, if it has that many.
+fn nth_set_bit(bits: &BooleanBuffer, n: usize) -> Option<usize> {
+    let mut seen = 0;
+    let chunks = bits.bit_chunks();
+    let words = chunks
+        .iter()
+        .chain((chunks.remainder_len() > 0).then(|| chunks.remainder_bits()));
+    for (k, mut w) in words.enumerate() {
+        let ones = w.count_ones() as usize;
+        if seen + ones >= n {
+            for _ in 0..n - seen - 1 {
+                w &= w - 1;
+            }
+            return Some(k * 64 + w.trailing_zeros() as usize);
+        }
+        seen += ones;
+    }
+    None
+}
+
 /// Put `bits` into `enc` as 0/1 values, one `put_n` per run.
 fn put_bits(enc: &mut rle::RleEncoder, bits: &BooleanBuffer) {
     let mut at = 0;
@@ -334,14 +377,64 @@ fn put_bits(enc: &mut rle::RleEncoder, bits: &BooleanBuffer) {
 }
 
 /// Append the definition levels of slots `[start, start + n)` (max level 1) as an RLE hybrid
-/// stream without length prefix, run by run.
+/// stream without length prefix, straight from the validity bitmap.
 fn def_levels(validity: Option<&NullBuffer>, start: usize, n: usize, out: &mut Vec<u8>) {
-    let mut enc = rle::RleEncoder::new(1);
     match validity {
-        None => enc.put_n(1, n),
-        Some(v) => put_bits(&mut enc, &v.inner().slice(start, n)),
+        None => {
+            let mut enc = rle::RleEncoder::new(1);
+            enc.put_n(1, n);
+            enc.finish_into(out);
+        }
+        Some(v) => super::levels::encode_validity(&v.inner().slice(start, n), out),
     }
-    enc.finish_into(out);
+}
+
+/// Where a chunk's pages go: small pieces (headers, levels) are gathered and written together,
+/// large ones (value bodies, often borrowed straight from the caller's buffers) go to the sink
+/// as they are, so no chunk-sized copy is ever made.
+struct ChunkOut<'a> {
+    sink: &'a mut dyn std::io::Write,
+    buf: Vec<u8>,
+    flushed: usize,
+}
+
+/// Pieces at least this large bypass `ChunkOut::buf`.
+const DIRECT_WRITE: usize = 32 << 10;
+
+impl ChunkOut<'_> {
+    fn pos(&self) -> usize {
+        self.flushed + self.buf.len()
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if !self.buf.is_empty() {
+            self.sink.write_all(&self.buf)?;
+            self.flushed += self.buf.len();
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    fn put(&mut self, data: &[u8]) -> Result<()> {
+        if data.len() >= DIRECT_WRITE {
+            self.flush()?;
+            self.sink.write_all(data)?;
+            self.flushed += data.len();
+        } else {
+            self.buf.extend_from_slice(data);
+            if self.buf.len() >= DIRECT_WRITE {
+                self.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Encode `header` and return its length.
+    fn header(&mut self, header: &PageHeader) -> usize {
+        let at = self.buf.len();
+        metadata::encode_page_header(header, &mut self.buf);
+        self.buf.len() - at
+    }
 }
 
 fn page_size(len: usize, what: &str) -> Result<i32> {
@@ -350,13 +443,19 @@ fn page_size(len: usize, what: &str) -> Result<i32> {
     })
 }
 
-/// Encodes the chunks of one column, row group after row group, reusing its codec.
+/// Encodes the chunks of one column, row group after row group, reusing its codec and its
+/// page buffers.
 pub(crate) struct ColumnWriter {
     pub leaf: Leaf,
     pub settings: Settings,
     codec: Option<Box<dyn Codec>>,
-    /// Scratch for compression.
+    /// Reused across pages and chunks: compressed output, encoded values, levels, the v1
+    /// levels-and-values input of the compressor, and `ChunkOut`'s small-piece buffer.
     scratch: Vec<u8>,
+    values: Vec<u8>,
+    levels: Vec<u8>,
+    raw: Vec<u8>,
+    out_buf: Vec<u8>,
 }
 
 impl ColumnWriter {
@@ -370,19 +469,11 @@ impl ColumnWriter {
             settings,
             codec,
             scratch: Vec::new(),
+            values: Vec::new(),
+            levels: Vec::new(),
+            raw: Vec::new(),
+            out_buf: Vec::new(),
         })
-    }
-
-    /// Compress `data` unless the codec is `UNCOMPRESSED`; `None` means "use `data`".
-    fn compress(&mut self, data: &[u8]) -> Result<Option<Vec<u8>>> {
-        match &mut self.codec {
-            None => Ok(None),
-            Some(c) => {
-                self.scratch.clear();
-                c.compress(data, &mut self.scratch)?;
-                Ok(Some(std::mem::take(&mut self.scratch)))
-            }
-        }
     }
 
     fn choose(&self, dense: &Dense<'_>) -> Result<Chosen> {
@@ -509,15 +600,28 @@ impl ColumnWriter {
         })
     }
 
-    /// Append the values `[s, e)` of `dense` in the chosen encoding.
-    fn encode_values(
+    /// The values `[s, e)` of `dense` in the chosen encoding: PLAIN fixed-width values are
+    /// borrowed as they are (their layout is PLAIN on a little-endian host), everything else is
+    /// encoded into `out`.
+    fn encoded_values<'b>(
         &self,
         chosen: &Chosen,
-        dense: &Dense<'_>,
+        dense: &'b Dense<'_>,
         s: usize,
         e: usize,
-        out: &mut Vec<u8>,
-    ) -> Result<()> {
+        out: &'b mut Vec<u8>,
+    ) -> Result<&'b [u8]> {
+        if let Chosen::Plain = chosen {
+            match dense {
+                Dense::Int32(v) => return Ok(bytemuck::cast_slice(&v[s..e])),
+                Dense::Int64(v) => return Ok(bytemuck::cast_slice(&v[s..e])),
+                Dense::Float(v) => return Ok(bytemuck::cast_slice(&v[s..e])),
+                Dense::Double(v) => return Ok(bytemuck::cast_slice(&v[s..e])),
+                Dense::Fixed { width, data } => return Ok(&data[s * width..e * width]),
+                _ => {}
+            }
+        }
+        out.clear();
         match (chosen, dense) {
             (Chosen::Dictionary(d), _) => {
                 out.push(d.bit_width as u8);
@@ -533,13 +637,6 @@ impl ColumnWriter {
                 out[at..at + 4].copy_from_slice(&len.to_le_bytes());
             }
             (Chosen::Plain, Dense::Boolean(b)) => plain::encode_boolean(&b.slice(s, e - s), out),
-            (Chosen::Plain, Dense::Int32(v)) => plain::encode_fixed(&v[s..e], out),
-            (Chosen::Plain, Dense::Int64(v)) => plain::encode_fixed(&v[s..e], out),
-            (Chosen::Plain, Dense::Float(v)) => plain::encode_fixed(&v[s..e], out),
-            (Chosen::Plain, Dense::Double(v)) => plain::encode_fixed(&v[s..e], out),
-            (Chosen::Plain, Dense::Fixed { width, data }) => {
-                out.extend_from_slice(&data[s * width..e * width])
-            }
             (Chosen::Plain, Dense::Bytes(v)) => {
                 plain::encode_byte_arrays(v[s..e].iter().copied(), out)
             }
@@ -581,7 +678,7 @@ impl ColumnWriter {
                 )))
             }
         }
-        Ok(())
+        Ok(out)
     }
 
     /// Statistics of the non-null values `[s, e)` of a page (null count filled by the caller).
@@ -628,8 +725,13 @@ impl ColumnWriter {
         }
     }
 
-    /// Encode `col` (all rows of this column in the row group) as one column chunk.
-    pub(crate) fn write_chunk(&mut self, col: &Column) -> Result<EncodedChunk> {
+    /// Encode `col` (all rows of this column in the row group) as one column chunk, written to
+    /// `sink` page by page.
+    pub(crate) fn write_chunk(
+        &mut self,
+        col: &Column,
+        sink: &mut dyn std::io::Write,
+    ) -> Result<EncodedChunk> {
         if self.leaf.max_rep > 0 {
             return Err(Error::Unsupported(format!(
                 "repeated column {} (flat schemas only)",
@@ -665,7 +767,16 @@ impl ColumnWriter {
             self.settings.data_page_row_limit,
         );
 
-        let mut bytes = Vec::new();
+        let mut out = ChunkOut {
+            sink,
+            buf: std::mem::take(&mut self.out_buf),
+            flushed: 0,
+        };
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut values = std::mem::take(&mut self.values);
+        let mut levels = std::mem::take(&mut self.levels);
+        let mut raw = std::mem::take(&mut self.raw);
+        out.buf.clear();
         let mut uncompressed_total = 0usize;
         let mut encoding_stats = Vec::new();
         let mut dictionary_page_offset = None;
@@ -673,8 +784,14 @@ impl ColumnWriter {
 
         // Dictionary page.
         if let Chosen::Dictionary(d) = &chosen {
-            let compressed = self.compress(&d.page)?;
-            let body = compressed.as_deref().unwrap_or(&d.page);
+            let body: &[u8] = match &mut self.codec {
+                None => &d.page,
+                Some(c) => {
+                    scratch.clear();
+                    c.compress(&d.page, &mut scratch)?;
+                    &scratch
+                }
+            };
             let header = PageHeader {
                 type_: PageType::DICTIONARY_PAGE,
                 uncompressed_page_size: page_size(d.page.len(), "dictionary page")?,
@@ -688,10 +805,8 @@ impl ColumnWriter {
                 ..PageHeader::default()
             };
             dictionary_page_offset = Some(0);
-            let start = bytes.len();
-            metadata::encode_page_header(&header, &mut bytes);
-            uncompressed_total += bytes.len() - start + d.page.len();
-            bytes.extend_from_slice(body);
+            uncompressed_total += out.header(&header) + d.page.len();
+            out.put(body)?;
             encoding_stats.push(PageEncodingStats {
                 page_type: PageType::DICTIONARY_PAGE,
                 encoding: Encoding::PLAIN,
@@ -699,7 +814,7 @@ impl ColumnWriter {
             });
         }
 
-        let data_page_offset = bytes.len() as i64;
+        let data_page_offset = out.pos() as i64;
         let mut chunk_stats = Stats {
             nan_count: self.leaf.float.then_some(0),
             ..Stats::default()
@@ -709,9 +824,6 @@ impl ColumnWriter {
         let mut locations = Vec::with_capacity(pages.len());
         let byte_arrays = self.leaf.physical == Type::BYTE_ARRAY;
         let mut unencoded_per_page = Vec::new();
-        let mut levels = Vec::new();
-        let mut values = Vec::new();
-        let mut page_buf = Vec::new();
         for p in &pages {
             let slots = p.slot_end - p.slot_start;
             let nulls = slots - (p.value_end - p.value_start);
@@ -742,24 +854,24 @@ impl ColumnWriter {
             if nullable {
                 def_levels(validity, p.slot_start, slots, &mut levels);
             }
-            values.clear();
-            self.encode_values(&chosen, &dense, p.value_start, p.value_end, &mut values)?;
+            let body =
+                self.encoded_values(&chosen, &dense, p.value_start, p.value_end, &mut values)?;
 
-            let start = bytes.len();
-            let (header, uncompressed_body) = if v2 {
-                let compressed = if values.is_empty() {
-                    None
-                } else {
-                    self.compress(&values)?
+            let start = out.pos();
+            if v2 {
+                let compressed: Option<&[u8]> = match &mut self.codec {
+                    Some(c) if !body.is_empty() => {
+                        scratch.clear();
+                        c.compress(body, &mut scratch)?;
+                        Some(&scratch)
+                    }
+                    _ => None,
                 };
-                let is_compressed = compressed.is_some();
-                page_buf.clear();
-                page_buf.extend_from_slice(&levels);
-                page_buf.extend_from_slice(compressed.as_deref().unwrap_or(&values));
+                let stored = compressed.unwrap_or(body);
                 let header = PageHeader {
                     type_: PageType::DATA_PAGE_V2,
-                    uncompressed_page_size: page_size(levels.len() + values.len(), "data page")?,
-                    compressed_page_size: page_size(page_buf.len(), "data page")?,
+                    uncompressed_page_size: page_size(levels.len() + body.len(), "data page")?,
+                    compressed_page_size: page_size(levels.len() + stored.len(), "data page")?,
                     crc: None,
                     data_page_header_v2: Some(DataPageHeaderV2 {
                         num_values: page_size(slots, "page values")?,
@@ -768,26 +880,43 @@ impl ColumnWriter {
                         encoding: value_encoding,
                         definition_levels_byte_length: levels.len() as i32,
                         repetition_levels_byte_length: 0,
-                        is_compressed: Some(is_compressed),
+                        is_compressed: Some(compressed.is_some()),
                         statistics: header_stats,
                     }),
                     ..PageHeader::default()
                 };
-                (header, levels.len() + values.len())
+                uncompressed_total += out.header(&header) + levels.len() + body.len();
+                out.put(&levels)?;
+                out.put(stored)?;
             } else {
-                let mut raw = Vec::with_capacity(4 + levels.len() + values.len());
-                if nullable {
-                    raw.extend_from_slice(&(levels.len() as u32).to_le_bytes());
-                    raw.extend_from_slice(&levels);
-                }
-                raw.extend_from_slice(&values);
-                let compressed = self.compress(&raw)?;
-                page_buf.clear();
-                page_buf.extend_from_slice(compressed.as_deref().unwrap_or(&raw));
+                let prefix = if nullable { 4 + levels.len() } else { 0 };
+                let uncompressed = prefix + body.len();
+                let compressed: Option<&[u8]> = match &mut self.codec {
+                    None => None,
+                    Some(c) => {
+                        // Levels and values are compressed together: one contiguous input.
+                        let input: &[u8] = if nullable {
+                            raw.clear();
+                            raw.reserve(uncompressed);
+                            raw.extend_from_slice(&(levels.len() as u32).to_le_bytes());
+                            raw.extend_from_slice(&levels);
+                            raw.extend_from_slice(body);
+                            &raw
+                        } else {
+                            body
+                        };
+                        scratch.clear();
+                        c.compress(input, &mut scratch)?;
+                        Some(&scratch)
+                    }
+                };
                 let header = PageHeader {
                     type_: PageType::DATA_PAGE,
-                    uncompressed_page_size: page_size(raw.len(), "data page")?,
-                    compressed_page_size: page_size(page_buf.len(), "data page")?,
+                    uncompressed_page_size: page_size(uncompressed, "data page")?,
+                    compressed_page_size: page_size(
+                        compressed.map_or(uncompressed, |c| c.len()),
+                        "data page",
+                    )?,
                     crc: None,
                     data_page_header: Some(DataPageHeader {
                         num_values: page_size(slots, "page values")?,
@@ -798,17 +927,31 @@ impl ColumnWriter {
                     }),
                     ..PageHeader::default()
                 };
-                (header, raw.len())
-            };
-            metadata::encode_page_header(&header, &mut bytes);
-            uncompressed_total += bytes.len() - start + uncompressed_body;
-            bytes.extend_from_slice(&page_buf);
+                uncompressed_total += out.header(&header) + uncompressed;
+                match compressed {
+                    Some(c) => out.put(c)?,
+                    None => {
+                        if nullable {
+                            out.put(&(levels.len() as u32).to_le_bytes())?;
+                            out.put(&levels)?;
+                        }
+                        out.put(body)?;
+                    }
+                }
+            }
             locations.push(PageLocation {
                 offset: start as i64,
-                compressed_page_size: page_size(bytes.len() - start, "data page")?,
+                compressed_page_size: page_size(out.pos() - start, "data page")?,
                 first_row_index: p.slot_start as i64,
             });
         }
+        out.flush()?;
+        let chunk_len = out.pos();
+        self.out_buf = std::mem::take(&mut out.buf);
+        self.scratch = scratch;
+        self.values = values;
+        self.levels = levels;
+        self.raw = raw;
         encoding_stats.push(PageEncodingStats {
             page_type: if v2 {
                 PageType::DATA_PAGE_V2
@@ -843,7 +986,7 @@ impl ColumnWriter {
             codec: CompressionCodec(self.settings.codec.to_thrift()),
             num_values: col.len as i64,
             total_uncompressed_size: uncompressed_total as i64,
-            total_compressed_size: bytes.len() as i64,
+            total_compressed_size: chunk_len as i64,
             key_value_metadata: None,
             data_page_offset,
             index_page_offset: None,
@@ -860,7 +1003,7 @@ impl ColumnWriter {
             unencoded_byte_array_data_bytes: byte_arrays.then_some(unencoded_per_page),
         });
         Ok(EncodedChunk {
-            bytes,
+            len: chunk_len,
             meta,
             column_index: column_index.and_then(|c| c.finish()),
             offset_index,
@@ -899,5 +1042,32 @@ mod tests {
             ]
         );
         assert!(page_ranges(0, None, Some(8), |_| 8, 16, 100).is_empty());
+    }
+
+    /// The bitmap path cuts the same pages as a slot-by-slot walk.
+    #[test]
+    fn pages_by_bitmap_match_slot_walk() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for len in [0usize, 1, 63, 64, 65, 500, 3000] {
+            for null_pct in [0u64, 10, 50, 100] {
+                let valid: Vec<bool> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        x % 100 >= null_pct
+                    })
+                    .collect();
+                let validity = NullBuffer::from(valid.clone());
+                for (cost, target, rows) in
+                    [(8, 64, 1000), (64, 640, 37), (3, 1, 5), (64, 1 << 20, 70)]
+                {
+                    let got = page_ranges(len, Some(&validity), Some(cost), |_| cost, target, rows);
+                    // The reference: the general slot walk (no fixed cost).
+                    let want = page_ranges(len, Some(&validity), None, |_| cost, target, rows);
+                    assert_eq!(got, want, "len {len} nulls {null_pct}% cost {cost}");
+                }
+            }
+        }
     }
 }

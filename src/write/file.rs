@@ -399,7 +399,9 @@ impl<W: Write> ParquetWriter<W> {
                 Ok([c]) => c,
                 Err(parts) => Column::concat(&parts),
             };
-            let chunk = self.columns[i].write_chunk(&col).map_err(|e| {
+            let base = self.pos as i64;
+            let chunk = self.columns[i].write_chunk(&col, &mut self.sink);
+            let chunk = chunk.map_err(|e| {
                 e.at(&crate::error::Location {
                     column: Some(self.columns[i].leaf.dotted()),
                     row_group: Some(ordinal),
@@ -407,8 +409,7 @@ impl<W: Write> ParquetWriter<W> {
                 })
             })?;
             drop(col);
-            let base = self.pos as i64;
-            self.write_all(&chunk.bytes)?;
+            self.pos += chunk.len as u64;
             let mut meta = chunk.meta;
             meta.data_page_offset += base;
             if let Some(d) = &mut meta.dictionary_page_offset {

@@ -33,6 +33,7 @@
 
 mod column;
 mod file;
+mod levels;
 mod options;
 mod page_index;
 pub(crate) mod stats;
