@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
 use parq_codecs::compression::{Codec, CodecKind};
 use parq_codecs::encoding::dictionary::{
-    estimate_byte_arrays_with, estimate_fixed, ByteArrayDictionaryBuilder, DictionaryBuilder,
+    self, estimate_byte_arrays_with, estimate_fixed, ByteArrayDictionaryBuilder, DictionaryBuilder,
 };
 use parq_codecs::encoding::{bitpack, byte_stream_split, delta, plain, rle};
 use parq_codecs::probe;
@@ -625,7 +625,7 @@ impl ColumnWriter {
         match (chosen, dense) {
             (Chosen::Dictionary(d), _) => {
                 out.push(d.bit_width as u8);
-                rle::encode(&d.indices[s..e], d.bit_width, out);
+                dictionary::encode_indices(&d.indices[s..e], d.bit_width, out);
             }
             (Chosen::Rle, Dense::Boolean(b)) => {
                 let at = out.len();

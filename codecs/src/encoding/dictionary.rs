@@ -67,6 +67,78 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
     h
 }
 
+/// Hash of a fixed-width key: one multiply for 4- and 8-byte keys (INT32, INT64, FLOAT,
+/// DOUBLE), [`hash_bytes`] otherwise. The `match` is on a constant, so each builder gets one arm.
+#[inline(always)]
+fn hash_key<T: Pod>(value: &T) -> u64 {
+    let key = bytemuck::bytes_of(value);
+    match std::mem::size_of::<T>() {
+        4 => {
+            let w = u32::from_le_bytes(key.try_into().unwrap_or_default()) as u64;
+            (w ^ 0x5851_f42d_4c95_7f2d).wrapping_mul(HASH_K)
+        }
+        8 => {
+            let w = u64::from_le_bytes(key.try_into().unwrap_or_default());
+            (w ^ 0x5851_f42d_4c95_7f2d)
+                .wrapping_mul(HASH_K)
+                .rotate_left(23)
+                .wrapping_mul(HASH_K)
+        }
+        _ => hash_bytes(key),
+    }
+}
+
+/// Bitwise equality of two fixed-width keys, as one integer compare for 4- and 8-byte keys.
+#[inline(always)]
+fn key_eq<T: Pod>(a: &T, b: &T) -> bool {
+    let (a, b) = (bytemuck::bytes_of(a), bytemuck::bytes_of(b));
+    match std::mem::size_of::<T>() {
+        4 => {
+            u32::from_ne_bytes(a.try_into().unwrap_or_default())
+                == u32::from_ne_bytes(b.try_into().unwrap_or_default())
+        }
+        8 => {
+            u64::from_ne_bytes(a.try_into().unwrap_or_default())
+                == u64::from_ne_bytes(b.try_into().unwrap_or_default())
+        }
+        _ => a == b,
+    }
+}
+
+/// `u64` of the first and last 8 bytes of `v` (`8 <= v.len()`), overlapping when shorter than 16.
+#[inline(always)]
+fn head_tail(v: &[u8]) -> (u64, u64) {
+    let n = v.len();
+    let head = u64::from_le_bytes(v[..8].try_into().unwrap_or_default());
+    let tail = u64::from_le_bytes(v[n - 8..].try_into().unwrap_or_default());
+    (head, tail)
+}
+
+/// Hash of a byte array for the builder's table: strings of 8 to 16 bytes (the common short
+/// string) in two loads and two multiplies, others by [`hash_bytes`].
+#[inline(always)]
+fn hash_value(v: &[u8]) -> u64 {
+    if (8..=16).contains(&v.len()) {
+        let (head, tail) = head_tail(v);
+        let h = (head ^ (v.len() as u64).wrapping_mul(HASH_K)).wrapping_mul(HASH_K);
+        (h.rotate_left(29) ^ tail).wrapping_mul(HASH_K)
+    } else {
+        hash_bytes(v)
+    }
+}
+
+/// Byte-array equality without a `memcmp` call for values of up to 16 bytes.
+#[inline(always)]
+fn value_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if (8..=16).contains(&a.len()) {
+        return head_tail(a) == head_tail(b);
+    }
+    a == b
+}
+
 /// Open-addressing hash table (linear probing, load <= 1/2) of dictionary indices.
 ///
 /// A slot is `hash_hi << 32 | (index + 1)`; 0 is empty. Keeping the hash bits lets a probe
@@ -179,13 +251,15 @@ impl<T: Pod> DictionaryBuilder<T> {
         if let Some(a) = self.aborted {
             return Err(a);
         }
-        let key = bytemuck::bytes_of(&value);
-        let hash = hash_bytes(key);
+        self.push_live(value)
+    }
+
+    /// [`push`](Self::push) on a builder that has not aborted.
+    #[inline(always)]
+    fn push_live(&mut self, value: T) -> Result<(), Aborted> {
+        let hash = hash_key(&value);
         let values = &self.values;
-        match self
-            .table
-            .find(hash, |i| bytemuck::bytes_of(&values[i]) == key)
-        {
+        match self.table.find(hash, |i| key_eq(&values[i], &value)) {
             Ok(index) => self.indices.push(index),
             Err(pos) => {
                 let index = self.values.len() as u32;
@@ -200,8 +274,11 @@ impl<T: Pod> DictionaryBuilder<T> {
 
     /// Add values in order. Errors once the dictionary can no longer win (and from then on).
     pub fn extend(&mut self, values: &[T]) -> Result<(), Aborted> {
+        if let Some(a) = self.aborted {
+            return Err(a);
+        }
         self.indices.reserve(values.len());
-        values.iter().try_for_each(|&v| self.push(v))
+        values.iter().try_for_each(|&v| self.push_live(v))
     }
 
     fn check(&mut self) -> Result<(), Aborted> {
@@ -313,9 +390,9 @@ impl<'a> ByteArrayDictionaryBuilder<'a> {
             return Err(a);
         }
         self.plain_seen += 4 + value.len();
-        let hash = hash_bytes(value);
+        let hash = hash_value(value);
         let values = &self.values;
-        match self.table.find(hash, |i| values[i] == value) {
+        match self.table.find(hash, |i| value_eq(values[i], value)) {
             Ok(index) => self.indices.push(index),
             Err(pos) => {
                 let index = self.values.len() as u32;
@@ -396,6 +473,74 @@ impl<'a> ByteArrayDictionaryBuilder<'a> {
             indices,
         })
     }
+}
+
+fn write_uleb(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Append `values` as one bit-packed run (groups of 8, the last zero-padded), through the
+/// bit-packing kernels.
+fn packed_run(values: &[u32], bit_width: u32, out: &mut Vec<u8>) {
+    if values.is_empty() {
+        return;
+    }
+    let groups = values.len().div_ceil(8);
+    write_uleb(((groups as u64) << 1) | 1, out);
+    if bit_width == 0 {
+        return;
+    }
+    out.reserve(groups * bit_width as usize);
+    let whole = values.len() / 8 * 8;
+    let mut done = crate::kernels::bitpack::pack_groups(&values[..whole], bit_width, out);
+    while done < values.len() {
+        let n = (values.len() - done).min(8);
+        let mut group = [0u32; 8];
+        group[..n].copy_from_slice(&values[done..done + n]);
+        if crate::kernels::bitpack::pack_groups(&group, bit_width, out) == 0 {
+            crate::encoding::bitpack::pack_scalar(&group, bit_width, out);
+        }
+        done += n;
+    }
+}
+
+/// Longest repeated run [`encode_indices`] writes (a run header stays within 32 bits).
+const MAX_RUN: usize = 1 << 30;
+
+/// Append dictionary indices (each `< 2^bit_width`, `bit_width <= 32`) as an RLE/bit-packed
+/// hybrid stream without length prefix or bit-width byte.
+///
+/// The indices are scanned 8 at a time: a block of 8 equal values starts a repeated run, which
+/// is then extended value by value; everything between repeated runs is bit-packed in one run
+/// by the bit-packing kernels (not value by value). A repeated run that does not start on a
+/// block boundary loses at most its first 7 values to the bit-packed run before it.
+pub fn encode_indices(indices: &[u32], bit_width: u32, out: &mut Vec<u8>) {
+    assert!(bit_width <= 32, "bit width {bit_width} > 32");
+    let n = indices.len();
+    let value_bytes = bit_width.div_ceil(8) as usize;
+    let (mut literal_start, mut i) = (0, 0);
+    while i + 8 <= n {
+        let block = &indices[i..i + 8];
+        let v = block[0];
+        if block.iter().all(|&x| x == v) {
+            let mut j = i + 8;
+            while j < n && j - i < MAX_RUN && indices[j] == v {
+                j += 1;
+            }
+            packed_run(&indices[literal_start..i], bit_width, out);
+            write_uleb(((j - i) as u64) << 1, out);
+            out.extend_from_slice(&v.to_le_bytes()[..value_bytes]);
+            literal_start = j;
+            i = j;
+        } else {
+            i += 8;
+        }
+    }
+    packed_run(&indices[literal_start..], bit_width, out);
 }
 
 /// The verdict of [`estimate_fixed`] / [`estimate_byte_arrays`], with the numbers behind it.
@@ -578,6 +723,68 @@ pub fn estimate_byte_arrays<O: Copy + Into<i64>>(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    fn decode_indices(data: &[u8], width: u32, n: usize) -> Vec<u32> {
+        let mut dec = crate::encoding::rle::RleDecoder::new(data, width).unwrap();
+        let mut out = vec![0u32; n];
+        assert_eq!(dec.get_batch(&mut out).unwrap(), n);
+        out
+    }
+
+    #[test]
+    fn indices_round_trip_every_width() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for width in 0..=32u32 {
+            let mask = if width == 32 {
+                u32::MAX
+            } else {
+                (1u32 << width) - 1
+            };
+            for n in [0usize, 1, 7, 8, 9, 16, 31, 100, 1000] {
+                // Random stretches, runs of 1..40 equal values and all-equal tails.
+                let mut v = Vec::with_capacity(n);
+                while v.len() < n {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let run = if x % 3 == 0 {
+                        1 + (x >> 40) as usize % 40
+                    } else {
+                        1
+                    };
+                    let val = (x >> 8) as u32 & mask;
+                    v.extend(std::iter::repeat_n(val, run.min(n - v.len())));
+                }
+                let mut out = vec![0xAA];
+                encode_indices(&v, width, &mut out);
+                assert_eq!(out[0], 0xAA);
+                assert_eq!(
+                    decode_indices(&out[1..], width, n),
+                    v,
+                    "width {width} n {n}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn indices_runs_and_packing() {
+        // 20 equal values then 5 others: a run of 20 (width 3: 1 value byte), then one group.
+        let mut v = vec![5u32; 20];
+        v.extend([1, 2, 3, 4, 5]);
+        let mut out = Vec::new();
+        encode_indices(&v, 3, &mut out);
+        assert_eq!(out[..2], [40, 5]);
+        assert_eq!(out[2], 3); // one bit-packed group
+        assert_eq!(out.len(), 2 + 1 + 3);
+        // Random values: one bit-packed run, width bytes per 8 values plus the header.
+        let v: Vec<u32> = (0..1000u32)
+            .map(|i| i.wrapping_mul(2654435761) >> 22)
+            .collect();
+        out.clear();
+        encode_indices(&v, 10, &mut out);
+        assert_eq!(out.len(), 2 + 125 * 10);
+    }
 
     #[test]
     fn nan_payloads_and_signed_zeros_are_distinct() {
