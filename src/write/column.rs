@@ -212,26 +212,29 @@ fn dense(col: &Column) -> Dense<'_> {
 }
 
 /// A finished dictionary: its PLAIN page body, size, and one index per non-null value.
-struct Dict {
+struct Dict<'a> {
     page: Vec<u8>,
     num_values: usize,
     indices: Vec<u32>,
     bit_width: u32,
+    /// The distinct byte arrays (BYTE_ARRAY chunks), for page statistics over the
+    /// dictionary entries a page uses instead of over every value.
+    entries: Option<Vec<&'a [u8]>>,
 }
 
 /// The encoding chosen for the data pages of a chunk.
-enum Chosen {
+enum Chosen<'a> {
     Plain,
     /// Booleans, RLE hybrid with a 4-byte length.
     Rle,
-    Dictionary(Dict),
+    Dictionary(Dict<'a>),
     DeltaBinaryPacked,
     DeltaLengthByteArray,
     DeltaByteArray,
     ByteStreamSplit,
 }
 
-impl Chosen {
+impl Chosen<'_> {
     fn encoding(&self) -> Encoding {
         match self {
             Chosen::Plain => Encoding::PLAIN,
@@ -339,6 +342,22 @@ fn page_ranges(
         });
     }
     pages
+}
+
+/// The positions of the set bits of a word, lowest first.
+struct BitIter(u64);
+
+impl Iterator for BitIter {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let b = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(b)
+    }
 }
 
 /// The position of the `n`-th (from 1) set bit of `bits`, if it has that many.
@@ -476,7 +495,7 @@ impl ColumnWriter {
         })
     }
 
-    fn choose(&self, dense: &Dense<'_>) -> Result<Chosen> {
+    fn choose<'a>(&self, dense: &Dense<'a>) -> Result<Chosen<'a>> {
         let n = dense.len();
         let policy = self.settings.encoding;
         if let Dense::Boolean(_) = dense {
@@ -543,7 +562,7 @@ impl ColumnWriter {
 
     /// Build the dictionary of the whole chunk; `None` when the builder aborts. With
     /// `can_lose == false` (forced dictionary) only the size limit aborts.
-    fn build_dictionary(&self, dense: &Dense<'_>, can_lose: bool) -> Option<Dict> {
+    fn build_dictionary<'a>(&self, dense: &Dense<'a>, can_lose: bool) -> Option<Dict<'a>> {
         let n = dense.len();
         let limit = self.settings.dictionary_size_limit;
         // A forced dictionary: make PLAIN look so large that only the size limit can stop it.
@@ -560,6 +579,7 @@ impl ColumnWriter {
             plain::encode_fixed(&values, &mut page);
             Some((page, values.len(), indices))
         }
+        let mut entries = None;
         let (page, num_values, indices) = match dense {
             Dense::Boolean(_) => return None,
             Dense::Int32(v) => fixed(v, total, limit)?,
@@ -588,7 +608,9 @@ impl ColumnWriter {
                 let (values, indices) = b.finish_borrowed().ok()?;
                 let mut page = Vec::new();
                 plain::encode_byte_arrays(values.iter().copied(), &mut page);
-                (page, values.len(), indices)
+                let num_values = values.len();
+                entries = Some(values);
+                (page, num_values, indices)
             }
         };
         let bit_width = bitpack::bit_width(num_values.saturating_sub(1) as u64).max(1);
@@ -597,6 +619,7 @@ impl ColumnWriter {
             num_values,
             indices,
             bit_width,
+            entries,
         })
     }
 
@@ -682,7 +705,7 @@ impl ColumnWriter {
     }
 
     /// Statistics of the non-null values `[s, e)` of a page (null count filled by the caller).
-    fn stats(&self, dense: &Dense<'_>, s: usize, e: usize) -> Stats {
+    fn stats(&self, dense: &Dense<'_>, chosen: &Chosen<'_>, s: usize, e: usize) -> Stats {
         let order = self.leaf.order;
         let mut nan_count = None;
         let min_max = if order == SortOrder::Undefined {
@@ -706,6 +729,34 @@ impl ColumnWriter {
                     let (mm, nans) = stats::fixed(&data[s * width..e * width], *width, order);
                     nan_count = nans;
                     mm
+                }
+                Dense::Bytes(_)
+                    if matches!(
+                        chosen,
+                        Chosen::Dictionary(Dict {
+                            entries: Some(_),
+                            ..
+                        })
+                    ) =>
+                {
+                    let Chosen::Dictionary(Dict {
+                        entries: Some(entries),
+                        indices,
+                        ..
+                    }) = chosen
+                    else {
+                        unreachable!()
+                    };
+                    // Min/max of a page = min/max of the distinct entries it uses.
+                    let mut used = vec![0u64; entries.len().div_ceil(64)];
+                    for &i in &indices[s..e] {
+                        used[i as usize / 64] |= 1 << (i % 64);
+                    }
+                    let used = used
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(k, &w)| BitIter(w).map(move |b| entries[k * 64 + b]));
+                    stats::byte_arrays(used, order, self.settings.truncate, self.leaf.utf8)
                 }
                 Dense::Bytes(v) => stats::byte_arrays(
                     v[s..e].iter().copied(),
@@ -828,7 +879,7 @@ impl ColumnWriter {
             let slots = p.slot_end - p.slot_start;
             let nulls = slots - (p.value_end - p.value_start);
             let mut page_stats = if stats_on {
-                self.stats(&dense, p.value_start, p.value_end)
+                self.stats(&dense, &chosen, p.value_start, p.value_end)
             } else {
                 Stats::default()
             };

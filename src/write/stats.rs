@@ -247,16 +247,39 @@ fn exact(min: Vec<u8>, max: Vec<u8>) -> MinMax {
     }
 }
 
+/// Min and max of a non-empty slice, 8 independent lanes at a time: no loop-carried branch,
+/// so the compiler turns it into compare-and-select (vector code where the target has it).
+#[inline]
+fn min_max_lanes<T: Copy + PartialOrd>(values: &[T]) -> (T, T) {
+    let mut mins = [values[0]; 8];
+    let mut maxs = [values[0]; 8];
+    let mut chunks = values.chunks_exact(8);
+    for c in chunks.by_ref() {
+        for l in 0..8 {
+            mins[l] = if c[l] < mins[l] { c[l] } else { mins[l] };
+            maxs[l] = if c[l] > maxs[l] { c[l] } else { maxs[l] };
+        }
+    }
+    let (mut min, mut max) = (values[0], values[0]);
+    for &v in mins.iter().chain(chunks.remainder()) {
+        min = if v < min { v } else { min };
+    }
+    for &v in maxs.iter().chain(chunks.remainder()) {
+        max = if v > max { v } else { max };
+    }
+    (min, max)
+}
+
 /// Min/max of INT32 values.
 pub(crate) fn int32(values: &[i32], order: SortOrder) -> Option<MinMax> {
     if values.is_empty() {
         return None;
     }
     let (min, max) = if order == SortOrder::Unsigned {
-        let it = values.iter().map(|&v| v as u32);
-        (it.clone().min()? as i32, it.max()? as i32)
+        let (min, max) = min_max_lanes(bytemuck::cast_slice::<i32, u32>(values));
+        (min as i32, max as i32)
     } else {
-        (*values.iter().min()?, *values.iter().max()?)
+        min_max_lanes(values)
     };
     Some(exact(
         min.to_le_bytes().to_vec(),
@@ -270,10 +293,10 @@ pub(crate) fn int64(values: &[i64], order: SortOrder) -> Option<MinMax> {
         return None;
     }
     let (min, max) = if order == SortOrder::Unsigned {
-        let it = values.iter().map(|&v| v as u64);
-        (it.clone().min()? as i64, it.max()? as i64)
+        let (min, max) = min_max_lanes(bytemuck::cast_slice::<i64, u64>(values));
+        (min as i64, max as i64)
     } else {
-        (*values.iter().min()?, *values.iter().max()?)
+        min_max_lanes(values)
     };
     Some(exact(
         min.to_le_bytes().to_vec(),
@@ -281,17 +304,41 @@ pub(crate) fn int64(values: &[i64], order: SortOrder) -> Option<MinMax> {
     ))
 }
 
+/// Min and max ignoring NaN (infinities when every value is NaN) and the NaN count, 8 lanes
+/// at a time: a NaN compares false, so it never replaces a bound.
+macro_rules! float_min_max {
+    ($values:expr, $t:ty) => {{
+        let values: &[$t] = $values;
+        let mut mins = [<$t>::INFINITY; 8];
+        let mut maxs = [<$t>::NEG_INFINITY; 8];
+        let mut nans = [0u64; 8];
+        let mut chunks = values.chunks_exact(8);
+        for c in chunks.by_ref() {
+            for l in 0..8 {
+                let v = c[l];
+                mins[l] = if v < mins[l] { v } else { mins[l] };
+                maxs[l] = if v > maxs[l] { v } else { maxs[l] };
+                nans[l] += v.is_nan() as u64;
+            }
+        }
+        let (mut min, mut max) = (<$t>::INFINITY, <$t>::NEG_INFINITY);
+        let mut nan = nans.iter().sum::<u64>();
+        for &v in chunks.remainder() {
+            nan += v.is_nan() as u64;
+        }
+        for &v in mins.iter().chain(chunks.remainder()) {
+            min = if v < min { v } else { min };
+        }
+        for &v in maxs.iter().chain(chunks.remainder()) {
+            max = if v > max { v } else { max };
+        }
+        (min, max, nan)
+    }};
+}
+
 /// Min/max (NaN ignored, zero rules applied) and NaN count of FLOAT values.
 pub(crate) fn float32(values: &[f32]) -> (Option<MinMax>, u64) {
-    let (mut min, mut max, mut nans) = (f32::INFINITY, f32::NEG_INFINITY, 0u64);
-    for &v in values {
-        if v.is_nan() {
-            nans += 1;
-        } else {
-            min = min.min(v);
-            max = max.max(v);
-        }
-    }
+    let (mut min, mut max, nans) = float_min_max!(values, f32);
     if nans as usize == values.len() {
         return (None, nans);
     }
@@ -312,15 +359,7 @@ pub(crate) fn float32(values: &[f32]) -> (Option<MinMax>, u64) {
 
 /// Min/max (NaN ignored, zero rules applied) and NaN count of DOUBLE values.
 pub(crate) fn float64(values: &[f64]) -> (Option<MinMax>, u64) {
-    let (mut min, mut max, mut nans) = (f64::INFINITY, f64::NEG_INFINITY, 0u64);
-    for &v in values {
-        if v.is_nan() {
-            nans += 1;
-        } else {
-            min = min.min(v);
-            max = max.max(v);
-        }
-    }
+    let (mut min, mut max, nans) = float_min_max!(values, f64);
     if nans as usize == values.len() {
         return (None, nans);
     }
@@ -409,11 +448,15 @@ pub(crate) fn byte_arrays<'a>(
             }
         }
     } else {
+        // The first 8 bytes as a big-endian integer decide most comparisons without a
+        // `memcmp` call: a strictly smaller prefix is a strictly smaller string.
+        let (mut min_key, mut max_key) = (prefix_key(min), prefix_key(max));
         for v in it {
-            if v < min {
-                min = v;
-            } else if v > max {
-                max = v;
+            let k = prefix_key(v);
+            if k < min_key || (k == min_key && v < min) {
+                (min, min_key) = (v, k);
+            } else if k > max_key || (k == max_key && v > max) {
+                (max, max_key) = (v, k);
             }
         }
     }
@@ -429,6 +472,20 @@ pub(crate) fn byte_arrays<'a>(
         min_exact,
         max_exact,
     })
+}
+
+/// The first 8 bytes of `v`, zero-padded, as a big-endian integer: `prefix_key(a) <
+/// prefix_key(b)` implies `a < b` in unsigned lexicographic order (equal keys decide nothing).
+#[inline(always)]
+fn prefix_key(v: &[u8]) -> u64 {
+    match v.get(..8) {
+        Some(head) => u64::from_be_bytes(head.try_into().unwrap_or_default()),
+        None => {
+            let mut buf = [0u8; 8];
+            buf[..v.len()].copy_from_slice(v);
+            u64::from_be_bytes(buf)
+        }
+    }
 }
 
 /// Min/max of FIXED_LEN_BYTE_ARRAY values of `width` bytes (never truncated: a bound must
@@ -529,6 +586,63 @@ mod tests {
         );
         let (mm, _) = float16(&[0x00, 0xC0, 0x00, 0x00]);
         assert_eq!(mm.unwrap().max, vec![0, 0]);
+    }
+
+    /// The lane-wise and prefix-keyed paths agree with plain iterator min/max.
+    #[test]
+    fn lanes_and_prefixes_match_naive() {
+        let mut x = 0x853c_49e6_748f_ea9bu64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for n in [1usize, 7, 8, 9, 17, 100] {
+            let v64: Vec<i64> = (0..n).map(|_| next() as i64 >> (next() % 60)).collect();
+            let mm = int64(&v64, SortOrder::Signed).unwrap();
+            assert_eq!(mm.min, v64.iter().min().unwrap().to_le_bytes());
+            assert_eq!(mm.max, v64.iter().max().unwrap().to_le_bytes());
+            let mm = int64(&v64, SortOrder::Unsigned).unwrap();
+            assert_eq!(
+                mm.min,
+                v64.iter().map(|&v| v as u64).min().unwrap().to_le_bytes()
+            );
+            let v32: Vec<i32> = v64.iter().map(|&v| v as i32).collect();
+            let mm = int32(&v32, SortOrder::Signed).unwrap();
+            assert_eq!(mm.max, v32.iter().max().unwrap().to_le_bytes());
+            let mm = int32(&v32, SortOrder::Unsigned).unwrap();
+            assert_eq!(
+                mm.max,
+                v32.iter().map(|&v| v as u32).max().unwrap().to_le_bytes()
+            );
+            let mut f: Vec<f64> = v64.iter().map(|&v| v as f64 / 3.0).collect();
+            f[n / 2] = f64::NAN;
+            let (mm, nans) = float64(&f);
+            let finite = f.iter().copied().filter(|v| !v.is_nan());
+            let lo = finite.clone().fold(f64::INFINITY, f64::min);
+            let hi = finite.fold(f64::NEG_INFINITY, f64::max);
+            assert_eq!(nans, 1);
+            if n > 1 {
+                let mm = mm.unwrap();
+                assert_eq!(mm.min, lo.to_le_bytes());
+                assert_eq!(mm.max, hi.to_le_bytes());
+            }
+            // Strings sharing 8-byte prefixes, shorter than 8, and with zero bytes.
+            let s: Vec<Vec<u8>> = (0..n)
+                .map(|_| {
+                    let r = next();
+                    let len = (r % 12) as usize;
+                    let mut v = b"prefix00".to_vec();
+                    v.truncate(len.min(8));
+                    v.extend((0..len.saturating_sub(8)).map(|i| (r >> (8 * i)) as u8 % 3));
+                    v
+                })
+                .collect();
+            let mm = byte_arrays(s.iter().map(|v| &v[..]), SortOrder::Bytes, None, false).unwrap();
+            assert_eq!(&mm.min, s.iter().min().unwrap());
+            assert_eq!(&mm.max, s.iter().max().unwrap());
+        }
     }
 
     #[test]
