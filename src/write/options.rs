@@ -328,7 +328,9 @@ pub struct WriterOptions {
     pub dictionary_size_limit: usize,
     /// Write statistics: per chunk, per page header and in the column index.
     pub statistics: bool,
-    /// Write min/max statistics into data page headers too (the column index has them anyway).
+    /// Write statistics into data page headers too. Off by default, as in arrow-rs and
+    /// parquet-mr: the column index holds the same per-page bounds and null counts, and
+    /// headers without them keep files smaller (~40 bytes per page of short strings).
     pub page_header_statistics: bool,
     /// Byte-array min/max longer than this are truncated (max rounded up) and marked inexact;
     /// `None` never truncates.
@@ -359,7 +361,7 @@ impl Default for WriterOptions {
             row_group_bytes: 512 * MIB,
             dictionary_size_limit: MIB,
             statistics: true,
-            page_header_statistics: true,
+            page_header_statistics: false,
             statistics_truncate_length: Some(64),
             page_index: true,
             key_value_metadata: Vec::new(),
