@@ -14,7 +14,7 @@
 use std::io::Write;
 
 use super::column::{resolve_policy, ColumnWriter, Leaf, Settings};
-use super::options::{Field, WriterOptions};
+use super::options::{Field, WriterOptions, DEFAULT_WRITE_ZSTD_LEVEL};
 use super::stats::SortOrder;
 use crate::column::{Column, Values};
 use crate::metadata::{
@@ -22,6 +22,7 @@ use crate::metadata::{
     LogicalType, OffsetIndex, RowGroup, SchemaElement, Type, MAGIC,
 };
 use crate::{Error, Result};
+use parq_codecs::compression::CodecKind;
 
 /// Writes a Parquet file of a flat schema to `W`.
 ///
@@ -175,7 +176,8 @@ impl<W: Write> ParquetWriter<W> {
                 .unwrap_or(options.compression);
             let level = over
                 .and_then(|o| o.compression_level)
-                .unwrap_or(options.compression_level);
+                .unwrap_or(options.compression_level)
+                .or((codec == CodecKind::Zstd).then_some(DEFAULT_WRITE_ZSTD_LEVEL));
             let policy = over.and_then(|o| o.encoding).unwrap_or(options.encoding);
             let settings = Settings {
                 codec,

@@ -39,4 +39,6 @@ mod page_index;
 pub(crate) mod stats;
 
 pub use file::ParquetWriter;
-pub use options::{ColumnOptions, EncodingPolicy, Field, PageVersion, WriterOptions};
+pub use options::{
+    ColumnOptions, EncodingPolicy, Field, PageVersion, WriterOptions, DEFAULT_WRITE_ZSTD_LEVEL,
+};

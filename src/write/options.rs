@@ -293,7 +293,8 @@ pub enum PageVersion {
 pub struct ColumnOptions {
     /// Compression codec.
     pub compression: Option<CodecKind>,
-    /// Compression level (`Some(None)` = the codec's default level).
+    /// Compression level (`Some(None)` = the writer's default level for the codec, see
+    /// [`WriterOptions::compression_level`]).
     pub compression_level: Option<Option<i32>>,
     /// Encoding policy.
     pub encoding: Option<EncodingPolicy>,
@@ -310,7 +311,10 @@ pub struct ColumnOptions {
 pub struct WriterOptions {
     /// Compression codec of every column chunk (unless overridden per column).
     pub compression: CodecKind,
-    /// Compression level; `None` takes the codec's default.
+    /// Compression level; `None` takes the writer's default for the codec: zstd level
+    /// [`DEFAULT_WRITE_ZSTD_LEVEL`] (1, as arrow-rs and DuckDB write, rather than libzstd's 3:
+    /// about 2-3x faster on page-sized inputs for a few percent of size), the library's own
+    /// default for the other codecs.
     pub compression_level: Option<i32>,
     /// Encoding policy.
     pub encoding: EncodingPolicy,
@@ -347,6 +351,9 @@ pub struct WriterOptions {
 
 /// 1 MiB.
 const MIB: usize = 1 << 20;
+
+/// The zstd level the writer uses when none is given.
+pub const DEFAULT_WRITE_ZSTD_LEVEL: i32 = 1;
 
 impl Default for WriterOptions {
     fn default() -> Self {
