@@ -99,7 +99,8 @@ pub fn unpack<T: BitPackable>(input: &[u8], width: u32, out: &mut [T]) -> Result
             available: input.len(),
         });
     }
-    let input = &input[..needed];
+    // `input` is not cut to `needed`: the kernels decode only `out.len()` values, and the
+    // SIMD ones can use bytes past them for whole-vector loads.
     if width == 0 {
         out.fill(T::default());
         return Ok(());

@@ -34,6 +34,7 @@
 #![forbid(unsafe_code)]
 
 use crate::encoding::bitpack::{self, BitPackable};
+use crate::kernels::bitpack::Unpacker;
 use crate::{Error, Result};
 
 /// Largest bit width the decoder accepts (values are read as `u64`).
@@ -83,7 +84,8 @@ enum Chunk<'a> {
         len: usize,
     },
     Packed {
-        /// Bytes from the group holding the first value to the end of the run.
+        /// Bytes from the group holding the first value to the end of the data (past the run's
+        /// end: the SIMD kernels may read ahead).
         bytes: &'a [u8],
         /// Values of the first group to skip (0..8).
         skip: usize,
@@ -104,6 +106,10 @@ pub struct RleDecoder<'a> {
     bit_width: u32,
     /// Bytes of a repeated value: `ceil(bit_width / 8)`.
     value_bytes: usize,
+    /// The low `8 * value_bytes` bits set: a repeated value read as 8 bytes, masked.
+    value_bytes_mask: u64,
+    /// The low `bit_width` bits set: a repeated value must fit.
+    value_mask: u64,
     /// The partly consumed run.
     cur: Current<'a>,
 }
@@ -116,7 +122,8 @@ enum Current<'a> {
         left: usize,
     },
     Packed {
-        /// From the group holding the next value to the end of the run.
+        /// From the group holding the next value to the end of the data (not of the run: the
+        /// unpack kernels can load whole vectors near the run's end).
         bytes: &'a [u8],
         /// Values of the first group already consumed.
         skip: usize,
@@ -149,6 +156,15 @@ fn read_uleb(data: &[u8], pos: usize) -> Result<(u64, usize)> {
     })
 }
 
+/// The low `n` (`<= 64`) bits set.
+fn low_bits(n: u32) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
 fn write_uleb(mut v: u64, out: &mut Vec<u8>) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
@@ -172,6 +188,8 @@ impl<'a> RleDecoder<'a> {
             pos: 0,
             bit_width,
             value_bytes: bit_width.div_ceil(8) as usize,
+            value_bytes_mask: low_bits(bit_width.div_ceil(8) * 8),
+            value_mask: low_bits(bit_width),
             cur: Current::Empty,
         })
     }
@@ -188,7 +206,57 @@ impl<'a> RleDecoder<'a> {
     }
 
     /// Read the next non-empty run header into `self.cur`; false at the end of the data.
+    /// `self.cur` is `Empty` on entry (and stays so on error).
     fn load(&mut self) -> Result<bool> {
+        self.cur = self.read_run()?;
+        Ok(!matches!(self.cur, Current::Empty))
+    }
+
+    /// Read the next non-empty run header; `Empty` at the end of the data.
+    ///
+    /// Inline fast path for the common case: a one-byte header (runs of up to 63 groups or 63
+    /// repeats) of a non-empty run, with at least 8 bytes after a repeated run's header, so
+    /// the value is one unaligned load and a mask. Everything else (longer headers, empty
+    /// runs, the last bytes of the data, errors) goes to [`read_run_slow`](Self::read_run_slow).
+    #[inline(always)]
+    fn read_run(&mut self) -> Result<Current<'a>> {
+        let pos = self.pos;
+        if let Some(&h) = self.data.get(pos) {
+            let count = (h >> 1) as usize;
+            let body = pos + 1;
+            if h < 0x80 && count > 0 {
+                if h & 1 == 1 {
+                    // At most 63 groups of at most 64 bytes: no overflow.
+                    let nbytes = count * self.bit_width as usize;
+                    if let Some(bytes) = self.data.get(body..) {
+                        if nbytes <= bytes.len() {
+                            crate::probe::hit("rle.packed_run");
+                            self.pos = body + nbytes;
+                            return Ok(Current::Packed {
+                                bytes,
+                                skip: 0,
+                                left: count * 8,
+                            });
+                        }
+                    }
+                } else if let Some(raw) = self.data.get(body..body + 8) {
+                    let mut word = [0u8; 8];
+                    word.copy_from_slice(raw);
+                    let value = u64::from_le_bytes(word) & self.value_bytes_mask;
+                    if value & !self.value_mask == 0 {
+                        crate::probe::hit("rle.repeated_run");
+                        self.pos = body + self.value_bytes;
+                        return Ok(Current::Repeated { value, left: count });
+                    }
+                }
+            }
+        }
+        self.read_run_slow()
+    }
+
+    /// [`read_run`](Self::read_run) for any header, and the errors.
+    #[inline(never)]
+    fn read_run_slow(&mut self) -> Result<Current<'a>> {
         while self.pos < self.data.len() {
             let start = self.pos;
             let (header, n) = read_uleb(self.data, start)?;
@@ -222,13 +290,12 @@ impl<'a> RleDecoder<'a> {
                     continue;
                 }
                 crate::probe::hit("rle.packed_run");
-                self.cur = Current::Packed {
+                return Ok(Current::Packed {
                     // The bit width may be 0: then the run has no bytes, and every value is 0.
-                    bytes: &self.data[body..self.pos],
+                    bytes: &self.data[body..],
                     skip: 0,
                     left: len,
-                };
-                return Ok(true);
+                });
             }
             let vb = self.value_bytes;
             let Some(raw) = self.data.get(body..body + vb) else {
@@ -237,7 +304,7 @@ impl<'a> RleDecoder<'a> {
                     // (fraugster/parquet-go, for pages without values) emit a lone 0x00. It
                     // holds no values, so it ends the stream rather than failing it.
                     self.pos = self.data.len();
-                    return Ok(false);
+                    return Ok(Current::Empty);
                 }
                 return Err(Error::Truncated {
                     offset: body,
@@ -248,7 +315,7 @@ impl<'a> RleDecoder<'a> {
             let mut buf = [0u8; 8];
             buf[..vb].copy_from_slice(raw);
             let value = u64::from_le_bytes(buf);
-            if self.bit_width < 64 && value >> self.bit_width != 0 {
+            if value & !self.value_mask != 0 {
                 return Err(Error::InvalidData {
                     offset: body,
                     what: "repeated value wider than the bit width",
@@ -259,10 +326,9 @@ impl<'a> RleDecoder<'a> {
                 continue;
             }
             crate::probe::hit("rle.repeated_run");
-            self.cur = Current::Repeated { value, left: count };
-            return Ok(true);
+            return Ok(Current::Repeated { value, left: count });
         }
-        Ok(false)
+        Ok(Current::Empty)
     }
 
     /// Take up to `max` (> 0) values of the current run, loading the next run if needed.
@@ -351,20 +417,53 @@ impl<'a> RleDecoder<'a> {
                 max: T::BITS,
             });
         }
+        // Width and CPU dispatch once per call, not per run.
+        let unpacker = Unpacker::<T>::new(self.bit_width);
+        let width = self.bit_width;
+        // The run state lives in a local for the loop, written back at the end.
+        let mut cur = self.cur;
         let mut n = 0;
         while n < out.len() {
-            match self.next_chunk(out.len() - n)? {
-                None => break,
-                Some(Chunk::Repeated { value, len }) => {
+            match cur {
+                Current::Empty => match self.read_run() {
+                    Ok(Current::Empty) => break,
+                    Ok(run) => cur = run,
+                    Err(e) => {
+                        self.cur = Current::Empty;
+                        return Err(e);
+                    }
+                },
+                Current::Repeated { value, left } => {
+                    let len = left.min(out.len() - n);
                     out[n..n + len].fill(T::from_u64(value));
                     n += len;
+                    cur = if len == left {
+                        Current::Empty
+                    } else {
+                        Current::Repeated {
+                            value,
+                            left: left - len,
+                        }
+                    };
                 }
-                Some(Chunk::Packed { bytes, skip, len }) => {
-                    unpack_chunk(bytes, self.bit_width, skip, &mut out[n..n + len])?;
+                Current::Packed { bytes, skip, left } => {
+                    let len = left.min(out.len() - n);
+                    unpack_chunk(unpacker.as_ref(), bytes, width, skip, &mut out[n..n + len]);
                     n += len;
+                    cur = if len == left {
+                        Current::Empty
+                    } else {
+                        let consumed = skip + len;
+                        Current::Packed {
+                            bytes: bytes.get(consumed / 8 * width as usize..).unwrap_or(&[]),
+                            skip: consumed % 8,
+                            left: left - len,
+                        }
+                    };
                 }
             }
         }
+        self.cur = cur;
         Ok(n)
     }
 
@@ -382,26 +481,41 @@ impl<'a> RleDecoder<'a> {
     }
 }
 
-/// Unpack `out.len()` values that start `skip` (0..8) values into the group at `bytes`.
+/// Unpack `out.len()` values that start `skip` (0..8) values into the group at `bytes` (which
+/// holds them all: checked when the run was loaded), with `unpacker` (`None` for width 0).
+#[inline]
 fn unpack_chunk<T: BitPackable>(
+    unpacker: Option<&Unpacker<T>>,
     bytes: &[u8],
     width: u32,
     skip: usize,
     out: &mut [T],
-) -> Result<()> {
+) {
+    let Some(unpacker) = unpacker else {
+        // Width 0: every value is 0.
+        out.fill(T::default());
+        return;
+    };
     if skip == 0 {
-        return bitpack::unpack(bytes, width, out);
+        let done = unpacker.unpack(bytes, out);
+        crate::probe::hit_n("bitpack.unpack_kernel", done as u64);
+        if done < out.len() {
+            crate::probe::hit_n("bitpack.unpack_scalar", (out.len() - done) as u64);
+            // Fewer than 8 values left (the batch ends inside a group).
+            let start = done / 8 * width as usize;
+            bitpack::unpack_scalar(bytes.get(start..).unwrap_or(&[]), width, &mut out[done..]);
+        }
+        return;
     }
     crate::probe::hit("rle.packed_unaligned");
     let mut group = [T::default(); 8];
-    bitpack::unpack(bytes, width, &mut group)?;
+    bitpack::unpack_scalar(bytes, width, &mut group);
     let head = out.len().min(8 - skip);
     out[..head].copy_from_slice(&group[skip..skip + head]);
     if head < out.len() {
         let rest = bytes.get(width as usize..).unwrap_or(&[]);
-        bitpack::unpack(rest, width, &mut out[head..])?;
+        unpack_chunk(Some(unpacker), rest, width, 0, &mut out[head..]);
     }
-    Ok(())
 }
 
 /// Split a v1 data-page level stream: a 4-byte little-endian length, then that many bytes of
@@ -475,6 +589,7 @@ fn for_each_index_chunk<C>(
     packed: impl Fn(&mut C, &[u32]) -> Result<()>,
 ) -> Result<()> {
     check_index_width(dec)?;
+    let unpacker = Unpacker::<u32>::new(dec.bit_width);
     let mut buf = [0u32; GATHER_CHUNK];
     let mut left = n;
     while left > 0 {
@@ -486,7 +601,7 @@ fn for_each_index_chunk<C>(
             }
             Some(Chunk::Packed { bytes, skip, len }) => {
                 let idx = &mut buf[..len];
-                unpack_chunk(bytes, dec.bit_width, skip, idx)?;
+                unpack_chunk(unpacker.as_ref(), bytes, dec.bit_width, skip, idx);
                 packed(ctx, idx)?;
                 left -= len;
             }

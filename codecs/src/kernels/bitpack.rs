@@ -75,7 +75,8 @@ macro_rules! dispatch {
 
 macro_rules! kernels {
     ($t:ty, $bits:tt, $unpack_group:ident, $pack_group:ident, $unpack_all:ident, $pack_all:ident,
-     $unpack_avx2:ident, $pack_avx2:ident, $unpack_fast:path, [$($w:literal)*]) => {
+     $unpack_avx2:ident, $unpack_avx2_w:ident, $pack_avx2:ident, $fast:ident,
+     $variant:ident, [$($w:literal)*]) => {
         /// Unpack one group of `$bits` values of width `W` from `W` little-endian words.
         #[inline(always)]
         fn $unpack_group<const W: usize>(input: &[u8], out: &mut [$t; $bits]) {
@@ -181,9 +182,22 @@ macro_rules! kernels {
         /// The CPU must support AVX2.
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2")]
-        #[cfg_attr(not(test), allow(dead_code))] // u32 takes `simd_u32` outside tests
+        #[cfg(test)]
         unsafe fn $unpack_avx2(input: &[u8], width: u32, out: &mut [$t]) -> usize {
-            dispatch!(width, $unpack_all, (input, out), 0, [$($w)*])
+            // SAFETY: AVX2 is this function's contract, passed on unchanged.
+            unsafe { dispatch!(width, $unpack_avx2_w, (input, out), 0, [$($w)*]) }
+        }
+
+        /// [`$unpack_all`] at width `W` compiled for AVX2.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AVX2.
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        #[cfg_attr(not(test), allow(dead_code))] // u32 takes `simd_u32` outside tests
+        unsafe fn $unpack_avx2_w<const W: usize>(input: &[u8], out: &mut [$t]) -> usize {
+            $unpack_all::<W>(input, out)
         }
 
         /// See the unpack twin.
@@ -200,14 +214,21 @@ macro_rules! kernels {
         impl Kernel for $t {
             #[cfg(test)]
             const GROUP: usize = $bits;
-            fn unpack_all(input: &[u8], width: u32, out: &mut [Self]) -> usize {
+            fn unpack_fn(width: u32) -> Option<GroupFn<Self>> {
                 #[cfg(target_arch = "x86_64")]
                 if has_avx2() {
-                    // SAFETY: `has_avx2` confirmed at run time that the CPU supports AVX2, the
-                    // only precondition; all slice accesses inside are bounds-checked safe code.
-                    return unsafe { $unpack_fast(input, width, out) };
+                    return match width {
+                        $($w => Some($fast::<$w> as GroupFn<Self>),)*
+                        _ => None,
+                    };
                 }
-                Self::unpack_all_baseline(input, width, out)
+                match width {
+                    $($w => Some($unpack_all::<$w> as GroupFn<Self>),)*
+                    _ => None,
+                }
+            }
+            fn wrap(f: GroupFn<Self>) -> AnyGroupFn {
+                AnyGroupFn::$variant(f)
             }
             #[cfg(test)]
             fn unpack_all_autovec(input: &[u8], width: u32, out: &mut [Self]) -> usize {
@@ -218,6 +239,7 @@ macro_rules! kernels {
                 }
                 Self::unpack_all_baseline(input, width, out)
             }
+            #[cfg(test)]
             fn unpack_all_baseline(input: &[u8], width: u32, out: &mut [Self]) -> usize {
                 dispatch!(width, $unpack_all, (input, out), 0, [$($w)*])
             }
@@ -285,12 +307,26 @@ trait Kernel: Sized {
     /// Values per group.
     #[cfg(test)]
     const GROUP: usize;
+    /// The best whole-group unpack kernel of `width` for this CPU, `None` if `width` is not in
+    /// `1..=BITS`. May only be called if the CPU supports the features it was compiled for:
+    /// it is, on the CPU that chose it.
+    fn unpack_fn(width: u32) -> Option<GroupFn<Self>>;
+    /// `f` as the variant of [`AnyGroupFn`] for this type.
+    fn wrap(f: GroupFn<Self>) -> AnyGroupFn;
     /// Best kernels for this CPU.
-    fn unpack_all(input: &[u8], width: u32, out: &mut [Self]) -> usize;
+    fn unpack_all(input: &[u8], width: u32, out: &mut [Self]) -> usize {
+        match Self::unpack_fn(width) {
+            // SAFETY: `unpack_fn` chose `f` for this CPU; its only other requirements are the
+            // slice arguments, which it bounds-checks itself.
+            Some(f) => unsafe { f(input, out) },
+            None => 0,
+        }
+    }
     /// The same-shape kernels compiled for AVX2 (when the CPU has it), not the explicit SIMD.
     #[cfg(test)]
     fn unpack_all_autovec(input: &[u8], width: u32, out: &mut [Self]) -> usize;
     /// Kernels for the compile-time target only.
+    #[cfg(test)]
     fn unpack_all_baseline(input: &[u8], width: u32, out: &mut [Self]) -> usize;
     fn pack_all(values: &[Self], width: u32, out: &mut Vec<u8>) -> usize;
     fn pack_all_baseline(values: &[Self], width: u32, out: &mut Vec<u8>) -> usize;
@@ -309,16 +345,19 @@ fn has_avx2() -> bool {
     yes
 }
 
+#[cfg(target_arch = "x86_64")]
+use simd_u32::all as simd_all_u32;
+
 kernels!(u8, 8, unpack_group_u8, pack_group_u8, unpack_all_u8, pack_all_u8,
-    unpack_avx2_u8, pack_avx2_u8, unpack_avx2_u8, [1 2 3 4 5 6 7 8]);
+    unpack_avx2_u8, unpack_avx2_w_u8, pack_avx2_u8, unpack_avx2_w_u8, U8, [1 2 3 4 5 6 7 8]);
 kernels!(u16, 16, unpack_group_u16, pack_group_u16, unpack_all_u16, pack_all_u16,
-    unpack_avx2_u16, pack_avx2_u16, unpack_avx2_u16,
+    unpack_avx2_u16, unpack_avx2_w_u16, pack_avx2_u16, unpack_avx2_w_u16, U16,
     [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16]);
 kernels!(u32, 32, unpack_group_u32, pack_group_u32, unpack_all_u32, pack_all_u32,
-    unpack_avx2_u32, pack_avx2_u32, simd_u32::unpack_avx2,
+    unpack_avx2_u32, unpack_avx2_w_u32, pack_avx2_u32, simd_all_u32, U32,
     [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32]);
 kernels!(u64, 64, unpack_group_u64, pack_group_u64, unpack_all_u64, pack_all_u64,
-    unpack_avx2_u64, pack_avx2_u64, unpack_avx2_u64,
+    unpack_avx2_u64, unpack_avx2_w_u64, pack_avx2_u64, unpack_avx2_w_u64, U64,
     [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
      33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64]);
 
@@ -481,7 +520,7 @@ mod simd_u32 {
     ///
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    unsafe fn all<const W: usize>(input: &[u8], out: &mut [u32]) -> usize {
+    pub(super) unsafe fn all<const W: usize>(input: &[u8], out: &mut [u32]) -> usize {
         let done = if W == 32 {
             let n = (input.len() / 4).min(out.len()) / 8 * 8;
             for (o, c) in out[..n].iter_mut().zip(input.chunks_exact(4)) {
@@ -495,23 +534,100 @@ mod simd_u32 {
             // SAFETY: AVX2 is this function's contract; W is in 1..=31.
             unsafe { groups::<W>(input, out) }
         };
+        if out.len() - done < 8 {
+            // No whole group left (the usual case).
+            return done;
+        }
         let rest_in = input.get(done / 8 * W..).unwrap_or(&[]);
         let rest_out = out.get_mut(done..).unwrap_or(&mut []);
         done + super::unpack_all_u32::<W>(rest_in, rest_out)
     }
+}
 
-    /// Runtime width to const `W`.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn unpack_avx2(input: &[u8], width: u32, out: &mut [u32]) -> usize {
-        // SAFETY: AVX2 is this function's contract, passed on unchanged.
-        unsafe {
-            dispatch!(width, all, (input, out), 0,
-                [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
-                 31 32])
+/// A whole-group unpack kernel: unpacks the whole groups of `out` that `input` covers and
+/// returns how many values it wrote (see [`unpack_groups`]).
+///
+/// `unsafe` because the function may be compiled for CPU features beyond the target's (AVX2):
+/// it may only be called on a CPU that has them.
+type GroupFn<T> = unsafe fn(&[u8], &mut [T]) -> usize;
+
+/// A [`GroupFn`] of one of the four types.
+#[derive(Clone, Copy)]
+enum AnyGroupFn {
+    U8(GroupFn<u8>),
+    U16(GroupFn<u16>),
+    U32(GroupFn<u32>),
+    U64(GroupFn<u64>),
+}
+
+/// The unpack kernel of one type and bit width, chosen once for this CPU: for callers that
+/// unpack many short stretches at the same width (the bit-packed runs of a hybrid stream), so
+/// that width and CPU dispatch are paid once rather than per stretch.
+#[derive(Clone, Copy)]
+pub struct Unpacker<T> {
+    /// Invariant: chosen by `Kernel::unpack_fn` on this CPU, so this CPU has the features it
+    /// was compiled for.
+    f: AnyGroupFn,
+    width: u32,
+    _t: std::marker::PhantomData<fn(&mut [T])>,
+}
+
+impl<T: BitPackable> std::fmt::Debug for Unpacker<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Unpacker")
+            .field("bits", &T::BITS)
+            .field("width", &self.width)
+            .finish()
+    }
+}
+
+impl<T: BitPackable> Unpacker<T> {
+    /// The kernel for `width`, `None` unless `1 <= width <= T::BITS`.
+    pub fn new(width: u32) -> Option<Self> {
+        fn pick<K: Kernel>(width: u32) -> Option<AnyGroupFn> {
+            K::unpack_fn(width).map(K::wrap)
+        }
+        let f = match T::BITS {
+            8 => pick::<u8>(width),
+            16 => pick::<u16>(width),
+            32 => pick::<u32>(width),
+            64 => pick::<u64>(width),
+            _ => None,
+        }?;
+        Some(Self {
+            f,
+            width,
+            _t: std::marker::PhantomData,
+        })
+    }
+
+    /// The bit width.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Unpack the whole groups of 8 (or of `T::BITS`) values of `out` that `input` covers;
+    /// returns how many values were written (a multiple of 8). `input` starts at the first
+    /// value; bytes past the values' `ceil(out.len() * width / 8)` are never decoded, but the
+    /// SIMD kernels read up to 16 bytes ahead when `input` has them, so passing a longer `input`
+    /// (the rest of the stream) lets them do more groups.
+    #[inline]
+    pub fn unpack(&self, input: &[u8], out: &mut [T]) -> usize {
+        macro_rules! call {
+            ($f:expr, $u:ty) => {
+                match bytemuck::try_cast_slice_mut::<T, $u>(out) {
+                    // SAFETY: by the invariant of `f`, this CPU has the features `f` was
+                    // compiled for; the slices are checked by `f` itself.
+                    Ok(o) => unsafe { $f(input, o) },
+                    Err(_) => 0,
+                }
+            };
+        }
+        match self.f {
+            AnyGroupFn::U8(f) => call!(f, u8),
+            AnyGroupFn::U16(f) => call!(f, u16),
+            AnyGroupFn::U32(f) => call!(f, u32),
+            AnyGroupFn::U64(f) => call!(f, u64),
         }
     }
 }
@@ -683,6 +799,42 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn check_unpacker<T: BitPackable + std::fmt::Debug + PartialEq>() {
+        assert!(Unpacker::<T>::new(0).is_none());
+        assert!(Unpacker::<T>::new(T::BITS + 1).is_none());
+        for w in 1..=T::BITS {
+            let mask = if w == 64 { u64::MAX } else { (1 << w) - 1 };
+            let vals: Vec<T> = (0..100u64)
+                .map(|i| T::from_u64(i.wrapping_mul(0x2545_F491_4F6C_DD1D) & mask))
+                .collect();
+            let mut packed = Vec::new();
+            pack_scalar(&vals, w, &mut packed);
+            let u = Unpacker::<T>::new(w).expect("width in range");
+            assert_eq!(u.width(), w);
+            // Exact input, and input running on past the values (as a hybrid stream's).
+            for extra in [0usize, 33] {
+                packed.resize(packed.len() + extra, 0xff);
+                for n in [8usize, 16, 96] {
+                    let mut out = vec![T::default(); n + 3];
+                    let done = u.unpack(&packed, &mut out);
+                    assert_eq!(
+                        done,
+                        n / 8 * 8 + if n + 3 >= 8 * (n / 8 + 1) { 8 } else { 0 }
+                    );
+                    assert_eq!(out[..done], vals[..done], "{} w {w} n {n}", T::BITS);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unpacker_matches_scalar() {
+        check_unpacker::<u8>();
+        check_unpacker::<u16>();
+        check_unpacker::<u32>();
+        check_unpacker::<u64>();
     }
 
     #[test]
