@@ -2,5 +2,6 @@
 
 pub mod bitpack;
 pub mod copy;
+pub mod expand;
 pub mod gather;
 pub mod shuffle;
