@@ -50,6 +50,10 @@ const MAX_ENCODED_RUN: usize = (i32::MAX as usize) >> 1;
 /// Bit-packed groups per run the encoder writes, so that the header fits one reserved byte.
 const MAX_GROUPS_PER_RUN: usize = 63;
 
+/// Runs of up to this many values are decoded by [`RleDecoder::get_batch`] as exactly this many
+/// (when `out` has room), the excess overwritten by the following runs.
+const SHORT_RUN: usize = 64;
+
 /// Indices unpacked per step by [`gather_dictionary`] (a stack buffer).
 const GATHER_CHUNK: usize = 1024;
 
@@ -407,7 +411,8 @@ impl<'a> RleDecoder<'a> {
     }
 
     /// Decode up to `out.len()` values into `out`; returns how many were written, which is less
-    /// than `out.len()` only at the end of the data.
+    /// than `out.len()` only at the end of the data. Elements of `out` past the returned count
+    /// may have been overwritten.
     ///
     /// Errors with [`Error::InvalidBitWidth`] if the stream's bit width exceeds `T::BITS`.
     pub fn get_batch<T: BitPackable>(&mut self, out: &mut [T]) -> Result<usize> {
@@ -425,14 +430,40 @@ impl<'a> RleDecoder<'a> {
         let mut n = 0;
         while n < out.len() {
             match cur {
-                Current::Empty => match self.read_run() {
-                    Ok(Current::Empty) => break,
-                    Ok(run) => cur = run,
-                    Err(e) => {
-                        self.cur = Current::Empty;
-                        return Err(e);
+                Current::Empty => {
+                    let run = match self.read_run() {
+                        Ok(Current::Empty) => break,
+                        Ok(run) => run,
+                        Err(e) => {
+                            self.cur = Current::Empty;
+                            return Err(e);
+                        }
+                    };
+                    // Short runs with room to spare in `out`: a fixed-size fill or unpack of
+                    // SHORT_RUN values, past the run's end (later runs overwrite the excess),
+                    // so that the run's length costs no branch. Mixed streams are mostly such
+                    // runs, and mispredicted loop exits were most of their cost.
+                    if out.len() - n >= SHORT_RUN {
+                        match run {
+                            Current::Repeated { value, left } if left <= SHORT_RUN => {
+                                out[n..n + SHORT_RUN].fill(T::from_u64(value));
+                                n += left;
+                                continue;
+                            }
+                            Current::Packed { bytes, left, .. } if left <= SHORT_RUN => {
+                                if let Some(u) = &unpacker {
+                                    if u.unpack(bytes, &mut out[n..n + SHORT_RUN]) >= left {
+                                        crate::probe::hit_n("bitpack.unpack_kernel", left as u64);
+                                        n += left;
+                                        continue;
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
                     }
-                },
+                    cur = run;
+                }
                 Current::Repeated { value, left } => {
                     let len = left.min(out.len() - n);
                     out[n..n + len].fill(T::from_u64(value));

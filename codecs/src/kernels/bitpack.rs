@@ -819,10 +819,7 @@ mod tests {
                 for n in [8usize, 16, 96] {
                     let mut out = vec![T::default(); n + 3];
                     let done = u.unpack(&packed, &mut out);
-                    assert_eq!(
-                        done,
-                        n / 8 * 8 + if n + 3 >= 8 * (n / 8 + 1) { 8 } else { 0 }
-                    );
+                    assert_eq!(done, (n + 3) / 8 * 8);
                     assert_eq!(out[..done], vals[..done], "{} w {w} n {n}", T::BITS);
                 }
             }
