@@ -75,14 +75,45 @@ pub fn def_levels_to_bitmap(
                 crate::probe::hit("levels.packed_copy");
                 // Width 1: value i is bit i of `bytes`, exactly a bitmap.
                 let n = len.min(left);
-                validity.append_packed_range(0..n, bytes);
-                valid += UnalignedBitChunk::new(bytes, 0, n).count_ones();
+                valid += append_bits(validity, bytes, n);
                 left -= n;
             }
         }
     }
     Ok(valid)
 }
+
+/// Append the first `n` bits of `bits` (LSB first; `bits` holds at least `ceil(n / 8)` bytes)
+/// to `validity` a 64-bit word at a time; returns how many of them are set.
+///
+/// Level runs are short where nulls are rare (a group or two around each null), so this is
+/// `append_word` per word rather than `append_packed_range`, whose general bit-offset copy and
+/// the separate count cost several times more per run.
+fn append_bits(validity: &mut BooleanBufferBuilder, bits: &[u8], n: usize) -> usize {
+    if n > WORDWISE_BITS {
+        validity.append_packed_range(0..n, bits);
+        return UnalignedBitChunk::new(bits, 0, n).count_ones();
+    }
+    let mut ones = 0;
+    let mut done = 0;
+    for chunk in bits.chunks(8) {
+        if done >= n {
+            break;
+        }
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        let take = (n - done).min(64);
+        let w = u64::from_le_bytes(word) & (u64::MAX >> (64 - take));
+        ones += w.count_ones() as usize;
+        validity.append_word(w, take);
+        done += take;
+    }
+    ones
+}
+
+/// Longest bit-packed level run [`append_bits`] appends word by word; longer ones go through
+/// `append_packed_range`, faster per bit.
+const WORDWISE_BITS: usize = 128;
 
 fn run_len(run: &Run<'_>) -> usize {
     match *run {
@@ -350,6 +381,10 @@ pub fn scatter_bits(
     check_bitmap(dense, 0, dense_len)?;
     if UnalignedBitChunk::new(validity, bit_offset, len).count_ones() != dense_len {
         return Err(count_mismatch());
+    }
+    if len == 0 {
+        // An empty range may start past the bitmap, which BitChunks would refuse.
+        return Ok(());
     }
     crate::probe::hit("levels.scatter_bits");
     let chunks = BitChunks::new(validity, bit_offset, len);
@@ -844,6 +879,15 @@ mod scatter_bits_tests {
             }
             prop_assert_eq!(out.len(), prefix + valid.len());
         }
+    }
+
+    /// Found by the `decode_scatter` fuzz target: an empty range starting past the bitmap
+    /// panicked in BitChunks.
+    #[test]
+    fn bug_fuzz_2_empty_range_past_bitmap() {
+        let mut out = BooleanBufferBuilder::new(0);
+        scatter_bits(&[], 0, &[], 1, 0, &mut out).unwrap();
+        assert_eq!(out.len(), 0);
     }
 
     #[test]
