@@ -48,6 +48,14 @@ pub fn def_levels_to_bitmap(
     num_levels: usize,
     validity: &mut BooleanBufferBuilder,
 ) -> Result<usize> {
+    let mut sink = BitSink::new(validity);
+    let r = levels_to_sink(data, num_levels, &mut sink);
+    // Also on error: the bits decoded so far are appended.
+    sink.finish();
+    r
+}
+
+fn levels_to_sink(data: &[u8], num_levels: usize, sink: &mut BitSink<'_>) -> Result<usize> {
     // Width 1: the decoder rejects a repeated value above 1, and bit-packed values cannot be.
     let mut dec = RleDecoder::new(data, 1)?;
     let mut left = num_levels;
@@ -65,7 +73,7 @@ pub fn def_levels_to_bitmap(
             Run::Repeated { value, len } => {
                 crate::probe::hit("levels.repeated_run");
                 let n = len.min(left);
-                validity.append_n(n, value == 1);
+                sink.push_run(value == 1, n);
                 if value == 1 {
                     valid += n;
                 }
@@ -75,7 +83,7 @@ pub fn def_levels_to_bitmap(
                 crate::probe::hit("levels.packed_copy");
                 // Width 1: value i is bit i of `bytes`, exactly a bitmap.
                 let n = len.min(left);
-                valid += append_bits(validity, bytes, n);
+                valid += sink.push_packed(bytes, n);
                 left -= n;
             }
         }
@@ -83,37 +91,128 @@ pub fn def_levels_to_bitmap(
     Ok(valid)
 }
 
-/// Append the first `n` bits of `bits` (LSB first; `bits` holds at least `ceil(n / 8)` bytes)
-/// to `validity` a 64-bit word at a time; returns how many of them are set.
+/// Words collected by [`BitSink`] before they are appended to the builder.
+const SINK_WORDS: usize = 64;
+
+/// Runs of at least this many bits go to the builder directly (`append_n`,
+/// `append_packed_range`) rather than through [`BitSink`]'s words.
+const SINK_LONG_RUN: usize = 1024;
+
+/// Appends bits to a [`BooleanBufferBuilder`] through a 64-bit accumulator and a stack buffer
+/// of words, flushed with one `append_packed_range` per `64 * SINK_WORDS` bits.
 ///
-/// Level runs are short where nulls are rare (a group or two around each null), so this is
-/// `append_word` per word rather than `append_packed_range`, whose general bit-offset copy and
-/// the separate count cost several times more per run.
-fn append_bits(validity: &mut BooleanBufferBuilder, bits: &[u8], n: usize) -> usize {
-    if n > WORDWISE_BITS {
-        validity.append_packed_range(0..n, bits);
-        return UnalignedBitChunk::new(bits, 0, n).count_ones();
-    }
-    let mut ones = 0;
-    let mut done = 0;
-    for chunk in bits.chunks(8) {
-        if done >= n {
-            break;
-        }
-        let mut word = [0u8; 8];
-        word[..chunk.len()].copy_from_slice(chunk);
-        let take = (n - done).min(64);
-        let w = u64::from_le_bytes(word) & (u64::MAX >> (64 - take));
-        ones += w.count_ones() as usize;
-        validity.append_word(w, take);
-        done += take;
-    }
-    ones
+/// Where nulls are rare, level runs are short (a repeated run of ones, then a group or two
+/// around each null): appending each to the builder costs a `resize`/`memset` plus byte
+/// read-modify-writes of the bytes just written (store-forwarding stalls), several times the
+/// work of shifting the run into a register.
+struct BitSink<'b> {
+    out: &'b mut BooleanBufferBuilder,
+    /// Whole words (little endian) not yet appended.
+    words: [u64; SINK_WORDS],
+    full: usize,
+    /// The partial word: its low `nacc` (< 64) bits.
+    acc: u64,
+    nacc: u32,
 }
 
-/// Longest bit-packed level run [`append_bits`] appends word by word; longer ones go through
-/// `append_packed_range`, faster per bit.
-const WORDWISE_BITS: usize = 128;
+impl<'b> BitSink<'b> {
+    fn new(out: &'b mut BooleanBufferBuilder) -> Self {
+        Self {
+            out,
+            words: [0; SINK_WORDS],
+            full: 0,
+            acc: 0,
+            nacc: 0,
+        }
+    }
+
+    /// Append the low `n` (1..=64) bits of `bits`; the bits above `n` are zero.
+    #[inline]
+    fn push(&mut self, bits: u64, n: u32) {
+        self.acc |= bits << self.nacc;
+        let total = self.nacc + n;
+        if total >= 64 {
+            self.words[self.full] = self.acc.to_le();
+            self.full += 1;
+            // The bits of `bits` that did not fit.
+            self.acc = if self.nacc == 0 {
+                0
+            } else {
+                bits >> (64 - self.nacc)
+            };
+            self.nacc = total - 64;
+            if self.full == SINK_WORDS {
+                self.flush_words();
+            }
+        } else {
+            self.nacc = total;
+        }
+    }
+
+    fn flush_words(&mut self) {
+        let bytes: &[u8] = bytemuck::cast_slice(&self.words[..self.full]);
+        self.out.append_packed_range(0..self.full * 64, bytes);
+        self.full = 0;
+    }
+
+    /// Append everything collected to the builder.
+    fn finish(&mut self) {
+        self.flush_words();
+        if self.nacc > 0 {
+            self.out.append_word(self.acc, self.nacc as usize);
+            self.acc = 0;
+            self.nacc = 0;
+        }
+    }
+
+    /// Append `n` copies of `value`.
+    #[inline]
+    fn push_run(&mut self, value: bool, n: usize) {
+        if n >= SINK_LONG_RUN {
+            self.finish();
+            self.out.append_n(n, value);
+            return;
+        }
+        let word = if value { u64::MAX } else { 0 };
+        let mut left = n;
+        while left >= 64 {
+            self.push(word, 64);
+            left -= 64;
+        }
+        if left > 0 {
+            self.push(word >> (64 - left), left as u32);
+        }
+    }
+
+    /// Append the first `n` bits of `bits` (LSB first; `bits` holds at least `ceil(n / 8)`
+    /// bytes); returns how many of them are set.
+    #[inline]
+    fn push_packed(&mut self, bits: &[u8], n: usize) -> usize {
+        if n >= SINK_LONG_RUN {
+            self.finish();
+            self.out.append_packed_range(0..n, bits);
+            return UnalignedBitChunk::new(bits, 0, n).count_ones();
+        }
+        let mut ones = 0;
+        let mut done = 0;
+        for chunk in bits.chunks(8) {
+            if done >= n {
+                break;
+            }
+            let w = match <[u8; 8]>::try_from(chunk) {
+                Ok(b) => u64::from_le_bytes(b),
+                // The run's last bytes: a byte loop, not a variable-length copy.
+                Err(_) => chunk.iter().rev().fold(0u64, |w, &b| (w << 8) | b as u64),
+            };
+            let take = (n - done).min(64);
+            let w = w & (u64::MAX >> (64 - take));
+            ones += w.count_ones() as usize;
+            self.push(w, take as u32);
+            done += take;
+        }
+        ones
+    }
+}
 
 fn run_len(run: &Run<'_>) -> usize {
     match *run {
@@ -643,6 +742,21 @@ mod tests {
         let r = def_levels_to_bitmap(&data, padded + 8, &mut v);
         // A trailing repeated run has no padding and ends at the last level.
         assert!(matches!(r, Err(Error::Truncated { .. })));
+    }
+
+    #[test]
+    fn levels_longer_than_the_sink_buffer() {
+        // Past 64 * SINK_WORDS bits the sink flushes mid-stream; long runs bypass it.
+        for pct in [0u64, 1, 10, 50, 100] {
+            for prefix in [0usize, 3] {
+                check_levels(&pattern(pct + 7, 20_000, pct), prefix);
+            }
+        }
+        let mut bits = vec![true; 5000];
+        bits.extend((0..3000).map(|i| i % 3 == 0));
+        bits.extend(std::iter::repeat_n(false, 2000));
+        bits.extend((0..9000).map(|i| i % 97 != 0));
+        check_levels(&bits, 5);
     }
 
     fn check_scatter(bits: &[bool], bit_offset: usize) {

@@ -218,19 +218,26 @@ impl<'a> RleDecoder<'a> {
 
     /// Read the next non-empty run header; `Empty` at the end of the data.
     ///
-    /// Inline fast path for the common case: a one-byte header (runs of up to 63 groups or 63
-    /// repeats) of a non-empty run, with at least 8 bytes after a repeated run's header, so
+    /// Inline fast path for the common case: a one- or two-byte header of a non-empty run, two
+    /// bytes of data left at least, and at least 8 bytes after a repeated run's header, so
     /// the value is one unaligned load and a mask. Everything else (longer headers, empty
     /// runs, the last bytes of the data, errors) goes to [`read_run_slow`](Self::read_run_slow).
     #[inline(always)]
     fn read_run(&mut self) -> Result<Current<'a>> {
         let pos = self.pos;
-        if let Some(&h) = self.data.get(pos) {
-            let count = (h >> 1) as usize;
-            let body = pos + 1;
-            if h < 0x80 && count > 0 {
+        // A header of one or two bytes: runs of up to 8191 groups or repeats.
+        let header = match self.data.get(pos..pos + 2) {
+            Some(&[b0, _]) if b0 < 0x80 => Some((b0 as usize, pos + 1)),
+            Some(&[b0, b1]) if b1 < 0x80 => {
+                Some(((b0 & 0x7f) as usize | (b1 as usize) << 7, pos + 2))
+            }
+            _ => None,
+        };
+        if let Some((h, body)) = header {
+            let count = h >> 1;
+            if count > 0 {
                 if h & 1 == 1 {
-                    // At most 63 groups of at most 64 bytes: no overflow.
+                    // At most 8191 groups of at most 64 bytes: no overflow.
                     let nbytes = count * self.bit_width as usize;
                     if let Some(bytes) = self.data.get(body..) {
                         if nbytes <= bytes.len() {
@@ -395,6 +402,21 @@ impl<'a> RleDecoder<'a> {
                     "next_run in the middle of a bit-packed group",
                 ));
             }
+        }
+        if let Current::Empty = self.cur {
+            // A whole new run: straight from the header (it is consumed at once).
+            return Ok(match self.read_run()? {
+                Current::Empty => None,
+                Current::Repeated { value, left } => Some(Run::Repeated { value, len: left }),
+                Current::Packed { bytes, left, .. } => {
+                    let nbytes = left / 8 * self.bit_width as usize;
+                    Some(Run::Packed {
+                        width: self.bit_width,
+                        bytes: bytes.get(..nbytes).unwrap_or(bytes),
+                        len: left,
+                    })
+                }
+            });
         }
         Ok(match self.next_chunk(usize::MAX)? {
             None => None,
