@@ -216,7 +216,12 @@ fn bench_plain(c: &mut Criterion) {
     g.bench_function(BenchmarkId::new("memcpy", "aligned"), |b| {
         b.iter(|| sink.copy_from_slice(black_box(aligned)))
     });
+    // Same answer from the peer, checked before timing (a filtered run may skip the bench).
     let mut pq_out = vec![0i64; N];
+    let mut check = PlainDecoder::<Int64Type>::new(0);
+    check.set_data(aligned_bytes.clone(), N).expect("set_data");
+    check.get(&mut pq_out).expect("get");
+    assert_eq!(pq_out, values);
     g.bench_function(BenchmarkId::new("parquet", "aligned"), |b| {
         b.iter(|| {
             let mut dec = PlainDecoder::<Int64Type>::new(0);
@@ -225,7 +230,6 @@ fn bench_plain(c: &mut Criterion) {
             dec.get(&mut pq_out).expect("get")
         })
     });
-    assert_eq!(pq_out, values);
     g.finish();
 }
 
