@@ -851,17 +851,14 @@ impl ViewDecoder {
             }
             e if is_dictionary(e) => {
                 let (dviews, dbuf) = self.dict.as_mut().ok_or_else(missing_dictionary)?;
-                let index = match self.dict_index {
-                    Some(i) => i,
-                    None => {
-                        let i = self.buffers.len() as u32;
-                        self.buffers.push(dbuf.clone());
-                        retarget_views(dviews, i);
-                        self.dict_index = Some(i);
-                        i
-                    }
-                };
-                let _ = index;
+                if self.dict_index.is_none() {
+                    // First use since the last finish: register the dictionary buffer once
+                    // and point its views at it.
+                    let i = self.buffers.len() as u32;
+                    self.buffers.push(dbuf.clone());
+                    retarget_views(dviews, i);
+                    self.dict_index = Some(i);
+                }
                 probe::hit("read.views_dictionary_gather");
                 let mut dec = rle::dictionary_index_decoder(input)?;
                 rle::gather_dictionary(&mut dec, dviews, n, out)?;

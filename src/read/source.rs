@@ -23,11 +23,6 @@ pub trait Source: Send + Sync {
     }
     /// The bytes in `range`. Errors if the range is outside the source.
     fn read(&self, range: Range<u64>) -> Result<Bytes>;
-    /// True when [`Source::read`] returns views of memory that already exists (no copy),
-    /// so that borrowing from page buffers is free.
-    fn is_zero_copy(&self) -> bool {
-        false
-    }
 }
 
 fn check_range(range: &Range<u64>, len: u64) -> Result<()> {
@@ -47,9 +42,6 @@ impl Source for Bytes {
     fn read(&self, range: Range<u64>) -> Result<Bytes> {
         check_range(&range, Source::len(self))?;
         Ok(self.slice(range.start as usize..range.end as usize))
-    }
-    fn is_zero_copy(&self) -> bool {
-        true
     }
 }
 
@@ -154,8 +146,5 @@ impl Source for MmapSource {
     }
     fn read(&self, range: Range<u64>) -> Result<Bytes> {
         Source::read(&self.bytes, range)
-    }
-    fn is_zero_copy(&self) -> bool {
-        true
     }
 }
