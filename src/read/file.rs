@@ -158,9 +158,12 @@ impl<S: Source> ParquetReader<S> {
     pub fn read_column(&self, column: usize) -> Result<Column> {
         let mut reader = self.column_reader(column)?;
         let mut decoder = reader.new_decoder()?;
-        // The slot count comes from the footer, so it is only a hint: cap what it may reserve.
+        // The slot count comes from the footer, so it is only a hint: cap what it may reserve
+        // by the file itself (8 slots per byte is what bit-packed levels hold; denser
+        // encodings just grow the buffer) and by a fixed ceiling.
         const MAX_RESERVE: u64 = 1 << 26;
-        decoder.reserve(self.num_rows().min(MAX_RESERVE) as usize);
+        let by_file = self.source.len().saturating_mul(8);
+        decoder.reserve(self.num_rows().min(by_file).min(MAX_RESERVE) as usize);
         while reader.next_page_into(&mut decoder)? {}
         Ok(decoder.finish())
     }
