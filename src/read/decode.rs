@@ -335,9 +335,8 @@ fn decode_native_dense<T: Native>(
         Encoding::BYTE_STREAM_SPLIT => {
             bytes.clear();
             byte_stream_split::decode(input, size_of::<T>(), n, bytes)?;
-            let start = out.len();
-            out.resize(start + n, T::default());
-            bytemuck::cast_slice_mut::<T, u8>(&mut out[start..]).copy_from_slice(bytes);
+            // One copy into the output, without zero-filling it first.
+            parq_codecs::kernels::copy::extend_from_unaligned(out, bytes);
         }
         e => return Err(unsupported_encoding(e, T::NAME)),
     }
