@@ -23,6 +23,9 @@ pub struct Batch {
 /// Batches decoded per refill of a column (see `ColumnState::fill`).
 const FILL_BATCHES: usize = 8;
 
+/// The most slots one refill reserves ahead (a hint: buffers still grow past it).
+const MAX_RESERVE: usize = 1 << 20;
+
 struct ColumnState<S: Source> {
     reader: ColumnReader<S>,
     decoder: ChunkDecoder,
@@ -46,6 +49,11 @@ impl<S: Source> ColumnState<S> {
                 FILL_BATCHES
             };
             let need = batches * want - self.ready_rows;
+            if batches > 1 {
+                // Room for the whole run up front: growing by doubling copied each buffer
+                // about once more. `want` is the caller's batch size, so cap the hint.
+                self.decoder.reserve(need.min(MAX_RESERVE));
+            }
             while self.decoder.len() < need {
                 if !self.reader.next_page_into(&mut self.decoder)? {
                     self.done = true;

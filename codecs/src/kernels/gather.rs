@@ -1,15 +1,13 @@
 //! Gathering dictionary byte arrays by index into Arrow offsets + data.
 //!
 //! Dictionary-encoded strings are mostly short. Copying each with `extend_from_slice` pays a
-//! `memcpy` call per value; here the output is reserved once, and every value of up to 16
-//! bytes is copied as one fixed 16-byte block (the dictionary carries 16 bytes of padding and
-//! the output 16 bytes of spare capacity, so the over-read and over-write stay in bounds; the
-//! next value overwrites the excess).
+//! `memcpy` call per value; here the output is reserved once, and every value of up to
+//! [`BLOCK`] bytes is copied as one fixed-size block (the dictionary carries `BLOCK` bytes of
+//! padding and the output `BLOCK` bytes of spare capacity, so the over-read and over-write stay
+//! in bounds; the next value overwrites the excess).
 
+use super::copy::BLOCK;
 use crate::{Error, Result};
-
-/// Bytes every short copy moves at once.
-const BLOCK: usize = 16;
 
 /// A byte-array dictionary, validated once so that gathers index it without checks.
 #[derive(Debug, Clone, Default)]
@@ -63,7 +61,14 @@ impl ByteArrayDictionary {
         data: &mut Vec<u8>,
     ) -> Result<()> {
         let entries = self.len();
-        if let Some(&bad) = indices.iter().find(|&&i| i as usize >= entries) {
+        // Branch-free maximum first (it vectorises); search for the culprit only on failure.
+        let max = indices.iter().copied().fold(0u32, u32::max);
+        if !indices.is_empty() && max as usize >= entries {
+            let bad = indices
+                .iter()
+                .copied()
+                .find(|&i| i as usize >= entries)
+                .unwrap_or(max);
             return Err(Error::IndexOutOfRange {
                 index: bad as u64,
                 len: entries,
@@ -76,9 +81,12 @@ impl ByteArrayDictionary {
         // is exact); the copy loop below then only moves bytes.
         let first = *offsets.last().unwrap_or(&0);
         let mut end = first;
+        let starts = self.offsets.as_ptr();
         offsets.extend(indices.iter().map(|&i| {
             let i = i as usize;
-            end += self.offsets[i + 1] - self.offsets[i];
+            // SAFETY: every index is `< entries` (checked above), and `self.offsets` holds
+            // `entries + 1` elements, so `i` and `i + 1` are in bounds.
+            end += unsafe { *starts.add(i + 1) - *starts.add(i) };
             end
         }));
         let total = (end - first) as usize;
@@ -89,8 +97,9 @@ impl ByteArrayDictionary {
         let dst_base = data.as_mut_ptr();
         for &i in indices {
             let i = i as usize;
-            let start = self.offsets[i] as usize;
-            let len = self.offsets[i + 1] as usize - start;
+            // SAFETY: as above, `i + 1 <= entries` indexes `self.offsets`.
+            let (start, stop) = unsafe { (*starts.add(i), *starts.add(i + 1)) };
+            let (start, len) = (start as usize, (stop - start) as usize);
             // SAFETY: `i < entries` was checked above, and `new` guaranteed the offsets are
             // monotonic within the value bytes, so `start + len <= data.len() - BLOCK` and
             // `start + BLOCK <= self.data.len()` (the padding): both source ranges are in
