@@ -52,7 +52,7 @@ impl<S: Source> ColumnState<S> {
             if batches > 1 {
                 // Room for the whole run up front: growing by doubling copied each buffer
                 // about once more. `want` is the caller's batch size, so cap the hint.
-                self.decoder.reserve(need.min(MAX_RESERVE));
+                self.decoder.plan_run(need.min(MAX_RESERVE));
             }
             while self.decoder.len() < need {
                 if !self.reader.next_page_into(&mut self.decoder)? {

@@ -37,6 +37,8 @@ pub(crate) struct ChunkDecoder {
     values: Box<dyn ValuesDecoder>,
     validity: Option<BooleanBufferBuilder>,
     len: usize,
+    /// Slots the current run should reach (see `plan_run`); 0 once reserved.
+    planned: usize,
 }
 
 impl ChunkDecoder {
@@ -74,6 +76,7 @@ impl ChunkDecoder {
             values,
             validity: None,
             len: 0,
+            planned: 0,
         })
     }
 
@@ -91,6 +94,13 @@ impl ChunkDecoder {
     /// borrowing pages (their values would be copied into the big buffer anyway).
     pub(crate) fn reserve(&mut self, slots: usize) {
         self.values.reserve(slots);
+    }
+
+    /// The next run collects about `slots` more slots into one buffer: at its first page,
+    /// room is reserved for the whole pages that reach it (the run ends with the page that
+    /// crosses it), so the buffers do not grow (and copy) mid-run.
+    pub(crate) fn plan_run(&mut self, slots: usize) {
+        self.planned = self.len + slots;
     }
 
     /// Replace the dictionary (a new column chunk's dictionary page).
@@ -119,6 +129,11 @@ impl ChunkDecoder {
                 });
                 b.append_buffer(bits);
             }
+        }
+        if self.planned > self.len {
+            let pages = (self.planned - self.len).div_ceil(n.max(1));
+            self.values.reserve_run(page, n, v.valid, pages);
+            self.planned = 0;
         }
         self.values.decode(page, v.bits.as_ref(), v.valid)?;
         self.len += n;
@@ -149,6 +164,12 @@ trait ValuesDecoder: Send {
     }
     /// Prepare for about `slots` more slots collected into one buffer (whole-column reads).
     fn reserve(&mut self, slots: usize);
+    /// Before the first page of a planned run: make room for `pages` pages like `page` (`n`
+    /// slots, `valid` values), without changing how pages are decoded.
+    fn reserve_run(&mut self, page: &DataPage, n: usize, valid: usize, pages: usize) {
+        let _ = (page, valid);
+        self.reserve(n.saturating_mul(pages));
+    }
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()>;
     fn clear_dictionary(&mut self);
     /// Append `page.num_values` slots; `validity` is `None` when all are valid.
@@ -351,6 +372,10 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
     fn reserve(&mut self, slots: usize) {
         self.allow_borrow = false;
         self.out.reserve(slots);
+    }
+
+    fn reserve_run(&mut self, _: &DataPage, n: usize, _: usize, pages: usize) {
+        self.out.reserve(n.saturating_mul(pages));
     }
 
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {
@@ -677,6 +702,34 @@ impl Default for BinaryDecoder {
     }
 }
 
+/// The most bytes `BinaryDecoder` reserves on a projection (a hint from one page).
+const MAX_DATA_RESERVE: usize = 1 << 28;
+
+impl BinaryDecoder {
+    /// The value bytes of `pages` pages like `page` (`valid` values each), estimated from
+    /// this page; capped, since a page's own bytes are real but the count is projected.
+    fn projected_bytes(&self, page: &DataPage, valid: usize, pages: usize) -> usize {
+        let page_bytes = match page.encoding {
+            // The whole page, length prefixes included: that is what the PLAIN decoder
+            // reserves before each page, so the last page of the run fits too.
+            Encoding::PLAIN => page.values.len(),
+            // The mean entry times the values, plus an eighth for pages that pick longer
+            // entries than the mean.
+            e if is_dictionary(e) => match &self.dict {
+                Some(d) if !d.is_empty() => {
+                    let mean = d.data_len() / d.len() * valid;
+                    mean + mean / 8 + 64
+                }
+                _ => 0,
+            },
+            _ => page.values.len(),
+        };
+        page_bytes
+            .saturating_mul(pages)
+            .min(MAX_DATA_RESERVE.max(page_bytes))
+    }
+}
+
 /// True when `offsets` never decrease (no early exit, so it vectorises).
 fn is_monotonic(offsets: &[i64]) -> bool {
     offsets
@@ -722,6 +775,12 @@ fn decode_binary_dense(
 impl ValuesDecoder for BinaryDecoder {
     fn reserve(&mut self, slots: usize) {
         self.offsets.reserve(slots);
+    }
+
+    fn reserve_run(&mut self, page: &DataPage, n: usize, valid: usize, pages: usize) {
+        self.offsets.reserve(n.saturating_mul(pages));
+        let bytes = self.projected_bytes(page, valid, pages);
+        self.data.reserve(bytes + 64);
     }
 
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {

@@ -202,40 +202,46 @@ pub fn decode_byte_array_views(
         // Offsets must fit the view's u32; check the values one by one (slow path).
         return decode_byte_array_views_checked(input, n, buffer_index, views);
     }
-    views.reserve(n.min(input.len() / 4));
+    // Each value takes at least 4 input bytes, so at most `input.len() / 4` can be decoded;
+    // views are written straight into that reserved capacity.
     let index = (buffer_index as u128) << 64;
     let mut pos = 0usize;
     let mut long = 0u64;
-    for k in 0..n {
+    let mut result = None;
+    let k = crate::kernels::copy::extend_reserved(views, n.min(input.len() / 4), || {
         // A PLAIN value is `len: u32 LE` then its bytes, and a view starts with the same
         // `len: u32 LE`: an inline view is the first 4 + len bytes of the value, zero padded,
         // and a long view's low half is `len` and the 4-byte prefix, also the value's first 8
         // bytes. So one 16-byte load builds either, without a copy per value.
-        let Some(head) = input.get(pos..pos + 16) else {
-            probe::hit_n("plain.view_ref", long);
-            probe::hit_n("plain.view_inline", k as u64 - long);
-            return decode_tail_views(input, pos, n - k, buffer_index, views);
-        };
+        let head = input.get(pos..pos + 16)?;
         let raw = u128::from_le_bytes(head.try_into().unwrap_or([0; 16]));
         let len = raw as u32 as usize;
         if len > input.len() - pos - 4 {
-            return Err(Error::Truncated {
+            result = Some(Err(Error::Truncated {
                 offset: pos + 4,
                 needed: len,
                 available: input.len() - pos - 4,
-            });
+            }));
+            return None;
         }
-        let view = if len <= VIEW_INLINE_MAX {
-            raw & (u128::MAX >> (96 - 8 * len))
-        } else {
-            long += 1;
-            (raw as u64 as u128) | index | (((pos + 4) as u128) << 96)
-        };
-        views.push(view);
+        // Both forms are computed and one selected without a branch: mixed short and long
+        // values would mispredict it.
+        let is_long = len > VIEW_INLINE_MAX;
+        let inline = raw & (u128::MAX >> (96 - 8 * len.min(VIEW_INLINE_MAX)));
+        let reference = (raw as u64 as u128) | index | (((pos + 4) as u128) << 96);
+        long += is_long as u64;
         pos += 4 + len;
-    }
+        Some(if is_long { reference } else { inline })
+    });
     probe::hit_n("plain.view_ref", long);
-    probe::hit_n("plain.view_inline", n as u64 - long);
+    probe::hit_n("plain.view_inline", k as u64 - long);
+    if let Some(err) = result {
+        return err;
+    }
+    if k < n {
+        // Fewer than 16 bytes left (or more values asked for than the input can hold).
+        return decode_tail_views(input, pos, n - k, buffer_index, views);
+    }
     Ok(pos)
 }
 

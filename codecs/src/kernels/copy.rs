@@ -55,6 +55,30 @@ mod tests {
     }
 }
 
+/// Append up to `max` values made by `next` to `out`, stopping at the first `None`; returns
+/// how many were appended. Capacity for `max` is reserved once and each value is written
+/// straight into it, without the per-push capacity check of `Vec::push`.
+#[inline]
+pub fn extend_reserved<T>(
+    out: &mut Vec<T>,
+    max: usize,
+    mut next: impl FnMut() -> Option<T>,
+) -> usize {
+    out.reserve(max);
+    let base = out.len();
+    let spare = &mut out.spare_capacity_mut()[..max];
+    let mut k = 0;
+    while k < spare.len() {
+        let Some(v) = next() else { break };
+        spare[k].write(v);
+        k += 1;
+    }
+    // SAFETY: the loop initialised `spare[..k]`, the `k` slots right after the old length,
+    // and `k <= max <= capacity - base`.
+    unsafe { out.set_len(base + k) };
+    k
+}
+
 /// Bytes a short value copy moves at once (see [`plain_byte_arrays`]). 32 rather than 16: with
 /// 16, strings of 8..=24 bytes would take the block copy or the `memcpy` call at random, and
 /// the mispredicted branch cost more than the wider copy.

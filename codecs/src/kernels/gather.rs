@@ -40,6 +40,11 @@ impl ByteArrayDictionary {
         self.offsets.len() - 1
     }
 
+    /// Bytes of all entries together.
+    pub fn data_len(&self) -> usize {
+        self.data.len() - BLOCK
+    }
+
     /// True when the dictionary has no entries.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
