@@ -349,3 +349,62 @@ fn views_point_into_page_buffers() {
         b"a string long enough not to inline #7"
     );
 }
+
+/// A string column of `n` values of 8..=40 bytes, every `nulls_every`-th slot null.
+fn string_column(n: usize, nulls_every: Option<usize>) -> Column {
+    let mut offsets = vec![0i64];
+    let mut data = Vec::new();
+    for i in 0..n {
+        if nulls_every.is_none_or(|k| i % k != 0) {
+            let s = format!("value {i} {}", "x".repeat(i * 7 % 33));
+            data.extend_from_slice(s.as_bytes());
+        }
+        offsets.push(data.len() as i64);
+    }
+    Column {
+        len: n,
+        validity: nulls_every.map(|k| NullBuffer::from_iter((0..n).map(|i| i % k != 0))),
+        values: Values::Binary {
+            offsets: OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            data: Buffer::from_vec(data),
+        },
+    }
+}
+
+#[test]
+fn batch_runs_reserve_their_bytes_once() {
+    for (policy, nulls) in [
+        (EncodingPolicy::Plain, None),
+        (EncodingPolicy::Plain, Some(3)),
+        (EncodingPolicy::Dictionary, None),
+        (EncodingPolicy::Dictionary, Some(3)),
+    ] {
+        let col = string_column(ROWS, nulls);
+        let opts = WriterOptions::default()
+            .with_encoding(policy)
+            .with_data_page_size(64 << 10);
+        let file = write(
+            vec![Field::string("s").optional()],
+            std::slice::from_ref(&col),
+            opts,
+        );
+        let reader = ParquetReader::new(file.clone()).unwrap();
+        let pages = data_pages(&file, &reader).len();
+        assert!(pages > 20, "{policy:?}: {pages} pages");
+        let cols = read_all_batches(&reader);
+        // Every run of 8 batches reserved once at its first page, and no later page of the
+        // run had to grow the bytes buffer (which would copy them again).
+        let runs = ROWS.div_ceil(8 * 8192) as u64;
+        assert!(
+            probe::get("read.run_reserved") >= runs,
+            "{policy:?} {nulls:?}: {} runs reserved",
+            probe::get("read.run_reserved")
+        );
+        assert_eq!(
+            probe::get("read.binary_data_regrown"),
+            0,
+            "{policy:?} {nulls:?}"
+        );
+        assert_eq!(Column::concat(&cols), col, "{policy:?} {nulls:?}");
+    }
+}

@@ -132,6 +132,7 @@ impl ChunkDecoder {
         }
         if self.planned > self.len {
             let pages = (self.planned - self.len).div_ceil(n.max(1));
+            probe::hit("read.run_reserved");
             self.values.reserve_run(page, n, v.valid, pages);
             self.planned = 0;
         }
@@ -802,6 +803,38 @@ impl ValuesDecoder for BinaryDecoder {
         validity: Option<&BooleanBuffer>,
         valid: usize,
     ) -> Result<()> {
+        let (had_bytes, capacity) = (!self.data.is_empty(), self.data.capacity());
+        self.decode_page(page, validity, valid)?;
+        if had_bytes && self.data.capacity() != capacity {
+            // The run's reservation fell short and the bytes so far were copied again.
+            probe::hit("read.binary_data_regrown");
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Values {
+        let offsets = std::mem::replace(&mut self.offsets, vec![0]);
+        let data = Buffer::from_vec(std::mem::take(&mut self.data));
+        // Offsets are built monotonically from 0 by construction; checked once more here in a
+        // pass that vectorises (arrow's own check in `OffsetBuffer::new` does not).
+        assert!(
+            offsets.first() == Some(&0) && is_monotonic(&offsets),
+            "byte array offsets must start at 0 and never decrease"
+        );
+        // SAFETY: just checked: non-empty, starts at 0, monotonically increasing.
+        let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)) };
+        Values::Binary { offsets, data }
+    }
+}
+
+impl BinaryDecoder {
+    /// One page's slots appended: values dense, then offsets scattered when there are nulls.
+    fn decode_page(
+        &mut self,
+        page: &DataPage,
+        validity: Option<&BooleanBuffer>,
+        valid: usize,
+    ) -> Result<()> {
         let n = page.num_values;
         let dict = self.dict.as_ref();
         match validity {
@@ -836,20 +869,6 @@ impl ValuesDecoder for BinaryDecoder {
                 Ok(())
             }
         }
-    }
-
-    fn finish(&mut self) -> Values {
-        let offsets = std::mem::replace(&mut self.offsets, vec![0]);
-        let data = Buffer::from_vec(std::mem::take(&mut self.data));
-        // Offsets are built monotonically from 0 by construction; checked once more here in a
-        // pass that vectorises (arrow's own check in `OffsetBuffer::new` does not).
-        assert!(
-            offsets.first() == Some(&0) && is_monotonic(&offsets),
-            "byte array offsets must start at 0 and never decrease"
-        );
-        // SAFETY: just checked: non-empty, starts at 0, monotonically increasing.
-        let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)) };
-        Values::Binary { offsets, data }
     }
 }
 
