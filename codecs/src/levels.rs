@@ -553,6 +553,17 @@ pub fn scatter_offsets(
     check_bitmap(validity, bit_offset, len)?;
     let delta = end.wrapping_sub(first);
     out.reserve(len);
+    let valid = dense_offsets.len() - 1;
+    let nulls = len.saturating_sub(valid);
+    if nulls > len / SHORT_RUNS_NULL_SHARE && valid > 0 && valid < len {
+        // Short runs: a step per slot beats a copy per run (as in `scatter_fixed_portable`).
+        if UnalignedBitChunk::new(validity, bit_offset, len).count_ones() != valid {
+            return Err(count_mismatch());
+        }
+        crate::probe::hit("levels.scatter_offsets_words");
+        scatter_offsets_words(dense_offsets, delta, validity, bit_offset, len, out);
+        return Ok(());
+    }
     for_each_run(
         out,
         dense_offsets.len() - 1,
@@ -568,6 +579,47 @@ pub fn scatter_offsets(
         },
         |out, d, k| out.resize(out.len() + k, dense_offsets[d].wrapping_add(delta)),
     )
+}
+
+/// Word-at-a-time [`scatter_offsets`]: slot `i` ends where the dense value holding the last
+/// valid slot up to `i` ends, so each slot is one step `d += bit; push(dense[d])`, without a
+/// branch or a clean-up of null slots. The caller has checked that `dense_offsets` holds one
+/// more offset than there are set bits.
+fn scatter_offsets_words(
+    dense_offsets: &[i64],
+    delta: i64,
+    validity: &[u8],
+    bit_offset: usize,
+    len: usize,
+    out: &mut Vec<i64>,
+) {
+    let chunks = BitChunks::new(validity, bit_offset, len);
+    let last = dense_offsets.len() - 1;
+    let mut d = 0usize;
+    let mixed = |out: &mut Vec<i64>, word: u64, n: usize, d: &mut usize| {
+        out.extend((0..n).map(|b| {
+            *d += ((word >> b) & 1) as usize;
+            dense_offsets[(*d).min(last)].wrapping_add(delta)
+        }));
+    };
+    for word in chunks.iter() {
+        match word {
+            u64::MAX => {
+                out.extend(
+                    dense_offsets[d + 1..=d + 64]
+                        .iter()
+                        .map(|o| o.wrapping_add(delta)),
+                );
+                d += 64;
+            }
+            0 => out.resize(out.len() + 64, dense_offsets[d].wrapping_add(delta)),
+            w => mixed(out, w, 64, &mut d),
+        }
+    }
+    let rem = chunks.remainder_len();
+    if rem > 0 {
+        mixed(out, chunks.remainder_bits(), rem, &mut d);
+    }
 }
 
 /// Fixed-width byte form of [`scatter_fixed`] (FIXED_LEN_BYTE_ARRAY, INT96): `dense` holds
@@ -803,6 +855,12 @@ mod tests {
             }
         }
         assert_eq!(out, expect);
+        if n_valid > 0 {
+            let mut out = vec![0i64];
+            let fewer = &dense_off[..n_valid];
+            assert!(scatter_offsets(fewer, &validity, bit_offset, bits.len(), &mut out).is_err());
+            assert_eq!(out, vec![0i64]);
+        }
 
         // Fixed-width bytes, width 3.
         let dense_b: Vec<u8> = (0..n_valid * 3).map(|i| i as u8 | 1).collect();

@@ -1,5 +1,5 @@
 //! Null scatter with AVX-512 `vpexpandd` / `vpexpandq`: dense values expanded into the set
-//! slots of a validity mask, zeros elsewhere, 16 (or 8) slots per instruction.
+//! slots of a validity mask, zeros elsewhere, 16 (or 8, or 4) slots per instruction.
 //!
 //! This is exactly the scatter of [`crate::levels::scatter_fixed`], done in hardware: one masked
 //! expand-load reads `popcount(mask)` consecutive dense values and places them at the mask's set
@@ -7,7 +7,8 @@
 //! fallback and the test oracle; CPU support is checked once (std caches the detection).
 
 /// Expand `dense` into the `len` slots of `validity` starting at `bit_offset` (LSB-first bits),
-/// appending to `out`: 4- and 8-byte `T` only, on CPUs with AVX-512F. Returns false (and does
+/// appending to `out`: 4-, 8- and 16-byte `T` only (16 bytes: Arrow views), on CPUs with
+/// AVX-512F. Returns false (and does
 /// nothing) when the kernel does not apply, so the caller falls back to scalar code.
 ///
 /// The caller must have checked that `dense.len()` equals the number of set bits in the range
@@ -23,7 +24,7 @@ pub fn expand<T: bytemuck::Pod + Default>(
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         let size = std::mem::size_of::<T>();
-        if (size != 4 && size != 8) || !std::arch::is_x86_feature_detected!("avx512f") {
+        if !matches!(size, 4 | 8 | 16) || !std::arch::is_x86_feature_detected!("avx512f") {
             return false;
         }
         if bit_offset
@@ -49,10 +50,10 @@ pub fn expand<T: bytemuck::Pod + Default>(
         // is a full `T` of bits from `dense` or zero, valid for `T: Pod`.
         unsafe {
             let dst = out.as_mut_ptr().add(start).cast::<u8>();
-            if size == 4 {
-                expand32(dense_bytes.as_ptr(), &chunks, dst);
-            } else {
-                expand64(dense_bytes.as_ptr(), &chunks, dst);
+            match size {
+                4 => expand32(dense_bytes.as_ptr(), &chunks, dst),
+                8 => expand64(dense_bytes.as_ptr(), &chunks, dst),
+                _ => expand128(dense_bytes.as_ptr(), &chunks, dst),
             }
             out.set_len(start + len);
         }
@@ -138,6 +139,62 @@ unsafe fn expand64(
     }
 }
 
+/// Each of 4 bits doubled (`b0 b0 b1 b1 ..`): a 16-byte slot is two 8-byte lanes.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+const DOUBLED: [u8; 16] = {
+    let mut t = [0u8; 16];
+    let mut i = 0;
+    while i < 16 {
+        let mut b = 0;
+        while b < 4 {
+            if (i >> b) & 1 == 1 {
+                t[i] |= 3 << (2 * b);
+            }
+            b += 1;
+        }
+        i += 1;
+    }
+    t
+};
+
+/// # Safety
+/// As [`expand32`], for 16-byte values (4 per instruction, as pairs of 8-byte lanes).
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[target_feature(enable = "avx512f")]
+unsafe fn expand128(
+    mut src: *const u8,
+    chunks: &arrow_buffer::bit_chunk_iterator::BitChunks<'_>,
+    mut dst: *mut u8,
+) {
+    use std::arch::x86_64::*;
+    // `nibble`: the validity bits of the next `n <= 4` slots (bits at and above `n` clear).
+    let mut step = |nibble: u8, n: usize| {
+        let mask = DOUBLED[nibble as usize];
+        let lanes = DOUBLED[(1usize << n) - 1];
+        // SAFETY: as in `expand32`: the expand-load reads popcount(nibble) 16-byte values, the
+        // masked store writes `n` 16-byte slots.
+        unsafe {
+            let v = _mm512_maskz_expandloadu_epi64(mask, src.cast());
+            _mm512_mask_storeu_epi64(dst.cast(), lanes, v);
+            src = src.add(16 * nibble.count_ones() as usize);
+            dst = dst.add(16 * n);
+        }
+    };
+    for word in chunks.iter() {
+        for q in 0..16 {
+            step((word >> (4 * q)) as u8 & 15, 4);
+        }
+    }
+    let rem = chunks.remainder_len();
+    let bits = chunks.remainder_bits();
+    let mut done = 0;
+    while done < rem {
+        let n = (rem - done).min(4);
+        step((bits >> done) as u8 & ((1u8 << n) - 1), n);
+        done += n;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,6 +239,11 @@ mod tests {
             let mut o64 = vec![9.0f64];
             if expand(&d64, &bits, off, valid.len(), &mut o64) {
                 prop_assert_eq!(&o64[1..], &naive(&d64, &valid)[..]);
+            }
+            let d128: Vec<u128> = (0..n as u128).map(|i| i << 64 | (i * 3 + 1)).collect();
+            let mut o128 = vec![9u128];
+            if expand(&d128, &bits, off, valid.len(), &mut o128) {
+                prop_assert_eq!(&o128[1..], &naive(&d128, &valid)[..]);
             }
             // A wrong dense count is refused, not trusted.
             if n > 0 {
