@@ -234,7 +234,9 @@ fn nulls_are_scattered_by_runs() {
     let reader = ParquetReader::new(file.clone()).unwrap();
     let pages = data_pages(&file, &reader).len() as u64;
     let cols = read_all_batches(&reader);
-    assert_eq!(probe::get("read.scatter_fixed"), pages);
+    // PLAIN pages with nulls are scattered straight from the page, without a dense copy.
+    assert_eq!(probe::get("read.plain_scatter_from_page"), pages);
+    assert_eq!(probe::get("read.plain_copied"), 0);
     assert_eq!(probe::get("read.page_without_nulls"), 0);
     assert!(
         probe::get("levels.packed_copy") > 0,

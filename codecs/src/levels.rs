@@ -376,6 +376,41 @@ pub fn scatter_fixed<T: bytemuck::Pod + Default>(
     scatter_fixed_portable(dense, validity, bit_offset, len, out)
 }
 
+/// [`scatter_fixed`] from dense values given as raw little-endian bytes (a PLAIN page as it
+/// lies in memory), so that they are not first copied into an aligned buffer: aligned bytes
+/// are scattered as they are, unaligned ones expanded straight from the bytes by AVX-512, and
+/// only otherwise copied into `scratch` first.
+///
+/// Errors (and appends nothing) as [`scatter_fixed`], or if `dense` is not a whole number of
+/// values.
+pub fn scatter_fixed_from_bytes<T: bytemuck::Pod + Default>(
+    dense: &[u8],
+    validity: &[u8],
+    bit_offset: usize,
+    len: usize,
+    scratch: &mut Vec<T>,
+    out: &mut Vec<T>,
+) -> Result<()> {
+    let size = std::mem::size_of::<T>();
+    if size == 0 || dense.len() % size != 0 {
+        return Err(count_mismatch());
+    }
+    if let Ok(values) = bytemuck::try_cast_slice::<u8, T>(dense) {
+        return scatter_fixed(values, validity, bit_offset, len, out);
+    }
+    check_bitmap(validity, bit_offset, len)?;
+    let n = dense.len() / size;
+    if n > 0
+        && n < len
+        && crate::kernels::expand::expand_bytes(dense, validity, bit_offset, len, out)
+    {
+        return Ok(());
+    }
+    scratch.clear();
+    crate::kernels::copy::extend_from_unaligned(scratch, dense);
+    scatter_fixed_portable(scratch, validity, bit_offset, len, out)
+}
+
 /// [`scatter_fixed`] without the AVX-512 kernel: by runs when nulls are rare, by 64-slot
 /// words when they are common. What runs on other CPUs; public so that tests and benches can
 /// check and time it on any machine.
@@ -826,6 +861,37 @@ mod tests {
         let mut portable = vec![99u32];
         scatter_fixed_portable(&dense, &validity, bit_offset, bits.len(), &mut portable).unwrap();
         assert_eq!(portable, slow);
+        // From raw bytes at every alignment (aligned, AVX-512 from bytes, or copied first).
+        let raw: Vec<u8> = dense.iter().flat_map(|v| v.to_le_bytes()).collect();
+        for shift in 0..4 {
+            let mut buf = vec![0u8; shift];
+            buf.extend_from_slice(&raw);
+            let mut from_bytes = vec![99u32];
+            let mut scratch = Vec::new();
+            scatter_fixed_from_bytes(
+                &buf[shift..],
+                &validity,
+                bit_offset,
+                bits.len(),
+                &mut scratch,
+                &mut from_bytes,
+            )
+            .unwrap();
+            assert_eq!(from_bytes, slow);
+            if !raw.is_empty() {
+                let mut out = vec![];
+                let short = &buf[shift..buf.len() - 4];
+                let r = scatter_fixed_from_bytes::<u32>(
+                    short,
+                    &validity,
+                    bit_offset,
+                    bits.len(),
+                    &mut scratch,
+                    &mut out,
+                );
+                assert!(r.is_err() && out.is_empty());
+            }
+        }
         // Wrong counts err and append nothing.
         let mut out = vec![];
         if n_valid > 0 {

@@ -1,6 +1,7 @@
-//! Null scatter (`scatter_fixed`, `scatter_offsets`, `scatter_bytes`, `scatter_bits`) with arbitrary
-//! bitmaps, offsets and counts, against a slot-at-a-time construction: Ok exactly when the
-//! bitmap covers the range and its set bits match the dense count; on error nothing appended.
+//! Null scatter (`scatter_fixed` from values or raw bytes, `scatter_offsets`, `scatter_bytes`,
+//! `scatter_bits`) with arbitrary bitmaps, offsets and counts, against a slot-at-a-time
+//! construction: Ok exactly when the bitmap covers the range and its set bits match the dense
+//! count; on error nothing appended.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -44,7 +45,19 @@ fuzz_target!(|input: Input| {
             let r = if input.kind % 5 == 0 {
                 levels::scatter_fixed(&dense, validity, bit_offset, len, &mut out)
             } else {
-                levels::naive::scatter_fixed_per_slot(&dense, validity, bit_offset, len, &mut out)
+                // From raw bytes at an arbitrary alignment, as a PLAIN page lies in memory.
+                let shift = input.width as usize % 4;
+                let mut raw = vec![0u8; shift];
+                raw.extend(dense.iter().flat_map(|v| v.to_le_bytes()));
+                let mut scratch = Vec::new();
+                levels::scatter_fixed_from_bytes(
+                    &raw[shift..],
+                    validity,
+                    bit_offset,
+                    len,
+                    &mut scratch,
+                    &mut out,
+                )
             };
             assert_eq!(r.is_ok(), ok, "scatter_fixed {r:?}");
             if !ok {

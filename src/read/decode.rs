@@ -409,6 +409,21 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
         let dict = self.dict.as_deref();
         match validity {
             None => decode_native_dense(page, n, dict, &mut self.bytes, &mut self.out),
+            Some(bits) if page.encoding == Encoding::PLAIN => {
+                // Scattered straight from the page: no dense copy first.
+                check_count(valid, size_of::<T>(), page.values.len(), "PLAIN page")?;
+                let dense = &page.values[..valid * size_of::<T>()];
+                probe::hit("read.plain_scatter_from_page");
+                levels::scatter_fixed_from_bytes(
+                    dense,
+                    bits.values(),
+                    bits.offset(),
+                    n,
+                    &mut self.scratch,
+                    &mut self.out,
+                )?;
+                Ok(())
+            }
             Some(bits) => {
                 self.scratch.clear();
                 decode_native_dense(page, valid, dict, &mut self.bytes, &mut self.scratch)?;

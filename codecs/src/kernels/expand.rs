@@ -21,9 +21,24 @@ pub fn expand<T: bytemuck::Pod + Default>(
     len: usize,
     out: &mut Vec<T>,
 ) -> bool {
+    expand_bytes(bytemuck::cast_slice(dense), validity, bit_offset, len, out)
+}
+
+/// [`expand`] reading the dense values as raw little-endian bytes at any alignment (a PLAIN
+/// page as it lies in the file): `dense.len()` must be a whole number of values.
+pub fn expand_bytes<T: bytemuck::Pod + Default>(
+    dense: &[u8],
+    validity: &[u8],
+    bit_offset: usize,
+    len: usize,
+    out: &mut Vec<T>,
+) -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         let size = std::mem::size_of::<T>();
+        if size == 0 || dense.len() % size != 0 {
+            return false;
+        }
         if !matches!(size, 4 | 8 | 16) || !std::arch::is_x86_feature_detected!("avx512f") {
             return false;
         }
@@ -36,13 +51,13 @@ pub fn expand<T: bytemuck::Pod + Default>(
         let set =
             arrow_buffer::bit_chunk_iterator::UnalignedBitChunk::new(validity, bit_offset, len)
                 .count_ones();
-        if set != dense.len() {
+        if set != dense.len() / size {
             return false;
         }
         let chunks = arrow_buffer::bit_chunk_iterator::BitChunks::new(validity, bit_offset, len);
         out.reserve(len);
         let start = out.len();
-        let dense_bytes: &[u8] = bytemuck::cast_slice(dense);
+        let dense_bytes = dense;
         // SAFETY: AVX-512F was detected above. `out` has capacity for `start + len` values and
         // the kernel writes exactly slots `start..start + len` (masked stores for the tail);
         // it reads exactly `dense.len()` values because the set bits in the range were
