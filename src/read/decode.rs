@@ -131,9 +131,21 @@ impl ChunkDecoder {
             }
         }
         if self.planned > self.len {
-            let pages = (self.planned - self.len).div_ceil(n.max(1));
+            // Whole pages like this one, but `n` comes from the page header: never more than
+            // twice the slots planned (themselves capped by the caller).
+            let left = self.planned - self.len;
+            let slots = n
+                .max(1)
+                .saturating_mul(left.div_ceil(n.max(1)))
+                .min(2 * left);
+            let per_page = n.clamp(1, slots);
             probe::hit("read.run_reserved");
-            self.values.reserve_run(page, n, v.valid, pages);
+            self.values.reserve_run(
+                page,
+                per_page,
+                v.valid.min(per_page),
+                slots.div_ceil(per_page),
+            );
             self.planned = 0;
         }
         self.values.decode(page, v.bits.as_ref(), v.valid)?;
@@ -719,7 +731,7 @@ impl Default for BinaryDecoder {
 }
 
 /// The most bytes `BinaryDecoder` reserves on a projection (a hint from one page).
-const MAX_DATA_RESERVE: usize = 1 << 28;
+const MAX_DATA_RESERVE: usize = 1 << 26;
 
 impl BinaryDecoder {
     /// The value bytes of `pages` pages like `page` (`valid` values each), estimated from
@@ -733,16 +745,17 @@ impl BinaryDecoder {
             // entries than the mean.
             e if is_dictionary(e) => match &self.dict {
                 Some(d) if !d.is_empty() => {
-                    let mean = d.data_len() / d.len() * valid;
-                    mean + mean / 8 + 64
+                    let mean = (d.data_len() / d.len()).saturating_mul(valid);
+                    mean.saturating_add(mean / 8 + 64)
                 }
                 _ => 0,
             },
             _ => page.values.len(),
         };
+        // The page's own bytes are real; anything past them is a projection.
         page_bytes
             .saturating_mul(pages)
-            .min(MAX_DATA_RESERVE.max(page_bytes))
+            .min(MAX_DATA_RESERVE.max(page.values.len()))
     }
 }
 
