@@ -352,13 +352,15 @@ fn views_point_into_page_buffers() {
     );
 }
 
-/// A string column of `n` values of 8..=40 bytes, every `nulls_every`-th slot null.
+/// A string column of `n` values of 8..=40 bytes (1,000 distinct, so a dictionary holds),
+/// every `nulls_every`-th slot null.
 fn string_column(n: usize, nulls_every: Option<usize>) -> Column {
     let mut offsets = vec![0i64];
     let mut data = Vec::new();
     for i in 0..n {
         if nulls_every.is_none_or(|k| i % k != 0) {
-            let s = format!("value {i} {}", "x".repeat(i * 7 % 33));
+            let k = i * 7919 % 1000;
+            let s = format!("value {k} {}", "x".repeat(k % 33));
             data.extend_from_slice(s.as_bytes());
         }
         offsets.push(data.len() as i64);
@@ -384,7 +386,7 @@ fn batch_runs_reserve_their_bytes_once() {
         let col = string_column(ROWS, nulls);
         let opts = WriterOptions::default()
             .with_encoding(policy)
-            .with_data_page_size(64 << 10);
+            .with_data_page_size(16 << 10);
         let file = write(
             vec![Field::string("s").optional()],
             std::slice::from_ref(&col),
@@ -392,7 +394,14 @@ fn batch_runs_reserve_their_bytes_once() {
         );
         let reader = ParquetReader::new(file.clone()).unwrap();
         let pages = data_pages(&file, &reader).len();
-        assert!(pages > 20, "{policy:?}: {pages} pages");
+        assert!(pages > 8, "{policy:?}: {pages} pages");
+        let dictionary = reader.metadata().row_groups[0].columns[0]
+            .meta_data
+            .as_ref()
+            .unwrap()
+            .dictionary_page_offset
+            .is_some();
+        assert_eq!(dictionary, policy == EncodingPolicy::Dictionary);
         let cols = read_all_batches(&reader);
         // Every run of 8 batches reserved once at its first page, and no later page of the
         // run had to grow the bytes buffer (which would copy them again).
@@ -407,6 +416,18 @@ fn batch_runs_reserve_their_bytes_once() {
             0,
             "{policy:?} {nulls:?}"
         );
-        assert_eq!(Column::concat(&cols), col, "{policy:?} {nulls:?}");
+        // Runs end inside pages, which are split there: no batch is copied together.
+        assert!(probe::get("read.page_split") > 0, "{policy:?} {nulls:?}");
+        assert_eq!(probe::get("read.batch_copied_together"), 0);
+        assert!(Column::concat(&cols) == col, "{policy:?} {nulls:?}");
+        // Any batch size gives the same column.
+        for batch in [1, 3, 1000, 8191, 20_000, ROWS + 1] {
+            let cols = read_batches(&reader, batch);
+            assert!(cols[..cols.len() - 1].iter().all(|c| c.len == batch));
+            assert!(
+                Column::concat(&cols) == col,
+                "{policy:?} {nulls:?} batch {batch}"
+            );
+        }
     }
 }

@@ -5,6 +5,8 @@
 
 use std::collections::VecDeque;
 
+use parq_codecs::probe;
+
 use super::decode::ChunkDecoder;
 use super::file::{ColumnReader, ParquetReader};
 use super::source::Source;
@@ -54,8 +56,16 @@ impl<S: Source> ColumnState<S> {
                 // about once more. `want` is the caller's batch size, so cap the hint.
                 self.decoder.plan_run(need.min(MAX_RESERVE));
             }
+            // With a limit, a page that crosses the end of the run is split there (when its
+            // encoding allows), so that runs hold whole batches and none is copied together.
             while self.decoder.len() < need {
-                if !self.reader.next_page_into(&mut self.decoder)? {
+                let left = need - self.decoder.len();
+                if self.decoder.has_pending() {
+                    self.decoder.resume(left)?;
+                } else if !self
+                    .reader
+                    .next_page_into(&mut self.decoder, (batches > 1).then_some(left))?
+                {
                     self.done = true;
                     break;
                 }
@@ -91,6 +101,7 @@ impl<S: Source> ColumnState<S> {
         if pieces.len() == 1 {
             pieces.pop().expect("one piece")
         } else {
+            probe::hit("read.batch_copied_together");
             Column::concat(&pieces)
         }
     }

@@ -18,6 +18,7 @@ use parq_codecs::{levels, probe};
 use super::levels::page_validity;
 use super::page::DataPage;
 use crate::column::{Column, Values};
+use crate::error::Location;
 use crate::metadata::{Encoding, Type};
 use crate::{Error, Result};
 
@@ -39,6 +40,18 @@ pub(crate) struct ChunkDecoder {
     len: usize,
     /// Slots the current run should reach (see `plan_run`); 0 once reserved.
     planned: usize,
+    /// A page decoded only up to the end of a run; the next run starts with its rest.
+    pending: Option<PendingPage>,
+}
+
+/// The undecoded rest of a split page.
+struct PendingPage {
+    page: DataPage,
+    /// Validity of the whole page (`None`: all valid).
+    bits: Option<BooleanBuffer>,
+    location: Location,
+    slots_done: usize,
+    at: PartStart,
 }
 
 impl ChunkDecoder {
@@ -77,6 +90,7 @@ impl ChunkDecoder {
             validity: None,
             len: 0,
             planned: 0,
+            pending: None,
         })
     }
 
@@ -114,43 +128,115 @@ impl ChunkDecoder {
         self.values.clear_dictionary();
     }
 
-    /// Decode one data page, appending its slots.
-    pub(crate) fn decode_page(&mut self, page: &DataPage) -> Result<()> {
-        let v = page_validity(page)?;
+    /// Decode one data page, appending its slots: all of them, or with `limit` at most that
+    /// many when the page can be split, the rest waiting in [`ChunkDecoder::resume`].
+    pub(crate) fn decode_page(
+        &mut self,
+        page: DataPage,
+        location: Location,
+        limit: Option<usize>,
+    ) -> Result<()> {
+        let v = page_validity(&page).map_err(|e| e.at(&location))?;
         let n = page.num_values;
-        match (&v.bits, &mut self.validity) {
+        if limit.is_some_and(|l| l < n) && self.values.can_split(&page) {
+            // The run ends inside this page: decode up to its end, keep the rest for the
+            // next run, so that no batch straddles two runs (which would copy it).
+            probe::hit("read.page_split");
+            self.pending = Some(PendingPage {
+                page,
+                bits: v.bits,
+                location,
+                slots_done: 0,
+                at: PartStart::default(),
+            });
+            return self.resume(limit.unwrap_or(n));
+        }
+        self.append_validity(v.bits.as_ref(), n);
+        self.reserve_planned(&page, v.valid);
+        self.values
+            .decode(&page, v.bits.as_ref(), v.valid)
+            .map_err(|e| e.at(&location))?;
+        self.len += n;
+        Ok(())
+    }
+
+    /// True while a split page has slots left.
+    pub(crate) fn has_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Decode up to `limit` more slots of the split page.
+    pub(crate) fn resume(&mut self, limit: usize) -> Result<()> {
+        let Some(mut p) = self.pending.take() else {
+            return Ok(());
+        };
+        let n = p.page.num_values;
+        let slots = (n - p.slots_done).min(limit);
+        let bits = p
+            .bits
+            .as_ref()
+            .map(|b| b.slice(p.slots_done, slots))
+            .filter(|b| b.count_set_bits() < slots);
+        let count = bits.as_ref().map_or(slots, |b| b.count_set_bits());
+        self.append_validity(bits.as_ref(), slots);
+        let page_valid = p.bits.as_ref().map_or(n, |b| b.count_set_bits());
+        self.reserve_planned(&p.page, page_valid);
+        let cursor = self
+            .values
+            .decode_part(&p.page, bits.as_ref(), slots, p.at, count)
+            .map_err(|e| e.at(&p.location))?;
+        self.len += slots;
+        p.slots_done += slots;
+        p.at = PartStart {
+            first: p.at.first + count,
+            cursor,
+        };
+        if p.slots_done < n {
+            self.pending = Some(p);
+        }
+        Ok(())
+    }
+
+    /// Append the validity of `n` slots (`None`: all valid).
+    fn append_validity(&mut self, bits: Option<&BooleanBuffer>, n: usize) {
+        match (bits, &mut self.validity) {
             (None, None) => {}
             (None, Some(b)) => b.append_n(n, true),
             (Some(bits), b) => {
+                let len = self.len;
                 let b = b.get_or_insert_with(|| {
-                    let mut b = BooleanBufferBuilder::new(self.len + n);
-                    b.append_n(self.len, true);
+                    let mut b = BooleanBufferBuilder::new(len + n);
+                    b.append_n(len, true);
                     b
                 });
                 b.append_buffer(bits);
             }
         }
-        if self.planned > self.len {
-            // Whole pages like this one, but `n` comes from the page header: never more than
-            // twice the slots planned (themselves capped by the caller).
-            let left = self.planned - self.len;
-            let slots = n
-                .max(1)
-                .saturating_mul(left.div_ceil(n.max(1)))
-                .min(2 * left);
-            let per_page = n.clamp(1, slots);
-            probe::hit("read.run_reserved");
-            self.values.reserve_run(
-                page,
-                per_page,
-                v.valid.min(per_page),
-                slots.div_ceil(per_page),
-            );
-            self.planned = 0;
+    }
+
+    /// At the first page of a planned run, reserve for the whole pages like `page` (`valid`
+    /// values) that reach the plan.
+    fn reserve_planned(&mut self, page: &DataPage, valid: usize) {
+        if self.planned <= self.len {
+            return;
         }
-        self.values.decode(page, v.bits.as_ref(), v.valid)?;
-        self.len += n;
-        Ok(())
+        let n = page.num_values;
+        // Whole pages like this one, but `n` comes from the page header: never more than
+        // twice the slots planned (themselves capped by the caller).
+        let left = self.planned - self.len;
+        let slots = n
+            .max(1)
+            .saturating_mul(left.div_ceil(n.max(1)))
+            .min(2 * left);
+        let per_page = n.clamp(1, slots);
+        probe::hit("read.run_reserved");
+        self.values.reserve_run(
+            page,
+            per_page,
+            valid.min(per_page),
+            slots.div_ceil(per_page),
+        );
+        self.planned = 0;
     }
 
     /// Take everything decoded so far as one column; the dictionary is kept.
@@ -192,7 +278,35 @@ trait ValuesDecoder: Send {
         validity: Option<&BooleanBuffer>,
         valid: usize,
     ) -> Result<()>;
+    /// True when `page` can be decoded in parts with [`ValuesDecoder::decode_part`].
+    fn can_split(&self, page: &DataPage) -> bool {
+        let _ = page;
+        false
+    }
+    /// Append `slots` slots (`validity` covers exactly them) holding the page's dense values
+    /// `at.first..at.first + count`; returns the cursor to pass with the next part.
+    fn decode_part(
+        &mut self,
+        page: &DataPage,
+        validity: Option<&BooleanBuffer>,
+        slots: usize,
+        at: PartStart,
+        count: usize,
+    ) -> Result<usize> {
+        let _ = (page, validity, slots, at, count);
+        Err(Error::format(
+            "this column's pages cannot be decoded in parts",
+        ))
+    }
     fn finish(&mut self) -> Values;
+}
+
+/// Where a part of a page starts: its first dense value and an encoding-specific cursor (the
+/// byte offset of that value for PLAIN byte arrays; 0 at the page start).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct PartStart {
+    first: usize,
+    cursor: usize,
 }
 
 fn is_dictionary(e: Encoding) -> bool {
@@ -210,7 +324,13 @@ fn unsupported_encoding(e: Encoding, ty: &str) -> Error {
 /// Decode the `n` dictionary indices of a page into `indices` (bounds are checked by the
 /// gather that uses them).
 fn read_indices(input: &[u8], n: usize, indices: &mut Vec<u32>) -> Result<()> {
+    read_indices_from(input, 0, n, indices)
+}
+
+/// Indices `first..first + n` of a dictionary-encoded page.
+fn read_indices_from(input: &[u8], first: usize, n: usize, indices: &mut Vec<u32>) -> Result<()> {
     let mut dec = rle::dictionary_index_decoder(input)?;
+    expect_count(dec.skip(first)?, first)?;
     indices.clear();
     indices.resize(n, 0);
     let got = dec.get_batch(&mut indices[..])?;
@@ -771,25 +891,28 @@ fn is_monotonic(offsets: &[i64]) -> bool {
 /// end of `data`) and bytes to `data`.
 fn decode_binary_dense(
     page: &DataPage,
+    at: PartStart,
     n: usize,
     dict: Option<&ByteArrayDictionary>,
     indices: &mut Vec<u32>,
     offsets: &mut Vec<i64>,
     data: &mut Vec<u8>,
-) -> Result<()> {
-    let input = &page.values[..];
+) -> Result<usize> {
+    let input = page.values.get(at.cursor..).unwrap_or_default();
     let before = offsets.len();
+    let mut cursor = at.cursor;
     match page.encoding {
         Encoding::PLAIN => {
             check_count(n, 4, input.len(), "BYTE_ARRAY page")?;
-            plain::decode_byte_array_offsets(input, n, offsets, data)?;
+            cursor += plain::decode_byte_array_offsets(input, n, offsets, data)?;
         }
         e if is_dictionary(e) => {
             let dict = dict.ok_or_else(missing_dictionary)?;
-            read_indices(input, n, indices)?;
+            read_indices_from(&page.values, at.first, n, indices)?;
             probe::hit("read.dictionary_gather_bytes");
             dict.gather(indices, offsets, data)?;
         }
+        _ if at.first > 0 => return Err(Error::format("page split in an unsplittable encoding")),
         Encoding::DELTA_LENGTH_BYTE_ARRAY => {
             delta::decode_length_byte_array(input, n, offsets, data)?;
         }
@@ -798,7 +921,8 @@ fn decode_binary_dense(
         }
         e => return Err(unsupported_encoding(e, "BYTE_ARRAY")),
     }
-    expect_count(offsets.len() - before, n)
+    expect_count(offsets.len() - before, n)?;
+    Ok(cursor)
 }
 
 impl ValuesDecoder for BinaryDecoder {
@@ -831,13 +955,29 @@ impl ValuesDecoder for BinaryDecoder {
         validity: Option<&BooleanBuffer>,
         valid: usize,
     ) -> Result<()> {
+        self.decode_part(page, validity, page.num_values, PartStart::default(), valid)
+            .map(|_| ())
+    }
+
+    fn can_split(&self, page: &DataPage) -> bool {
+        page.encoding == Encoding::PLAIN || (is_dictionary(page.encoding) && self.dict.is_some())
+    }
+
+    fn decode_part(
+        &mut self,
+        page: &DataPage,
+        validity: Option<&BooleanBuffer>,
+        slots: usize,
+        at: PartStart,
+        count: usize,
+    ) -> Result<usize> {
         let (had_bytes, capacity) = (!self.data.is_empty(), self.data.capacity());
-        self.decode_page(page, validity, valid)?;
+        let cursor = self.decode_slots(page, validity, slots, at, count)?;
         if had_bytes && self.data.capacity() != capacity {
             // The run's reservation fell short and the bytes so far were copied again.
             probe::hit("read.binary_data_regrown");
         }
-        Ok(())
+        Ok(cursor)
     }
 
     fn finish(&mut self) -> Values {
@@ -856,19 +996,22 @@ impl ValuesDecoder for BinaryDecoder {
 }
 
 impl BinaryDecoder {
-    /// One page's slots appended: values dense, then offsets scattered when there are nulls.
-    fn decode_page(
+    /// Append `slots` slots holding dense values `at.first..at.first + count` of the page:
+    /// values dense, then offsets scattered when there are nulls. Returns the cursor after.
+    fn decode_slots(
         &mut self,
         page: &DataPage,
         validity: Option<&BooleanBuffer>,
-        valid: usize,
-    ) -> Result<()> {
-        let n = page.num_values;
+        slots: usize,
+        at: PartStart,
+        count: usize,
+    ) -> Result<usize> {
         let dict = self.dict.as_ref();
         match validity {
             None => decode_binary_dense(
                 page,
-                n,
+                at,
+                slots,
                 dict,
                 &mut self.indices,
                 &mut self.offsets,
@@ -878,9 +1021,10 @@ impl BinaryDecoder {
                 // Value bytes are dense either way; only the offsets need scattering.
                 self.dense_offsets.clear();
                 self.dense_offsets.push(self.data.len() as i64);
-                decode_binary_dense(
+                let cursor = decode_binary_dense(
                     page,
-                    valid,
+                    at,
+                    count,
                     dict,
                     &mut self.indices,
                     &mut self.dense_offsets,
@@ -891,10 +1035,10 @@ impl BinaryDecoder {
                     &self.dense_offsets,
                     bits.values(),
                     bits.offset(),
-                    n,
+                    slots,
                     &mut self.offsets,
                 )?;
-                Ok(())
+                Ok(cursor)
             }
         }
     }

@@ -164,7 +164,7 @@ impl<S: Source> ParquetReader<S> {
         const MAX_RESERVE: u64 = 1 << 26;
         let by_file = self.source.len().saturating_mul(8);
         decoder.reserve(self.num_rows().min(by_file).min(MAX_RESERVE) as usize);
-        while reader.next_page_into(&mut decoder)? {}
+        while reader.next_page_into(&mut decoder, None)? {}
         Ok(decoder.finish())
     }
 
@@ -305,8 +305,13 @@ impl<S: Source> ColumnReader<S> {
         Ok(true)
     }
 
-    /// Decode the next data page into `decoder`. Returns false when the column is done.
-    pub(crate) fn next_page_into(&mut self, decoder: &mut ChunkDecoder) -> Result<bool> {
+    /// Decode the next data page into `decoder` (at most `limit` slots of it, when given and
+    /// the page can be split). Returns false when the column is done.
+    pub(crate) fn next_page_into(
+        &mut self,
+        decoder: &mut ChunkDecoder,
+        limit: Option<usize>,
+    ) -> Result<bool> {
         loop {
             if self.pages.is_none() && !self.open_next_chunk(decoder)? {
                 return Ok(false);
@@ -331,7 +336,7 @@ impl<S: Source> ColumnReader<S> {
                         ))
                         .at(&loc));
                     }
-                    decoder.decode_page(&page).map_err(|e| e.at(&loc))?;
+                    decoder.decode_page(page, loc, limit)?;
                     return Ok(true);
                 }
             }
