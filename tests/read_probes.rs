@@ -420,6 +420,26 @@ fn batch_runs_reserve_their_bytes_once() {
         assert!(probe::get("read.page_split") > 0, "{policy:?} {nulls:?}");
         assert_eq!(probe::get("read.batch_copied_together"), 0);
         assert!(Column::concat(&cols) == col, "{policy:?} {nulls:?}");
+        // Views split pages the same way.
+        let views = ReadOptions {
+            byte_array_layout: ByteArrayLayout::Views,
+            ..ReadOptions::default()
+        };
+        let view_reader = ParquetReader::with_options(file.clone(), views).unwrap();
+        let cols = read_all_batches(&view_reader);
+        assert!(
+            probe::get("read.page_split") > 0,
+            "views {policy:?} {nulls:?}"
+        );
+        assert_eq!(probe::get("read.batch_copied_together"), 0);
+        assert!(Column::concat(&cols) == col, "views {policy:?} {nulls:?}");
+        for batch in [3, 8191, ROWS + 1] {
+            let cols = read_batches(&view_reader, batch);
+            assert!(
+                Column::concat(&cols) == col,
+                "views {policy:?} {nulls:?} batch {batch}"
+            );
+        }
         // Any batch size gives the same column.
         for batch in [1, 3, 1000, 8191, 20_000, ROWS + 1] {
             let cols = read_batches(&reader, batch);

@@ -1094,7 +1094,14 @@ fn make_view(v: &[u8], index: u32, offset: u32) -> u128 {
 }
 
 impl ViewDecoder {
-    fn decode_dense(&mut self, page: &DataPage, n: usize, into_scratch: bool) -> Result<()> {
+    /// Append the views of dense values `at.first..at.first + n`; returns the cursor after.
+    fn decode_dense(
+        &mut self,
+        page: &DataPage,
+        at: PartStart,
+        n: usize,
+        into_scratch: bool,
+    ) -> Result<usize> {
         let out = if into_scratch {
             &mut self.scratch
         } else {
@@ -1102,13 +1109,17 @@ impl ViewDecoder {
         };
         let before = out.len();
         let input = &page.values;
+        let mut cursor = at.cursor;
         match page.encoding {
             Encoding::PLAIN => {
-                check_count(n, 4, input.len(), "BYTE_ARRAY page")?;
+                // A later part of a split page registers the rest of the page as its own
+                // buffer (a cheap view of the same bytes): view offsets are relative to it.
+                let rest = input.slice(at.cursor.min(input.len())..);
+                check_count(n, 4, rest.len(), "BYTE_ARRAY page")?;
                 let index = self.buffers.len() as u32;
                 probe::hit("read.views_borrow_page");
-                plain::decode_byte_array_views(input, n, index, out)?;
-                self.buffers.push(Buffer::from(input.clone()));
+                cursor += plain::decode_byte_array_views(&rest, n, index, out)?;
+                self.buffers.push(Buffer::from(rest));
             }
             e if is_dictionary(e) => {
                 let (dviews, dbuf) = self.dict.as_mut().ok_or_else(missing_dictionary)?;
@@ -1122,7 +1133,11 @@ impl ViewDecoder {
                 }
                 probe::hit("read.views_dictionary_gather");
                 let mut dec = rle::dictionary_index_decoder(input)?;
+                expect_count(dec.skip(at.first)?, at.first)?;
                 rle::gather_dictionary(&mut dec, dviews, n, out)?;
+            }
+            _ if at.first > 0 => {
+                return Err(Error::format("page split in an unsplittable encoding"))
             }
             Encoding::DELTA_LENGTH_BYTE_ARRAY | Encoding::DELTA_BYTE_ARRAY => {
                 self.offsets.clear();
@@ -1140,7 +1155,8 @@ impl ViewDecoder {
             }
             e => return Err(unsupported_encoding(e, "BYTE_ARRAY")),
         }
-        expect_count(out.len() - before, n)
+        expect_count(out.len() - before, n)?;
+        Ok(cursor)
     }
 }
 
@@ -1169,20 +1185,35 @@ impl ValuesDecoder for ViewDecoder {
         validity: Option<&BooleanBuffer>,
         valid: usize,
     ) -> Result<()> {
-        let n = page.num_values;
+        self.decode_part(page, validity, page.num_values, PartStart::default(), valid)
+            .map(|_| ())
+    }
+
+    fn can_split(&self, page: &DataPage) -> bool {
+        page.encoding == Encoding::PLAIN || (is_dictionary(page.encoding) && self.dict.is_some())
+    }
+
+    fn decode_part(
+        &mut self,
+        page: &DataPage,
+        validity: Option<&BooleanBuffer>,
+        slots: usize,
+        at: PartStart,
+        count: usize,
+    ) -> Result<usize> {
         match validity {
-            None => self.decode_dense(page, n, false),
+            None => self.decode_dense(page, at, slots, false),
             Some(bits) => {
                 self.scratch.clear();
-                self.decode_dense(page, valid, true)?;
+                let cursor = self.decode_dense(page, at, count, true)?;
                 levels::scatter_fixed(
                     &self.scratch,
                     bits.values(),
                     bits.offset(),
-                    n,
+                    slots,
                     &mut self.views,
                 )?;
-                Ok(())
+                Ok(cursor)
             }
         }
     }
