@@ -2,7 +2,7 @@
 //! leaf column with `read_column`, and iterate `batches` over all leaves. Errors are fine; a
 //! panic, a hang or an allocation past the limits is not. Columns that decode must be
 //! well formed (buffer lengths match `len`, every slot's bytes are reachable), and when both
-//! reads succeed they agree on the row count.
+//! reads succeed they agree value for value (batches split pages at their run ends).
 //!
 //! The byte-array layout (offsets or views) is chosen by the input's length parity, so both
 //! layouts see every seed's mutations.
@@ -66,28 +66,30 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let n = reader.schema().leaves.len();
-    let mut lens = Vec::with_capacity(n);
+    let mut whole = Vec::with_capacity(n);
     for i in 0..n {
         match reader.read_column(i) {
             Ok(c) => {
                 check_column(&c);
-                lens.push(Some(c.len));
+                whole.push(Some(c));
             }
-            Err(_) => lens.push(None),
+            Err(_) => whole.push(None),
         }
     }
     let all: Vec<usize> = (0..n).collect();
     if let Ok(batches) = reader.batches(&all, 100) {
         let mut rows = 0;
         let mut ok = true;
+        let mut pieces: Vec<Vec<Column>> = vec![Vec::new(); n];
         for b in batches {
             match b {
                 Ok(b) => {
                     assert!(b.num_rows <= 100, "batch over its size");
                     assert_eq!(b.columns.len(), n);
-                    for c in &b.columns {
+                    for (i, c) in b.columns.into_iter().enumerate() {
                         assert_eq!(c.len, b.num_rows, "batch column length");
-                        check_column(c);
+                        check_column(&c);
+                        pieces[i].push(c);
                     }
                     rows += b.num_rows;
                 }
@@ -98,9 +100,13 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         if ok && n > 0 {
-            for (i, l) in lens.iter().enumerate() {
-                if let Some(l) = l {
-                    assert_eq!(*l, rows, "read_column({i}) and batches disagree on rows");
+            for (i, w) in whole.iter().enumerate() {
+                if let Some(w) = w {
+                    assert_eq!(w.len, rows, "read_column({i}) and batches disagree on rows");
+                    if rows > 0 {
+                        let joined = Column::concat(&pieces[i]);
+                        assert!(joined == *w, "read_column({i}) and batches disagree");
+                    }
                 }
             }
         }
