@@ -414,6 +414,11 @@ native!(
     ))
 );
 
+/// Pages in a row that a [`FixedDecoder`] may copy (not lend out) before it stops trying to
+/// lend pages and lets the batch reader decode whole runs: alignment may alternate from page
+/// to page, but three copies in a row mean this column's pages are copied.
+const COPIED_PAGES_BEFORE_RUNS: u8 = 3;
+
 struct FixedDecoder<T: Native> {
     dict: Option<Vec<T>>,
     out: Vec<T>,
@@ -422,14 +427,18 @@ struct FixedDecoder<T: Native> {
     scratch: Vec<T>,
     bytes: Vec<u8>,
     /// False when the caller collects many pages into one buffer (whole-column reads), where
-    /// borrowing the first page would only postpone its copy.
+    /// borrowing the first page would only postpone its copy, or once pages keep being
+    /// copied (see `copied_streak`).
     allow_borrow: bool,
+    /// Pages in a row, each decoded on its own, that could not be lent out.
+    copied_streak: u8,
 }
 
 impl<T: Native> Default for FixedDecoder<T> {
     fn default() -> Self {
         FixedDecoder {
             allow_borrow: true,
+            copied_streak: 0,
             dict: None,
             out: Vec::new(),
             borrowed: None,
@@ -466,8 +475,10 @@ impl<T: Native> FixedDecoder<T> {
     }
 }
 
+/// Dense values `first..first + n` of a page (`first` > 0 only for PLAIN and dictionary).
 fn decode_native_dense<T: Native>(
     page: &DataPage,
+    first: usize,
     n: usize,
     dict: Option<&[T]>,
     bytes: &mut Vec<u8>,
@@ -477,14 +488,17 @@ fn decode_native_dense<T: Native>(
     match page.encoding {
         Encoding::PLAIN => {
             probe::hit("read.plain_copied");
-            plain::decode_fixed_into::<T>(input, n, out)?;
+            let skip = first.saturating_mul(size_of::<T>()).min(input.len());
+            plain::decode_fixed_into::<T>(&input[skip..], n, out)?;
         }
         e if is_dictionary(e) => {
             let dict = dict.ok_or_else(missing_dictionary)?;
             probe::hit("read.dictionary_gather");
             let mut dec = rle::dictionary_index_decoder(input)?;
+            expect_count(dec.skip(first)?, first)?;
             rle::gather_dictionary(&mut dec, dict, n, out)?;
         }
+        _ if first > 0 => return Err(Error::format("page split in an unsplittable encoding")),
         Encoding::DELTA_BINARY_PACKED => T::delta_decode(input, n, out)?,
         Encoding::BYTE_STREAM_SPLIT => {
             bytes.clear();
@@ -530,46 +544,76 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
         valid: usize,
     ) -> Result<()> {
         let n = page.num_values;
+        let first_of_run = self.out.is_empty() && self.borrowed.is_none();
         if validity.is_none() && self.try_borrow(page, n) {
+            self.copied_streak = 0;
             return Ok(());
         }
+        if first_of_run && self.allow_borrow {
+            self.copied_streak += 1;
+            if self.copied_streak >= COPIED_PAGES_BEFORE_RUNS {
+                // Pages in a row copied, not lent out (encoding, nulls or alignment): from
+                // now on the batch reader decodes runs of whole batches, split at their ends,
+                // rather than page by page with a batch straddling every page boundary.
+                probe::hit("read.borrow_given_up");
+                self.allow_borrow = false;
+            }
+        }
+        self.decode_part(page, validity, n, PartStart::default(), valid)
+            .map(|_| ())
+    }
+
+    fn can_split(&self, page: &DataPage) -> bool {
+        page.encoding == Encoding::PLAIN || (is_dictionary(page.encoding) && self.dict.is_some())
+    }
+
+    fn decode_part(
+        &mut self,
+        page: &DataPage,
+        validity: Option<&BooleanBuffer>,
+        slots: usize,
+        at: PartStart,
+        count: usize,
+    ) -> Result<usize> {
         if let Some(b) = self.borrowed.take() {
             // Another page joins the same output: the borrowed one is copied after all.
             probe::hit("read.plain_borrow_materialized");
             self.out.extend_from_slice(&b);
         }
         let dict = self.dict.as_deref();
+        let first = at.first;
         match validity {
-            None => decode_native_dense(page, n, dict, &mut self.bytes, &mut self.out),
+            None => decode_native_dense(page, first, slots, dict, &mut self.bytes, &mut self.out)?,
             Some(bits) if page.encoding == Encoding::PLAIN => {
                 // Scattered straight from the page: no dense copy first.
-                check_count(valid, size_of::<T>(), page.values.len(), "PLAIN page")?;
-                let dense = &page.values[..valid * size_of::<T>()];
+                let size = size_of::<T>();
+                let skip = first.saturating_mul(size).min(page.values.len());
+                let rest = &page.values[skip..];
+                check_count(count, size, rest.len(), "PLAIN page")?;
                 probe::hit("read.plain_scatter_from_page");
                 levels::scatter_fixed_from_bytes(
-                    dense,
+                    &rest[..count * size],
                     bits.values(),
                     bits.offset(),
-                    n,
+                    slots,
                     &mut self.scratch,
                     &mut self.out,
                 )?;
-                Ok(())
             }
             Some(bits) => {
                 self.scratch.clear();
-                decode_native_dense(page, valid, dict, &mut self.bytes, &mut self.scratch)?;
+                decode_native_dense(page, first, count, dict, &mut self.bytes, &mut self.scratch)?;
                 probe::hit("read.scatter_fixed");
                 levels::scatter_fixed(
                     &self.scratch,
                     bits.values(),
                     bits.offset(),
-                    n,
+                    slots,
                     &mut self.out,
                 )?;
-                Ok(())
             }
         }
+        Ok(0)
     }
 
     fn finish(&mut self) -> Values {
