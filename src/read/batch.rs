@@ -1,7 +1,10 @@
 //! Streaming reads: batches of a chosen row count.
 //!
-//! Each column decodes whole pages (as many as a batch needs) into one buffer, and batches are
-//! zero-copy slices of it; only a batch that straddles two decoded runs is copied together.
+//! Each column decodes a run of several batches into one buffer, and batches are zero-copy
+//! slices of it. A PLAIN or dictionary page that crosses the end of a run is split there, so
+//! runs hold whole batches; a page that cannot be split is decoded whole, and the one batch
+//! across that run boundary is copied together. Fixed-width pages that can be lent out
+//! without a copy are decoded page by page instead (a run is then one page).
 
 use std::collections::VecDeque;
 
@@ -41,9 +44,8 @@ struct ColumnState<S: Source> {
 impl<S: Source> ColumnState<S> {
     fn fill(&mut self, want: usize) -> Result<()> {
         while !self.done && self.ready_rows < want {
-            // Decode several batches' worth at once: a batch that straddles two decoded runs
-            // is the only one copied, so bigger runs mean fewer copies (memory stays bounded
-            // by FILL_BATCHES batches plus a page).
+            // Decode several batches' worth at once (memory stays bounded by FILL_BATCHES
+            // batches plus a page).
             let batches = if self.decoder.can_borrow() {
                 // Fixed-width pages may be lent out whole, which works page by page.
                 1

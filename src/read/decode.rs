@@ -111,8 +111,8 @@ impl ChunkDecoder {
     }
 
     /// The next run collects about `slots` more slots into one buffer: at its first page,
-    /// room is reserved for the whole pages that reach it (the run ends with the page that
-    /// crosses it), so the buffers do not grow (and copy) mid-run.
+    /// room is reserved for whole pages like it up to the plan (a page that cannot be split
+    /// ends the run past it), so the buffers do not grow (and copy) mid-run.
     pub(crate) fn plan_run(&mut self, slots: usize) {
         self.planned = self.len + slots;
     }
