@@ -277,7 +277,10 @@ trait ValuesDecoder: Send {
         page: &DataPage,
         validity: Option<&BooleanBuffer>,
         valid: usize,
-    ) -> Result<()>;
+    ) -> Result<()> {
+        self.decode_part(page, validity, page.num_values, PartStart::default(), valid)
+            .map(|_| ())
+    }
     /// True when `page` can be decoded in parts with [`ValuesDecoder::decode_part`].
     fn can_split(&self, page: &DataPage) -> bool {
         let _ = page;
@@ -299,6 +302,12 @@ trait ValuesDecoder: Send {
         ))
     }
     fn finish(&mut self) -> Values;
+}
+
+/// PLAIN pages and dictionary pages (once the dictionary is known) resume mid-page cheaply: a
+/// byte cursor, or indices skipped.
+fn splittable(page: &DataPage, has_dictionary: bool) -> bool {
+    page.encoding == Encoding::PLAIN || (is_dictionary(page.encoding) && has_dictionary)
 }
 
 /// Where a part of a page starts: its first dense value and an encoding-specific cursor (the
@@ -564,7 +573,7 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
     }
 
     fn can_split(&self, page: &DataPage) -> bool {
-        page.encoding == Encoding::PLAIN || (is_dictionary(page.encoding) && self.dict.is_some())
+        splittable(page, self.dict.is_some())
     }
 
     fn decode_part(
@@ -993,18 +1002,8 @@ impl ValuesDecoder for BinaryDecoder {
         self.dict = None;
     }
 
-    fn decode(
-        &mut self,
-        page: &DataPage,
-        validity: Option<&BooleanBuffer>,
-        valid: usize,
-    ) -> Result<()> {
-        self.decode_part(page, validity, page.num_values, PartStart::default(), valid)
-            .map(|_| ())
-    }
-
     fn can_split(&self, page: &DataPage) -> bool {
-        page.encoding == Encoding::PLAIN || (is_dictionary(page.encoding) && self.dict.is_some())
+        splittable(page, self.dict.is_some())
     }
 
     fn decode_part(
@@ -1223,18 +1222,8 @@ impl ValuesDecoder for ViewDecoder {
         self.dict_index = None;
     }
 
-    fn decode(
-        &mut self,
-        page: &DataPage,
-        validity: Option<&BooleanBuffer>,
-        valid: usize,
-    ) -> Result<()> {
-        self.decode_part(page, validity, page.num_values, PartStart::default(), valid)
-            .map(|_| ())
-    }
-
     fn can_split(&self, page: &DataPage) -> bool {
-        page.encoding == Encoding::PLAIN || (is_dictionary(page.encoding) && self.dict.is_some())
+        splittable(page, self.dict.is_some())
     }
 
     fn decode_part(
