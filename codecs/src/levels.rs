@@ -365,21 +365,38 @@ pub fn scatter_fixed<T: bytemuck::Pod + Default>(
     out: &mut Vec<T>,
 ) -> Result<()> {
     check_bitmap(validity, bit_offset, len)?;
-    if !dense.is_empty()
-        && dense.len() < len
-        && crate::kernels::expand::expand(dense, validity, bit_offset, len, out)
-    {
-        // AVX-512's expand-load scatters in hardware, 16 slots per instruction, whatever the
-        // run lengths (measured faster than copies per run at 1 % nulls too).
+    if try_expand(
+        bytemuck::cast_slice(dense),
+        dense.len(),
+        validity,
+        bit_offset,
+        len,
+        out,
+    ) {
         return Ok(());
     }
     scatter_fixed_portable(dense, validity, bit_offset, len, out)
 }
 
+/// AVX-512's expand-load scatters in hardware, 16 slots per instruction, whatever the run
+/// lengths (measured faster than copies per run at 1 % nulls too): taken when some but not
+/// all of the `len` slots hold one of the `n` dense values (given as raw bytes). False when
+/// the kernel does not apply; nothing is appended then.
+fn try_expand<T: bytemuck::Pod + Default>(
+    dense: &[u8],
+    n: usize,
+    validity: &[u8],
+    bit_offset: usize,
+    len: usize,
+    out: &mut Vec<T>,
+) -> bool {
+    n > 0 && n < len && crate::kernels::expand::expand_bytes(dense, validity, bit_offset, len, out)
+}
+
 /// [`scatter_fixed`] from dense values given as raw little-endian bytes (a PLAIN page as it
-/// lies in memory), so that they are not first copied into an aligned buffer: aligned bytes
-/// are scattered as they are, unaligned ones expanded straight from the bytes by AVX-512, and
-/// only otherwise copied into `scratch` first.
+/// lies in memory), so that they are not first copied into an aligned buffer: AVX-512 expands
+/// straight from the bytes, aligned bytes are scattered as they are, and only unaligned ones
+/// without AVX-512 are copied into `scratch` first.
 ///
 /// Errors (and appends nothing) as [`scatter_fixed`], or if `dense` is not a whole number of
 /// values.
@@ -395,20 +412,18 @@ pub fn scatter_fixed_from_bytes<T: bytemuck::Pod + Default>(
     if size == 0 || dense.len() % size != 0 {
         return Err(count_mismatch());
     }
-    if let Ok(values) = bytemuck::try_cast_slice::<u8, T>(dense) {
-        return scatter_fixed(values, validity, bit_offset, len, out);
-    }
     check_bitmap(validity, bit_offset, len)?;
-    let n = dense.len() / size;
-    if n > 0
-        && n < len
-        && crate::kernels::expand::expand_bytes(dense, validity, bit_offset, len, out)
-    {
+    if try_expand(dense, dense.len() / size, validity, bit_offset, len, out) {
         return Ok(());
     }
-    scratch.clear();
-    crate::kernels::copy::extend_from_unaligned(scratch, dense);
-    scatter_fixed_portable(scratch, validity, bit_offset, len, out)
+    match bytemuck::try_cast_slice::<u8, T>(dense) {
+        Ok(values) => scatter_fixed_portable(values, validity, bit_offset, len, out),
+        Err(_) => {
+            scratch.clear();
+            crate::kernels::copy::extend_from_unaligned(scratch, dense);
+            scatter_fixed_portable(scratch, validity, bit_offset, len, out)
+        }
+    }
 }
 
 /// [`scatter_fixed`] without the AVX-512 kernel: by runs when nulls are rare, by 64-slot
