@@ -172,15 +172,14 @@ impl ChunkDecoder {
         };
         let n = p.page.num_values;
         let slots = (n - p.slots_done).min(limit);
-        let bits = p
-            .bits
-            .as_ref()
-            .map(|b| b.slice(p.slots_done, slots))
-            .filter(|b| b.count_set_bits() < slots);
-        let count = bits.as_ref().map_or(slots, |b| b.count_set_bits());
+        let part = p.bits.as_ref().map(|b| b.slice(p.slots_done, slots));
+        let count = part.as_ref().map_or(slots, |b| b.count_set_bits());
+        let bits = part.filter(|_| count < slots);
         self.append_validity(bits.as_ref(), slots);
-        let page_valid = p.bits.as_ref().map_or(n, |b| b.count_set_bits());
-        self.reserve_planned(&p.page, page_valid);
+        if self.planned > self.len {
+            let page_valid = p.bits.as_ref().map_or(n, |b| b.count_set_bits());
+            self.reserve_planned(&p.page, page_valid);
+        }
         let cursor = self
             .values
             .decode_part(&p.page, bits.as_ref(), slots, p.at, count)
@@ -330,20 +329,31 @@ fn unsupported_encoding(e: Encoding, ty: &str) -> Error {
     Error::Unsupported(format!("encoding {e:?} for {ty} columns"))
 }
 
-/// Decode the `n` dictionary indices of a page into `indices` (bounds are checked by the
-/// gather that uses them).
-fn read_indices(input: &[u8], n: usize, indices: &mut Vec<u32>) -> Result<()> {
-    read_indices_from(input, 0, n, indices)
-}
+/// Indices a dictionary page is decoded in at most, so that the index buffer is bounded by
+/// this rather than by a count taken from the page header.
+const INDEX_CHUNK: usize = 1 << 16;
 
-/// Indices `first..first + n` of a dictionary-encoded page.
-fn read_indices_from(input: &[u8], first: usize, n: usize, indices: &mut Vec<u32>) -> Result<()> {
+/// Hand indices `first..first + n` of a dictionary-encoded page to `gather`, in chunks of at
+/// most [`INDEX_CHUNK`] (decoded into `indices`).
+fn with_index_chunks(
+    input: &[u8],
+    first: usize,
+    n: usize,
+    indices: &mut Vec<u32>,
+    mut gather: impl FnMut(&[u32]) -> Result<()>,
+) -> Result<()> {
     let mut dec = rle::dictionary_index_decoder(input)?;
     expect_count(dec.skip(first)?, first)?;
-    indices.clear();
-    indices.resize(n, 0);
-    let got = dec.get_batch(&mut indices[..])?;
-    expect_count(got, n)
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(INDEX_CHUNK);
+        indices.clear();
+        indices.resize(k, 0);
+        expect_count(dec.get_batch(&mut indices[..])?, k)?;
+        gather(indices)?;
+        left -= k;
+    }
+    Ok(())
 }
 
 /// Check that `n` items of at least `min_size` bytes fit in `bytes` before allocating for them.
@@ -773,19 +783,21 @@ fn decode_fixed_bytes_dense(
         e if is_dictionary(e) => {
             let dict = dict.ok_or_else(missing_dictionary)?;
             let entries = dict.len() / width;
-            read_indices(input, n, indices)?;
-            out.reserve(n * width);
-            for &i in indices.iter() {
-                let i = i as usize;
-                if i >= entries {
-                    return Err(parq_codecs::Error::IndexOutOfRange {
-                        index: i as u64,
-                        len: entries,
+            with_index_chunks(input, 0, n, indices, |chunk| {
+                out.reserve(chunk.len() * width);
+                for &i in chunk {
+                    let i = i as usize;
+                    if i >= entries {
+                        return Err(parq_codecs::Error::IndexOutOfRange {
+                            index: i as u64,
+                            len: entries,
+                        }
+                        .into());
                     }
-                    .into());
+                    out.extend_from_slice(&dict[i * width..(i + 1) * width]);
                 }
-                out.extend_from_slice(&dict[i * width..(i + 1) * width]);
-            }
+                Ok(())
+            })?;
         }
         Encoding::BYTE_STREAM_SPLIT => byte_stream_split::decode(input, width, n, out)?,
         Encoding::DELTA_BYTE_ARRAY => {
@@ -961,9 +973,10 @@ fn decode_binary_dense(
         }
         e if is_dictionary(e) => {
             let dict = dict.ok_or_else(missing_dictionary)?;
-            read_indices_from(&page.values, at.first, n, indices)?;
             probe::hit("read.dictionary_gather_bytes");
-            dict.gather(indices, offsets, data)?;
+            with_index_chunks(&page.values, at.first, n, indices, |chunk| {
+                Ok(dict.gather(chunk, offsets, data)?)
+            })?;
         }
         _ if at.first > 0 => return Err(Error::format("page split in an unsplittable encoding")),
         Encoding::DELTA_LENGTH_BYTE_ARRAY => {
