@@ -6,8 +6,10 @@
 //! writing ([`write`]).
 #![deny(missing_docs)]
 
+pub mod array;
 pub mod column;
 mod error;
+pub mod field;
 pub mod metadata;
 pub mod read;
 pub mod schema;

@@ -333,6 +333,15 @@ impl SchemaDescriptor {
         self.root.children()
     }
 
+    /// The top-level fields with lists, structs and maps resolved (including the legacy
+    /// spellings of `LogicalTypes.md`): what the reader assembles.
+    pub fn fields(&self) -> Result<Vec<crate::field::Field>> {
+        Ok(crate::read::plan::plan_fields(self)?
+            .iter()
+            .map(|p| p.field())
+            .collect())
+    }
+
     /// Whether every leaf is directly under the root and not repeated.
     pub fn is_flat(&self) -> bool {
         self.leaves

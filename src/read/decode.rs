@@ -151,10 +151,24 @@ impl ChunkDecoder {
             });
             return self.resume(limit.unwrap_or(n));
         }
-        self.append_validity(v.bits.as_ref(), n);
-        self.reserve_planned(&page, v.valid);
+        self.decode_slots(page, v.bits, v.valid, location)
+    }
+
+    /// Append all `page.num_values` slots of a page whose validity is already known (`bits`,
+    /// `None` when all `valid == num_values` slots hold a value): the levels of a nested
+    /// leaf are decoded by the caller, which passes a page of the leaf's slots only.
+    pub(crate) fn decode_slots(
+        &mut self,
+        page: DataPage,
+        bits: Option<BooleanBuffer>,
+        valid: usize,
+        location: Location,
+    ) -> Result<()> {
+        let n = page.num_values;
+        self.append_validity(bits.as_ref(), n);
+        self.reserve_planned(&page, valid);
         self.values
-            .decode(&page, v.bits.as_ref(), v.valid)
+            .decode(&page, bits.as_ref(), valid)
             .map_err(|e| e.at(&location))?;
         self.len += n;
         Ok(())

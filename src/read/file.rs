@@ -6,7 +6,7 @@ use bytes::Bytes;
 use parq_codecs::compression::{CodecKind, Decompressor, Limits};
 
 use super::decode::{ByteArrayLayout, ChunkDecoder};
-use super::page::{Page, PageReader};
+use super::page::{DataPage, Page, PageReader};
 use super::source::Source;
 use crate::column::Column;
 use crate::error::Location;
@@ -178,18 +178,28 @@ impl<S: Source> ParquetReader<S> {
         paths.iter().map(|p| self.read_column_by_path(p)).collect()
     }
 
+    /// A reader of a flat leaf column (not repeated, at most one optional level): the levels
+    /// of its pages are a validity bitmap. Nested leaves are read by [`Self::read_field`].
     pub(crate) fn column_reader(&self, column: usize) -> Result<ColumnReader<S>> {
-        let desc = self.schema.leaves.get(column).ok_or_else(|| {
-            Error::InvalidArgument(format!("column {column} of {}", self.schema.leaves.len()))
-        })?;
+        let reader = self.leaf_reader(column)?;
+        let desc = &reader.desc;
         if desc.max_rep_level > 0 || desc.max_def_level > 1 {
-            return Err(Error::Unsupported(format!(
-                "nested column {} (max repetition level {}, max definition level {})",
+            return Err(Error::InvalidArgument(format!(
+                "column {} is nested (max repetition level {}, max definition level {}): \
+                 read its field with read_field or array_batches",
                 desc.path_string(),
                 desc.max_rep_level,
                 desc.max_def_level
             )));
         }
+        Ok(reader)
+    }
+
+    /// A reader of the pages of any leaf column.
+    pub(crate) fn leaf_reader(&self, column: usize) -> Result<ColumnReader<S>> {
+        let desc = self.schema.leaves.get(column).ok_or_else(|| {
+            Error::InvalidArgument(format!("column {column} of {}", self.schema.leaves.len()))
+        })?;
         Ok(ColumnReader {
             file: self.clone_handle(),
             column,
@@ -198,6 +208,7 @@ impl<S: Source> ParquetReader<S> {
             next_rg: 0,
             pages: None,
             decompressor: Decompressor::new(self.options.limits),
+            chunk_started: false,
         })
     }
 
@@ -253,6 +264,8 @@ pub(crate) struct ColumnReader<S: Source> {
     next_rg: usize,
     pages: Option<PageReader>,
     decompressor: Decompressor,
+    /// Set when a column chunk is opened: its first page must start a record.
+    pub(crate) chunk_started: bool,
 }
 
 impl<S: Source> ColumnReader<S> {
@@ -298,10 +311,11 @@ impl<S: Source> ColumnReader<S> {
             start,
             codec,
             meta.num_values,
-            self.desc.max_def_level > 0,
+            (self.desc.max_rep_level, self.desc.max_def_level),
             self.file.options.verify_crc,
             loc,
         ));
+        self.chunk_started = true;
         Ok(true)
     }
 
@@ -312,9 +326,24 @@ impl<S: Source> ColumnReader<S> {
         decoder: &mut ChunkDecoder,
         limit: Option<usize>,
     ) -> Result<bool> {
+        match self.next_data_page(decoder)? {
+            Some((page, loc)) => {
+                decoder.decode_page(page, loc, limit)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// The next data page, with dictionary pages on the way handed to `decoder`; `None`
+    /// when the column is done.
+    pub(crate) fn next_data_page(
+        &mut self,
+        decoder: &mut ChunkDecoder,
+    ) -> Result<Option<(DataPage, Location)>> {
         loop {
             if self.pages.is_none() && !self.open_next_chunk(decoder)? {
-                return Ok(false);
+                return Ok(None);
             }
             let Some(pages) = self.pages.as_mut() else {
                 continue;
@@ -336,8 +365,7 @@ impl<S: Source> ColumnReader<S> {
                         ))
                         .at(&loc));
                     }
-                    decoder.decode_page(page, loc, limit)?;
-                    return Ok(true);
+                    return Ok(Some((page, loc)));
                 }
             }
         }

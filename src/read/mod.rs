@@ -12,14 +12,18 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod assemble;
 mod batch;
 mod decode;
 mod file;
 mod levels;
+mod nested;
 mod page;
+pub(crate) mod plan;
 mod source;
 
 pub use batch::{Batch, BatchReader};
 pub use decode::ByteArrayLayout;
 pub use file::{ParquetReader, ReadOptions};
+pub use nested::{ArrayBatch, ArrayBatchReader};
 pub use source::{FileSource, MmapSource, Source};

@@ -30,6 +30,8 @@ pub(crate) struct DataPage {
     pub num_nulls: Option<usize>,
     /// Encoding of the values.
     pub encoding: Encoding,
+    /// Repetition levels, as the definition levels; `None` when the column is not repeated.
+    pub rep_levels: Levels,
     /// Definition levels as a hybrid stream without length prefix (`Rle`) or the deprecated
     /// MSB-first `BitPacked` form; empty when the column is required.
     pub def_levels: Levels,
@@ -56,7 +58,8 @@ pub(crate) struct PageReader {
     pos: usize,
     codec: CodecKind,
     values_left: i64,
-    has_def_levels: bool,
+    max_rep: i16,
+    max_def: i16,
     verify_crc: bool,
     page_index: usize,
     loc: Location,
@@ -70,7 +73,7 @@ impl PageReader {
         chunk_offset: u64,
         codec: CodecKind,
         num_values: i64,
-        has_def_levels: bool,
+        (max_rep, max_def): (i16, i16),
         verify_crc: bool,
         loc: Location,
     ) -> Self {
@@ -80,7 +83,8 @@ impl PageReader {
             pos: 0,
             codec,
             values_left: num_values,
-            has_def_levels,
+            max_rep,
+            max_def,
             verify_crc,
             page_index: 0,
             last: loc.clone(),
@@ -218,15 +222,15 @@ impl PageReader {
                     .ok_or_else(|| Error::format("data page without data_page_header"))?;
                 let num_values = non_negative(h.num_values, "data page num_values")?;
                 let data = self.decompress(dec, body, uncompressed)?;
-                let (def_levels, values) = if self.has_def_levels {
-                    split_v1_levels(&data, h.definition_level_encoding, num_values)?
-                } else {
-                    (Levels::None, data)
-                };
+                let (rep_levels, data) =
+                    split_v1_levels(data, h.repetition_level_encoding, num_values, self.max_rep)?;
+                let (def_levels, values) =
+                    split_v1_levels(data, h.definition_level_encoding, num_values, self.max_def)?;
                 Ok(Some(Page::Data(DataPage {
                     num_values,
                     num_nulls: None,
                     encoding: h.encoding,
+                    rep_levels,
                     def_levels,
                     values,
                 })))
@@ -254,6 +258,7 @@ impl PageReader {
                             body.len()
                         ))
                     })?;
+                let rep = body.slice(..rep_len);
                 let def = body.slice(rep_len..levels_len);
                 let value_bytes = body.slice(levels_len..);
                 let values_uncompressed = uncompressed - levels_len;
@@ -269,16 +274,19 @@ impl PageReader {
                     }
                     value_bytes
                 };
-                let def_levels = if self.has_def_levels {
-                    Levels::Rle(def)
-                } else {
-                    Levels::None
+                let levels = |max: i16, data: Bytes| {
+                    if max > 0 {
+                        Levels::Rle(data)
+                    } else {
+                        Levels::None
+                    }
                 };
                 Ok(Some(Page::Data(DataPage {
                     num_values,
                     num_nulls: Some(num_nulls),
                     encoding: h.encoding,
-                    def_levels,
+                    rep_levels: levels(self.max_rep, rep),
+                    def_levels: levels(self.max_def, def),
                     values,
                 })))
             }
@@ -292,11 +300,25 @@ fn non_negative(v: i32, what: &str) -> Result<usize> {
     usize::try_from(v).map_err(|_| Error::format(format!("negative {what}: {v}")))
 }
 
-/// Split a v1 page into its definition levels and its values.
-fn split_v1_levels(data: &Bytes, encoding: Encoding, num_values: usize) -> Result<(Levels, Bytes)> {
+/// Bits per level of a column whose max level is `max` (0 for none).
+pub(crate) fn level_bit_width(max: i16) -> u32 {
+    16 - (max.max(0) as u16).leading_zeros()
+}
+
+/// Split one level stream (repetition or definition, whichever comes first) off the front of
+/// a v1 page; with `max == 0` the column has none and the page is returned whole.
+fn split_v1_levels(
+    data: Bytes,
+    encoding: Encoding,
+    num_values: usize,
+    max: i16,
+) -> Result<(Levels, Bytes)> {
+    if max == 0 {
+        return Ok((Levels::None, data));
+    }
     match encoding {
         Encoding::RLE => {
-            let (body, consumed) = parq_codecs::encoding::rle::split_length_prefixed(data)?;
+            let (body, consumed) = parq_codecs::encoding::rle::split_length_prefixed(&data)?;
             let start = consumed - body.len();
             Ok((
                 Levels::Rle(data.slice(start..consumed)),
@@ -304,14 +326,15 @@ fn split_v1_levels(data: &Bytes, encoding: Encoding, num_values: usize) -> Resul
             ))
         }
         Encoding::BIT_PACKED => {
-            let len = num_values.div_ceil(8);
+            let bits = num_values
+                .checked_mul(level_bit_width(max) as usize)
+                .ok_or_else(|| Error::format("bit-packed levels overflow"))?;
+            let len = bits.div_ceil(8);
             if len > data.len() {
-                return Err(Error::format("bit-packed definition levels truncated"));
+                return Err(Error::format("bit-packed levels truncated"));
             }
             Ok((Levels::BitPacked(data.slice(..len)), data.slice(len..)))
         }
-        other => Err(Error::Unsupported(format!(
-            "definition level encoding {other:?}"
-        ))),
+        other => Err(Error::Unsupported(format!("level encoding {other:?}"))),
     }
 }

@@ -2,10 +2,11 @@
 
 use std::io::Write;
 
+use parq::array::Array;
 use parq::column::{Column, Values};
+use parq::field::{DataType, Field, Primitive};
 use parq::metadata::{ConvertedType, LogicalType, Type};
 use parq::read::{ParquetReader, Source};
-use parq::schema::ColumnDescriptor;
 
 use crate::json;
 
@@ -22,7 +23,7 @@ enum Format {
     Decimal(u32),
 }
 
-fn format_of(d: &ColumnDescriptor) -> Format {
+fn format_of(d: &Primitive) -> Format {
     let scale = |s: i32| Format::Decimal(s.max(0) as u32);
     match &d.logical_type {
         Some(LogicalType::Decimal { scale: s, .. }) => return scale(*s),
@@ -146,56 +147,108 @@ fn value(out: &mut String, col: &Column, fmt: &Format, i: usize) {
     }
 }
 
-/// Print rows of the chosen top-level columns as JSON Lines.
+/// Append slot `i` of `array` (shaped by `field`) as JSON: lists as arrays, structs as
+/// objects in field order, maps as arrays of `[key, value]` pairs, nulls as `null`.
+fn nested_value(out: &mut String, field: &Field, array: &Array, i: usize) {
+    if !array.is_valid(i) {
+        out.push_str("null");
+        return;
+    }
+    match (&field.data_type, array) {
+        (DataType::Primitive(p), Array::Primitive(col)) => value(out, col, &format_of(p), i),
+        (DataType::List(element), Array::List(list)) => {
+            out.push('[');
+            for (k, j) in list.offsets.range(i).enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                nested_value(out, element, &list.values, j);
+            }
+            out.push(']');
+        }
+        (DataType::Struct(children), Array::Struct(s)) => {
+            out.push('{');
+            for (k, (f, a)) in children.iter().zip(&s.children).enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                json::string(out, &f.name);
+                out.push(':');
+                nested_value(out, f, a, i);
+            }
+            out.push('}');
+        }
+        (DataType::Map(entries), Array::Map(list)) => {
+            let (DataType::Struct(kv), Array::Struct(e)) =
+                (&entries.data_type, list.values.as_ref())
+            else {
+                out.push_str("null");
+                return;
+            };
+            out.push('[');
+            for (k, j) in list.offsets.range(i).enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                out.push('[');
+                match (kv.first(), e.children.first()) {
+                    (Some(f), Some(a)) => nested_value(out, f, a, j),
+                    _ => out.push_str("null"),
+                }
+                out.push(',');
+                match (kv.get(1), e.children.get(1)) {
+                    (Some(f), Some(a)) => nested_value(out, f, a, j),
+                    _ => out.push_str("null"),
+                }
+                out.push(']');
+            }
+            out.push(']');
+        }
+        // A field and an array of different shapes cannot come out of the reader.
+        _ => out.push_str("null"),
+    }
+}
+
+/// Print rows of the chosen columns (top-level names or leaf dotted paths) as JSON Lines.
 pub fn run<S: Source>(
     reader: &ParquetReader<S>,
     columns: Option<&str>,
     limit: Option<usize>,
 ) -> parq::Result<()> {
-    let schema = reader.schema();
-    if !schema.is_flat() {
-        return Err(parq::Error::Unsupported(
-            "nested columns (structs, lists, maps) are not supported yet".into(),
-        ));
-    }
-    let leaves: Vec<usize> = match columns {
-        Some(list) => list
-            .split(',')
-            .map(|p| reader.column_index(p.trim()))
-            .collect::<parq::Result<_>>()?,
-        None => (0..schema.leaves.len()).collect(),
+    let all: Vec<String> = reader.fields()?.into_iter().map(|f| f.name).collect();
+    let columns: Vec<&str> = match columns {
+        Some(list) => list.split(',').map(str::trim).collect(),
+        None => all.iter().map(String::as_str).collect(),
     };
-    let names: Vec<String> = leaves
-        .iter()
-        .map(|&c| {
-            let mut s = String::new();
-            json::string(&mut s, &schema.leaves[c].path.join("."));
-            s
-        })
-        .collect();
-    let formats: Vec<Format> = leaves
-        .iter()
-        .map(|&c| format_of(&schema.leaves[c]))
-        .collect();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut left = limit.unwrap_or(usize::MAX);
     let mut line = String::new();
-    if left == 0 {
+    if left == 0 || columns.is_empty() {
         return Ok(());
     }
-    for batch in reader.batches(&leaves, 4096)? {
+    let batches = reader.array_batches(&columns, 4096)?;
+    let names: Vec<String> = batches
+        .fields()
+        .iter()
+        .map(|f| {
+            let mut s = String::new();
+            json::string(&mut s, &f.name);
+            s
+        })
+        .collect();
+    for batch in batches {
         let batch = batch?;
         for row in 0..batch.num_rows {
             line.clear();
             line.push('{');
-            for (k, col) in batch.columns.iter().enumerate() {
+            for (k, (field, array)) in batch.fields.iter().zip(&batch.arrays).enumerate() {
                 if k > 0 {
                     line.push(',');
                 }
                 line.push_str(&names[k]);
                 line.push(':');
-                value(&mut line, col, &formats[k], row);
+                nested_value(&mut line, field, array, row);
             }
             line.push_str("}\n");
             out.write_all(line.as_bytes())?;

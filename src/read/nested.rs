@@ -1,0 +1,575 @@
+//! Reading fields of any shape: each leaf's pages are decoded into its levels and its values
+//! (in leaf-slot layout), then cut at record boundaries and assembled into an [`Array`].
+//!
+//! A record may cross a v1 page, so each leaf buffers its levels across pages and hands out
+//! only whole records: a run of records ends just before a pair with repetition level 0.
+
+use std::collections::{BTreeSet, VecDeque};
+
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
+use parq_codecs::probe;
+
+use super::assemble::{assemble, LeafView};
+use super::decode::ChunkDecoder;
+use super::file::{ColumnReader, ParquetReader};
+use super::page::{level_bit_width, DataPage, Levels};
+use super::plan::{plan_fields, FieldPlan, PlanKind};
+use super::source::Source;
+use crate::array::Array;
+use crate::column::Column;
+use crate::error::Location;
+use crate::field::Field;
+use crate::{Error, Result};
+
+/// One leaf of a nested field: its buffered levels and decoded slots.
+pub(crate) struct LeafState<S: Source> {
+    reader: ColumnReader<S>,
+    decoder: ChunkDecoder,
+    column: usize,
+    max_rep: i16,
+    max_def: i16,
+    /// Pairs with `d >= def_slot` are slots of the leaf (its nearest list's element level).
+    def_slot: i16,
+    rep: Vec<i16>,
+    def: Vec<i16>,
+    /// Level pairs buffered (also when neither stream exists).
+    entries: usize,
+    /// Pairs before `pos` were handed out.
+    pos: usize,
+    /// Record starts (r == 0) at or after `pos`.
+    starts: usize,
+    /// Decoded slots not yet handed out.
+    ready: VecDeque<Column>,
+    front_offset: usize,
+    done: bool,
+}
+
+impl<S: Source> LeafState<S> {
+    fn new(reader: ColumnReader<S>, column: usize, def_slot: i16) -> Result<Self> {
+        let decoder = reader.new_decoder()?;
+        Ok(LeafState {
+            max_rep: reader.desc.max_rep_level,
+            max_def: reader.desc.max_def_level,
+            reader,
+            decoder,
+            column,
+            def_slot,
+            rep: Vec::new(),
+            def: Vec::new(),
+            entries: 0,
+            pos: 0,
+            starts: 0,
+            ready: VecDeque::new(),
+            front_offset: 0,
+            done: false,
+        })
+    }
+
+    /// Whole records buffered: every record start but the last is complete, and the last
+    /// too once the column is done.
+    fn complete_records(&self) -> usize {
+        if self.max_rep == 0 || self.done {
+            self.starts
+        } else {
+            self.starts.saturating_sub(1)
+        }
+    }
+
+    /// Decode pages until `want` whole records are buffered or the column ends.
+    fn fill(&mut self, want: usize) -> Result<()> {
+        while !self.done && self.complete_records() < want {
+            match self.reader.next_data_page(&mut self.decoder)? {
+                Some((page, loc)) => self.decode_page(page, &loc)?,
+                None => self.done = true,
+            }
+        }
+        Ok(())
+    }
+
+    fn decode_page(&mut self, page: DataPage, loc: &Location) -> Result<()> {
+        let n = page.num_values;
+        let start = self.entries;
+        read_levels(&page.rep_levels, self.max_rep, n, &mut self.rep).map_err(|e| e.at(loc))?;
+        read_levels(&page.def_levels, self.max_def, n, &mut self.def).map_err(|e| e.at(loc))?;
+        self.entries += n;
+        let rep = &self.rep[self.rep.len().min(start)..];
+        let def = &self.def[self.def.len().min(start)..];
+        if self.max_rep > 0 {
+            if std::mem::take(&mut self.reader.chunk_started)
+                && rep.first().is_some_and(|&r| r != 0)
+            {
+                return Err(Error::format(
+                    "a column chunk starts inside a record (repetition level above 0)",
+                )
+                .at(loc));
+            }
+            self.starts += rep.iter().filter(|&&r| r == 0).count();
+        } else {
+            self.starts += n;
+        }
+        let (slots, bits, valid) = if self.max_def == 0 {
+            (n, None, n)
+        } else {
+            leaf_slots(def, self.def_slot, self.max_def)
+        };
+        let page = DataPage {
+            num_values: slots,
+            num_nulls: None,
+            encoding: page.encoding,
+            rep_levels: Levels::None,
+            def_levels: Levels::None,
+            values: page.values,
+        };
+        self.decoder.decode_slots(page, bits, valid, loc.clone())
+    }
+
+    /// The pair index just past the first `records` whole records from `pos`.
+    fn cut(&self, records: usize) -> usize {
+        if self.max_rep == 0 {
+            return self.pos + records;
+        }
+        let mut seen = 0;
+        for (i, &r) in self.rep[self.pos..].iter().enumerate() {
+            if r == 0 {
+                if seen == records {
+                    return self.pos + i;
+                }
+                seen += 1;
+            }
+        }
+        self.entries
+    }
+
+    /// Take `slots` decoded slots.
+    fn take_values(&mut self, slots: usize) -> Result<Column> {
+        if self.decoder.len() > 0 {
+            let col = self.decoder.finish();
+            self.ready.push_back(col);
+        }
+        let mut pieces = Vec::new();
+        let mut left = slots;
+        while left > 0 {
+            let Some(front) = self.ready.front() else {
+                return Err(Error::format(format!(
+                    "column {}: {left} value slots missing",
+                    self.reader.desc.path_string()
+                )));
+            };
+            let avail = front.len - self.front_offset;
+            let k = avail.min(left);
+            pieces.push(front.slice(self.front_offset, k));
+            left -= k;
+            if k == avail {
+                self.ready.pop_front();
+                self.front_offset = 0;
+            } else {
+                self.front_offset += k;
+            }
+        }
+        Ok(match pieces.len() {
+            0 => Column::concat(&[self.decoder.finish()]),
+            1 => pieces.pop().expect("one piece"),
+            _ => {
+                probe::hit("nested.values_copied_together");
+                Column::concat(&pieces)
+            }
+        })
+    }
+
+    /// Drop the levels before `pos` once they are most of the buffer.
+    fn compact(&mut self) {
+        if self.pos > 0 && self.pos * 2 >= self.entries {
+            if !self.rep.is_empty() {
+                self.rep.drain(..self.pos);
+            }
+            if !self.def.is_empty() {
+                self.def.drain(..self.pos);
+            }
+            self.entries -= self.pos;
+            self.pos = 0;
+        }
+    }
+}
+
+/// Append `n` levels of a page to `out` (nothing for a column without them), checking each is
+/// at most `max`.
+fn read_levels(levels: &Levels, max: i16, n: usize, out: &mut Vec<i16>) -> Result<()> {
+    if max == 0 {
+        return Ok(());
+    }
+    let start = out.len();
+    match levels {
+        Levels::None => {
+            return Err(Error::format(
+                "a page of a nested column without its levels",
+            ));
+        }
+        Levels::Rle(data) => {
+            parq_codecs::levels::decode_levels(data, level_bit_width(max), n, out)?;
+        }
+        Levels::BitPacked(data) => {
+            // Deprecated BIT_PACKED: packed from the most significant bit.
+            probe::hit("read.levels_bit_packed_legacy");
+            let w = level_bit_width(max) as usize;
+            if data.len() * 8 < n * w {
+                return Err(Error::format("bit-packed levels truncated"));
+            }
+            out.reserve(n);
+            for i in 0..n {
+                let mut v = 0u16;
+                for b in i * w..(i + 1) * w {
+                    v = (v << 1) | ((data[b / 8] >> (7 - b % 8)) & 1) as u16;
+                }
+                out.push(v as i16);
+            }
+        }
+    }
+    if out[start..].iter().any(|&l| l > max || l < 0) {
+        return Err(Error::format(format!(
+            "a level above the column's max {max}"
+        )));
+    }
+    Ok(())
+}
+
+/// The leaf's slots among a page's pairs (`d >= def_slot`) and their validity (`d == max`).
+fn leaf_slots(def: &[i16], def_slot: i16, max: i16) -> (usize, Option<BooleanBuffer>, usize) {
+    if def.iter().all(|&d| d == max) {
+        probe::hit("nested.leaf_page_all_valid");
+        return (def.len(), None, def.len());
+    }
+    let mut b = BooleanBufferBuilder::new(def.len());
+    let mut valid = 0;
+    if def_slot == 0 {
+        for &d in def {
+            let v = d == max;
+            b.append(v);
+            valid += v as usize;
+        }
+    } else {
+        for &d in def {
+            if d >= def_slot {
+                let v = d == max;
+                b.append(v);
+                valid += v as usize;
+            }
+        }
+    }
+    let slots = b.len();
+    let bits = (valid < slots).then(|| b.finish());
+    (slots, bits, valid)
+}
+
+/// Reads one (projected) top-level field, whole records at a time.
+pub(crate) struct FieldReader<S: Source> {
+    plan: FieldPlan,
+    leaves: Vec<LeafState<S>>,
+}
+
+/// Each leaf's `def_slot`: the element level of its nearest list (0 outside lists).
+fn leaf_slot_levels(plan: &FieldPlan, out: &mut Vec<(usize, i16)>) {
+    match &plan.kind {
+        PlanKind::Leaf { column, .. } => out.push((*column, plan.def_slot)),
+        PlanKind::Struct(children) => children.iter().for_each(|c| leaf_slot_levels(c, out)),
+        PlanKind::List { child, .. } => leaf_slot_levels(child, out),
+    }
+}
+
+impl<S: Source> FieldReader<S> {
+    fn new(file: &ParquetReader<S>, plan: FieldPlan) -> Result<Self> {
+        let mut leaves = Vec::new();
+        leaf_slot_levels(&plan, &mut leaves);
+        let leaves = leaves
+            .into_iter()
+            .map(|(c, ds)| LeafState::new(file.leaf_reader(c)?, c, ds))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(FieldReader { plan, leaves })
+    }
+
+    /// The next `records` records (fewer at the end; `None` when none is left).
+    fn next(&mut self, records: usize) -> Result<Option<(Array, usize)>> {
+        for l in &mut self.leaves {
+            l.fill(records)?;
+        }
+        let rows = self.leaves[0].complete_records().min(records);
+        for l in &self.leaves[1..] {
+            if l.complete_records().min(records) != rows {
+                return Err(Error::format(format!(
+                    "columns {} and {} of field {:?} hold different numbers of records",
+                    self.leaves[0].reader.desc.path_string(),
+                    l.reader.desc.path_string(),
+                    self.plan.name
+                )));
+            }
+        }
+        if rows == 0 {
+            return Ok(None);
+        }
+        let mut cuts = Vec::with_capacity(self.leaves.len());
+        let mut values = Vec::with_capacity(self.leaves.len());
+        for l in &mut self.leaves {
+            let end = l.cut(rows);
+            let slots = if l.def_slot == 0 || l.def.is_empty() {
+                end - l.pos
+            } else {
+                l.def[l.pos..end]
+                    .iter()
+                    .filter(|&&d| d >= l.def_slot)
+                    .count()
+            };
+            cuts.push(end);
+            values.push(l.take_values(slots)?);
+        }
+        let mut views: Vec<LeafView<'_>> = self
+            .leaves
+            .iter()
+            .zip(&cuts)
+            .zip(values)
+            .map(|((l, &end), v)| LeafView {
+                column: l.column,
+                entries: end - l.pos,
+                max_rep: l.max_rep,
+                rep: if l.rep.is_empty() {
+                    &[]
+                } else {
+                    &l.rep[l.pos..end]
+                },
+                def: if l.def.is_empty() {
+                    &[]
+                } else {
+                    &l.def[l.pos..end]
+                },
+                values: Some(v),
+            })
+            .collect();
+        let array = assemble(&self.plan, &mut views, rows)?;
+        drop(views);
+        for (l, end) in self.leaves.iter_mut().zip(cuts) {
+            let records = if l.max_rep == 0 { end - l.pos } else { rows };
+            l.starts -= records;
+            l.pos = end;
+            l.compact();
+        }
+        Ok(Some((array, rows)))
+    }
+}
+
+/// Rows of several fields, all of the same length.
+#[derive(Debug, Clone)]
+pub struct ArrayBatch {
+    /// Rows (records) in this batch.
+    pub num_rows: usize,
+    /// The (projected) fields, in the requested order.
+    pub fields: Vec<Field>,
+    /// One array per field.
+    pub arrays: Vec<Array>,
+}
+
+/// An iterator of [`ArrayBatch`]es; see [`ParquetReader::array_batches`].
+pub struct ArrayBatchReader<S: Source> {
+    fields: Vec<Field>,
+    readers: Vec<FieldReader<S>>,
+    batch_size: usize,
+    failed: bool,
+}
+
+impl<S: Source> ArrayBatchReader<S> {
+    /// The fields every batch holds.
+    pub fn fields(&self) -> &[Field] {
+        &self.fields
+    }
+
+    fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
+        let mut arrays = Vec::with_capacity(self.readers.len());
+        let mut rows = None;
+        for r in &mut self.readers {
+            let got = r.next(self.batch_size)?;
+            let n = got.as_ref().map_or(0, |g| g.1);
+            match rows {
+                None => rows = Some(n),
+                Some(m) if m != n => {
+                    return Err(Error::format(format!(
+                        "field {:?} has {n} rows where another has {m}",
+                        r.plan.name
+                    )));
+                }
+                _ => {}
+            }
+            if let Some((a, _)) = got {
+                arrays.push(a);
+            }
+        }
+        match rows {
+            Some(n) if n > 0 => Ok(Some(ArrayBatch {
+                num_rows: n,
+                fields: self.fields.clone(),
+                arrays,
+            })),
+            _ => Ok(None),
+        }
+    }
+}
+
+impl<S: Source> Iterator for ArrayBatchReader<S> {
+    type Item = Result<ArrayBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        match self.next_batch() {
+            Ok(b) => b.map(Ok),
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl<S: Source> ParquetReader<S> {
+    /// The top-level fields of the file's schema, with lists, structs and maps resolved
+    /// (including the legacy spellings of `LogicalTypes.md`).
+    pub fn fields(&self) -> Result<Vec<Field>> {
+        Ok(plan_fields(&self.schema)?
+            .iter()
+            .map(FieldPlan::field)
+            .collect())
+    }
+
+    /// The plans of `columns`: each is a top-level field name (the whole field) or a leaf's
+    /// dotted path (that leaf and its ancestors). Leaves under the same top-level field are
+    /// merged into one projected field, placed where the first of them was asked for.
+    fn projection(&self, columns: &[&str]) -> Result<Vec<FieldPlan>> {
+        let plans = plan_fields(&self.schema)?;
+        let mut order: Vec<usize> = Vec::new();
+        let mut keep: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); plans.len()];
+        for c in columns {
+            let top = if let Some(i) = plans.iter().position(|p| p.name == *c) {
+                let mut all = Vec::new();
+                plans[i].leaves(&mut all);
+                keep[i].extend(all);
+                i
+            } else if let Some(leaf) = self.schema.find(c) {
+                let top = self.schema.leaf(leaf).top_level_field;
+                keep[top].insert(leaf);
+                top
+            } else {
+                return Err(Error::InvalidArgument(format!("no column {c:?}")));
+            };
+            if !order.contains(&top) {
+                order.push(top);
+            }
+        }
+        order
+            .into_iter()
+            .map(|i| {
+                plans[i]
+                    .project(&keep[i])
+                    .ok_or_else(|| Error::InvalidArgument("empty projection".into()))
+            })
+            .collect()
+    }
+
+    /// Read top-level field `i` (an index into [`Self::fields`]) over the selected row groups.
+    pub fn read_field(&self, i: usize) -> Result<(Field, Array)> {
+        let plans = plan_fields(&self.schema)?;
+        let plan = plans.into_iter().nth(i).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "field {i} of {}",
+                self.schema.top_level_fields().len()
+            ))
+        })?;
+        self.read_plan(plan)
+    }
+
+    /// Read one column by name: a top-level field, or a leaf's dotted path (that leaf with
+    /// its ancestors, e.g. `"a.list.element.b"` gives `a` as a list of structs of `b`).
+    pub fn read_field_by_path(&self, path: &str) -> Result<(Field, Array)> {
+        let plan = self.projection(&[path])?.pop().expect("one field");
+        self.read_plan(plan)
+    }
+
+    fn read_plan(&self, plan: FieldPlan) -> Result<(Field, Array)> {
+        let field = plan.field();
+        if let PlanKind::Leaf { column, .. } = plan.kind {
+            if self.column_reader(column).is_ok() {
+                // A flat column: its levels are a validity bitmap, read the fast way.
+                return Ok((field, Array::Primitive(self.read_column(column)?)));
+            }
+        }
+        let mut r = FieldReader::new(self, plan)?;
+        let rows = usize::try_from(self.num_rows())
+            .unwrap_or(usize::MAX)
+            .max(1);
+        let mut parts = Vec::new();
+        while let Some((a, _)) = r.next(rows)? {
+            parts.push(a);
+            if parts.len() > 1 {
+                return Err(Error::format(
+                    "the row groups hold more records than their num_rows say",
+                ));
+            }
+        }
+        let array = match parts.pop() {
+            Some(a) => a,
+            None => empty_array(&r.plan, self)?,
+        };
+        Ok((field, array))
+    }
+
+    /// Stream batches of `batch_size` records of `columns` (top-level field names or leaf
+    /// dotted paths, see [`Self::read_field_by_path`]). Batches end on record boundaries.
+    pub fn array_batches(
+        &self,
+        columns: &[&str],
+        batch_size: usize,
+    ) -> Result<ArrayBatchReader<S>> {
+        if batch_size == 0 {
+            return Err(Error::InvalidArgument("batch size 0".into()));
+        }
+        let plans = self.projection(columns)?;
+        let fields = plans.iter().map(FieldPlan::field).collect();
+        let readers = plans
+            .into_iter()
+            .map(|p| FieldReader::new(self, p))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(ArrayBatchReader {
+            fields,
+            readers,
+            batch_size,
+            failed: false,
+        })
+    }
+}
+
+/// An array of no rows shaped like `plan`.
+fn empty_array<S: Source>(plan: &FieldPlan, file: &ParquetReader<S>) -> Result<Array> {
+    use crate::array::{ListArray, ListOffsets, StructArray};
+    Ok(match &plan.kind {
+        PlanKind::Leaf { column, .. } => {
+            let mut d = file.leaf_reader(*column)?.new_decoder()?;
+            Array::Primitive(d.finish())
+        }
+        PlanKind::Struct(children) => Array::Struct(StructArray {
+            len: 0,
+            validity: None,
+            children: children
+                .iter()
+                .map(|c| empty_array(c, file))
+                .collect::<Result<_>>()?,
+        }),
+        PlanKind::List { child, map, .. } => {
+            let list = ListArray {
+                validity: None,
+                offsets: ListOffsets::Small(arrow_buffer::OffsetBuffer::new_empty()),
+                values: Box::new(empty_array(child, file)?),
+            };
+            if *map {
+                Array::Map(list)
+            } else {
+                Array::List(list)
+            }
+        }
+    })
+}
