@@ -25,5 +25,5 @@ mod source;
 pub use batch::{Batch, BatchReader};
 pub use decode::ByteArrayLayout;
 pub use file::{ParquetReader, ReadOptions};
-pub use nested::{ArrayBatch, ArrayBatchReader};
+pub use nested::{testing, ArrayBatch, ArrayBatchReader};
 pub use source::{FileSource, MmapSource, Source};

@@ -573,3 +573,100 @@ fn empty_array<S: Source>(plan: &FieldPlan, file: &ParquetReader<S>) -> Result<A
         }
     })
 }
+
+/// Record assembly without pages, for fuzzing and property tests against a naive oracle.
+#[doc(hidden)]
+pub mod testing {
+    use super::*;
+    use crate::column::Values;
+    use crate::schema::SchemaDescriptor;
+
+    /// Assemble top-level field `field` of `schema` from each of its leaves' `(rep, def)`
+    /// levels (empty where the leaf's max level is 0; `entries` pairs each), checked as pages
+    /// are. Each leaf's values are `0, 1, 2, ...` as `Int64` in the order they would be
+    /// stored, whatever the leaf's physical type.
+    pub fn assemble_levels(
+        schema: &SchemaDescriptor,
+        field: usize,
+        entries: usize,
+        leaves: &[(Vec<i16>, Vec<i16>)],
+    ) -> Result<Array> {
+        let plan = plan_fields(schema)?
+            .into_iter()
+            .nth(field)
+            .ok_or_else(|| Error::InvalidArgument(format!("no field {field}")))?;
+        let mut slot_levels = Vec::new();
+        leaf_slot_levels(&plan, &mut slot_levels);
+        if slot_levels.len() != leaves.len() {
+            return Err(Error::InvalidArgument(format!(
+                "{} leaves given for {}",
+                leaves.len(),
+                slot_levels.len()
+            )));
+        }
+        let mut checked = Vec::with_capacity(leaves.len());
+        let mut rows = None;
+        for (&(column, def_slot), (rep, def)) in slot_levels.iter().zip(leaves) {
+            let desc = schema.leaf(column);
+            let (max_rep, max_def) = (desc.max_rep_level, desc.max_def_level);
+            let expect = |v: &Vec<i16>, max: i16| v.len() == if max > 0 { entries } else { 0 };
+            if !expect(rep, max_rep) || !expect(def, max_def) {
+                return Err(Error::InvalidArgument(
+                    "level counts differ from entries".into(),
+                ));
+            }
+            if rep.iter().any(|&r| r < 0 || r > max_rep)
+                || def.iter().any(|&d| d < 0 || d > max_def)
+            {
+                return Err(Error::format("a level above the column's max"));
+            }
+            if rep.first().is_some_and(|&r| r != 0) {
+                return Err(Error::format("the levels start inside a record"));
+            }
+            let records = if max_rep > 0 {
+                rep.iter().filter(|&&r| r == 0).count()
+            } else {
+                entries
+            };
+            if rows.is_some_and(|n| n != records) {
+                return Err(Error::format("leaves hold different numbers of records"));
+            }
+            rows = Some(records);
+            let (slots, bits, valid) = if max_def == 0 {
+                (entries, None, entries)
+            } else {
+                leaf_slots(def, def_slot, max_def)
+            };
+            let mut values = Vec::with_capacity(slots);
+            let mut next = 0i64;
+            for i in 0..slots {
+                if bits.as_ref().is_none_or(|b| b.value(i)) {
+                    values.push(next);
+                    next += 1;
+                } else {
+                    values.push(0);
+                }
+            }
+            debug_assert_eq!(next as usize, valid);
+            let values = Column {
+                len: slots,
+                validity: bits.map(arrow_buffer::NullBuffer::new),
+                values: Values::Int64(values.into()),
+            };
+            checked.push((column, max_rep, values));
+        }
+        let mut views: Vec<LeafView<'_>> = checked
+            .into_iter()
+            .zip(leaves)
+            .map(|((column, max_rep, values), (rep, def))| LeafView {
+                column,
+                entries,
+                max_rep,
+                rep,
+                def,
+                values: Some(values),
+            })
+            .collect();
+        assemble(&plan, &mut views, rows.unwrap_or(0))
+    }
+}
