@@ -57,8 +57,8 @@ pub enum DataType {
     List(Box<Field>),
     /// A struct of the child fields, in order.
     Struct(Vec<Field>),
-    /// A map: a list of the entries field, a non-null struct of `key` and (usually) `value`.
-    /// Legacy files may hold a key only (parquet-testing's `map_no_value`).
+    /// A map: a list of the entries field, a non-null struct of `key` and `value`. (A legacy
+    /// map whose entries hold a key only reads as a list of keys, as pyarrow reads it.)
     Map(Box<Field>),
 }
 

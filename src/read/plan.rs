@@ -15,7 +15,8 @@
 //! - a repeated field outside a LIST (or MAP) group is a required list of required elements;
 //! - a LIST whose repeated child is a primitive, has several fields, or is named `array` or
 //!   `<list>_tuple` is a 2-level list whose element is that repeated child;
-//! - MAP and MAP_KEY_VALUE groups both read as maps, whatever their key and value are named.
+//! - MAP and MAP_KEY_VALUE groups both read as maps, whatever their key and value are named;
+//!   a map without values (a key_value group of one field) reads as a list of its keys.
 
 use std::collections::BTreeSet;
 
@@ -298,6 +299,9 @@ impl PlanBuilder<'_> {
                     def: def_elem,
                     rep: rep_elem,
                 };
+                // A MAP whose key_value group holds only a key (parquet-testing's
+                // `map_no_value`) reads as a list of its keys, as pyarrow reads it.
+                let map = map && r.children().len() != 1;
                 let child = if map {
                     if r.is_leaf() {
                         return Err(self.error(n, "the repeated field of a MAP must be a group"));
