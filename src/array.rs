@@ -161,6 +161,27 @@ impl Array {
         }
     }
 
+    /// Bytes of Arrow buffers this array spans: offsets, validity bitmaps and every child.
+    pub fn decoded_bytes(&self) -> usize {
+        let bitmap = |v: Option<&NullBuffer>| v.map_or(0, |v| v.len().div_ceil(8));
+        match self {
+            Array::Primitive(c) => c.decoded_bytes(),
+            Array::List(l) | Array::Map(l) => {
+                let width = match l.offsets {
+                    ListOffsets::Small(_) => 4,
+                    ListOffsets::Large(_) => 8,
+                };
+                (l.offsets.len() + 1) * width
+                    + bitmap(l.validity.as_ref())
+                    + l.values.decoded_bytes()
+            }
+            Array::Struct(s) => {
+                bitmap(s.validity.as_ref())
+                    + s.children.iter().map(Array::decoded_bytes).sum::<usize>()
+            }
+        }
+    }
+
     /// The value of slot `i` as a tree: a layout-independent view for comparisons, tests and
     /// printing, not a fast path.
     pub fn value(&self, i: usize) -> Value {
