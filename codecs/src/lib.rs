@@ -14,6 +14,7 @@ pub mod encoding;
 mod error;
 pub mod kernels;
 pub mod levels;
+pub mod nested_levels;
 pub mod probe;
 
 pub use error::{Error, Result};

@@ -8,7 +8,7 @@
 //! parent), so a leaf's array is its decoded column.
 
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer, OffsetBuffer, ScalarBuffer};
-use parq_codecs::probe;
+use parq_codecs::{nested_levels, probe};
 
 use super::plan::{FieldPlan, PlanKind};
 use crate::array::{Array, ListArray, ListOffsets, StructArray};
@@ -131,27 +131,12 @@ fn struct_validity(plan: &FieldPlan, l: Levels<'_>, slots: usize) -> Result<Opti
         return Ok(None);
     }
     let mut b = BooleanBufferBuilder::new(slots);
-    let mut valid = 0;
-    if rs >= l.max_rep {
-        // Every level pair starts a slot when the struct is not inside a list.
-        for &d in l.def {
-            if d >= ds {
-                let v = d >= dv;
-                b.append(v);
-                valid += v as usize;
-            }
-        }
-    } else {
-        for (&d, &r) in l.def.iter().zip(l.rep) {
-            if d >= ds && r <= rs {
-                let v = d >= dv;
-                b.append(v);
-                valid += v as usize;
-            }
-        }
-    }
-    if b.len() != slots {
-        return Err(mismatch(plan, slots, b.len()));
+    // Outside lists (rs >= the leaf's max repetition) every pair that reaches the struct's
+    // parent is a slot.
+    let rep = (rs < l.max_rep).then_some((l.rep, rs));
+    let (n, valid) = nested_levels::slot_validity(l.def, rep, ds, dv, &mut b);
+    if n != slots {
+        return Err(mismatch(plan, slots, n));
     }
     Ok(finish_validity(b, valid, slots))
 }
@@ -177,35 +162,50 @@ fn list_offsets(
             plan.name
         )));
     }
-    let mut offsets: Vec<i32> = Vec::with_capacity(slots + 1);
     let mut count: i32 = 0;
-    let no_nulls = dv <= ds && re >= l.max_rep && l.def.iter().all(|&d| d >= de);
-    let validity = if no_nulls {
+    // Every pair at or past the element level means no null or empty list at this level or
+    // above (d >= de > dv >= ds), so every slot is valid.
+    let no_nulls = re >= l.max_rep && nested_levels::all_at_least(l.def, de);
+    let (offsets, validity) = if no_nulls {
         // The innermost list, every slot valid and every level pair an element: the offsets
         // are the positions of the pairs that start a slot (r <= rs).
         probe::hit("nested.list_offsets_from_rep");
-        for (i, &r) in l.rep.iter().enumerate() {
-            if r <= rs {
-                offsets.push(i as i32);
-            }
-        }
+        let mut offsets: Vec<i32> = Vec::with_capacity(slots + 1);
+        offsets.extend(
+            l.rep
+                .iter()
+                .enumerate()
+                .filter(|(_, &r)| r <= rs)
+                .map(|(i, _)| i as i32),
+        );
         count = l.entries as i32;
-        None
+        (offsets, None)
     } else {
         probe::hit("nested.list_offsets_general");
-        let mut b = BooleanBufferBuilder::new(slots);
-        let mut valid = 0;
+        // One pass for the offsets, written without a branch: a pair that starts no slot
+        // writes the count where the next slot will overwrite it.
+        let mut offsets = vec![0i32; slots + 1];
+        let mut k = 0usize;
         for (&d, &r) in l.def.iter().zip(l.rep) {
-            if d >= ds && r <= rs {
-                offsets.push(count);
-                let v = d >= dv;
-                b.append(v);
-                valid += v as usize;
-            }
+            offsets[k.min(slots)] = count;
+            k += (d >= ds && r <= rs) as usize;
             count += (d >= de && r <= re) as i32;
         }
-        finish_validity(b, valid, offsets.len())
+        if k != slots {
+            return Err(mismatch(plan, slots, k));
+        }
+        offsets.truncate(slots);
+        let validity = if dv <= ds {
+            None
+        } else {
+            let mut b = BooleanBufferBuilder::new(slots);
+            let rep = (rs < l.max_rep).then_some((l.rep, rs));
+            let (_, valid) = nested_levels::slot_validity(l.def, rep, ds, dv, &mut b);
+            finish_validity(b, valid, slots)
+        };
+        (offsets, validity)
     };
+    let mut offsets = offsets;
     if offsets.len() != slots {
         return Err(mismatch(plan, slots, offsets.len()));
     }

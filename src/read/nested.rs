@@ -7,7 +7,7 @@
 use std::collections::{BTreeSet, VecDeque};
 
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
-use parq_codecs::probe;
+use parq_codecs::{nested_levels, probe};
 
 use super::assemble::{assemble, LeafView};
 use super::decode::ChunkDecoder;
@@ -103,7 +103,7 @@ impl<S: Source> LeafState<S> {
                 )
                 .at(loc));
             }
-            self.starts += rep.iter().filter(|&&r| r == 0).count();
+            self.starts += nested_levels::count_equal(rep, 0);
         } else {
             self.starts += n;
         }
@@ -234,28 +234,12 @@ fn read_levels(levels: &Levels, max: i16, n: usize, out: &mut Vec<i16>) -> Resul
 
 /// The leaf's slots among a page's pairs (`d >= def_slot`) and their validity (`d == max`).
 fn leaf_slots(def: &[i16], def_slot: i16, max: i16) -> (usize, Option<BooleanBuffer>, usize) {
-    if def.iter().all(|&d| d == max) {
+    if nested_levels::all_at_least(def, max) {
         probe::hit("nested.leaf_page_all_valid");
         return (def.len(), None, def.len());
     }
     let mut b = BooleanBufferBuilder::new(def.len());
-    let mut valid = 0;
-    if def_slot == 0 {
-        for &d in def {
-            let v = d == max;
-            b.append(v);
-            valid += v as usize;
-        }
-    } else {
-        for &d in def {
-            if d >= def_slot {
-                let v = d == max;
-                b.append(v);
-                valid += v as usize;
-            }
-        }
-    }
-    let slots = b.len();
+    let (slots, valid) = nested_levels::slot_validity(def, None, def_slot, max, &mut b);
     let bits = (valid < slots).then(|| b.finish());
     (slots, bits, valid)
 }
@@ -354,6 +338,13 @@ impl<S: Source> FieldReader<S> {
     }
 }
 
+/// How one field of an [`ArrayBatchReader`] is read.
+enum FieldSource<S: Source> {
+    /// A top-level flat column, through the flat reader's batches.
+    Flat(super::batch::BatchReader<S>),
+    Nested(FieldReader<S>),
+}
+
 /// Rows of several fields, all of the same length.
 #[derive(Debug, Clone)]
 pub struct ArrayBatch {
@@ -368,7 +359,7 @@ pub struct ArrayBatch {
 /// An iterator of [`ArrayBatch`]es; see [`ParquetReader::array_batches`].
 pub struct ArrayBatchReader<S: Source> {
     fields: Vec<Field>,
-    readers: Vec<FieldReader<S>>,
+    readers: Vec<FieldSource<S>>,
     batch_size: usize,
     failed: bool,
 }
@@ -382,15 +373,21 @@ impl<S: Source> ArrayBatchReader<S> {
     fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
         let mut arrays = Vec::with_capacity(self.readers.len());
         let mut rows = None;
-        for r in &mut self.readers {
-            let got = r.next(self.batch_size)?;
+        for (r, field) in self.readers.iter_mut().zip(&self.fields) {
+            let got = match r {
+                FieldSource::Flat(b) => b
+                    .next()
+                    .transpose()?
+                    .map(|mut b| (Array::Primitive(b.columns.remove(0)), b.num_rows)),
+                FieldSource::Nested(r) => r.next(self.batch_size)?,
+            };
             let n = got.as_ref().map_or(0, |g| g.1);
             match rows {
                 None => rows = Some(n),
                 Some(m) if m != n => {
                     return Err(Error::format(format!(
                         "field {:?} has {n} rows where another has {m}",
-                        r.plan.name
+                        field.name
                     )));
                 }
                 _ => {}
@@ -532,7 +529,13 @@ impl<S: Source> ParquetReader<S> {
         let fields = plans.iter().map(FieldPlan::field).collect();
         let readers = plans
             .into_iter()
-            .map(|p| FieldReader::new(self, p))
+            .map(|p| match p.kind {
+                // A flat column: its levels are a validity bitmap, read the fast way.
+                PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok() => {
+                    Ok(FieldSource::Flat(self.batches(&[column], batch_size)?))
+                }
+                _ => Ok(FieldSource::Nested(FieldReader::new(self, p)?)),
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(ArrayBatchReader {
             fields,

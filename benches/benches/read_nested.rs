@@ -1,0 +1,188 @@
+//! Decoding nested columns from a file in memory, one thread, parq side by side with the
+//! `parquet` crate (arrow-rs) on identical bytes written by parquet's `ArrowWriter` (defaults:
+//! v1 pages, dictionary on, one row group).
+//!
+//! Cases (`PARQ_BENCH_ROWS` rows, default 1,000,000):
+//! * `list_i64`: `list<int64>`, 0–8 items (average 4), 5 % null lists, 5 % null items;
+//! * `list_i64_nonull`: the same lengths, no null list or item (nullable fields);
+//! * `struct`: `struct{a: int32, b: utf8 of 8 bytes from 10,000 distinct}`, 10 % null
+//!   structs, 5 % null children;
+//!
+//! each uncompressed, snappy and zstd. Both sides decode batches of 8192 rows and keep them
+//! all (the whole column is collected); strings are read as offsets (parq `Offsets`, parquet
+//! `LargeUtf8`-free `Utf8`, which is what the file's schema says).
+//!
+//! `cargo bench -p parq-benches --bench read_nested -- --warm-up-time 1 --measurement-time 3`
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use arrow_array::{
+    Array, ArrayRef, Int32Array, Int64Array, ListArray, RecordBatch, StringArray, StructArray,
+};
+use arrow_buffer::{NullBuffer, OffsetBuffer};
+use arrow_schema::{DataType, Field, Fields, Schema};
+use bytes::Bytes;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use parq::read::ParquetReader;
+use parq_benches::Rng;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+
+const BATCH: usize = 8192;
+
+fn list_i64(rows: usize, nulls: bool) -> ArrayRef {
+    let mut rng = Rng::new(42);
+    let mut offsets = vec![0i32];
+    let mut list_valid = Vec::with_capacity(rows);
+    let mut values = Vec::new();
+    let mut item_valid = Vec::new();
+    for _ in 0..rows {
+        let null = nulls && rng.chance(0.05);
+        list_valid.push(!null);
+        if !null {
+            for _ in 0..rng.below(9) {
+                values.push(rng.next_u64() as i64 >> 8);
+                item_valid.push(!(nulls && rng.chance(0.05)));
+            }
+        }
+        offsets.push(values.len() as i32);
+    }
+    let items = Int64Array::new(values.into(), nulls.then(|| NullBuffer::from(item_valid)));
+    let field = Arc::new(Field::new("item", DataType::Int64, true));
+    Arc::new(ListArray::new(
+        field,
+        OffsetBuffer::new(offsets.into()),
+        Arc::new(items),
+        nulls.then(|| NullBuffer::from(list_valid)),
+    ))
+}
+
+fn struct_ab(rows: usize) -> ArrayRef {
+    let mut rng = Rng::new(7);
+    let pool: Vec<String> = (0..10_000).map(|i| format!("s{i:07}")).collect();
+    let valid: Vec<bool> = (0..rows).map(|_| !rng.chance(0.10)).collect();
+    let a: Vec<Option<i32>> = (0..rows)
+        .map(|_| (!rng.chance(0.05)).then(|| rng.next_u32() as i32))
+        .collect();
+    let b: Vec<Option<&str>> = (0..rows)
+        .map(|_| (!rng.chance(0.05)).then(|| pool[rng.below(10_000) as usize].as_str()))
+        .collect();
+    let fields = Fields::from(vec![
+        Field::new("a", DataType::Int32, true),
+        Field::new("b", DataType::Utf8, true),
+    ]);
+    Arc::new(StructArray::new(
+        fields,
+        vec![
+            Arc::new(Int32Array::from(a)),
+            Arc::new(StringArray::from(b)),
+        ],
+        Some(NullBuffer::from(valid)),
+    ))
+}
+
+fn write(array: ArrayRef, codec: Compression) -> Bytes {
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "c",
+        array.data_type().clone(),
+        true,
+    )]));
+    let props = WriterProperties::builder()
+        .set_compression(codec)
+        .set_max_row_group_row_count(Some(array.len().max(1)))
+        .build();
+    let batch = RecordBatch::try_new(schema.clone(), vec![array]).expect("batch");
+    let mut out = Vec::new();
+    let mut w = ArrowWriter::try_new(&mut out, schema, Some(props)).expect("writer");
+    w.write(&batch).expect("write");
+    w.close().expect("close");
+    Bytes::from(out)
+}
+
+fn read_parq(file: &Bytes) -> Vec<parq::read::ArrayBatch> {
+    let reader = ParquetReader::new(file.clone()).expect("open");
+    reader
+        .array_batches(&["c"], BATCH)
+        .expect("batches")
+        .collect::<Result<Vec<_>, _>>()
+        .expect("read")
+}
+
+fn read_parquet(file: &Bytes) -> Vec<RecordBatch> {
+    ParquetRecordBatchReaderBuilder::try_new(file.clone())
+        .expect("open")
+        .with_batch_size(BATCH)
+        .build()
+        .expect("build")
+        .collect::<Result<Vec<_>, _>>()
+        .expect("read")
+}
+
+/// Both readers must agree on rows, nulls at the top and the leaf values before timing.
+fn check_same(name: &str, ours: &[parq::read::ArrayBatch], theirs: &[RecordBatch]) {
+    let rows: usize = ours.iter().map(|b| b.num_rows).sum();
+    let their_rows: usize = theirs.iter().map(|b| b.num_rows()).sum();
+    assert_eq!(rows, their_rows, "{name}: rows");
+    let nulls: usize = ours.iter().map(|b| b.arrays[0].null_count()).sum();
+    let their_nulls: usize = theirs.iter().map(|b| b.column(0).null_count()).sum();
+    assert_eq!(nulls, their_nulls, "{name}: top-level nulls");
+    for (b, t) in ours.iter().zip(theirs) {
+        let col = t.column(0);
+        for i in (0..b.num_rows).step_by(97) {
+            let ours = b.arrays[0].value(i);
+            let valid = col.is_valid(i);
+            assert_eq!(ours != parq::array::Value::Null, valid, "{name}: row {i}");
+            if let (parq::array::Value::List(items), Some(l)) =
+                (&ours, col.as_any().downcast_ref::<ListArray>())
+            {
+                let v = l.value(i);
+                let v = v.as_any().downcast_ref::<Int64Array>().expect("i64");
+                assert_eq!(items.len(), v.len(), "{name}: list length at {i}");
+                for (k, item) in items.iter().enumerate() {
+                    let want = v
+                        .is_valid(k)
+                        .then(|| parq::array::Value::Leaf(v.value(k).to_le_bytes().to_vec()));
+                    assert_eq!(Some(item.clone()).filter(|x| *x != parq::array::Value::Null), want);
+                }
+            }
+        }
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let rows = parq_benches::rows();
+    let mut group = c.benchmark_group("read_nested");
+    let codecs = [
+        ("none", Compression::UNCOMPRESSED),
+        ("snappy", Compression::SNAPPY),
+        ("zstd", Compression::ZSTD(ZstdLevel::default())),
+    ];
+    type Make = fn(usize) -> ArrayRef;
+    let shapes: [(&str, Make); 3] = [
+        ("list_i64", |r| list_i64(r, true)),
+        ("list_i64_nonull", |r| list_i64(r, false)),
+        ("struct", struct_ab),
+    ];
+    for (shape, make) in shapes {
+        let array = make(rows);
+        for (codec_name, codec) in codecs {
+            let name = format!("{shape}_{codec_name}");
+            let file = write(array.clone(), codec);
+            check_same(&name, &read_parq(&file), &read_parquet(&file));
+            group.throughput(Throughput::Elements(rows as u64));
+            group.bench_with_input(BenchmarkId::new("parq", &name), &file, |b, f| {
+                b.iter(|| black_box(read_parq(f)))
+            });
+            group.bench_with_input(BenchmarkId::new("parquet", &name), &file, |b, f| {
+                b.iter(|| black_box(read_parquet(f)))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
