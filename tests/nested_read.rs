@@ -1,0 +1,176 @@
+//! Nested reading on files pyarrow writes with tiny pages (records cross v1 pages): batches of
+//! every size concatenate to the whole field, projections by leaf path keep the leaf's
+//! ancestors, and the nested fast paths are taken where they must be.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use bytes::Bytes;
+use parq::array::{Array, Value};
+use parq::field::DataType;
+use parq::read::ParquetReader;
+use support::*;
+
+/// Writes the test files with pyarrow; returns their paths by name.
+fn write_files(dir: &Path) -> Vec<PathBuf> {
+    let script = r#"
+import sys, random
+import pyarrow as pa, pyarrow.parquet as pq
+out = sys.argv[1]
+rnd = random.Random(7)
+n = 3000
+def maybe(p, v):
+    return None if rnd.random() < p else v
+lists = [maybe(0.05, [maybe(0.05, rnd.randrange(-1000, 1000)) for _ in range(rnd.randrange(9))]) for _ in range(n)]
+nonull = [[rnd.randrange(1 << 40) for _ in range(1 + rnd.randrange(8))] for _ in range(n)]
+structs = [maybe(0.1, {"a": maybe(0.05, rnd.randrange(100)), "b": maybe(0.05, "s%d" % rnd.randrange(50))}) for _ in range(n)]
+deep = [maybe(0.1, [maybe(0.1, {"x": maybe(0.1, [maybe(0.1, "v%d" % rnd.randrange(9)) for _ in range(rnd.randrange(4))]), "y": rnd.randrange(5)}) for _ in range(rnd.randrange(4))]) for _ in range(n)]
+maps = [maybe(0.1, [("k%d" % rnd.randrange(20), maybe(0.2, [rnd.randrange(9) for _ in range(rnd.randrange(3))])) for _ in range(rnd.randrange(4))]) for _ in range(n)]
+req = pa.list_(pa.field("element", pa.int64(), nullable=False))
+t = pa.table({
+    "lists": pa.array(lists, pa.list_(pa.int64())),
+    "nonull": pa.array(nonull, req),
+    "structs": pa.array(structs, pa.struct([("a", pa.int32()), ("b", pa.string())])),
+    "deep": pa.array(deep, pa.list_(pa.struct([("x", pa.list_(pa.string())), ("y", pa.int64())]))),
+    "maps": pa.array(maps, pa.map_(pa.string(), pa.list_(pa.int32()))),
+    "flat": pa.array([maybe(0.3, i) for i in range(n)], pa.int64()),
+})
+schema = t.schema.set(1, pa.field("nonull", req, nullable=False))
+t = t.cast(schema)
+for version in ["1.0", "2.0"]:
+    for dictionary in [False, True]:
+        name = "v%s_%s" % (version[0], "dict" if dictionary else "plain")
+        pq.write_table(t, "%s/%s.parquet" % (out, name), data_page_version=version,
+                       use_dictionary=dictionary, data_page_size=256, write_batch_size=7,
+                       row_group_size=1000, compression="snappy")
+"#;
+    let status = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(dir)
+        .status()
+        .expect("python3");
+    assert!(status.success(), "pyarrow failed to write the test files");
+    ["v1_plain", "v1_dict", "v2_plain", "v2_dict"]
+        .iter()
+        .map(|n| dir.join(format!("{n}.parquet")))
+        .collect()
+}
+
+fn open(path: &Path) -> ParquetReader {
+    ParquetReader::new(Bytes::from(std::fs::read(path).expect("read"))).expect("open")
+}
+
+fn rows(a: &Array) -> Vec<Value> {
+    (0..a.len()).map(|i| a.value(i)).collect()
+}
+
+#[test]
+fn batches_of_every_size_concatenate_to_the_whole() {
+    require_pyarrow();
+    let dir = scratch_dir("nested_read_batches");
+    for file in write_files(&dir) {
+        let reader = open(&file);
+        let fields = reader.fields().expect("fields");
+        let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+        let whole: Vec<Vec<Value>> = (0..fields.len())
+            .map(|i| rows(&reader.read_field(i).expect("read_field").1))
+            .collect();
+        assert_eq!(whole[0].len(), 3000);
+        for size in [1, 2, 3, 7, 100, 999, 1000, 1001, 4096] {
+            let mut got: Vec<Vec<Value>> = vec![Vec::new(); fields.len()];
+            for batch in reader.array_batches(&names, size).expect("batches") {
+                let batch = batch.expect("batch");
+                assert!(batch.num_rows <= size);
+                for (k, a) in batch.arrays.iter().enumerate() {
+                    assert_eq!(a.len(), batch.num_rows);
+                    got[k].extend(rows(a));
+                }
+            }
+            for (k, name) in names.iter().enumerate() {
+                assert!(
+                    got[k] == whole[k],
+                    "{}: field {name}, batch size {size}",
+                    file.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn projection_by_leaf_path_keeps_its_ancestors() {
+    require_pyarrow();
+    let dir = scratch_dir("nested_read_projection");
+    let file = &write_files(&dir)[0];
+    let reader = open(file);
+    let (field, y) = reader
+        .read_field_by_path("deep.list.element.y")
+        .expect("project");
+    let DataType::List(element) = &field.data_type else {
+        panic!("deep is a list: {field:?}")
+    };
+    let DataType::Struct(children) = &element.data_type else {
+        panic!("its element is a struct: {element:?}")
+    };
+    assert_eq!(children.len(), 1);
+    assert_eq!(children[0].name, "y");
+    // Same lists, same nulls, same y as the whole field.
+    let (_, whole) = reader.read_field_by_path("deep").expect("whole");
+    for i in 0..whole.len() {
+        let project = |v: Value| match v {
+            Value::List(items) => Value::List(
+                items
+                    .into_iter()
+                    .map(|it| match it {
+                        Value::Struct(mut c) => Value::Struct(vec![c.remove(1)]),
+                        other => other,
+                    })
+                    .collect(),
+            ),
+            other => other,
+        };
+        assert_eq!(y.value(i), project(whole.value(i)), "row {i}");
+    }
+    // A map projected to its value keeps its key.
+    let (field, _) = reader
+        .read_field_by_path("maps.key_value.value.list.element")
+        .expect("map value");
+    let DataType::Map(entries) = &field.data_type else {
+        panic!("maps is a map: {field:?}")
+    };
+    assert_eq!(entries.children().len(), 2);
+    assert!(reader.read_field_by_path("nope.x").is_err());
+}
+
+#[cfg(feature = "probes")]
+#[test]
+fn nested_fast_paths_are_taken() {
+    use parq::codecs::probe;
+    require_pyarrow();
+    let dir = scratch_dir("nested_read_probes");
+    let file = &write_files(&dir)[0];
+    let reader = open(file);
+    // A list without nulls or empty lists: offsets straight from the repetition levels, and
+    // every leaf page all valid (values decoded in one go).
+    probe::reset();
+    let (_, a) = reader.read_field_by_path("nonull").expect("nonull");
+    assert_eq!(a.len(), 3000);
+    assert!(probe::get("nested.list_offsets_from_rep") > 0);
+    assert_eq!(probe::get("nested.list_offsets_general"), 0);
+    assert!(probe::get("nested.leaf_page_all_valid") > 0);
+    // With null lists and items, the general path.
+    probe::reset();
+    reader.read_field_by_path("lists").expect("lists");
+    assert!(probe::get("nested.list_offsets_general") > 0);
+    assert_eq!(probe::get("nested.list_offsets_from_rep"), 0);
+    // A flat column read through array_batches takes the flat reader, not the level buffer.
+    probe::reset();
+    for b in reader.array_batches(&["flat"], 500).expect("flat") {
+        b.expect("batch");
+    }
+    assert_eq!(probe::get("nested.leaf_page_all_valid"), 0);
+    assert_eq!(probe::get("nested.list_offsets_general"), 0);
+}
