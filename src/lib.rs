@@ -11,6 +11,8 @@ mod error;
 pub mod metadata;
 pub mod read;
 pub mod schema;
+#[cfg(test)]
+mod testdata;
 pub mod write;
 
 pub use error::{Error, Result};

@@ -23,8 +23,7 @@ const MUTATED: &[&str] = &[
 #[test]
 fn bad_data_files_fail_cleanly() {
     require_pyarrow();
-    let dir = parquet_testing_dir().join("bad_data");
-    assert!(dir.is_dir(), "{} not found", dir.display());
+    let dir = parquet_bad_data();
     let files = walk_files(&dir, &|p: &Path| {
         p.extension().is_some_and(|e| e == "parquet")
     });
@@ -151,7 +150,7 @@ fn mutations(bytes: &[u8], seed: u64) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn corrupted_good_files_do_not_panic() {
-    let data = parquet_testing_dir().join("data");
+    let data = parquet_test_data();
     let scratch = scratch_dir("bad_data-mutated");
     let mut cases: Vec<(String, PathBuf)> = Vec::new();
     for (n, name) in MUTATED.iter().enumerate() {

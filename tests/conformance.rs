@@ -68,10 +68,6 @@ const PYARROW_UNREADABLE: &[(&str, &str)] = &[
     ),
 ];
 
-fn data_dir() -> PathBuf {
-    parquet_testing_dir().join("data")
-}
-
 fn is_parquet(p: &Path) -> bool {
     let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
     name.ends_with(".parquet") || name.ends_with(".parquet.encrypted")
@@ -80,12 +76,7 @@ fn is_parquet(p: &Path) -> bool {
 #[test]
 fn conformance_parquet_testing() {
     require_pyarrow();
-    let data = data_dir();
-    assert!(
-        data.is_dir(),
-        "{} not found: the parquet-testing checkout must be at ../shared/parquet-testing",
-        data.display()
-    );
+    let data = parquet_test_data();
     let files = walk_files(&data, &is_parquet);
     assert!(
         files.len() > 50,
@@ -226,7 +217,7 @@ fn conformance_parquet_testing() {
 fn cat_columns_and_limit() {
     require_pyarrow();
     let scratch = scratch_dir("conformance-options");
-    let file = data_dir().join("alltypes_plain.parquet");
+    let file = parquet_test_data().join("alltypes_plain.parquet");
     let cases: &[&[&str]] = &[
         &["--columns", "id,string_col"],
         &["--columns", "timestamp_col,bool_col,float_col"],

@@ -6,9 +6,15 @@ use bytes::Bytes;
 use parq::column::{Column, Values};
 use parq::read::{FileSource, MmapSource, ParquetReader, ReadOptions, Source};
 
+/// `name` in parquet-testing's `data/`: under `$PARQUET_TEST_DATA` when set (as in arrow-rs),
+/// else in the copy vendored under `testdata/parquet-testing/` (see testdata/README.md).
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/parquet-testing/data")
+    std::env::var_os("PARQUET_TEST_DATA")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/parquet-testing/data")
+        })
         .join(name)
 }
 

@@ -348,10 +348,14 @@ fn pyarrow_reads_every_type_policy_codec_and_page_version() {
 /// option sets, and keeps the schema elements exactly.
 #[test]
 fn rewrite_keeps_flat_parquet_testing_files_identical() {
-    let data = manifest_dir().join("../shared/parquet-testing/data");
+    // $PARQUET_TEST_DATA overrides the vendored copy, as in tests/support/mod.rs.
+    let data = std::env::var_os("PARQUET_TEST_DATA")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest_dir().join("testdata/parquet-testing/data"));
     assert!(
         data.is_dir(),
-        "parquet-testing is expected at {}",
+        "parquet-testing data not found at {} (set PARQUET_TEST_DATA to its data/ directory)",
         data.display()
     );
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_parq"));

@@ -21,9 +21,32 @@ pub fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared/parquet-testing` next to the work tree (CI lays it out the same way).
-pub fn parquet_testing_dir() -> PathBuf {
-    manifest_dir().join("../shared/parquet-testing")
+/// apache/parquet-testing's `data/`: `$PARQUET_TEST_DATA` when set (as in arrow-rs), else the
+/// copy vendored under `testdata/parquet-testing/` (see testdata/README.md). Fails (never
+/// skips) when the directory is missing: a skipped conformance run would read as a pass.
+pub fn parquet_test_data() -> PathBuf {
+    let dir = match std::env::var_os("PARQUET_TEST_DATA").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => manifest_dir().join("testdata/parquet-testing/data"),
+    };
+    assert!(
+        dir.is_dir(),
+        "parquet-testing data not found at {} (set PARQUET_TEST_DATA to its data/ directory)",
+        dir.display()
+    );
+    dir
+}
+
+/// parquet-testing's `bad_data/`: always the sibling of [`parquet_test_data`], so one variable
+/// moves both.
+pub fn parquet_bad_data() -> PathBuf {
+    let dir = parquet_test_data().join("../bad_data");
+    assert!(
+        dir.is_dir(),
+        "parquet-testing bad_data not found at {} (it must sit beside PARQUET_TEST_DATA)",
+        dir.display()
+    );
+    dir
 }
 
 pub fn support_dir() -> PathBuf {
