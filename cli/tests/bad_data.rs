@@ -31,7 +31,6 @@ fn bad_data_files_fail_cleanly() {
 
     let scratch = scratch_dir("bad_data");
     let expected = expected_batch(&files, &scratch, 1);
-    parq_bin();
 
     let results = par_map(&expected, threads(), |e| {
         let name = rel(&e.file, &dir);
@@ -161,7 +160,6 @@ fn corrupted_good_files_do_not_panic() {
             cases.push((format!("{name} {variant}"), path));
         }
     }
-    parq_bin();
     let results = par_map(&cases, threads(), |(label, path)| {
         let run = parq_cat(path, &[], &scratch);
         let err = if let Some(c) = run.crash() {

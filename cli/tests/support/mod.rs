@@ -1,6 +1,6 @@
 //! Shared helpers for the integration tests that compare `parq cat` with pyarrow.
 //!
-//! The expected side is `tests/support/expected.py` (pyarrow); the actual side is
+//! The expected side is `cli/tests/support/expected.py` (pyarrow); the actual side is
 //! the `parq` binary. Both print JSON Lines; rows are compared parsed, key by key.
 #![allow(dead_code)] // each test binary uses a different subset
 
@@ -17,8 +17,14 @@ use serde_json::Value;
 /// Deadline for one `parq cat` run before it counts as a hang.
 pub const CAT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The parq-cli crate (`cli/`).
 pub fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The workspace root, where `testdata/` is.
+pub fn workspace_dir() -> PathBuf {
+    manifest_dir().join("..")
 }
 
 /// apache/parquet-testing's `data/`: `$PARQUET_TEST_DATA` when set (as in arrow-rs), else the
@@ -27,7 +33,7 @@ pub fn manifest_dir() -> PathBuf {
 pub fn parquet_test_data() -> PathBuf {
     let dir = match std::env::var_os("PARQUET_TEST_DATA").filter(|v| !v.is_empty()) {
         Some(dir) => PathBuf::from(dir),
-        None => manifest_dir().join("testdata/parquet-testing/data"),
+        None => workspace_dir().join("testdata/parquet-testing/data"),
     };
     assert!(
         dir.is_dir(),
@@ -55,23 +61,14 @@ pub fn support_dir() -> PathBuf {
 
 /// The `parq` binary Cargo built for this test run, or `$PARQ_BIN` when set
 /// (to test another build, e.g. a release binary, with the same harness).
+///
+/// These tests live in the parq-cli package because Cargo builds a package's binaries before
+/// its integration tests and names them in `CARGO_BIN_EXE_<name>` for that package only.
 pub fn parq_bin() -> PathBuf {
     if let Some(p) = std::env::var_os("PARQ_BIN").filter(|p| !p.is_empty()) {
         return PathBuf::from(p);
     }
-    let Some(path) = option_env!("CARGO_BIN_EXE_parq") else {
-        panic!(
-            "there is no `parq` binary target (Cargo.toml declares no [[bin]] parq), \
-             so `parq cat` cannot be tested yet (or set PARQ_BIN to a parq executable)"
-        );
-    };
-    let path = PathBuf::from(path);
-    assert!(
-        path.exists(),
-        "parq binary {} was not built; run through `cargo test`",
-        path.display()
-    );
-    path
+    PathBuf::from(env!("CARGO_BIN_EXE_parq"))
 }
 
 /// Fails the test (never skips) when python3 or pyarrow is missing.

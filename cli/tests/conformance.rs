@@ -8,7 +8,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use support::*;
 
@@ -87,7 +87,7 @@ fn conformance_parquet_testing() {
 
     let scratch = scratch_dir("conformance");
     let expected = expected_batch(&files, &scratch, 2);
-    let parq = parq_bin(); // fails clearly when the binary target does not exist yet
+    let parq = parq_bin();
     eprintln!("conformance: parq = {}", parq.display());
 
     struct Report {

@@ -44,7 +44,6 @@ fn pyarrow_written_files() {
     );
 
     let expected = expected_batch(&files, &scratch, 2);
-    parq_bin();
 
     let results = par_map(&expected, threads(), |e| {
         let name = rel(&e.file, &gen_dir);
