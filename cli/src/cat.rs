@@ -179,6 +179,9 @@ pub fn run<S: Source>(
         .collect();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    // Standard output has no path; name it so that e.g. a closed pipe does not read as a
+    // failure on the input file.
+    let stdout_err = |e: std::io::Error| parq::Error::from(e).in_file("<stdout>");
     let mut left = limit.unwrap_or(usize::MAX);
     let mut line = String::new();
     if left == 0 {
@@ -198,14 +201,14 @@ pub fn run<S: Source>(
                 value(&mut line, col, &formats[k], row);
             }
             line.push_str("}\n");
-            out.write_all(line.as_bytes())?;
+            out.write_all(line.as_bytes()).map_err(stdout_err)?;
             left -= 1;
             if left == 0 {
-                out.flush()?;
+                out.flush().map_err(stdout_err)?;
                 return Ok(());
             }
         }
     }
-    out.flush()?;
+    out.flush().map_err(stdout_err)?;
     Ok(())
 }

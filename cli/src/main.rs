@@ -6,7 +6,7 @@ mod meta;
 mod rewrite;
 mod scan;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -85,9 +85,15 @@ fn main() -> ExitCode {
     }
 }
 
-fn open(path: &PathBuf, options: ReadOptions) -> parq::Result<ParquetReader> {
-    let bytes = bytes::Bytes::from(std::fs::read(path)?);
-    ParquetReader::with_options(bytes, options)
+/// The whole file at `path`; an I/O error names `path`.
+fn read_file(path: &Path) -> parq::Result<bytes::Bytes> {
+    std::fs::read(path)
+        .map(bytes::Bytes::from)
+        .map_err(|e| parq::Error::from(e).in_file(path))
+}
+
+fn open(path: &Path, options: ReadOptions) -> parq::Result<ParquetReader> {
+    ParquetReader::with_options(read_file(path)?, options)
 }
 
 fn run(cli: Cli) -> parq::Result<()> {

@@ -41,7 +41,7 @@ fn codec(name: &str) -> Result<CodecKind> {
 
 pub fn run(args: &Args) -> Result<()> {
     let start = Instant::now();
-    let bytes = bytes::Bytes::from(std::fs::read(&args.input)?);
+    let bytes = crate::read_file(&args.input)?;
     let in_len = bytes.len();
     let reader = ParquetReader::new(bytes.clone())?;
     let meta = reader.metadata().clone();
@@ -90,13 +90,16 @@ pub fn run(args: &Args) -> Result<()> {
     }
     // Check the schema and options before the output file exists.
     ParquetWriter::from_schema_elements(std::io::sink(), meta.schema.clone(), options.clone())?;
-    let result = write(args, &reader, &bytes, options);
+    // The writer's I/O errors are the output file's: it writes nothing else.
+    let result = write(args, &reader, &bytes, options).map_err(|e| e.in_file(&args.output));
     if result.is_err() {
         // What was written has no footer and is not a Parquet file: do not leave it around.
         let _ = std::fs::remove_file(&args.output);
     }
     let written = result?;
-    let out_len = std::fs::metadata(&args.output)?.len();
+    let out_len = std::fs::metadata(&args.output)
+        .map_err(|e| Error::from(e).in_file(&args.output))?
+        .len();
     let secs = start.elapsed().as_secs_f64();
     println!(
         "{} ({in_len} bytes) -> {} ({out_len} bytes, {:.1} %) in {secs:.3} s: {} rows, {} row groups",
