@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Seed the fuzz corpora (fuzz/corpus/, git-ignored).
 
-read_file:      the parquet-testing files (../shared/parquet-testing/data or $PARQUET_TESTING).
+read_file:      the parquet-testing files: the argument, else $PARQUET_TEST_DATA (its data/
+                directory, as for the tests), else testdata/parquet-testing/data.
 read_footer:    their footers (the thrift FileMetaData) and their first page headers.
 decompress_*:   4-byte declared size + a page compressed by pyarrow (if installed).
 
@@ -24,9 +25,8 @@ def put(target, data):
 
 
 def main():
-    default = os.environ.get(
-        "PARQUET_TESTING",
-        os.path.join(HERE, "..", "..", "shared", "parquet-testing", "data"),
+    default = os.environ.get("PARQUET_TEST_DATA") or os.path.join(
+        HERE, "..", "testdata", "parquet-testing", "data"
     )
     data_dir = sys.argv[1] if len(sys.argv) > 1 else default
     files = 0

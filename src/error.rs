@@ -1,6 +1,7 @@
 //! The error type of the file crate.
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 /// Where in a file an error happened. Every field is optional: fill what is known.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -41,8 +42,17 @@ impl fmt::Display for Location {
 #[non_exhaustive]
 #[derive(Debug)]
 pub enum Error {
-    /// An I/O error from the source or sink.
+    /// An I/O error from a source or sink that has no path (a `Write` given to the writer, an
+    /// open `File`).
     Io(std::io::Error),
+    /// An I/O error on a named file. The message names the path, since "No such file or
+    /// directory" alone does not say which of several files was missing.
+    File {
+        /// The file the operation was on.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
     /// An encoding or codec error, with where it happened.
     Codec {
         /// The underlying error.
@@ -76,6 +86,18 @@ impl Error {
         }
     }
 
+    /// Name the file an [`Error::Io`] happened on, making it an [`Error::File`]. Other errors,
+    /// and I/O errors that already name a file, are returned unchanged.
+    pub fn in_file(self, path: impl AsRef<Path>) -> Self {
+        match self {
+            Error::Io(source) => Error::File {
+                path: path.as_ref().to_path_buf(),
+                source,
+            },
+            e => e,
+        }
+    }
+
     /// Fill in location fields that are not yet known.
     pub fn at(mut self, loc: &Location) -> Self {
         if let Error::Codec { at, .. } | Error::Format { at, .. } = &mut self {
@@ -94,6 +116,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Io(e) => write!(f, "i/o error: {e}"),
+            Error::File { path, source } => write!(f, "i/o error: {}: {source}", path.display()),
             Error::Codec { source, at } => {
                 write!(f, "{source}")?;
                 if *at != Location::default() {
@@ -117,7 +140,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Io(e) => Some(e),
+            Error::Io(e) | Error::File { source: e, .. } => Some(e),
             Error::Codec { source, .. } => Some(source),
             _ => None,
         }

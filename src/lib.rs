@@ -13,6 +13,8 @@ pub mod field;
 pub mod metadata;
 pub mod read;
 pub mod schema;
+#[cfg(test)]
+mod testdata;
 pub mod write;
 
 pub use error::{Error, Result};

@@ -856,15 +856,9 @@ mod tests {
         assert_eq!(logical_from_converted(C(99), None, None), None);
     }
 
-    fn testing_file(name: &str) -> Option<Vec<u8>> {
-        std::fs::read(format!("/work/shared/parquet-testing/data/{name}")).ok()
-    }
-
     #[test]
     fn parquet_testing_schemas() {
-        let Ok(dir) = std::fs::read_dir("/work/shared/parquet-testing/data") else {
-            return;
-        };
+        let dir = std::fs::read_dir(crate::testdata::data_dir()).unwrap();
         let mut n = 0;
         for entry in dir.flatten() {
             let p = entry.path();
@@ -892,9 +886,7 @@ mod tests {
 
     #[test]
     fn alltypes_plain_schema() {
-        let Some(bytes) = testing_file("alltypes_plain.parquet") else {
-            return;
-        };
+        let bytes = crate::testdata::data_file("alltypes_plain.parquet");
         let m = decode_footer(&bytes).unwrap();
         let s = SchemaDescriptor::new(&m.schema).unwrap();
         assert_eq!(s.num_columns(), 11);
@@ -909,10 +901,8 @@ mod tests {
 
     #[test]
     fn parquet_1481_is_an_error() {
-        let Ok(bytes) = std::fs::read("/work/shared/parquet-testing/bad_data/PARQUET-1481.parquet")
-        else {
-            return;
-        };
+        let bytes =
+            std::fs::read(crate::testdata::bad_data_dir().join("PARQUET-1481.parquet")).unwrap();
         if let Ok(m) = decode_footer(&bytes) {
             assert!(SchemaDescriptor::new(&m.schema).is_err());
         }
@@ -920,9 +910,7 @@ mod tests {
 
     #[test]
     fn nested_file_schema() {
-        let Some(bytes) = testing_file("nested_lists.snappy.parquet") else {
-            return;
-        };
+        let bytes = crate::testdata::data_file("nested_lists.snappy.parquet");
         let m = decode_footer(&bytes).unwrap();
         let s = SchemaDescriptor::new(&m.schema).unwrap();
         assert!(!s.is_flat());

@@ -6,9 +6,15 @@ use bytes::Bytes;
 use parq::column::{Column, Values};
 use parq::read::{FileSource, MmapSource, ParquetReader, ReadOptions, Source};
 
+/// `name` in parquet-testing's `data/`: under `$PARQUET_TEST_DATA` when set (as in arrow-rs),
+/// else in the copy vendored under `testdata/parquet-testing/` (see testdata/README.md).
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/parquet-testing/data")
+    std::env::var_os("PARQUET_TEST_DATA")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/parquet-testing/data")
+        })
         .join(name)
 }
 
@@ -141,4 +147,49 @@ fn truncated_file_errors_name_the_place() {
     let msg = r.read_column(0).unwrap_err().to_string();
     assert!(msg.contains("column id"), "{msg}");
     assert!(msg.contains("offset"), "{msg}");
+}
+
+/// I/O errors name the file: "No such file or directory" alone does not say which one.
+#[test]
+fn io_errors_name_the_path() {
+    let missing = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("no-such-dir/missing.parquet");
+    let named = |e: parq::Error| {
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!("i/o error: {}: ", missing.display())),
+            "{text}"
+        );
+        assert!(
+            matches!(&e, parq::Error::File { path, source }
+                if *path == missing && source.kind() == std::io::ErrorKind::NotFound),
+            "{e:?}"
+        );
+    };
+    named(FileSource::open(&missing).unwrap_err());
+    // SAFETY: the file does not exist; nothing is mapped.
+    named(unsafe { MmapSource::open(&missing) }.unwrap_err());
+
+    // A read after the open names the path too: here the file shrank under the source.
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("shrinking-{}.parquet", std::process::id()));
+    std::fs::write(&path, [0u8; 64]).unwrap();
+    let source = FileSource::open(&path).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    let err = source.read(0..64).unwrap_err();
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        matches!(&err, parq::Error::File { path: p, .. } if *p == path),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains(&*path.to_string_lossy()), "{err}");
+
+    // A source without a path (an open `File`) keeps the plain variant.
+    let unnamed = parq::Error::from(std::io::Error::other("x"));
+    assert_eq!(unnamed.to_string(), "i/o error: x");
+    assert_eq!(unnamed.in_file("f").to_string(), "i/o error: f: x");
 }

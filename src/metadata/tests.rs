@@ -558,18 +558,6 @@ fn footer_len() {
     assert!(footer_metadata(b"PAR0\x00\x00\x00\x00PAR1").is_err());
 }
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/parquet-testing");
-
-fn testing_dir(sub: &str) -> Option<std::path::PathBuf> {
-    for base in [Path::new("/work/shared/parquet-testing"), Path::new(DATA)] {
-        let p = base.join(sub);
-        if p.is_dir() {
-            return Some(p);
-        }
-    }
-    None
-}
-
 fn parquet_files(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut v: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -582,10 +570,7 @@ fn parquet_files(dir: &Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn parquet_testing_footers() {
-    let Some(dir) = testing_dir("data") else {
-        eprintln!("parquet-testing not found, skipping");
-        return;
-    };
+    let dir = crate::testdata::data_dir();
     let mut files = parquet_files(&dir);
     assert!(files.len() > 50, "{}", files.len());
     let geo = dir.join("geospatial");
@@ -632,9 +617,7 @@ fn parquet_testing_footers() {
 
 #[test]
 fn parquet_testing_page_indexes_and_headers() {
-    let Some(dir) = testing_dir("data") else {
-        return;
-    };
+    let dir = crate::testdata::data_dir();
     let mut indexes = 0;
     let mut headers = 0;
     for path in parquet_files(&dir) {
@@ -683,9 +666,7 @@ fn parquet_testing_page_indexes_and_headers() {
 
 #[test]
 fn bad_data_footers_do_not_panic() {
-    let Some(dir) = testing_dir("bad_data") else {
-        return;
-    };
+    let dir = crate::testdata::bad_data_dir();
     for path in parquet_files(&dir) {
         let bytes = std::fs::read(&path).unwrap();
         let _ = decode_footer(&bytes);
@@ -695,9 +676,7 @@ fn bad_data_footers_do_not_panic() {
 /// Mutated real footers: decoding must return, never panic or allocate wildly.
 #[test]
 fn mutated_footers_do_not_panic() {
-    let Some(dir) = testing_dir("data") else {
-        return;
-    };
+    let dir = crate::testdata::data_dir();
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
         seed ^= seed << 13;
@@ -724,9 +703,7 @@ fn mutated_footers_do_not_panic() {
 
 #[test]
 fn unknown_logical_type_file() {
-    let Some(dir) = testing_dir("data") else {
-        return;
-    };
+    let dir = crate::testdata::data_dir();
     let bytes = std::fs::read(dir.join("unknown-logical-type.parquet")).unwrap();
     let m = decode_footer(&bytes).unwrap();
     assert!(

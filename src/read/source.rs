@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -50,18 +50,33 @@ impl Source for Bytes {
 pub struct FileSource {
     file: File,
     len: u64,
+    /// The path it was opened from, named by its I/O errors ([`Error::File`]); `None` for a
+    /// [`FileSource::new`] file, whose errors are [`Error::Io`].
+    path: Option<PathBuf>,
 }
 
 impl FileSource {
-    /// Open `path` for reading.
+    /// Open `path` for reading. Its I/O errors, here and in later reads, name `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
-        Self::new(File::open(path)?)
+        let path = path.as_ref();
+        let named = |e: std::io::Error| Error::from(e).in_file(path);
+        let file = File::open(path).map_err(named)?;
+        let len = file.metadata().map_err(named)?.len();
+        Ok(FileSource {
+            file,
+            len,
+            path: Some(path.to_path_buf()),
+        })
     }
 
-    /// Wrap an open file.
+    /// Wrap an open file. Its I/O errors are [`Error::Io`]: a `File` does not know its path.
     pub fn new(file: File) -> Result<Self> {
         let len = file.metadata()?.len();
-        Ok(FileSource { file, len })
+        Ok(FileSource {
+            file,
+            len,
+            path: None,
+        })
     }
 }
 
@@ -72,7 +87,13 @@ impl Source for FileSource {
     fn read(&self, range: Range<u64>) -> Result<Bytes> {
         check_range(&range, self.len)?;
         let mut buf = vec![0u8; (range.end - range.start) as usize];
-        read_exact_at(&self.file, &mut buf, range.start)?;
+        read_exact_at(&self.file, &mut buf, range.start).map_err(|e| {
+            let e = Error::from(e);
+            match &self.path {
+                Some(path) => e.in_file(path),
+                None => e,
+            }
+        })?;
         Ok(Bytes::from(buf))
     }
 }
@@ -106,7 +127,7 @@ pub struct MmapSource {
 }
 
 impl MmapSource {
-    /// Map `path` read-only.
+    /// Map `path` read-only. Its I/O errors name `path`.
     ///
     /// # Safety
     ///
@@ -117,10 +138,12 @@ impl MmapSource {
     /// writers may replace in place; use [`FileSource`] for those.
     #[allow(unsafe_code)]
     pub unsafe fn open(path: impl AsRef<Path>) -> Result<Self> {
-        let file = File::open(path)?;
+        let path = path.as_ref();
+        let named = |e: std::io::Error| Error::from(e).in_file(path);
+        let file = File::open(path).map_err(named)?;
         // SAFETY: the caller upholds the contract above (no concurrent truncation or
         // modification for the lifetime of the map).
-        let map = unsafe { memmap2::Mmap::map(&file)? };
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(named)?;
         Ok(MmapSource {
             bytes: Bytes::from_owner(MapOwner(Arc::new(map))),
         })

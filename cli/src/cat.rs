@@ -1,0 +1,267 @@
+//! `parq cat`: rows as JSON Lines.
+
+use std::io::Write;
+
+use parq::array::Array;
+use parq::column::{Column, Values};
+use parq::field::{DataType, Field, Primitive};
+use parq::metadata::{ConvertedType, LogicalType, Type};
+use parq::read::{ParquetReader, Source};
+
+use crate::json;
+
+/// How one column's values print.
+enum Format {
+    Bool,
+    Signed,
+    Unsigned,
+    Int96,
+    Float,
+    Double,
+    Text,
+    Hex,
+    Decimal(u32),
+}
+
+fn format_of(d: &Primitive) -> Format {
+    let scale = |s: i32| Format::Decimal(s.max(0) as u32);
+    match &d.logical_type {
+        Some(LogicalType::Decimal { scale: s, .. }) => return scale(*s),
+        Some(LogicalType::Integer {
+            is_signed: false, ..
+        }) => return Format::Unsigned,
+        Some(LogicalType::String | LogicalType::Enum | LogicalType::Json)
+            if d.physical_type == Type::BYTE_ARRAY =>
+        {
+            return Format::Text
+        }
+        _ => {}
+    }
+    match d.converted_type {
+        Some(ConvertedType::DECIMAL) => return scale(d.scale.unwrap_or(0)),
+        Some(
+            ConvertedType::UINT_8
+            | ConvertedType::UINT_16
+            | ConvertedType::UINT_32
+            | ConvertedType::UINT_64,
+        ) => return Format::Unsigned,
+        Some(ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON)
+            if d.physical_type == Type::BYTE_ARRAY =>
+        {
+            return Format::Text
+        }
+        _ => {}
+    }
+    match d.physical_type {
+        Type::BOOLEAN => Format::Bool,
+        Type::INT32 | Type::INT64 => Format::Signed,
+        Type::INT96 => Format::Int96,
+        Type::FLOAT => Format::Float,
+        Type::DOUBLE => Format::Double,
+        _ => Format::Hex,
+    }
+}
+
+/// Format a big-endian two's complement integer with `scale` digits after the point.
+fn decimal_bytes(out: &mut String, be: &[u8], scale: u32) {
+    let negative = be.first().is_some_and(|b| b & 0x80 != 0);
+    // Magnitude as big-endian bytes.
+    let mut mag: Vec<u8> = if negative {
+        let mut v: Vec<u8> = be.iter().map(|b| !b).collect();
+        for b in v.iter_mut().rev() {
+            let (n, carry) = b.overflowing_add(1);
+            *b = n;
+            if !carry {
+                break;
+            }
+        }
+        v
+    } else {
+        be.to_vec()
+    };
+    let mut digits = Vec::new();
+    while mag.iter().any(|b| *b != 0) {
+        let mut rem = 0u32;
+        for b in mag.iter_mut() {
+            let cur = (rem << 8) | *b as u32;
+            *b = (cur / 10) as u8;
+            rem = cur % 10;
+        }
+        digits.push(b'0' + rem as u8);
+    }
+    while digits.len() <= scale as usize {
+        digits.push(b'0');
+    }
+    digits.reverse();
+    let point = digits.len() - scale as usize;
+    out.push('"');
+    if negative {
+        out.push('-');
+    }
+    out.push_str(std::str::from_utf8(&digits[..point]).unwrap_or("?"));
+    if scale > 0 {
+        out.push('.');
+        out.push_str(std::str::from_utf8(&digits[point..]).unwrap_or("?"));
+    }
+    out.push('"');
+}
+
+fn value(out: &mut String, col: &Column, fmt: &Format, i: usize) {
+    use std::fmt::Write as _;
+    if !col.is_valid(i) {
+        out.push_str("null");
+        return;
+    }
+    match (&col.values, fmt) {
+        (Values::Boolean(b), _) => out.push_str(if b.value(i) { "true" } else { "false" }),
+        (Values::Int32(v), Format::Unsigned) => {
+            let _ = write!(out, "{}", v[i] as u32);
+        }
+        (Values::Int32(v), Format::Decimal(s)) => decimal_bytes(out, &v[i].to_be_bytes(), *s),
+        (Values::Int32(v), _) => {
+            let _ = write!(out, "{}", v[i]);
+        }
+        (Values::Int64(v), Format::Unsigned) => {
+            let _ = write!(out, "{}", v[i] as u64);
+        }
+        (Values::Int64(v), Format::Decimal(s)) => decimal_bytes(out, &v[i].to_be_bytes(), *s),
+        (Values::Int64(v), _) => {
+            let _ = write!(out, "{}", v[i]);
+        }
+        (Values::Float(v), _) => json::float(out, v[i] as f64, true),
+        (Values::Double(v), _) => json::float(out, v[i], false),
+        (Values::Int96(d), _) => {
+            let b = &d[i * 12..i * 12 + 12];
+            let nanos = u64::from_le_bytes(b[..8].try_into().unwrap_or_default()) as i128;
+            let day = u32::from_le_bytes(b[8..].try_into().unwrap_or_default()) as i128;
+            let _ = write!(out, "{}", (day - 2_440_588) * 86_400_000_000_000 + nanos);
+        }
+        _ => {
+            let bytes = col.bytes(i).unwrap_or_default();
+            match fmt {
+                Format::Text => json::string(out, &String::from_utf8_lossy(bytes)),
+                Format::Decimal(s) => decimal_bytes(out, bytes, *s),
+                _ => json::hex(out, bytes),
+            }
+        }
+    }
+}
+
+/// Append slot `i` of `array` (shaped by `field`) as JSON: lists as arrays, structs as
+/// objects in field order, maps as arrays of `[key, value]` pairs, nulls as `null`.
+fn nested_value(out: &mut String, field: &Field, array: &Array, i: usize) {
+    if !array.is_valid(i) {
+        out.push_str("null");
+        return;
+    }
+    match (&field.data_type, array) {
+        (DataType::Primitive(p), Array::Primitive(col)) => value(out, col, &format_of(p), i),
+        (DataType::List(element), Array::List(list)) => {
+            out.push('[');
+            for (k, j) in list.offsets.range(i).enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                nested_value(out, element, &list.values, j);
+            }
+            out.push(']');
+        }
+        (DataType::Struct(children), Array::Struct(s)) => {
+            out.push('{');
+            for (k, (f, a)) in children.iter().zip(&s.children).enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                json::string(out, &f.name);
+                out.push(':');
+                nested_value(out, f, a, i);
+            }
+            out.push('}');
+        }
+        (DataType::Map(entries), Array::Map(list)) => {
+            let (DataType::Struct(kv), Array::Struct(e)) =
+                (&entries.data_type, list.values.as_ref())
+            else {
+                out.push_str("null");
+                return;
+            };
+            out.push('[');
+            for (k, j) in list.offsets.range(i).enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                out.push('[');
+                match (kv.first(), e.children.first()) {
+                    (Some(f), Some(a)) => nested_value(out, f, a, j),
+                    _ => out.push_str("null"),
+                }
+                out.push(',');
+                match (kv.get(1), e.children.get(1)) {
+                    (Some(f), Some(a)) => nested_value(out, f, a, j),
+                    _ => out.push_str("null"),
+                }
+                out.push(']');
+            }
+            out.push(']');
+        }
+        // A field and an array of different shapes cannot come out of the reader.
+        _ => out.push_str("null"),
+    }
+}
+
+/// Print rows of the chosen columns (top-level names or leaf dotted paths) as JSON Lines.
+pub fn run<S: Source>(
+    reader: &ParquetReader<S>,
+    columns: Option<&str>,
+    limit: Option<usize>,
+) -> parq::Result<()> {
+    let all: Vec<String> = reader.fields()?.into_iter().map(|f| f.name).collect();
+    let columns: Vec<&str> = match columns {
+        Some(list) => list.split(',').map(str::trim).collect(),
+        None => all.iter().map(String::as_str).collect(),
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    // Standard output has no path; name it so that e.g. a closed pipe does not read as a
+    // failure on the input file.
+    let stdout_err = |e: std::io::Error| parq::Error::from(e).in_file("<stdout>");
+    let mut left = limit.unwrap_or(usize::MAX);
+    let mut line = String::new();
+    if left == 0 || columns.is_empty() {
+        return Ok(());
+    }
+    let batches = reader.array_batches(&columns, 4096)?;
+    let names: Vec<String> = batches
+        .fields()
+        .iter()
+        .map(|f| {
+            let mut s = String::new();
+            json::string(&mut s, &f.name);
+            s
+        })
+        .collect();
+    for batch in batches {
+        let batch = batch?;
+        for row in 0..batch.num_rows {
+            line.clear();
+            line.push('{');
+            for (k, (field, array)) in batch.fields.iter().zip(&batch.arrays).enumerate() {
+                if k > 0 {
+                    line.push(',');
+                }
+                line.push_str(&names[k]);
+                line.push(':');
+                nested_value(&mut line, field, array, row);
+            }
+            line.push_str("}\n");
+            out.write_all(line.as_bytes()).map_err(stdout_err)?;
+            left -= 1;
+            if left == 0 {
+                out.flush().map_err(stdout_err)?;
+                return Ok(());
+            }
+        }
+    }
+    out.flush().map_err(stdout_err)?;
+    Ok(())
+}

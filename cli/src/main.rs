@@ -1,0 +1,159 @@
+//! `parq`: inspect, print, scan and rewrite Parquet files.
+
+mod cat;
+mod json;
+mod meta;
+mod rewrite;
+mod scan;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use parq::read::{ByteArrayLayout, MmapSource, ParquetReader, ReadOptions};
+
+#[derive(Parser)]
+#[command(
+    name = "parq",
+    version,
+    about = "Inspect, print and scan Apache Parquet files"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the schema tree.
+    Schema { file: PathBuf },
+    /// Print row groups and column chunks (encodings, codec, sizes, statistics).
+    Meta {
+        file: PathBuf,
+        /// One JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print rows as JSON Lines.
+    Cat {
+        file: PathBuf,
+        /// Comma-separated column paths.
+        #[arg(long)]
+        columns: Option<String>,
+        /// Print at most N rows.
+        #[arg(long)]
+        limit: Option<usize>,
+    },
+    /// Decode columns to Arrow buffers N times (one thread) and report the timing.
+    Scan {
+        file: PathBuf,
+        /// Comma-separated column paths.
+        #[arg(long)]
+        columns: Option<String>,
+        /// Number of timed decodes.
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+        /// Memory-map the file instead of loading it into memory.
+        #[arg(long)]
+        mmap: bool,
+        /// One JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Stream batches of this many rows (each dropped after it is counted).
+        #[arg(long, default_value_t = 8192)]
+        batch_size: usize,
+        /// Read each column with the one-call API into one buffer instead of streaming
+        /// batches (includes first-touch page faults of the whole output).
+        #[arg(long)]
+        whole: bool,
+        /// Decode byte arrays as views into page buffers instead of offsets + copied data.
+        #[arg(long)]
+        views: bool,
+    },
+    /// Read a file and write it again with parq's writer (same schema and key-value metadata).
+    Rewrite(rewrite::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("parq: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The whole file at `path`; an I/O error names `path`.
+fn read_file(path: &Path) -> parq::Result<bytes::Bytes> {
+    std::fs::read(path)
+        .map(bytes::Bytes::from)
+        .map_err(|e| parq::Error::from(e).in_file(path))
+}
+
+fn open(path: &Path, options: ReadOptions) -> parq::Result<ParquetReader> {
+    ParquetReader::with_options(read_file(path)?, options)
+}
+
+fn run(cli: Cli) -> parq::Result<()> {
+    match cli.command {
+        Command::Schema { file } => {
+            let reader = open(&file, ReadOptions::default())?;
+            print!("{}", reader.schema().display_tree());
+        }
+        Command::Meta { file, json } => {
+            let reader = open(&file, ReadOptions::default())?;
+            if json {
+                println!("{}", meta::json(reader.metadata()));
+            } else {
+                print!("{}", meta::text(reader.metadata()));
+            }
+        }
+        Command::Cat {
+            file,
+            columns,
+            limit,
+        } => {
+            let reader = open(&file, ReadOptions::default())?;
+            cat::run(&reader, columns.as_deref(), limit)?;
+        }
+        Command::Scan {
+            file,
+            columns,
+            repeat,
+            mmap,
+            json,
+            batch_size,
+            whole,
+            views,
+        } => {
+            let options = ReadOptions {
+                byte_array_layout: if views {
+                    ByteArrayLayout::Views
+                } else {
+                    ByteArrayLayout::Offsets
+                },
+                ..ReadOptions::default()
+            };
+            let args = scan::ScanArgs {
+                columns: columns.as_deref(),
+                repeat,
+                json,
+                batch_size: (!whole).then_some(batch_size),
+            };
+            if mmap {
+                // SAFETY: not an unsafe block in the library sense: the CLI maps a file the
+                // user named for the duration of one scan and documents that it must not be
+                // modified meanwhile.
+                #[allow(unsafe_code)]
+                let source = unsafe { MmapSource::open(&file)? };
+                scan::run(&ParquetReader::with_options(source, options)?, &args)?;
+            } else {
+                scan::run(&open(&file, options)?, &args)?;
+            }
+        }
+        Command::Rewrite(args) => rewrite::run(&args)?,
+    }
+    Ok(())
+}

@@ -1,0 +1,192 @@
+//! `parq rewrite IN OUT`: read a file with parq and write it again with parq's writer,
+//! keeping the schema elements (names, physical and logical types, INT96, field ids) and the
+//! key-value metadata (an embedded `ARROW:schema` among it) exactly.
+
+use std::collections::BTreeMap;
+use std::io::BufWriter;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use parq::codecs::compression::CodecKind;
+use parq::metadata::{Encoding, FileMetaData, PageType};
+use parq::read::{ParquetReader, ReadOptions};
+use parq::write::{ColumnOptions, EncodingPolicy, PageVersion, ParquetWriter, WriterOptions};
+use parq::{Error, Result};
+
+/// Arguments of `parq rewrite`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The file to read.
+    input: PathBuf,
+    /// The file to write.
+    output: PathBuf,
+    /// Compression codec (uncompressed, snappy, gzip, zstd, lz4_raw, brotli, lz4); default:
+    /// each column keeps the codec it has in the input.
+    #[arg(long)]
+    compression: Option<String>,
+    /// auto, dictionary or plain.
+    #[arg(long, default_value = "auto")]
+    encoding: String,
+    /// Data page version: 1 or 2.
+    #[arg(long, default_value_t = 1)]
+    page_version: u8,
+    /// Rows per row group; default: keep the input's row groups.
+    #[arg(long)]
+    row_group_rows: Option<usize>,
+}
+
+fn codec(name: &str) -> Result<CodecKind> {
+    CodecKind::parse(name).ok_or_else(|| Error::InvalidArgument(format!("unknown codec {name:?}")))
+}
+
+pub fn run(args: &Args) -> Result<()> {
+    let start = Instant::now();
+    let bytes = crate::read_file(&args.input)?;
+    let in_len = bytes.len();
+    let reader = ParquetReader::new(bytes.clone())?;
+    let meta = reader.metadata().clone();
+    let encoding = match args.encoding.to_ascii_lowercase().as_str() {
+        "auto" => EncodingPolicy::Auto,
+        "dictionary" | "dict" => EncodingPolicy::Dictionary,
+        "plain" => EncodingPolicy::Plain,
+        e => {
+            return Err(Error::InvalidArgument(format!(
+                "unknown encoding policy {e:?}"
+            )))
+        }
+    };
+    let page_version = match args.page_version {
+        1 => PageVersion::V1,
+        2 => PageVersion::V2,
+        v => return Err(Error::InvalidArgument(format!("page version {v} (1 or 2)"))),
+    };
+    let mut options = WriterOptions {
+        encoding,
+        page_version,
+        key_value_metadata: meta.key_value_metadata.clone().unwrap_or_default(),
+        row_group_rows: args.row_group_rows.unwrap_or(usize::MAX),
+        row_group_bytes: usize::MAX,
+        ..WriterOptions::default()
+    };
+    if let Some(c) = &args.compression {
+        options.compression = codec(c)?;
+    } else if let Some(rg) = meta.row_groups.first() {
+        // Keep each column's codec.
+        for (leaf, chunk) in reader.schema().leaves.iter().zip(&rg.columns) {
+            let kind = chunk
+                .meta_data
+                .as_ref()
+                .and_then(|m| CodecKind::from_thrift(m.codec.0))
+                .filter(|k| *k != CodecKind::Lzo)
+                .unwrap_or(CodecKind::Uncompressed);
+            options.columns.insert(
+                leaf.path_string(),
+                ColumnOptions {
+                    compression: Some(kind),
+                    ..ColumnOptions::default()
+                },
+            );
+        }
+    }
+    // Check the schema and options before the output file exists.
+    ParquetWriter::from_schema_elements(std::io::sink(), meta.schema.clone(), options.clone())?;
+    // The writer's I/O errors are the output file's: it writes nothing else.
+    let result = write(args, &reader, &bytes, options).map_err(|e| e.in_file(&args.output));
+    if result.is_err() {
+        // What was written has no footer and is not a Parquet file: do not leave it around.
+        let _ = std::fs::remove_file(&args.output);
+    }
+    let written = result?;
+    let out_len = std::fs::metadata(&args.output)
+        .map_err(|e| Error::from(e).in_file(&args.output))?
+        .len();
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{} ({in_len} bytes) -> {} ({out_len} bytes, {:.1} %) in {secs:.3} s: {} rows, {} row groups",
+        args.input.display(),
+        args.output.display(),
+        out_len as f64 * 100.0 / in_len.max(1) as f64,
+        written.num_rows,
+        written.row_groups.len()
+    );
+    print!("{}", report(&written));
+    Ok(())
+}
+
+fn write(
+    args: &Args,
+    reader: &ParquetReader,
+    bytes: &bytes::Bytes,
+    options: WriterOptions,
+) -> Result<FileMetaData> {
+    let meta = reader.metadata();
+    let out = std::fs::File::create(&args.output)?;
+    let mut writer =
+        ParquetWriter::from_schema_elements(BufWriter::new(out), meta.schema.clone(), options)?;
+    let leaves = reader.schema().leaves.len();
+    for rg in 0..meta.row_groups.len() {
+        let part = ParquetReader::with_options(
+            bytes.clone(),
+            ReadOptions {
+                row_groups: Some(vec![rg]),
+                ..ReadOptions::default()
+            },
+        )?;
+        let columns = (0..leaves)
+            .map(|i| part.read_column(i))
+            .collect::<Result<Vec<_>>>()?;
+        writer.write_batch(&columns)?;
+        if args.row_group_rows.is_none() {
+            writer.flush_row_group()?;
+        }
+    }
+    writer.finish()
+}
+
+/// One line per column: data page encodings chosen (with how many chunks took each), codec,
+/// and compressed bytes.
+fn report(meta: &FileMetaData) -> String {
+    let mut out = String::new();
+    let n = meta.row_groups.first().map_or(0, |g| g.columns.len());
+    let width = meta.schema[1..]
+        .iter()
+        .map(|e| e.name.len())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    out.push_str(&format!(
+        "{:width$}  {:>12}  {:12}  encoding (chunks)\n",
+        "column", "bytes", "codec"
+    ));
+    for c in 0..n {
+        let mut encodings: BTreeMap<String, usize> = BTreeMap::new();
+        let (mut bytes, mut codec, mut path) = (0i64, String::new(), String::new());
+        for g in &meta.row_groups {
+            let Some(m) = g.columns[c].meta_data.as_ref() else {
+                continue;
+            };
+            bytes += m.total_compressed_size;
+            codec = m.codec.name().unwrap_or("?").to_ascii_lowercase();
+            path = m.path_in_schema.join(".");
+            let data: Vec<Encoding> = m
+                .encoding_stats
+                .iter()
+                .flatten()
+                .filter(|s| s.page_type != PageType::DICTIONARY_PAGE)
+                .map(|s| s.encoding)
+                .collect();
+            for e in data {
+                *encodings.entry(e.to_string()).or_default() += 1;
+            }
+        }
+        let encodings: Vec<String> = encodings
+            .iter()
+            .map(|(e, k)| format!("{e} ({k})"))
+            .collect();
+        out.push_str(&format!(
+            "{path:width$}  {bytes:>12}  {codec:12}  {}\n",
+            encodings.join(", ")
+        ));
+    }
+    out
+}

@@ -1,0 +1,274 @@
+//! `parq cat` against pyarrow on every file of apache/parquet-testing's data/.
+//!
+//! For each `*.parquet` / `*.parquet.encrypted` file, tests/support/expected.py
+//! computes the JSON Lines that `parq cat` must print. Flat files that pyarrow
+//! reads must match row by row (see `support::compare_jsonl`); nested files
+//! and files pyarrow cannot read are skipped, but parq must still not panic or
+//! hang on them.
+
+mod support;
+
+use std::path::Path;
+
+use support::*;
+
+/// Flat files pyarrow reads on which parq is allowed to fail for now, with the
+/// reason. A listed file that starts passing fails the test: remove it then.
+const KNOWN_FAILURES: &[(&str, &str)] = &[];
+
+/// Files pyarrow cannot read, with the reason. Any other unreadable file fails.
+const PYARROW_UNREADABLE: &[(&str, &str)] = &[
+    (
+        "aes256/encrypt_columns_and_footer.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "aes256/encrypt_columns_and_footer_ctr.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "aes256/encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "aes256/uniform_encryption.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "encrypt_columns_and_footer.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "encrypt_columns_and_footer_aad.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "encrypt_columns_and_footer_bloom_filter.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "encrypt_columns_and_footer_ctr.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "external_key_material_java.parquet.encrypted",
+        "encrypted footer, keys in an external file",
+    ),
+    (
+        "uniform_encryption.parquet.encrypted",
+        "encrypted footer, no keys given",
+    ),
+    (
+        "incorrect_map_schema.parquet",
+        "pyarrow: map keys must be annotated as required (nested)",
+    ),
+];
+
+fn is_parquet(p: &Path) -> bool {
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name.ends_with(".parquet") || name.ends_with(".parquet.encrypted")
+}
+
+#[test]
+fn conformance_parquet_testing() {
+    require_pyarrow();
+    let data = parquet_test_data();
+    let files = walk_files(&data, &is_parquet);
+    assert!(
+        files.len() > 50,
+        "only {} parquet files under {}",
+        files.len(),
+        data.display()
+    );
+
+    let scratch = scratch_dir("conformance");
+    let expected = expected_batch(&files, &scratch, 2);
+    let parq = parq_bin();
+    eprintln!("conformance: parq = {}", parq.display());
+
+    struct Report {
+        name: String,
+        line: String,
+        failed_flat: bool,
+        passed_flat: bool,
+        hard_error: Option<String>,
+    }
+
+    let reports = par_map(&expected, threads(), |e| {
+        let name = rel(&e.file, &data);
+        let mut r = Report {
+            name: name.clone(),
+            line: String::new(),
+            failed_flat: false,
+            passed_flat: false,
+            hard_error: None,
+        };
+        match e.status.as_str() {
+            "ok" => {
+                let want = load_expected(&e.out);
+                let outcome = cat_and_compare(&e.file, &[], &want, &scratch);
+                r.line = outcome.to_string();
+                if outcome.is_match() {
+                    r.passed_flat = true;
+                } else {
+                    r.failed_flat = true;
+                }
+            }
+            "nested" | "unreadable" => {
+                // Not compared, but parq must fail gracefully (or succeed).
+                let run = parq_cat(&e.file, &[], &scratch);
+                r.line = format!(
+                    "skipped ({}: {}); parq: {}",
+                    e.status,
+                    clip(&e.reason, 120),
+                    if run.success() {
+                        "exit 0".to_string()
+                    } else {
+                        run.describe_error()
+                    }
+                );
+                if let Some(c) = run.crash() {
+                    r.hard_error = Some(format!("{name}: parq {c}"));
+                }
+                if e.status == "unreadable" && !PYARROW_UNREADABLE.iter().any(|(n, _)| *n == name) {
+                    r.hard_error = Some(format!(
+                        "{name}: pyarrow cannot read it ({}) and it is not in PYARROW_UNREADABLE",
+                        e.reason
+                    ));
+                }
+                if e.status != "unreadable" && PYARROW_UNREADABLE.iter().any(|(n, _)| *n == name) {
+                    // Listed as unreadable but pyarrow now gets past the open: keep the list honest.
+                    r.hard_error = Some(format!(
+                        "{name}: listed in PYARROW_UNREADABLE but pyarrow's status is {}",
+                        e.status
+                    ));
+                }
+            }
+            _ => {
+                r.line = format!("expected.py error: {}", e.reason);
+                r.hard_error = Some(format!(
+                    "{name}: expected.py could not format it: {}",
+                    e.reason
+                ));
+            }
+        }
+        r
+    });
+
+    let mut errors = Vec::new();
+    let mut failing = Vec::new();
+    let mut passing = Vec::new();
+    let mut flat = 0;
+    for r in &reports {
+        eprintln!("{:60} {}", r.name, r.line);
+        if r.failed_flat || r.passed_flat {
+            flat += 1;
+        }
+        if r.passed_flat {
+            passing.push(r.name.clone());
+        }
+        if r.failed_flat {
+            failing.push(r.name.clone());
+            if !KNOWN_FAILURES.iter().any(|(n, _)| *n == r.name) {
+                errors.push(format!("{}: {}", r.name, r.line));
+            }
+        }
+        if let Some(h) = &r.hard_error {
+            errors.push(h.clone());
+        }
+    }
+    errors.extend(check_known_failures(
+        KNOWN_FAILURES,
+        &failing,
+        &passing,
+        "KNOWN_FAILURES",
+    ));
+    for (name, _) in PYARROW_UNREADABLE {
+        if !reports.iter().any(|r| r.name == *name) {
+            errors.push(format!(
+                "{name}: listed in PYARROW_UNREADABLE but not found"
+            ));
+        }
+    }
+
+    eprintln!(
+        "conformance: {} files matched / {} flat files pyarrow reads ({} files in total)",
+        passing.len(),
+        flat,
+        reports.len()
+    );
+    if errors.is_empty() {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    assert!(
+        errors.is_empty(),
+        "{} conformance failure(s):\n  {}",
+        errors.len(),
+        errors.join("\n  ")
+    );
+}
+
+/// `--columns` and `--limit` select columns and rows like pyarrow does.
+#[test]
+fn cat_columns_and_limit() {
+    require_pyarrow();
+    let scratch = scratch_dir("conformance-options");
+    let file = parquet_test_data().join("alltypes_plain.parquet");
+    let cases: &[&[&str]] = &[
+        &["--columns", "id,string_col"],
+        &["--columns", "timestamp_col,bool_col,float_col"],
+        &["--limit", "3"],
+        &["--limit", "0"],
+        &["--limit", "100"],
+        &["--columns", "double_col", "--limit", "5"],
+    ];
+    let mut errors = Vec::new();
+    for (n, args) in cases.iter().enumerate() {
+        let want = expected_single(&file, args, &scratch.join(format!("case-{n}.jsonl")))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        let outcome = cat_and_compare(&file, args, &want, &scratch);
+        eprintln!(
+            "parq cat alltypes_plain.parquet {}: {outcome}",
+            args.join(" ")
+        );
+        if !outcome.is_match() {
+            errors.push(format!("{}: {outcome}", args.join(" ")));
+        }
+    }
+    // An unknown column is an error, not a panic.
+    let run = parq_cat(&file, &["--columns", "no_such_column"], &scratch);
+    if run.success() || run.crash().is_some() || run.stderr.trim().is_empty() {
+        errors.push(format!(
+            "--columns no_such_column: want an error exit with a message, got {}",
+            if run.success() {
+                "exit 0".to_string()
+            } else {
+                run.describe_error()
+            }
+        ));
+    }
+    // A missing file is an error, not a panic.
+    let run = parq_cat(&scratch.join("does-not-exist.parquet"), &[], &scratch);
+    if run.success() || run.crash().is_some() || run.stderr.trim().is_empty() {
+        errors.push(format!(
+            "missing file: want an error exit with a message, got {}",
+            if run.success() {
+                "exit 0".to_string()
+            } else {
+                run.describe_error()
+            }
+        ));
+    }
+    if errors.is_empty() {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    assert!(
+        errors.is_empty(),
+        "parq cat options:\n  {}",
+        errors.join("\n  ")
+    );
+}
