@@ -145,7 +145,10 @@ fn check_same(name: &str, ours: &[parq::read::ArrayBatch], theirs: &[RecordBatch
                     let want = v
                         .is_valid(k)
                         .then(|| parq::array::Value::Leaf(v.value(k).to_le_bytes().to_vec()));
-                    assert_eq!(Some(item.clone()).filter(|x| *x != parq::array::Value::Null), want);
+                    assert_eq!(
+                        Some(item.clone()).filter(|x| *x != parq::array::Value::Null),
+                        want
+                    );
                 }
             }
         }

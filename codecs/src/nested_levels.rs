@@ -3,45 +3,56 @@
 //! A nested leaf's levels are decoded to `i16`s once (their values go up to the nesting
 //! depth, so they are not bitmap bits as a flat column's are); every list and struct above the
 //! leaf then derives its slots, validity and offsets from them with these loops. They work 64
-//! levels at a time into a word and never branch per level on the data: a level that does not
-//! start a slot still writes its (zero) bit, which the next slot's bit overwrites.
+//! levels at a time: masks built without a branch per level, then compacted (`pext`) or
+//! walked one set bit at a time.
 
 #![forbid(unsafe_code)]
 
 use arrow_buffer::BooleanBufferBuilder;
 
-/// Bits collected in a word and appended to a builder 64 at a time.
+use crate::kernels::pext::pext_fn;
+
+/// Runs of bits appended to a builder a word at a time.
 struct WordSink<'a> {
     out: &'a mut BooleanBufferBuilder,
     word: u64,
     bits: u32,
-    set: usize,
 }
 
 impl WordSink<'_> {
+    /// Append the low `n` bits of `v` (`n <= 64`, higher bits clear).
     #[inline(always)]
-    fn push_if(&mut self, slot: bool, valid: bool) {
-        self.word |= (valid as u64) << self.bits;
-        self.bits += slot as u32;
-        if self.bits == 64 {
-            self.flush();
+    fn push(&mut self, v: u64, n: u32) {
+        if n == 0 {
+            return;
+        }
+        self.word |= v << self.bits;
+        let total = self.bits + n;
+        if total >= 64 {
+            self.out
+                .append_packed_range(0..64, &self.word.to_le_bytes());
+            let used = 64 - self.bits;
+            self.word = if used == 64 { 0 } else { v >> used };
+            self.bits = total - 64;
+        } else {
+            self.bits = total;
         }
     }
 
-    fn flush(&mut self) {
+    fn finish(self) {
         if self.bits > 0 {
-            self.set += self.word.count_ones() as usize;
             self.out
                 .append_packed_range(0..self.bits as usize, &self.word.to_le_bytes());
         }
-        self.word = 0;
-        self.bits = 0;
     }
 }
 
 /// For every level pair that starts a slot (`d >= slot_def` and, when `rep` is given,
 /// `r <= slot_rep`), append one bit `d >= valid_def` to `out`. `valid_def >= slot_def`.
 /// Returns `(slots, valid)`: bits appended and bits set.
+///
+/// 64 pairs at a time: a mask of slots and a mask of valid pairs, built without branches,
+/// then the valid bits of the slots compacted with one `pext`.
 ///
 /// # Panics
 /// If `rep` is given and shorter than `def`.
@@ -53,45 +64,156 @@ pub fn slot_validity(
     out: &mut BooleanBufferBuilder,
 ) -> (usize, usize) {
     debug_assert!(valid_def >= slot_def);
-    let start = out.len();
+    let pext = pext_fn();
     let mut sink = WordSink {
         out,
         word: 0,
         bits: 0,
-        set: 0,
+    };
+    let (mut slots, mut valid) = (0usize, 0usize);
+    let mut emit = |s: u64, v: u64, full: u64| {
+        let bits = if s == full { v } else { pext(v, s) };
+        let n = s.count_ones();
+        slots += n as usize;
+        valid += bits.count_ones() as usize;
+        sink.push(bits, n);
     };
     match rep {
-        None if slot_def <= 0 => {
-            // Every pair is a slot: whole words of `d >= valid_def`.
-            let mut chunks = def.chunks_exact(64);
-            for chunk in &mut chunks {
-                let mut w = 0u64;
-                for (i, &d) in chunk.iter().enumerate() {
-                    w |= ((d >= valid_def) as u64) << i;
-                }
-                sink.set += w.count_ones() as usize;
-                sink.out.append_packed_range(0..64, &w.to_le_bytes());
-            }
-            for &d in chunks.remainder() {
-                sink.push_if(true, d >= valid_def);
-            }
-        }
         None => {
-            for &d in def {
-                sink.push_if(d >= slot_def, d >= valid_def);
+            let mut chunks = def.chunks_exact(64);
+            for c in &mut chunks {
+                let c: &[i16; 64] = c.try_into().expect("64 levels");
+                let s = mask64(|i| c[i] >= slot_def);
+                let v = mask64(|i| c[i] >= valid_def);
+                emit(s, v, u64::MAX);
             }
+            let c = chunks.remainder();
+            let (mut s, mut v) = (0u64, 0u64);
+            for (i, &d) in c.iter().enumerate() {
+                s |= ((d >= slot_def) as u64) << i;
+                v |= ((d >= valid_def) as u64) << i;
+            }
+            emit(s, v, low_bits(c.len()));
         }
         Some((rep, slot_rep)) => {
             let rep = &rep[..def.len()];
-            for (&d, &r) in def.iter().zip(rep) {
-                let slot = d >= slot_def && r <= slot_rep;
-                sink.push_if(slot, slot && d >= valid_def);
+            let mut dchunks = def.chunks_exact(64);
+            let mut rchunks = rep.chunks_exact(64);
+            for (dc, rc) in (&mut dchunks).zip(&mut rchunks) {
+                let dc: &[i16; 64] = dc.try_into().expect("64 levels");
+                let rc: &[i16; 64] = rc.try_into().expect("64 levels");
+                let s = mask64(|i| dc[i] >= slot_def) & mask64(|i| rc[i] <= slot_rep);
+                let v = mask64(|i| dc[i] >= valid_def);
+                emit(s, v & s, u64::MAX);
             }
+            let (dc, rc) = (dchunks.remainder(), rchunks.remainder());
+            let (mut s, mut v) = (0u64, 0u64);
+            for (i, (&d, &r)) in dc.iter().zip(rc).enumerate() {
+                s |= ((d >= slot_def && r <= slot_rep) as u64) << i;
+                v |= ((d >= valid_def) as u64) << i;
+            }
+            emit(s, v & s, low_bits(dc.len()));
         }
     }
-    sink.flush();
-    let set = sink.set;
-    (sink.out.len() - start, set)
+    sink.finish();
+    (slots, valid)
+}
+
+/// A mask of the low `n` bits (`n <= 64`).
+#[inline(always)]
+fn low_bits(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+/// List offsets from level pairs: for each pair that starts a slot (`d >= slot_def && r <=
+/// slot_rep`) push `base` plus the number of elements before it, where a pair is an element
+/// when `d >= elem_def && r <= elem_rep`. Returns the number of elements.
+///
+/// 64 pairs at a time: masks of slots and of elements, then one popcount per slot.
+///
+/// # Panics
+/// If `rep` is shorter than `def`.
+pub fn list_offsets(
+    def: &[i16],
+    rep: &[i16],
+    (slot_def, slot_rep): (i16, i16),
+    (elem_def, elem_rep): (i16, i16),
+    base: i32,
+    out: &mut Vec<i32>,
+) -> i32 {
+    let rep = &rep[..def.len()];
+    let mut count = base;
+    let mut walk = |s: u64, e: u64| {
+        let mut s = s;
+        while s != 0 {
+            let p = s.trailing_zeros();
+            out.push(count + (e & low_bits(p as usize)).count_ones() as i32);
+            s &= s - 1;
+        }
+        count += e.count_ones() as i32;
+    };
+    let mut dchunks = def.chunks_exact(64);
+    let mut rchunks = rep.chunks_exact(64);
+    for (dc, rc) in (&mut dchunks).zip(&mut rchunks) {
+        let dc: &[i16; 64] = dc.try_into().expect("64 levels");
+        let rc: &[i16; 64] = rc.try_into().expect("64 levels");
+        let s = mask64(|i| dc[i] >= slot_def) & mask64(|i| rc[i] <= slot_rep);
+        let e = mask64(|i| dc[i] >= elem_def) & mask64(|i| rc[i] <= elem_rep);
+        walk(s, e);
+    }
+    let (dc, rc) = (dchunks.remainder(), rchunks.remainder());
+    let (mut s, mut e) = (0u64, 0u64);
+    for (i, (&d, &r)) in dc.iter().zip(rc).enumerate() {
+        s |= ((d >= slot_def && r <= slot_rep) as u64) << i;
+        e |= ((d >= elem_def && r <= elem_rep) as u64) << i;
+    }
+    walk(s, e);
+    count
+}
+
+/// The 64-bit mask of `f(0..64)`: the predicate into bytes (a loop that vectorises), then 8
+/// bytes of 0/1 packed into 8 bits with one multiply each.
+#[inline(always)]
+fn mask64(f: impl Fn(usize) -> bool) -> u64 {
+    let mut bytes = [0u8; 64];
+    for (i, b) in bytes.iter_mut().enumerate() {
+        *b = f(i) as u8;
+    }
+    let mut m = 0u64;
+    for (k, w) in bytes.chunks_exact(8).enumerate() {
+        let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        m |= (w.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
+    }
+    m
+}
+
+/// Index just past the first `records` records of `rep` (a record starts at each 0), or
+/// `rep.len()` when there are not more than `records` starts.
+pub fn records_end(rep: &[i16], records: usize) -> usize {
+    let mut seen = 0usize;
+    let mut chunks = rep.chunks_exact(64);
+    let mut base = 0;
+    for c in &mut chunks {
+        let zeros = count_equal(c, 0);
+        if seen + zeros > records {
+            break;
+        }
+        seen += zeros;
+        base += 64;
+    }
+    for (i, &r) in rep[base..].iter().enumerate() {
+        if r == 0 {
+            if seen == records {
+                return base + i;
+            }
+            seen += 1;
+        }
+    }
+    rep.len()
 }
 
 /// Whether every level is at least `min`.
@@ -117,12 +239,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn naive(
-        def: &[i16],
-        rep: Option<(&[i16], i16)>,
-        slot_def: i16,
-        valid_def: i16,
-    ) -> Vec<bool> {
+    fn naive(def: &[i16], rep: Option<(&[i16], i16)>, slot_def: i16, valid_def: i16) -> Vec<bool> {
         (0..def.len())
             .filter(|&i| def[i] >= slot_def && rep.is_none_or(|(r, sr)| r[i] <= sr))
             .map(|i| def[i] >= valid_def)
@@ -154,6 +271,37 @@ mod tests {
             for (i, w) in want.iter().enumerate() {
                 prop_assert_eq!(got.value(prefix + i), *w);
             }
+        }
+
+        #[test]
+        fn list_offsets_match_naive(
+            levels in proptest::collection::vec((0i16..4, 0i16..3), 0..300),
+            slot in (0i16..3, 0i16..2),
+            elem_extra in (1i16..2, 1i16..2),
+            base in 0i32..5,
+        ) {
+            let def: Vec<i16> = levels.iter().map(|l| l.0).collect();
+            let rep: Vec<i16> = levels.iter().map(|l| l.1).collect();
+            let elem = (slot.0 + elem_extra.0, slot.1 + elem_extra.1);
+            let mut got = Vec::new();
+            let n = list_offsets(&def, &rep, slot, elem, base, &mut got);
+            let mut want = Vec::new();
+            let mut count = base;
+            for i in 0..def.len() {
+                if def[i] >= slot.0 && rep[i] <= slot.1 {
+                    want.push(count);
+                }
+                count += (def[i] >= elem.0 && rep[i] <= elem.1) as i32;
+            }
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(n, count);
+        }
+
+        #[test]
+        fn records_end_matches_naive(rep in proptest::collection::vec(0i16..3, 0..400), records in 0usize..200) {
+            let starts: Vec<usize> = (0..rep.len()).filter(|&i| rep[i] == 0).collect();
+            let want = starts.get(records).copied().unwrap_or(rep.len());
+            prop_assert_eq!(records_end(&rep, records), want);
         }
 
         #[test]

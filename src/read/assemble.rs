@@ -162,11 +162,10 @@ fn list_offsets(
             plan.name
         )));
     }
-    let mut count: i32 = 0;
     // Every pair at or past the element level means no null or empty list at this level or
     // above (d >= de > dv >= ds), so every slot is valid.
     let no_nulls = re >= l.max_rep && nested_levels::all_at_least(l.def, de);
-    let (offsets, validity) = if no_nulls {
+    let (mut offsets, validity, count) = if no_nulls {
         // The innermost list, every slot valid and every level pair an element: the offsets
         // are the positions of the pairs that start a slot (r <= rs).
         probe::hit("nested.list_offsets_from_rep");
@@ -178,23 +177,14 @@ fn list_offsets(
                 .filter(|(_, &r)| r <= rs)
                 .map(|(i, _)| i as i32),
         );
-        count = l.entries as i32;
-        (offsets, None)
+        (offsets, None, l.entries as i32)
     } else {
         probe::hit("nested.list_offsets_general");
-        // One pass for the offsets, written without a branch: a pair that starts no slot
-        // writes the count where the next slot will overwrite it.
-        let mut offsets = vec![0i32; slots + 1];
-        let mut k = 0usize;
-        for (&d, &r) in l.def.iter().zip(l.rep) {
-            offsets[k.min(slots)] = count;
-            k += (d >= ds && r <= rs) as usize;
-            count += (d >= de && r <= re) as i32;
+        let mut offsets = Vec::with_capacity(slots + 1);
+        let count = nested_levels::list_offsets(l.def, l.rep, (ds, rs), (de, re), 0, &mut offsets);
+        if offsets.len() != slots {
+            return Err(mismatch(plan, slots, offsets.len()));
         }
-        if k != slots {
-            return Err(mismatch(plan, slots, k));
-        }
-        offsets.truncate(slots);
         let validity = if dv <= ds {
             None
         } else {
@@ -203,9 +193,8 @@ fn list_offsets(
             let (_, valid) = nested_levels::slot_validity(l.def, rep, ds, dv, &mut b);
             finish_validity(b, valid, slots)
         };
-        (offsets, validity)
+        (offsets, validity, count)
     };
-    let mut offsets = offsets;
     if offsets.len() != slots {
         return Err(mismatch(plan, slots, offsets.len()));
     }

@@ -128,16 +128,7 @@ impl<S: Source> LeafState<S> {
         if self.max_rep == 0 {
             return self.pos + records;
         }
-        let mut seen = 0;
-        for (i, &r) in self.rep[self.pos..].iter().enumerate() {
-            if r == 0 {
-                if seen == records {
-                    return self.pos + i;
-                }
-                seen += 1;
-            }
-        }
-        self.entries
+        self.pos + nested_levels::records_end(&self.rep[self.pos..self.entries], records)
     }
 
     /// Take `slots` decoded slots.

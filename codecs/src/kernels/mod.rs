@@ -4,4 +4,5 @@ pub mod bitpack;
 pub mod copy;
 pub mod expand;
 pub mod gather;
+pub mod pext;
 pub mod shuffle;
