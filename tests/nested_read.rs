@@ -2,8 +2,6 @@
 //! every size concatenate to the whole field, projections by leaf path keep the leaf's
 //! ancestors, and the nested fast paths are taken where they must be.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -11,7 +9,23 @@ use bytes::Bytes;
 use parq::array::{Array, Value};
 use parq::field::DataType;
 use parq::read::ParquetReader;
-use support::*;
+
+fn require_pyarrow() {
+    let ok = Command::new("python3")
+        .args(["-c", "import pyarrow"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        ok,
+        "these tests need python3 with pyarrow (pip install pyarrow)"
+    );
+}
+
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
 
 /// Writes the test files with pyarrow; returns their paths by name.
 fn write_files(dir: &Path) -> Vec<PathBuf> {

@@ -215,7 +215,11 @@ fn read_levels(levels: &Levels, max: i16, n: usize, out: &mut Vec<i16>) -> Resul
             }
         }
     }
-    if out[start..].iter().any(|&l| l > max || l < 0) {
+    // Without early exit, so the check vectorises.
+    let bad = out[start..]
+        .iter()
+        .fold(false, |acc, &l| acc | (l > max) | (l < 0));
+    if bad {
         return Err(Error::format(format!(
             "a level above the column's max {max}"
         )));
