@@ -35,7 +35,44 @@
 //! `target_feature` functions; they are tested against the scalar ones. Under Miri the CPU
 //! reports no AVX2, so Miri runs the scalar-shaped kernels.
 
-use crate::encoding::bitpack::BitPackable;
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u8 {}
+    impl Sealed for u16 {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+/// An unsigned integer type that bit-packed values can be unpacked into or packed from.
+///
+/// Sealed: implemented for `u8`, `u16`, `u32` and `u64`, so kernels can rely on the widths.
+pub trait BitPackable:
+    Copy + Default + bytemuck::Pod + Send + Sync + 'static + sealed::Sealed
+{
+    /// Width of the type in bits: the largest bit width it can hold.
+    const BITS: u32;
+    /// Truncating conversion from `u64` (callers pass values that fit).
+    fn from_u64(v: u64) -> Self;
+    /// Widening conversion to `u64`.
+    fn to_u64(self) -> u64;
+}
+
+macro_rules! impl_bitpackable {
+    ($($t:ty),*) => {$(
+        impl BitPackable for $t {
+            const BITS: u32 = <$t>::BITS;
+            #[inline(always)]
+            fn from_u64(v: u64) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn to_u64(self) -> u64 {
+                self as u64
+            }
+        }
+    )*};
+}
+impl_bitpackable!(u8, u16, u32, u64);
 
 /// Expand `$body` once per `$i` in `0..$n` with `$i` a `const usize`; `$n` is 8, 16, 32 or 64.
 macro_rules! unroll {
