@@ -270,6 +270,55 @@ pub fn decode_levels(
     Ok(())
 }
 
+/// [`decode_levels`] for a column whose levels go up to `max`: a level above `max` is an
+/// error. Checked per run: a repeated run by its one value, a bit-packed run only when its
+/// width can hold values above `max`.
+pub fn decode_levels_up_to(
+    data: &[u8],
+    max: i16,
+    num_levels: usize,
+    out: &mut Vec<i16>,
+) -> Result<()> {
+    let width = 16 - (max.max(0) as u16).leading_zeros();
+    let mut dec = RleDecoder::new(data, width)?;
+    let mut left = num_levels;
+    let above = |offset: usize| Error::InvalidData {
+        offset,
+        what: "level above the column's max level",
+    };
+    while left > 0 {
+        let Some(run) = dec.next_run()? else {
+            return Err(levels_missing(&dec, left));
+        };
+        match run {
+            Run::Repeated { value, len } => {
+                if value > max as u64 {
+                    return Err(above(dec.position()));
+                }
+                let n = len.min(left);
+                out.resize(out.len() + n, value as i16);
+                left -= n;
+            }
+            Run::Packed { width, bytes, len } => {
+                let n = len.min(left);
+                let start = out.len();
+                out.resize(start + n, 0);
+                let dst: &mut [u16] = bytemuck::cast_slice_mut(&mut out[start..]);
+                bitpack::unpack(bytes, width, dst)?;
+                if (1u32 << width) - 1 > max as u32 {
+                    // Unsigned max, so values past i16::MAX count as above too.
+                    let top = dst.iter().copied().max().unwrap_or(0);
+                    if top > max as u16 {
+                        return Err(above(dec.position()));
+                    }
+                }
+                left -= n;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Check that `validity` holds bits `[bit_offset, bit_offset + len)`.
 fn check_bitmap(validity: &[u8], bit_offset: usize, len: usize) -> Result<()> {
     if len == 0 {

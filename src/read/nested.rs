@@ -120,7 +120,14 @@ impl<S: Source> LeafState<S> {
             def_levels: Levels::None,
             values: page.values,
         };
-        self.decoder.decode_slots(page, bits, valid, loc.clone())
+        self.decoder.decode_slots(page, bits, valid, loc.clone())?;
+        if self.decoder.can_borrow() {
+            // A fixed-width page that may be lent out: hand it on as its own buffer (zero-copy
+            // when PLAIN, aligned and without nulls) rather than copying it into a growing one.
+            let col = self.decoder.finish();
+            self.ready.push_back(col);
+        }
+        Ok(())
     }
 
     /// The pair index just past the first `records` whole records from `pos`.
@@ -196,7 +203,8 @@ fn read_levels(levels: &Levels, max: i16, n: usize, out: &mut Vec<i16>) -> Resul
             ));
         }
         Levels::Rle(data) => {
-            parq_codecs::levels::decode_levels(data, level_bit_width(max), n, out)?;
+            // Checked against `max` run by run.
+            return Ok(parq_codecs::levels::decode_levels_up_to(data, max, n, out)?);
         }
         Levels::BitPacked(data) => {
             // Deprecated BIT_PACKED: packed from the most significant bit.
