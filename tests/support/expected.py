@@ -839,29 +839,27 @@ def _lines(pf, path, cols, limit, batch_size):
         del texts
 
 
-def batch_sizes(path):
-    """How to read a file: whole (None), then in batches when pyarrow cannot.
+def read_attempts(path):
+    """How to read a file: whole (None), then in batches of the sizes that follow.
 
     pyarrow cannot return a nested column of more than 2 GiB of binary data in
-    one piece (large_string_map.brotli: two 1 GiB map keys); batches are sized to
-    hold about 256 MiB of the largest column chunk, then one row at a time.
-    Files whose largest chunk is over 2 GiB go straight to batches.
+    one piece (large_string_map.brotli: two 1 GiB map keys). Batches are sized
+    to hold about 256 MiB of the largest row group, then one row at a time;
+    a file with a row group over 2 GiB goes to batches straight away. (Only row
+    group totals are looked at: touching a column chunk's metadata of a file
+    with encrypted columns aborts pyarrow.)
     """
     try:
         md = pq.ParquetFile(path).metadata
-        biggest, rows = 0, 1
-        for i in range(md.num_row_groups):
-            rg = md.row_group(i)
-            for j in range(rg.num_columns):
-                size = rg.column(j).total_uncompressed_size
-                if size > biggest:
-                    biggest, rows = size, rg.num_rows
-    except Exception:  # expected_lines reports why the file cannot be opened
+        rgs = [md.row_group(i) for i in range(md.num_row_groups)]
+        biggest = max(rgs, key=lambda rg: rg.total_byte_size, default=None)
+    except Exception:  # expected_lines says why
         return [None]
-    sized = max(1, rows * (256 << 20) // max(biggest, 1))
-    sizes = [] if biggest >= 2 << 30 else [None]
-    sizes += [sized] if sized > 1 else []
-    return sizes + [1]
+    if biggest is None or biggest.total_byte_size <= 0:
+        return [None, 1]
+    sized = biggest.num_rows * (256 << 20) // biggest.total_byte_size
+    whole = [None] if biggest.total_byte_size < 2 << 30 else []
+    return whole + ([sized] if sized > 1 else []) + [1]
 
 
 def write_expected(path, out, columns=None, limit=None):
@@ -875,7 +873,7 @@ def write_expected(path, out, columns=None, limit=None):
     element of an array) or 0 / 1 (the key / value of a map's [key, value] pair).
     """
     first_error = None
-    for batch_size in batch_sizes(path):
+    for batch_size in read_attempts(path):
         f32_keys, lines = expected_lines(path, columns, limit, batch_size)
         rows = 0
         try:
