@@ -36,8 +36,9 @@ pyarrow's files (uncompressed, PLAIN, v1) with every column chunk cut again
 into pages of 1 to 7 levels at random (see `repaginate`): most pages then
 start inside a record. pyarrow reads them (that gives the expected output).
 
-Edge files: an empty table, all rows null, all lists empty, one record of
-20,000 elements.
+Map keys are unique within a map (DuckDB refuses repeated keys), except in
+the edge files with repeated keys. Other edge files: an empty table, all rows
+null, all lists empty, one record of 20,000 elements.
 
 --check renders the generator's own data the way the `parq cat` contract says
 and compares it with what tests/support/expected.py computes from pyarrow's
@@ -185,11 +186,12 @@ def arrow_type(shape, mode, depth):
 class Gen:
     """Random values of a shape. `nulls[d]` is the null fraction at depth d."""
 
-    def __init__(self, rng, mode, nulls, max_len):
+    def __init__(self, rng, mode, nulls, max_len, duplicate_keys=False):
         self.rng = rng
         self.mode = mode
         self.nulls = nulls
         self.max_len = max_len
+        self.duplicate_keys = duplicate_keys
 
     def length(self):
         r = self.rng.random()
@@ -210,9 +212,16 @@ class Gen:
         if kind == "struct":
             return {name: self.value(child, depth + 1) for name, child in shape[1]}
         if kind == "map":
-            # Keys may repeat: the contract keeps duplicate keys.
-            return [(leaf_value(self.rng, shape[1]), self.value(shape[2], depth + 1))
-                    for _ in range(self.length())]
+            # Keys are unique (DuckDB refuses a map with a repeated key);
+            # edge-map-duplicate-keys.parquet repeats keys.
+            keys = []
+            for _ in range(self.length()):
+                for _ in range(20):
+                    k = leaf_value(self.rng, shape[1])
+                    if self.duplicate_keys or k not in keys:
+                        keys.append(k)
+                        break
+            return [(k, self.value(shape[2], depth + 1)) for k in keys]
         raise ValueError(kind)
 
 
@@ -716,6 +725,16 @@ def edge_files(outdir, manifest, data):
               data_page_version=version, data_page_size=64, write_batch_size=5,
               use_dictionary=False)
         data[name] = (shape1, values)
+    # Maps with repeated keys (the contract keeps every [key, value] pair).
+    for sname in ("map_list", "list_map", "map_struct"):
+        dshape = dict(SHAPES)[sname]
+        gen = Gen(random.Random(len(sname)), "optional", [0.0, 0.1, 0.1, 0.1, 0.1, 0.1], 6,
+                  duplicate_keys=True)
+        dvalues = [gen.value(dshape, 0) for _ in range(500)]
+        name = "edge-map-duplicate-keys-%s.parquet" % sname
+        write(outdir, name, make_table(dshape, "optional", dvalues), manifest)
+        data[name] = (dshape, dvalues)
+
     tmp = os.path.join(outdir, "long-src.tmp")
     pq.write_table(make_table(shape1, "optional", values), tmp, compression="none",
                    use_dictionary=False, write_page_index=False)
