@@ -192,8 +192,56 @@ pub fn expected_batch(files: &[PathBuf], outdir: &Path, jobs: usize) -> Vec<Expe
 #[derive(Debug, Clone)]
 pub struct ExpectedOutput {
     pub text: String,
-    /// Keys of FLOAT (f32) columns: compared as f32 (see `compare_jsonl`).
-    pub f32_keys: Vec<String>,
+    /// Where the FLOAT (f32) values are: compared as f32 (see `compare_jsonl`).
+    pub f32_paths: Vec<F32Path>,
+}
+
+/// One step of a path into a row's JSON: an object key or an array index.
+/// In an [`F32Path`], `Any` stands for every index of an array.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    Key(String),
+    Index(usize),
+    Any,
+}
+
+/// Where a FLOAT leaf's values sit in a row: the top-level key, then steps
+/// (struct field names, `Any` for list elements and map entries, `Index(0)` /
+/// `Index(1)` for the key / value of a map's `[key, value]` pair).
+pub type F32Path = Vec<Step>;
+
+/// The paths of flat FLOAT columns `keys`.
+pub fn f32_top_keys(keys: &[&str]) -> Vec<F32Path> {
+    keys.iter()
+        .map(|k| vec![Step::Key(k.to_string())])
+        .collect()
+}
+
+/// Parses OUT.f32.json: a list whose items are a top-level key (a flat FLOAT
+/// column) or a path `[key, step, ...]`, a step being a string (object key),
+/// null (any array element) or an integer (that array index).
+pub fn parse_f32_paths(text: &str) -> Result<Vec<F32Path>, String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let items = v.as_array().ok_or("not a list")?;
+    items
+        .iter()
+        .map(|item| match item {
+            Value::String(k) => Ok(vec![Step::Key(k.clone())]),
+            Value::Array(steps) if matches!(steps.first(), Some(Value::String(_))) => steps
+                .iter()
+                .map(|s| match s {
+                    Value::String(k) => Ok(Step::Key(k.clone())),
+                    Value::Null => Ok(Step::Any),
+                    Value::Number(n) => n
+                        .as_u64()
+                        .map(|i| Step::Index(i as usize))
+                        .ok_or_else(|| format!("bad step {s}")),
+                    _ => Err(format!("bad step {s}")),
+                })
+                .collect(),
+            _ => Err(format!("bad item {item}")),
+        })
+        .collect()
 }
 
 /// Reads expected.py's OUT and its OUT.f32.json sidecar.
@@ -202,11 +250,12 @@ pub fn load_expected(out: &Path) -> ExpectedOutput {
         .unwrap_or_else(|e| panic!("read expected output {}: {e}", out.display()));
     let mut side = out.as_os_str().to_owned();
     side.push(".f32.json");
-    let f32_keys = fs::read_to_string(&side)
-        .ok()
-        .and_then(|t| serde_json::from_str::<Vec<String>>(&t).ok())
-        .unwrap_or_else(|| panic!("read {}", Path::new(&side).display()));
-    ExpectedOutput { text, f32_keys }
+    let side = PathBuf::from(side);
+    let f32_paths = fs::read_to_string(&side)
+        .map_err(|e| e.to_string())
+        .and_then(|t| parse_f32_paths(&t))
+        .unwrap_or_else(|e| panic!("read {}: {e}", side.display()));
+    ExpectedOutput { text, f32_paths }
 }
 
 /// Runs expected.py on one file with extra args (`--columns`, `--limit`).
@@ -352,9 +401,21 @@ pub fn run_parq(args: &[&std::ffi::OsStr], scratch: &Path, timeout: Duration) ->
 
 /// `parq cat FILE EXTRA...`
 pub fn parq_cat(file: &Path, extra: &[&str], scratch: &Path) -> Run {
+    parq_cat_timeout(file, extra, scratch, CAT_TIMEOUT)
+}
+
+/// `parq cat FILE EXTRA...`, killed after `timeout`.
+pub fn parq_cat_timeout(file: &Path, extra: &[&str], scratch: &Path, timeout: Duration) -> Run {
     let mut args: Vec<&std::ffi::OsStr> = vec!["cat".as_ref(), file.as_os_str()];
     args.extend(extra.iter().map(|s| std::ffi::OsStr::new(*s)));
-    run_parq(&args, scratch, CAT_TIMEOUT)
+    run_parq(&args, scratch, timeout)
+}
+
+/// Deadline for a `parq cat` that must print `bytes` of output: [`CAT_TIMEOUT`]
+/// plus one second per 8 MiB (large_string_map.brotli prints 2 GiB, and the
+/// tests run a debug build).
+pub fn cat_timeout(bytes: usize) -> Duration {
+    CAT_TIMEOUT + Duration::from_secs((bytes >> 23) as u64)
 }
 
 // ------------------------------------------------------------------ comparing
@@ -393,7 +454,7 @@ pub fn cat_and_compare(
     expected: &ExpectedOutput,
     scratch: &Path,
 ) -> Outcome {
-    let run = parq_cat(file, extra, scratch);
+    let run = parq_cat_timeout(file, extra, scratch, cat_timeout(expected.text.len()));
     if !run.success() {
         return Outcome::ParqFailed(run.describe_error());
     }
@@ -401,7 +462,7 @@ pub fn cat_and_compare(
         Ok(s) => s,
         Err(e) => return Outcome::Mismatch(format!("stdout is not UTF-8: {e}")),
     };
-    match compare_jsonl(&expected.text, actual, &expected.f32_keys) {
+    match compare_jsonl(&expected.text, actual, &expected.f32_paths) {
         Ok(rows) => Outcome::Matched { rows },
         Err(m) => Outcome::Mismatch(m),
     }
@@ -409,35 +470,39 @@ pub fn cat_and_compare(
 
 /// Compares two JSON Lines texts row by row, key by key, parsed.
 ///
-/// Each line must be a JSON object of scalars. Integers must be equal exactly,
-/// at any size (INT96 nanoseconds can exceed 64 bits), and an integer expected
-/// must be printed as an integer. Where a float is expected, any JSON number is
+/// Each line must be a JSON object. Integers must be equal exactly, at any size
+/// (INT96 nanoseconds can exceed 64 bits), and an integer expected must be
+/// printed as an integer. Where a float is expected, any JSON number is
 /// accepted whose f64 (parsed with correct rounding by `str::parse::<f64>`) has
 /// the same bits: `0.1` == `1e-1`, `1.0` == `1`, `-0.0` == `-0`, but
-/// `-0.0` != `0.0`. For the keys in `f32_keys` (FLOAT columns) both numbers
+/// `-0.0` != `0.0`. At the paths in `f32_paths` (FLOAT leaves) both numbers
 /// are parsed as f32 instead, and parq's may not have more significant digits
 /// than pyarrow's (shortest form): a tie has two shortest forms, e.g. f32
-/// 19781.0625 is "19781.062" (Python) or "19781.063" (Rust). Strings (including "NaN", "inf", "-inf") must be equal
-/// exactly after unescaping. Key order is not compared; a missing or extra key
-/// is a mismatch.
+/// 19781.0625 is "19781.062" (Python) or "19781.063" (Rust). Strings (including
+/// "NaN", "inf", "-inf") must be equal exactly after unescaping. Top-level key
+/// order is not compared; a missing or extra key is a mismatch.
+///
+/// Nested values (lists, structs, maps) are compared the same way, value by
+/// value: arrays element by element (same length), objects key by key in order
+/// (the contract prints struct fields in schema order).
 ///
 /// Numbers are compared from their text, not from `serde_json::Value`:
 /// serde_json without its `float_roundtrip` / `arbitrary_precision` features
 /// rounds some decimals to the wrong f64 (e.g. a long integer rendering of an
 /// f32 like `37167756000000000000000000000000000`) and turns integers beyond
 /// u64 into f64.
-pub fn compare_jsonl(expected: &str, actual: &str, f32_keys: &[String]) -> Result<usize, String> {
+pub fn compare_jsonl(expected: &str, actual: &str, f32_paths: &[F32Path]) -> Result<usize, String> {
     let exp: Vec<&str> = expected.lines().filter(|l| !l.trim().is_empty()).collect();
     let act: Vec<&str> = actual.lines().filter(|l| !l.trim().is_empty()).collect();
     for (row, (e, a)) in exp.iter().zip(act.iter()).enumerate() {
         if e == a {
             continue; // identical text: equal (parsing is the slow part in debug builds)
         }
-        let eo = parse_flat_object(e)
+        let eo = parse_object(e)
             .map_err(|err| format!("row {row}: expected line: {err}: {}", clip(e, 200)))?;
-        let ao = parse_flat_object(a)
+        let ao = parse_object(a)
             .map_err(|err| format!("row {row}: parq line: {err}: {}", clip(a, 200)))?;
-        compare_row(row, &eo, &ao, f32_keys)?;
+        compare_row(row, &eo, &ao, f32_paths)?;
     }
     if exp.len() != act.len() {
         return Err(format!(
@@ -452,147 +517,233 @@ pub fn compare_jsonl(expected: &str, actual: &str, f32_keys: &[String]) -> Resul
     Ok(exp.len())
 }
 
-/// One scalar of a JSON Lines row. Numbers keep their text.
+/// One JSON value of a JSON Lines row. Numbers keep their text.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Scalar {
+pub enum Json {
     Null,
     Bool(bool),
     Num(String),
     Str(String),
-    /// An array or object value (not part of the contract): its raw text.
-    Raw(String),
+    Arr(Vec<Json>),
+    /// Keys in the order of the text (duplicates kept).
+    Obj(Vec<(String, Json)>),
 }
 
-impl std::fmt::Display for Scalar {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Json {
+    /// Compact JSON text, cut after about `max` bytes.
+    fn render(&self, out: &mut String, max: usize) {
+        if out.len() > max {
+            return;
+        }
         match self {
-            Scalar::Null => write!(f, "null"),
-            Scalar::Bool(b) => write!(f, "{b}"),
-            Scalar::Num(n) => write!(f, "{n}"),
-            Scalar::Str(s) => write!(f, "{}", clip(&Value::String(s.clone()).to_string(), 200)),
-            Scalar::Raw(r) => write!(f, "{}", clip(r, 200)),
+            Json::Null => out.push_str("null"),
+            Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Json::Num(n) => out.push_str(n),
+            Json::Str(s) => {
+                let room = max.saturating_sub(out.len()) + 1;
+                let mut end = s.len().min(room);
+                while !s.is_char_boundary(end) {
+                    end -= 1;
+                }
+                out.push_str(&Value::String(s[..end].to_string()).to_string());
+            }
+            Json::Arr(items) => {
+                out.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    v.render(out, max);
+                }
+                out.push(']');
+            }
+            Json::Obj(kv) => {
+                out.push('{');
+                for (i, (k, v)) in kv.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::String(k.clone()).to_string());
+                    out.push(':');
+                    v.render(out, max);
+                }
+                out.push('}');
+            }
         }
     }
 }
 
-/// Parses `{"key": scalar, ...}` keeping number texts. Strings are unescaped
-/// by serde_json; nested values are kept raw (after checking they are JSON).
-pub fn parse_flat_object(line: &str) -> Result<Vec<(String, Scalar)>, String> {
-    let b = line.as_bytes();
-    let mut i = 0;
-    let ws = |i: &mut usize| {
-        while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\r' | b'\n') {
-            *i += 1;
-        }
-    };
-    let string_end = |start: usize| -> Result<usize, String> {
-        // b[start] == '"'; returns the index after the closing quote.
-        let mut j = start + 1;
-        while j < b.len() {
-            match b[j] {
-                b'\\' => j += 2,
-                b'"' => return Ok(j + 1),
-                _ => j += 1,
+impl std::fmt::Display for Json {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const MAX: usize = 200;
+        let mut s = String::new();
+        self.render(&mut s, MAX);
+        if s.len() > MAX {
+            let mut end = MAX;
+            while !s.is_char_boundary(end) {
+                end -= 1;
             }
+            write!(f, "{}...", &s[..end])
+        } else {
+            write!(f, "{s}")
         }
-        Err(format!("unterminated string at byte {start}"))
+    }
+}
+
+/// Deepest nesting accepted in a row (parq's output is at most a few levels deep).
+const MAX_DEPTH: usize = 256;
+
+/// Parses one JSON Lines row, `{"key": value, ...}`, keeping number texts.
+/// Strings are unescaped by serde_json.
+pub fn parse_object(line: &str) -> Result<Vec<(String, Json)>, String> {
+    let mut p = JsonParser {
+        text: line,
+        b: line.as_bytes(),
+        i: 0,
     };
-    let mut out = Vec::new();
-    ws(&mut i);
-    if b.get(i) != Some(&b'{') {
+    p.ws();
+    if p.b.get(p.i) != Some(&b'{') {
         return Err("not a JSON object".into());
     }
-    i += 1;
-    ws(&mut i);
-    if b.get(i) == Some(&b'}') {
-        i += 1;
-    } else {
-        loop {
-            ws(&mut i);
-            if b.get(i) != Some(&b'"') {
-                return Err(format!("expected a key at byte {i}"));
-            }
-            let end = string_end(i)?;
-            let key: String = serde_json::from_str(&line[i..end])
-                .map_err(|e| format!("bad key at byte {i}: {e}"))?;
-            i = end;
-            ws(&mut i);
-            if b.get(i) != Some(&b':') {
-                return Err(format!("expected ':' at byte {i}"));
-            }
-            i += 1;
-            ws(&mut i);
-            let start = i;
-            let value = match b.get(i) {
-                Some(b'"') => {
-                    let end = string_end(i)?;
-                    i = end;
-                    Scalar::Str(
-                        serde_json::from_str(&line[start..end])
-                            .map_err(|e| format!("bad string at byte {start}: {e}"))?,
-                    )
-                }
-                Some(b'n') if line[i..].starts_with("null") => {
-                    i += 4;
-                    Scalar::Null
-                }
-                Some(b't') if line[i..].starts_with("true") => {
-                    i += 4;
-                    Scalar::Bool(true)
-                }
-                Some(b'f') if line[i..].starts_with("false") => {
-                    i += 5;
-                    Scalar::Bool(false)
-                }
-                Some(b'-' | b'0'..=b'9') => {
-                    while i < b.len()
-                        && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
-                    {
-                        i += 1;
-                    }
-                    let text = &line[start..i];
-                    // Validate the token with serde_json (grammar only).
-                    serde_json::from_str::<serde_json::Number>(text)
-                        .map_err(|e| format!("bad number {text:?}: {e}"))?;
-                    Scalar::Num(text.to_string())
-                }
-                Some(b'[' | b'{') => {
-                    let mut de =
-                        serde_json::Deserializer::from_str(&line[start..]).into_iter::<Value>();
-                    match de.next() {
-                        Some(Ok(_)) => {
-                            i = start + de.byte_offset();
-                            Scalar::Raw(line[start..i].to_string())
-                        }
-                        _ => return Err(format!("bad value at byte {start}")),
-                    }
-                }
-                _ => return Err(format!("bad value at byte {start}")),
-            };
-            out.push((key, value));
-            ws(&mut i);
-            match b.get(i) {
-                Some(b',') => i += 1,
-                Some(b'}') => {
-                    i += 1;
-                    break;
-                }
-                _ => return Err(format!("expected ',' or '}}' at byte {i}")),
-            }
+    let v = p.value(0)?;
+    p.ws();
+    if p.i != p.b.len() {
+        return Err(format!("trailing text at byte {}", p.i));
+    }
+    match v {
+        Json::Obj(kv) => Ok(kv),
+        _ => Err("not a JSON object".into()),
+    }
+}
+
+struct JsonParser<'a> {
+    text: &'a str,
+    b: &'a [u8],
+    i: usize,
+}
+
+impl JsonParser<'_> {
+    fn ws(&mut self) {
+        while self.i < self.b.len() && matches!(self.b[self.i], b' ' | b'\t' | b'\r' | b'\n') {
+            self.i += 1;
         }
     }
-    ws(&mut i);
-    if i != b.len() {
-        return Err(format!("trailing text at byte {i}"));
+
+    /// A string starting at `self.i` (a '"'), unescaped.
+    fn string(&mut self) -> Result<String, String> {
+        let start = self.i;
+        let mut j = start + 1;
+        loop {
+            match self.b.get(j) {
+                Some(b'\\') => j += 2,
+                Some(b'"') => break,
+                Some(_) => j += 1,
+                None => return Err(format!("unterminated string at byte {start}")),
+            }
+        }
+        self.i = j + 1;
+        serde_json::from_str(&self.text[start..self.i])
+            .map_err(|e| format!("bad string at byte {start}: {e}"))
     }
-    Ok(out)
+
+    fn literal(&mut self, word: &str, v: Json) -> Result<Json, String> {
+        if self.text[self.i..].starts_with(word) {
+            self.i += word.len();
+            Ok(v)
+        } else {
+            Err(format!("bad value at byte {}", self.i))
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Json, String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+        }
+        let start = self.i;
+        match self.b.get(self.i) {
+            Some(b'"') => Ok(Json::Str(self.string()?)),
+            Some(b'n') => self.literal("null", Json::Null),
+            Some(b't') => self.literal("true", Json::Bool(true)),
+            Some(b'f') => self.literal("false", Json::Bool(false)),
+            Some(b'-' | b'0'..=b'9') => {
+                while self.i < self.b.len()
+                    && matches!(
+                        self.b[self.i],
+                        b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'
+                    )
+                {
+                    self.i += 1;
+                }
+                let text = &self.text[start..self.i];
+                // Validate the token with serde_json (grammar only).
+                serde_json::from_str::<serde_json::Number>(text)
+                    .map_err(|e| format!("bad number {text:?}: {e}"))?;
+                Ok(Json::Num(text.to_string()))
+            }
+            Some(b'[') => {
+                self.i += 1;
+                let mut items = Vec::new();
+                self.ws();
+                if self.b.get(self.i) == Some(&b']') {
+                    self.i += 1;
+                    return Ok(Json::Arr(items));
+                }
+                loop {
+                    self.ws();
+                    items.push(self.value(depth + 1)?);
+                    self.ws();
+                    match self.b.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b']') => {
+                            self.i += 1;
+                            return Ok(Json::Arr(items));
+                        }
+                        _ => return Err(format!("expected ',' or ']' at byte {}", self.i)),
+                    }
+                }
+            }
+            Some(b'{') => {
+                self.i += 1;
+                let mut kv = Vec::new();
+                self.ws();
+                if self.b.get(self.i) == Some(&b'}') {
+                    self.i += 1;
+                    return Ok(Json::Obj(kv));
+                }
+                loop {
+                    self.ws();
+                    if self.b.get(self.i) != Some(&b'"') {
+                        return Err(format!("expected a key at byte {}", self.i));
+                    }
+                    let key = self.string()?;
+                    self.ws();
+                    if self.b.get(self.i) != Some(&b':') {
+                        return Err(format!("expected ':' at byte {}", self.i));
+                    }
+                    self.i += 1;
+                    self.ws();
+                    kv.push((key, self.value(depth + 1)?));
+                    self.ws();
+                    match self.b.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b'}') => {
+                            self.i += 1;
+                            return Ok(Json::Obj(kv));
+                        }
+                        _ => return Err(format!("expected ',' or '}}' at byte {}", self.i)),
+                    }
+                }
+            }
+            _ => Err(format!("bad value at byte {start}")),
+        }
+    }
 }
 
 fn compare_row(
     row: usize,
-    e: &[(String, Scalar)],
-    a: &[(String, Scalar)],
-    f32_keys: &[String],
+    e: &[(String, Json)],
+    a: &[(String, Json)],
+    f32_paths: &[F32Path],
 ) -> Result<(), String> {
     for (k, ev) in e {
         let Some((_, av)) = a.iter().find(|(ak, _)| ak == k) else {
@@ -600,8 +751,9 @@ fn compare_row(
                 "row {row} key {k:?}: missing in parq output (pyarrow: {ev})"
             ));
         };
-        if !value_eq(ev, av, f32_keys.contains(k)) {
-            return Err(format!("row {row} key {k:?}: pyarrow {ev} != parq {av}"));
+        let mut path = vec![Seg::Key(k)];
+        if let Err((at, m)) = json_eq(ev, av, &mut path, f32_paths) {
+            return Err(format!("row {row} key {k:?}{at}: {m}"));
         }
     }
     if let Some((k, v)) = a.iter().find(|(k, _)| !e.iter().any(|(ek, _)| ek == k)) {
@@ -615,6 +767,96 @@ fn compare_row(
         ));
     }
     Ok(())
+}
+
+/// A step of the path being compared.
+enum Seg<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// ` at [3].name` for the path below the top-level key (empty at the top).
+fn show_path(path: &[Seg]) -> String {
+    if path.len() <= 1 {
+        return String::new();
+    }
+    let mut s = String::from(" at ");
+    for seg in &path[1..] {
+        match seg {
+            Seg::Key(k) => s.push_str(&format!(".{k}")),
+            Seg::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
+fn is_f32_path(path: &[Seg], f32_paths: &[F32Path]) -> bool {
+    f32_paths.iter().any(|p| {
+        p.len() == path.len()
+            && p.iter().zip(path).all(|(step, seg)| match (step, seg) {
+                (Step::Key(k), Seg::Key(s)) => k == s,
+                (Step::Index(i), Seg::Index(j)) => i == j,
+                (Step::Any, Seg::Index(_)) => true,
+                _ => false,
+            })
+    })
+}
+
+/// Compares `e` (pyarrow) and `a` (parq) at `path`; Err((where, what)).
+fn json_eq<'a>(
+    e: &'a Json,
+    a: &'a Json,
+    path: &mut Vec<Seg<'a>>,
+    f32_paths: &[F32Path],
+) -> Result<(), (String, String)> {
+    match (e, a) {
+        (Json::Arr(x), Json::Arr(y)) => {
+            if x.len() != y.len() {
+                return Err((
+                    show_path(path),
+                    format!(
+                        "pyarrow has {} elements, parq {}: pyarrow {e} != parq {a}",
+                        x.len(),
+                        y.len()
+                    ),
+                ));
+            }
+            for (i, (xe, ya)) in x.iter().zip(y).enumerate() {
+                path.push(Seg::Index(i));
+                json_eq(xe, ya, path, f32_paths)?;
+                path.pop();
+            }
+            Ok(())
+        }
+        (Json::Obj(x), Json::Obj(y)) => {
+            if !x.iter().map(|(k, _)| k).eq(y.iter().map(|(k, _)| k)) {
+                let keys = |kv: &[(String, Json)]| -> String {
+                    format!("{:?}", kv.iter().map(|(k, _)| k).collect::<Vec<_>>())
+                };
+                return Err((
+                    show_path(path),
+                    format!(
+                        "object keys (in schema order): pyarrow {} != parq {}",
+                        keys(x),
+                        keys(y)
+                    ),
+                ));
+            }
+            for ((k, xe), (_, ya)) in x.iter().zip(y) {
+                path.push(Seg::Key(k));
+                json_eq(xe, ya, path, f32_paths)?;
+                path.pop();
+            }
+            Ok(())
+        }
+        _ => {
+            if value_eq(e, a, is_f32_path(path, f32_paths)) {
+                Ok(())
+            } else {
+                Err((show_path(path), format!("pyarrow {e} != parq {a}")))
+            }
+        }
+    }
 }
 
 fn is_integer_token(t: &str) -> bool {
@@ -648,13 +890,14 @@ fn significant_digits(t: &str) -> usize {
         .max(1)
 }
 
-/// Equality of one expected value and one actual value (see `compare_jsonl`).
-pub fn value_eq(e: &Scalar, a: &Scalar, f32_key: bool) -> bool {
+/// Equality of one expected scalar and one actual value (see `compare_jsonl`).
+/// Arrays and objects are equal only when identical (`json_eq` walks them).
+pub fn value_eq(e: &Json, a: &Json, f32: bool) -> bool {
     match (e, a) {
-        (Scalar::Num(en), Scalar::Num(an)) => {
+        (Json::Num(en), Json::Num(an)) => {
             if is_integer_token(en) {
                 is_integer_token(an) && normalize_integer(en) == normalize_integer(an)
-            } else if f32_key {
+            } else if f32 {
                 match (en.parse::<f32>(), an.parse::<f32>()) {
                     (Ok(x), Ok(y)) => {
                         x.to_bits() == y.to_bits()
@@ -668,9 +911,6 @@ pub fn value_eq(e: &Scalar, a: &Scalar, f32_key: bool) -> bool {
                     _ => false,
                 }
             }
-        }
-        (Scalar::Raw(er), Scalar::Raw(ar)) => {
-            serde_json::from_str::<Value>(er).ok() == serde_json::from_str::<Value>(ar).ok()
         }
         _ => e == a,
     }
@@ -744,7 +984,7 @@ mod tests {
     #[test]
     fn compare_rules() {
         let ok = |e: &str, a: &str| compare_jsonl(e, a, &[]).is_ok();
-        let ok32 = |e: &str, a: &str| compare_jsonl(e, a, &["a".to_string()]).is_ok();
+        let ok32 = |e: &str, a: &str| compare_jsonl(e, a, &f32_top_keys(&["a"])).is_ok();
         assert!(ok32(r#"{"a":19781.062}"#, r#"{"a":19781.063}"#));
         assert!(!ok(r#"{"a":19781.062}"#, r#"{"a":19781.063}"#));
         assert!(ok32(r#"{"a":1e+16}"#, r#"{"a":10000000000000000}"#));
@@ -787,5 +1027,78 @@ mod tests {
         assert!(!ok(r#"{"a":1}"#, r#"{"a":01x}"#));
         assert!(!ok(r#"{"a":1}"#, "[1]"));
         assert!(ok("{}", "{}"));
+    }
+
+    #[test]
+    fn compare_nested_rules() {
+        let ok = |e: &str, a: &str| compare_jsonl(e, a, &[]).is_ok();
+        assert!(ok(r#"{"a":[1,2],"b":null}"#, r#"{"b":null,"a":[ 1 , 2 ]}"#));
+        assert!(!ok(r#"{"a":[1,2]}"#, r#"{"a":[1,2,3]}"#));
+        assert!(!ok(r#"{"a":[1,2]}"#, r#"{"a":[2,1]}"#));
+        assert!(!ok(r#"{"a":[]}"#, r#"{"a":null}"#));
+        assert!(!ok(r#"{"a":[null]}"#, r#"{"a":[]}"#));
+        assert!(ok(r#"{"a":[[1,null],[2,3]]}"#, r#"{"a":[[1,null],[2,3]]}"#));
+        // Numbers inside nested values follow the scalar rules.
+        assert!(ok(r#"{"a":{"x":[0.1,1.0]}}"#, r#"{"a":{"x":[1e-1,1]}}"#));
+        assert!(!ok(r#"{"a":[1]}"#, r#"{"a":[1.0]}"#));
+        assert!(!ok(r#"{"a":[-0.0]}"#, r#"{"a":[0.0]}"#));
+        assert!(ok(
+            r#"{"a":[361746257437964157935616]}"#,
+            r#"{"a":[361746257437964157935616]}"#
+        ));
+        assert!(!ok(
+            r#"{"a":[361746257437964157935616]}"#,
+            r#"{"a":[361746257437964157935617]}"#
+        ));
+        assert!(ok(
+            r#"{"a":[{"s":"\u00e9"}]}"#,
+            "{\"a\":[{\"s\":\"\u{e9}\"}]}"
+        ));
+        // Struct fields: same keys, in schema order.
+        assert!(ok(r#"{"a":{"x":1,"y":null}}"#, r#"{"a":{"x":1,"y":null}}"#));
+        assert!(!ok(r#"{"a":{"x":1,"y":2}}"#, r#"{"a":{"y":2,"x":1}}"#));
+        assert!(!ok(r#"{"a":{"x":1}}"#, r#"{"a":{"x":1,"y":2}}"#));
+        assert!(!ok(r#"{"a":{"x":1}}"#, r#"{"a":{"x":1,"x":1}}"#));
+        assert!(!ok(r#"{"a":{"x":1}}"#, r#"{"a":[["x",1]]}"#));
+        // FLOAT leaves inside nested values, by path.
+        let f32 = parse_f32_paths(r#"["f",["m",null,1],["s","l",null]]"#).unwrap();
+        let ok32 = |e: &str, a: &str| compare_jsonl(e, a, &f32).is_ok();
+        assert!(ok32(r#"{"f":19781.062}"#, r#"{"f":19781.063}"#));
+        assert!(ok32(
+            r#"{"m":[[1.5,19781.062],[2.5,0.1]]}"#,
+            r#"{"m":[[1.5,19781.063],[2.5,0.1]]}"#
+        ));
+        assert!(!ok32(
+            r#"{"m":[[19781.062,1.0]]}"#,
+            r#"{"m":[[19781.063,1.0]]}"#
+        ));
+        assert!(ok32(
+            r#"{"s":{"l":[19781.062]}}"#,
+            r#"{"s":{"l":[19781.063]}}"#
+        ));
+        assert!(!ok32(
+            r#"{"s":{"k":[19781.062]}}"#,
+            r#"{"s":{"k":[19781.063]}}"#
+        ));
+        assert!(!ok32(
+            r#"{"m":[[1.5,0.1]]}"#,
+            r#"{"m":[[1.5,0.10000000149011612]]}"#
+        ));
+        // Mismatches say where.
+        let err =
+            compare_jsonl(r#"{"a":[{"x":[1,2]}]}"#, r#"{"a":[{"x":[1,3]}]}"#, &[]).unwrap_err();
+        assert!(
+            err.contains(r#"key "a" at [0].x[1]: pyarrow 2 != parq 3"#),
+            "{err}"
+        );
+        assert!(parse_object(&format!(
+            "{{\"a\":{}1{}}}",
+            "[".repeat(300),
+            "]".repeat(300)
+        ))
+        .is_err());
+        assert!(parse_object(r#"{"a":[1,]}"#).is_err());
+        assert!(parse_object(r#"{"a":[1}"#).is_err());
+        assert!(parse_object(r#"[1]"#).is_err());
     }
 }
