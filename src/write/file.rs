@@ -348,7 +348,7 @@ impl<W: Write> ParquetWriter<W> {
             for (i, e) in elements[1..].iter().enumerate() {
                 let leaf = leaf_of(e, vec![e.name.clone()], flat_max_def(e)?, 0)?;
                 let field = flat_field(e);
-                let node = Node::plan(&field, "", 0, 0, i, &mut Vec::new());
+                let node = Node::plan(&field, "", 0, 0, 0, &mut Vec::new());
                 leaves.push(leaf);
                 fields.push(TopField {
                     field,
@@ -362,16 +362,14 @@ impl<W: Write> ParquetWriter<W> {
             let mut levels = Vec::new();
             for f in schema.fields()? {
                 let first_leaf = levels.len();
-                let node = Node::plan(&f, "", 0, 0, first_leaf, &mut levels);
+                // Leaves are numbered within the field: they index its `LeafLevels`.
+                let mut own = Vec::new();
+                let node = Node::plan(&f, "", 0, 0, 0, &mut own);
+                levels.extend_from_slice(&own);
                 let pending = if f.is_primitive() {
                     Pending::Flat(Vec::new())
                 } else {
-                    Pending::Leveled(
-                        levels[first_leaf..]
-                            .iter()
-                            .map(|&(d, r)| LeafLevels::new(d, r))
-                            .collect(),
-                    )
+                    Pending::Leveled(own.iter().map(|&(d, r)| LeafLevels::new(d, r)).collect())
                 };
                 fields.push(TopField {
                     field: f,

@@ -146,9 +146,9 @@ pub(crate) struct LeveledPage {
     pub rows: usize,
 }
 
-/// Cut the pairs of `leaf` into pages of about `target_bits` bits of values and at most
-/// `row_limit` records, each starting at a record. `cost(i)` is the size in bits of stored
-/// value `i`.
+/// Cut the pairs of `leaf` into pages of about `target_bits` bits of levels and values and
+/// at most `row_limit` records, each starting at a record. `cost(i)` is the size in bits of
+/// stored value `i`.
 pub(crate) fn page_ranges(
     leaf: &LeafLevels,
     cost: impl Fn(usize) -> u64,
@@ -169,6 +169,10 @@ pub(crate) fn page_ranges(
         first_row: 0,
         rows: 0,
     };
+    // The levels cost about their bit widths per pair (less when they run), so that pages
+    // of nulls or empty lists are cut too.
+    let level_bits = (bitpack::bit_width(leaf.max_rep as u64)
+        + bitpack::bit_width(leaf.max_def as u64)) as u64;
     let (mut v, mut bits) = (0usize, 0u64);
     for i in 0..leaf.pairs {
         let starts_record = leaf.max_rep == 0 || rep[i] == 0;
@@ -191,6 +195,7 @@ pub(crate) fn page_ranges(
             }
             page.rows += 1;
         }
+        bits += level_bits;
         if max_def == 0 || def[i] == max_def {
             bits += cost(v);
             v += 1;
@@ -240,7 +245,7 @@ mod tests {
     fn pages_start_on_records() {
         // Records of 3, 1, 2 pairs; every pair a value; pages of one value's bits.
         let l = leaf(&[0, 1, 1, 0, 0, 1], &[2; 6], 1, 2);
-        let pages = page_ranges(&l, |_| 8, 8, 100);
+        let pages = page_ranges(&l, |_| 8, 1, 100);
         let starts: Vec<usize> = pages.iter().map(|p| p.range.slot_start).collect();
         assert_eq!(starts, vec![0, 3, 4]);
         let rows: Vec<(usize, usize)> = pages.iter().map(|p| (p.first_row, p.rows)).collect();

@@ -61,8 +61,9 @@ pub(crate) enum NodeKind {
 
 impl Node {
     /// The plan of `field` under a parent at definition level `def` and repetition level
-    /// `rep`; its leaves are numbered from `first_leaf`, and their max (definition,
-    /// repetition) levels pushed to `levels`.
+    /// `rep`; its leaves are numbered from `first_leaf` (0 for a top-level field: the
+    /// numbers index the field's [`LeafLevels`]), and their max (definition, repetition)
+    /// levels pushed to `levels`.
     pub(crate) fn plan(
         field: &Field,
         parent: &str,
