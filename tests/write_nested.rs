@@ -61,10 +61,7 @@ fn shapes() -> Vec<(&'static str, Field)> {
             int64("z"),
         ],
     );
-    let list_map = Field::list(
-        "a",
-        Field::map("element", int32("key"), string("value")),
-    );
+    let list_map = Field::list("a", Field::map("element", int32("key"), string("value")));
     let list3 = Field::list(
         "a",
         Field::list("element", Field::list("element", int32("element"))),
@@ -268,7 +265,10 @@ fn mismatched_shapes_are_invalid_arguments() {
         &Field::structure("a", vec![int64("x")]),
         &[Struct(vec![Null])],
     );
-    assert!(matches!(w.write_arrays(&[s]), Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        w.write_arrays(&[s]),
+        Err(Error::InvalidArgument(_))
+    ));
     // A null element in a required element field.
     let bad = build(&Field::list("a", int64("element")), &[List(vec![Null])]);
     assert!(matches!(
@@ -276,11 +276,11 @@ fn mismatched_shapes_are_invalid_arguments() {
         Err(Error::InvalidArgument(_))
     ));
     // Wrong number of arrays, and columns for a nested schema.
-    assert!(matches!(w.write_arrays(&[]), Err(Error::InvalidArgument(_))));
     assert!(matches!(
-        w.write_batch(&[]),
+        w.write_arrays(&[]),
         Err(Error::InvalidArgument(_))
     ));
+    assert!(matches!(w.write_batch(&[]), Err(Error::InvalidArgument(_))));
     // Offsets past the child.
     if let parq::array::Array::List(mut l) = build(
         &Field::list("a", int64("element").required()),

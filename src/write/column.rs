@@ -1134,10 +1134,7 @@ impl ColumnWriter {
 
         let null_count = (total_pairs - dense.len()) as i64;
         let (rep_histogram, def_histogram) = if leveled {
-            (
-                repeated.then_some(rep_hist),
-                nullable.then_some(def_hist),
-            )
+            (repeated.then_some(rep_hist), nullable.then_some(def_hist))
         } else {
             (
                 None,

@@ -77,14 +77,20 @@ fn group(name: &str, rep: FieldRepetitionType, children: usize) -> Result<Schema
 
 /// Append the schema elements of `field` (depth first) to `out`.
 fn push(field: &Field, out: &mut Vec<SchemaElement>, depth: usize) -> Result<()> {
-    let bad = |what: &str| Err(Error::InvalidArgument(format!("field {}: {what}", field.name)));
+    let bad = |what: &str| {
+        Err(Error::InvalidArgument(format!(
+            "field {}: {what}",
+            field.name
+        )))
+    };
     if depth > crate::schema::MAX_SCHEMA_DEPTH {
         return bad("nested deeper than a schema may be");
     }
     let rep = repetition(field.nullable);
     match &field.data_type {
         DataType::Primitive(p) => {
-            let (mut converted, mut scale, mut precision) = (p.converted_type, p.scale, p.precision);
+            let (mut converted, mut scale, mut precision) =
+                (p.converted_type, p.scale, p.precision);
             if let (None, Some(lt)) = (converted, &p.logical_type) {
                 // The spec asks for the converted type that goes with a logical type.
                 let (c, s, pr) = converted_for(lt);
@@ -159,13 +165,14 @@ fn push(field: &Field, out: &mut Vec<SchemaElement>, depth: usize) -> Result<()>
 /// The schema elements of a file holding `fields`: a root named `schema`, then each field
 /// depth first, lists and maps in their canonical 3-level spelling.
 pub(crate) fn schema_elements(fields: &[Field]) -> Result<Vec<SchemaElement>> {
-    let mut out = vec![SchemaElement {
-        name: "schema".into(),
-        num_children: Some(i32::try_from(fields.len()).map_err(|_| {
-            Error::InvalidArgument(format!("{} top-level fields", fields.len()))
-        })?),
-        ..SchemaElement::default()
-    }];
+    let mut out =
+        vec![SchemaElement {
+            name: "schema".into(),
+            num_children: Some(i32::try_from(fields.len()).map_err(|_| {
+                Error::InvalidArgument(format!("{} top-level fields", fields.len()))
+            })?),
+            ..SchemaElement::default()
+        }];
     for f in fields {
         push(f, &mut out, 1)?;
     }

@@ -305,11 +305,7 @@ impl<W: Write> ParquetWriter<W> {
     /// Field ids are kept; a leaf with a logical type but no converted type gets the
     /// converted type the spec pairs with it. Flat leaves built with [`Field`] convert with
     /// `.into()`.
-    pub fn with_fields(
-        sink: W,
-        fields: Vec<field::Field>,
-        options: WriterOptions,
-    ) -> Result<Self> {
+    pub fn with_fields(sink: W, fields: Vec<field::Field>, options: WriterOptions) -> Result<Self> {
         let elements = super::fields::schema_elements(&fields)?;
         Self::from_schema_elements(sink, elements, options)
     }
@@ -600,11 +596,9 @@ impl<W: Write> ParquetWriter<W> {
             let whole = off == 0 && take == n;
             for ((f, a), s) in self.fields.iter_mut().zip(arrays).zip(&mut shredded) {
                 match (&mut f.pending, a) {
-                    (Pending::Flat(p), Array::Primitive(c)) => p.push(if whole {
-                        c.clone()
-                    } else {
-                        c.slice(off, take)
-                    }),
+                    (Pending::Flat(p), Array::Primitive(c)) => {
+                        p.push(if whole { c.clone() } else { c.slice(off, take) })
+                    }
                     (Pending::Leveled(p), a) => match s {
                         Some(leaves) if whole => {
                             for (p, l) in p.iter_mut().zip(leaves) {

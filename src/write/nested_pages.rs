@@ -127,11 +127,7 @@ pub(crate) fn dense_values(leaf: &LeafLevels, physical: Type) -> Result<Dense<'_
             }
             Dense::Bytes(out)
         }
-        t => {
-            return Err(Error::InvalidArgument(format!(
-                "unknown physical type {t}"
-            )))
-        }
+        t => return Err(Error::InvalidArgument(format!("unknown physical type {t}"))),
     })
 }
 
@@ -171,8 +167,8 @@ pub(crate) fn page_ranges(
     };
     // The levels cost about their bit widths per pair (less when they run), so that pages
     // of nulls or empty lists are cut too.
-    let level_bits = (bitpack::bit_width(leaf.max_rep as u64)
-        + bitpack::bit_width(leaf.max_def as u64)) as u64;
+    let level_bits =
+        (bitpack::bit_width(leaf.max_rep as u64) + bitpack::bit_width(leaf.max_def as u64)) as u64;
     let (mut v, mut bits) = (0usize, 0u64);
     for i in 0..leaf.pairs {
         let starts_record = leaf.max_rep == 0 || rep[i] == 0;

@@ -173,7 +173,11 @@ impl Node {
                 if *map == matches!(array, Array::Map(_)) =>
             {
                 let n = l.offsets.len();
-                let end = if n == 0 { 0 } else { l.offsets.range(n - 1).end };
+                let end = if n == 0 {
+                    0
+                } else {
+                    l.offsets.range(n - 1).end
+                };
                 if end > l.values.len() {
                     return Err(self.invalid(format!(
                         "offsets reach {end} in a child of {} slots",

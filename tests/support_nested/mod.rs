@@ -199,9 +199,7 @@ pub fn build_with(field: &Field, rows: &[Value], quirks: &Quirks, rng: &mut Rng)
 
 fn validity(rows: &[Value]) -> Option<NullBuffer> {
     let v: Vec<bool> = rows.iter().map(|r| *r != Value::Null).collect();
-    v.iter()
-        .any(|b| !b)
-        .then(|| NullBuffer::from(v))
+    v.iter().any(|b| !b).then(|| NullBuffer::from(v))
 }
 
 fn build_inner(field: &Field, rows: &[Value], q: &Quirks, rng: &mut Rng) -> Array {
@@ -296,18 +294,13 @@ fn leaf_column(p: &parq::field::Primitive, rows: &[Value]) -> Column {
             .collect()
     };
     let values = match p.physical_type {
-        Type::INT32 => Values::Int32(ScalarBuffer::from(
-            bytemuck_vec::<i32>(&fixed(4)),
-        )),
+        Type::INT32 => Values::Int32(ScalarBuffer::from(bytemuck_vec::<i32>(&fixed(4)))),
         Type::INT64 => Values::Int64(ScalarBuffer::from(bytemuck_vec::<i64>(&fixed(8)))),
         Type::DOUBLE => Values::Double(ScalarBuffer::from(bytemuck_vec::<f64>(&fixed(8)))),
         Type::FLOAT => Values::Float(ScalarBuffer::from(bytemuck_vec::<f32>(&fixed(4)))),
-        Type::BOOLEAN => Values::Boolean(
-            bytes
-                .iter()
-                .map(|b| b.is_some_and(|b| b[0] != 0))
-                .collect(),
-        ),
+        Type::BOOLEAN => {
+            Values::Boolean(bytes.iter().map(|b| b.is_some_and(|b| b[0] != 0)).collect())
+        }
         Type::FIXED_LEN_BYTE_ARRAY => {
             let w = p.type_length.unwrap_or(1) as usize;
             Values::FixedLenByteArray {
@@ -420,10 +413,14 @@ pub fn check_batches(bytes: &[u8], columns: &[Vec<Value>], batch: usize) {
 pub fn chunk_levels(bytes: &[u8], column: usize) -> Vec<(Vec<u16>, Vec<u16>)> {
     let meta = decode_footer(bytes).unwrap();
     let schema = parq::schema::SchemaDescriptor::new(&meta.schema).unwrap();
-    pages(bytes, &meta.row_groups[0].columns[column], schema.leaf(column))
-        .into_iter()
-        .map(|p| (p.rep, p.def))
-        .collect()
+    pages(
+        bytes,
+        &meta.row_groups[0].columns[column],
+        schema.leaf(column),
+    )
+    .into_iter()
+    .map(|p| (p.rep, p.def))
+    .collect()
 }
 
 pub struct PageLevels {
@@ -551,7 +548,11 @@ pub fn check_pages(bytes: &[u8], what: &str) {
             let md = chunk.meta_data.as_ref().unwrap();
             if leaf.max_def_level > 0 {
                 let ss = md.size_statistics.as_ref().unwrap();
-                assert_eq!(ss.definition_level_histogram.as_ref(), Some(&hist), "{what}");
+                assert_eq!(
+                    ss.definition_level_histogram.as_ref(),
+                    Some(&hist),
+                    "{what}"
+                );
             }
             if leaf.max_rep_level > 0 {
                 let ss = md.size_statistics.as_ref().unwrap();
