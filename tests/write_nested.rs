@@ -159,7 +159,7 @@ fn empty_null_lists_and_null_elements() {
     // The levels of the NESTED.md table, page by page (one record per page).
     let bytes = write_rows(
         std::slice::from_ref(&field),
-        &[rows.clone()],
+        std::slice::from_ref(&rows),
         WriterOptions {
             data_page_row_limit: 1,
             ..WriterOptions::default()
@@ -307,7 +307,7 @@ fn a_batch_straddling_row_groups_is_cut_between_records() {
         .collect();
     let bytes = write_rows(
         std::slice::from_ref(&field),
-        &[rows.clone()],
+        std::slice::from_ref(&rows),
         WriterOptions {
             row_group_rows: 333,
             data_page_size: 100,
