@@ -144,7 +144,7 @@ fn bench(c: &mut Criterion) {
             opts.compression_level = (parq_codec == CodecKind::Zstd).then_some(1);
             let props = WriterProperties::builder()
                 .set_compression(parquet_codec)
-                .set_max_row_group_size(usize::MAX)
+                .set_max_row_group_row_count(Some(rows.max(1)))
                 .build();
             let a = write_parq(&input, &opts).len();
             let b = write_parquet(&input, &props).len();
