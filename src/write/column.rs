@@ -838,6 +838,7 @@ impl ColumnWriter {
         let (fixed_cost, bytes_cost) = costs(&chosen, &dense);
         let pages = nested_pages::page_ranges(
             leaf,
+            fixed_cost,
             |i| match bytes_cost {
                 Some(v) => (4 + v[i].len() as u64) * 8,
                 None => fixed_cost.unwrap_or(8),
@@ -976,13 +977,16 @@ impl ColumnWriter {
                     page_def_hist.fill(0);
                     if repeated {
                         let r = &leaf.rep[range.clone()];
-                        nested_pages::encode_levels(r, max_rep, &mut rep_levels);
-                        nested_pages::histogram(r, max_rep, &mut page_rep_hist);
+                        nested_pages::encode_levels(
+                            r,
+                            max_rep,
+                            &mut rep_levels,
+                            &mut page_rep_hist,
+                        );
                     }
                     if nullable {
                         let d = &leaf.def[range];
-                        nested_pages::encode_levels(d, max_def, &mut levels);
-                        nested_pages::histogram(d, max_def, &mut page_def_hist);
+                        nested_pages::encode_levels(d, max_def, &mut levels, &mut page_def_hist);
                     } else {
                         page_def_hist[0] = slots as i64;
                     }

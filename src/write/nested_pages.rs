@@ -10,7 +10,8 @@
 use std::borrow::Cow;
 
 use arrow_buffer::BooleanBufferBuilder;
-use parq_codecs::encoding::{bitpack, rle};
+use parq_codecs::encoding::bitpack;
+use parq_codecs::probe;
 
 use super::column::{Dense, PageRange};
 use super::shred::{LeafLevels, Piece};
@@ -143,10 +144,11 @@ pub(crate) struct LeveledPage {
 }
 
 /// Cut the pairs of `leaf` into pages of about `target_bits` bits of levels and values and
-/// at most `row_limit` records, each starting at a record. `cost(i)` is the size in bits of
-/// stored value `i`.
+/// at most `row_limit` records, each starting at a record. Stored value `i` costs
+/// `fixed_cost` bits, or `cost(i)` without one.
 pub(crate) fn page_ranges(
     leaf: &LeafLevels,
+    fixed_cost: Option<u64>,
     cost: impl Fn(usize) -> u64,
     target_bits: u64,
     row_limit: usize,
@@ -154,6 +156,10 @@ pub(crate) fn page_ranges(
     let row_limit = row_limit.max(1);
     let target_bits = target_bits.max(1);
     let (rep, def, max_def) = (&leaf.rep, &leaf.def, leaf.max_def);
+    // The levels cost about their bit widths per pair (less when they run), so that pages
+    // of nulls or empty lists are cut too.
+    let level_bits =
+        (bitpack::bit_width(leaf.max_rep as u64) + bitpack::bit_width(leaf.max_def as u64)) as u64;
     let mut pages = Vec::new();
     let mut page = LeveledPage {
         range: PageRange {
@@ -165,15 +171,17 @@ pub(crate) fn page_ranges(
         first_row: 0,
         rows: 0,
     };
-    // The levels cost about their bit widths per pair (less when they run), so that pages
-    // of nulls or empty lists are cut too.
-    let level_bits =
-        (bitpack::bit_width(leaf.max_rep as u64) + bitpack::bit_width(leaf.max_def as u64)) as u64;
-    let (mut v, mut bits) = (0usize, 0u64);
+    // Values so far, and the bits of the open page's values when they vary in size.
+    let (mut v, mut value_bits) = (0usize, 0u64);
     for i in 0..leaf.pairs {
-        let starts_record = leaf.max_rep == 0 || rep[i] == 0;
-        if starts_record {
-            if i > page.range.slot_start && (bits >= target_bits || page.rows >= row_limit) {
+        if leaf.max_rep == 0 || rep[i] == 0 {
+            let start = page.range.slot_start;
+            let bits = (i - start) as u64 * level_bits
+                + match fixed_cost {
+                    Some(c) => (v - page.range.value_start) as u64 * c,
+                    None => value_bits,
+                };
+            if i > start && (bits >= target_bits || page.rows >= row_limit) {
                 page.range.slot_end = i;
                 page.range.value_end = v;
                 pages.push(page);
@@ -187,15 +195,15 @@ pub(crate) fn page_ranges(
                     first_row: page.first_row + page.rows,
                     rows: 0,
                 };
-                bits = 0;
+                value_bits = 0;
             }
             page.rows += 1;
         }
-        bits += level_bits;
-        if max_def == 0 || def[i] == max_def {
-            bits += cost(v);
-            v += 1;
+        let stored = max_def == 0 || def[i] == max_def;
+        if fixed_cost.is_none() && stored {
+            value_bits += cost(v);
         }
+        v += stored as usize;
     }
     if leaf.pairs > page.range.slot_start {
         page.range.slot_end = leaf.pairs;
@@ -205,24 +213,118 @@ pub(crate) fn page_ranges(
     pages
 }
 
-/// Append `levels` (each at most `max`) as an RLE/bit-packed hybrid stream of the bit width
-/// of `max`, without length prefix.
-pub(crate) fn encode_levels(levels: &[u16], max: u16, out: &mut Vec<u8>) {
-    rle::encode(levels, bitpack::bit_width(max as u64), out);
+/// Builds a hybrid stream 8 levels at a time: a group of 8 equal levels joins (or starts) a
+/// repeated run, any other group is bit-packed into the open bit-packed run. Runs are thus
+/// found at group granularity (a run not aligned to 8 levels costs a group of bit-packing at
+/// each end), which keeps the loop free of per-level branches.
+struct LevelEncoder<'a> {
+    out: &'a mut Vec<u8>,
+    width: usize,
+    run_value: u16,
+    run_len: usize,
+    /// Position of the header byte of the open bit-packed run, and its groups so far.
+    literal: Option<usize>,
+    groups: usize,
 }
 
-/// Add the histogram of `levels` (each at most `max`) to `hist` (`max + 1` counters).
-pub(crate) fn histogram(levels: &[u16], max: u16, hist: &mut [i64]) {
-    debug_assert_eq!(hist.len(), max as usize + 1);
-    if max == 1 {
-        let ones = levels.iter().map(|&l| l as i64).sum::<i64>();
-        hist[0] += levels.len() as i64 - ones;
-        hist[1] += ones;
-        return;
+/// Groups per bit-packed run: its header then fits one byte.
+const MAX_GROUPS: usize = 63;
+
+impl LevelEncoder<'_> {
+    fn flush_run(&mut self) {
+        if self.run_len > 0 {
+            let mut v = (self.run_len as u64) << 1;
+            while v >= 0x80 {
+                self.out.push(v as u8 | 0x80);
+                v >>= 7;
+            }
+            self.out.push(v as u8);
+            let bytes = self.width.div_ceil(8);
+            self.out
+                .extend_from_slice(&self.run_value.to_le_bytes()[..bytes]);
+            self.run_len = 0;
+        }
     }
-    for &l in levels {
-        hist[(l as usize).min(max as usize)] += 1;
+
+    fn close_literal(&mut self) {
+        if let Some(at) = self.literal.take() {
+            self.out[at] = ((self.groups << 1) | 1) as u8;
+            self.groups = 0;
+        }
     }
+
+    /// `n` copies of `v`.
+    fn run(&mut self, v: u16, n: usize) {
+        if self.run_len > 0 && self.run_value != v {
+            self.flush_run();
+        }
+        self.close_literal();
+        self.run_value = v;
+        self.run_len += n;
+    }
+
+    /// One group of up to 8 levels, bit-packed (a short last group is zero-padded).
+    fn group(&mut self, g: &[u16]) {
+        self.flush_run();
+        if self.literal.is_none() || self.groups == MAX_GROUPS {
+            self.close_literal();
+            self.literal = Some(self.out.len());
+            self.out.push(0);
+        }
+        let mut acc = 0u128;
+        for (j, &v) in g.iter().enumerate() {
+            acc |= (v as u128) << (j * self.width);
+        }
+        self.out.extend_from_slice(&acc.to_le_bytes()[..self.width]);
+        self.groups += 1;
+    }
+}
+
+/// Append `levels` (each at most `max`, which is at least 1) as an RLE/bit-packed hybrid
+/// stream of the bit width of `max`, without length prefix, and add their histogram to
+/// `hist` (`max + 1` counters) in the same pass.
+pub(crate) fn encode_levels(levels: &[u16], max: u16, out: &mut Vec<u8>, hist: &mut [i64]) {
+    debug_assert!(max > 0 && hist.len() == max as usize + 1);
+    let mut enc = LevelEncoder {
+        out,
+        width: bitpack::bit_width(max as u64) as usize,
+        run_value: 0,
+        run_len: 0,
+        literal: None,
+        groups: 0,
+    };
+    let groups = levels.chunks_exact(8);
+    let rest = groups.remainder();
+    let (mut runs, mut packed) = (0u64, 0u64);
+    for g in groups {
+        let v = g[0];
+        if g.iter().all(|&x| x == v) {
+            hist[v as usize] += 8;
+            enc.run(v, 8);
+            runs += 1;
+        } else {
+            for &x in g {
+                hist[x as usize] += 1;
+            }
+            enc.group(g);
+            packed += 1;
+        }
+    }
+    if let Some(&v) = rest.first() {
+        if rest.iter().all(|&x| x == v) {
+            hist[v as usize] += rest.len() as i64;
+            enc.run(v, rest.len());
+        } else {
+            for &x in rest {
+                hist[x as usize] += 1;
+            }
+            enc.group(rest);
+        }
+    }
+    enc.flush_run();
+    enc.close_literal();
+    probe::hit_n("write.levels_run_group", runs);
+    probe::hit_n("write.levels_packed_group", packed);
 }
 
 #[cfg(test)]
@@ -241,14 +343,14 @@ mod tests {
     fn pages_start_on_records() {
         // Records of 3, 1, 2 pairs; every pair a value; pages of one value's bits.
         let l = leaf(&[0, 1, 1, 0, 0, 1], &[2; 6], 1, 2);
-        let pages = page_ranges(&l, |_| 8, 1, 100);
+        let pages = page_ranges(&l, Some(8), |_| 8, 1, 100);
         let starts: Vec<usize> = pages.iter().map(|p| p.range.slot_start).collect();
         assert_eq!(starts, vec![0, 3, 4]);
         let rows: Vec<(usize, usize)> = pages.iter().map(|p| (p.first_row, p.rows)).collect();
         assert_eq!(rows, vec![(0, 1), (1, 1), (2, 1)]);
         // Nulls store no value.
         let l = leaf(&[0, 1, 0, 0], &[2, 1, 0, 2], 1, 2);
-        let pages = page_ranges(&l, |_| 8, 1 << 20, 2);
+        let pages = page_ranges(&l, None, |_| 8, 1 << 20, 2);
         assert_eq!(pages.len(), 2);
         assert_eq!(pages[0].range.value_end, 1);
         assert_eq!(pages[1].range.value_start, 1);
@@ -257,12 +359,43 @@ mod tests {
     }
 
     #[test]
-    fn histograms() {
-        let mut h = [0i64; 4];
-        histogram(&[0, 3, 3, 1, 2], 3, &mut h);
-        assert_eq!(h, [1, 1, 1, 2]);
-        let mut h = [0i64; 2];
-        histogram(&[0, 1, 1], 1, &mut h);
-        assert_eq!(h, [1, 2]);
+    fn levels_round_trip_with_their_histogram() {
+        use parq_codecs::encoding::rle::RleDecoder;
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for max in [1u16, 2, 3, 7, 8, 255, 256, 1000, u16::MAX] {
+            for n in [1usize, 7, 8, 9, 64, 500, 5000] {
+                for runs in [false, true] {
+                    let levels: Vec<u16> = (0..n)
+                        .map(|i| {
+                            x ^= x << 13;
+                            x ^= x >> 7;
+                            x ^= x << 17;
+                            if runs && (i / 37) % 2 == 0 {
+                                max
+                            } else {
+                                (x % (max as u64 + 1)) as u16
+                            }
+                        })
+                        .collect();
+                    let mut out = Vec::new();
+                    let mut hist = vec![0i64; max as usize + 1];
+                    encode_levels(&levels, max, &mut out, &mut hist);
+                    let mut back = vec![0u16; n];
+                    let width = bitpack::bit_width(max as u64);
+                    let mut d = RleDecoder::new(&out, width).unwrap();
+                    assert_eq!(d.get_batch(&mut back).unwrap(), n);
+                    assert_eq!(back, levels, "max {max} n {n}");
+                    let mut want = vec![0i64; max as usize + 1];
+                    for &l in &levels {
+                        want[l as usize] += 1;
+                    }
+                    assert_eq!(hist, want);
+                }
+            }
+        }
+        // Uniform levels are one repeated run.
+        let mut out = Vec::new();
+        encode_levels(&[3; 1000], 3, &mut out, &mut [0; 4]);
+        assert_eq!(out, [0xD0, 0x0F, 3]);
     }
 }

@@ -314,7 +314,45 @@ pub(crate) fn shred(node: &Node, array: &Array, leaves: &mut [LeafLevels]) -> Re
     for l in leaves.iter_mut() {
         l.open = false;
     }
+    // Each leaf gets about one pair per visited slot of its column, plus one per null or
+    // empty ancestor: reserve that much once rather than grow by doubling.
+    let mut sizes = vec![0f64; leaves.len()];
+    leaf_lens(node, array, array.len() as f64, &mut sizes);
+    for (l, n) in leaves.iter_mut().zip(sizes) {
+        let n = n as usize + array.len();
+        if l.max_rep > 0 {
+            l.rep.reserve(n);
+        }
+        if l.max_def > 0 {
+            l.def.reserve(n);
+        }
+    }
     walk(node, array, 0, array.len(), 0, 0, leaves)
+}
+
+/// An estimate of the slots of each leaf column visited when `visited` slots of `array`
+/// (checked by [`Node::check_shape`]) are: list children in proportion to the child range
+/// the list's offsets span.
+fn leaf_lens(node: &Node, array: &Array, visited: f64, out: &mut [f64]) {
+    match (&node.kind, array) {
+        (NodeKind::Leaf, _) => out[node.leaves.start] = visited,
+        (NodeKind::Struct(children), Array::Struct(s)) => {
+            for (c, a) in children.iter().zip(&s.children) {
+                leaf_lens(c, a, visited, out);
+            }
+        }
+        (NodeKind::List { child, .. }, Array::List(l) | Array::Map(l)) => {
+            let n = l.offsets.len();
+            let span = if n == 0 {
+                0
+            } else {
+                l.offsets.range(n - 1).end - l.offsets.range(0).start
+            };
+            let per_slot = span as f64 / n.max(1) as f64;
+            leaf_lens(child, &l.values, visited * per_slot, out)
+        }
+        _ => {}
+    }
 }
 
 /// Call `f(valid, start, end)` for each run of valid or null slots of `[s, e)`.
