@@ -171,6 +171,9 @@ pub(crate) fn page_ranges(
         first_row: 0,
         rows: 0,
     };
+    if let Some(c) = fixed_cost {
+        return fixed_page_ranges(leaf, level_bits + c, c, target_bits, row_limit);
+    }
     // Values so far, and the bits of the open page's values when they vary in size.
     let (mut v, mut value_bits) = (0usize, 0u64);
     for i in 0..leaf.pairs {
@@ -209,6 +212,79 @@ pub(crate) fn page_ranges(
         page.range.slot_end = leaf.pairs;
         page.range.value_end = v;
         pages.push(page);
+    }
+    pages
+}
+
+/// How many of `levels` equal `v` (a compare-and-count that vectorises).
+fn count_eq(levels: &[u16], v: u16) -> usize {
+    levels.iter().filter(|&&x| x == v).count()
+}
+
+/// [`page_ranges`] for values of `cost` bits each (a pair costs at most `pair_bits`): the
+/// pairs are counted in jumps instead of walked one by one. A jump never passes the first
+/// pair at which the page could be full (it is at most the bits still missing over the
+/// most a pair can cost) nor more records than the row limit leaves, so the cuts are the
+/// ones the pair-by-pair walk finds.
+fn fixed_page_ranges(
+    leaf: &LeafLevels,
+    pair_bits: u64,
+    cost: u64,
+    target_bits: u64,
+    row_limit: usize,
+) -> Vec<LeveledPage> {
+    let level_bits = pair_bits - cost;
+    let n = leaf.pairs;
+    let values = |a: usize, b: usize| {
+        if leaf.max_def == 0 {
+            b - a
+        } else {
+            count_eq(&leaf.def[a..b], leaf.max_def)
+        }
+    };
+    let records = |a: usize, b: usize| {
+        if leaf.max_rep == 0 {
+            b - a
+        } else {
+            count_eq(&leaf.rep[a..b], 0)
+        }
+    };
+    let mut pages = Vec::new();
+    let (mut start, mut value_start, mut first_row) = (0usize, 0usize, 0usize);
+    while start < n {
+        let (mut i, mut v, mut rows, mut bits) = (start, value_start, 0usize, 0u64);
+        while i < n && bits < target_bits && rows < row_limit {
+            let k = ((target_bits - bits).div_ceil(pair_bits.max(1)) as usize)
+                .min(row_limit - rows)
+                .min(n - i)
+                .max(1);
+            let vals = values(i, i + k);
+            bits += k as u64 * level_bits + vals as u64 * cost;
+            v += vals;
+            rows += records(i, i + k);
+            i += k;
+        }
+        // The page ends where the next record starts.
+        let end = if leaf.max_rep == 0 {
+            i
+        } else {
+            leaf.rep[i..]
+                .iter()
+                .position(|&r| r == 0)
+                .map_or(n, |p| i + p)
+        };
+        v += values(i, end);
+        pages.push(LeveledPage {
+            range: PageRange {
+                slot_start: start,
+                slot_end: end,
+                value_start,
+                value_end: v,
+            },
+            first_row,
+            rows,
+        });
+        (start, value_start, first_row) = (end, v, first_row + rows);
     }
     pages
 }
@@ -271,11 +347,19 @@ impl LevelEncoder<'_> {
             self.literal = Some(self.out.len());
             self.out.push(0);
         }
-        let mut acc = 0u128;
-        for (j, &v) in g.iter().enumerate() {
-            acc |= (v as u128) << (j * self.width);
+        if self.width <= 8 {
+            let mut acc = 0u64;
+            for (j, &v) in g.iter().enumerate() {
+                acc |= (v as u64) << (j * self.width);
+            }
+            self.out.extend_from_slice(&acc.to_le_bytes()[..self.width]);
+        } else {
+            let mut acc = 0u128;
+            for (j, &v) in g.iter().enumerate() {
+                acc |= (v as u128) << (j * self.width);
+            }
+            self.out.extend_from_slice(&acc.to_le_bytes()[..self.width]);
         }
-        self.out.extend_from_slice(&acc.to_le_bytes()[..self.width]);
         self.groups += 1;
     }
 }
@@ -293,31 +377,36 @@ pub(crate) fn encode_levels(levels: &[u16], max: u16, out: &mut Vec<u8>, hist: &
         literal: None,
         groups: 0,
     };
+    // The histogram: one vectorised count per level when there are few levels.
+    if max < 16 {
+        for (l, h) in hist.iter_mut().enumerate() {
+            *h += count_eq(levels, l as u16) as i64;
+        }
+    } else {
+        for &x in levels {
+            hist[x as usize] += 1;
+        }
+    }
     let groups = levels.chunks_exact(8);
     let rest = groups.remainder();
     let (mut runs, mut packed) = (0u64, 0u64);
     for g in groups {
         let v = g[0];
-        if g.iter().all(|&x| x == v) {
-            hist[v as usize] += 8;
+        // Eight equal levels: one 128-bit compare.
+        let group: [u16; 8] = g.try_into().expect("groups of 8");
+        let bits: u128 = bytemuck::cast(group);
+        if bits == v as u128 * 0x0001_0001_0001_0001_0001_0001_0001_0001 {
             enc.run(v, 8);
             runs += 1;
         } else {
-            for &x in g {
-                hist[x as usize] += 1;
-            }
             enc.group(g);
             packed += 1;
         }
     }
     if let Some(&v) = rest.first() {
         if rest.iter().all(|&x| x == v) {
-            hist[v as usize] += rest.len() as i64;
             enc.run(v, rest.len());
         } else {
-            for &x in rest {
-                hist[x as usize] += 1;
-            }
             enc.group(rest);
         }
     }
@@ -356,6 +445,43 @@ mod tests {
         assert_eq!(pages[1].range.value_start, 1);
         assert_eq!(pages[1].range.value_end, 2);
         assert_eq!((pages[1].first_row, pages[1].rows), (2, 1));
+    }
+
+    /// The jumping cutter finds the cuts of the pair-by-pair walk.
+    #[test]
+    fn fixed_cost_cuts_match_the_pair_walk() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u16| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % (m as u64 + 2)).min(m as u64) as u16
+        };
+        for (max_rep, max_def) in [(1u16, 3u16), (2, 5), (0, 1), (1, 1), (0, 0), (1, 0)] {
+            for n in [0usize, 1, 9, 200, 3000] {
+                let mut l = LeafLevels::new(max_def, max_rep);
+                for i in 0..n {
+                    if max_rep > 0 {
+                        let r = next(max_rep);
+                        l.rep.push(if i == 0 { 0 } else { r });
+                    }
+                    if max_def > 0 {
+                        l.def.push(next(max_def));
+                    }
+                }
+                l.pairs = n;
+                for (cost, target, rows) in [
+                    (64, 64, 1000),
+                    (8, 1000, 7),
+                    (1, 1, 3),
+                    (32, 1 << 20, 20_000),
+                ] {
+                    let got = page_ranges(&l, Some(cost), |_| cost, target, rows);
+                    let want = page_ranges(&l, None, |_| cost, target, rows);
+                    assert_eq!(got, want, "levels ({max_rep}, {max_def}) n {n} cost {cost}");
+                }
+            }
+        }
     }
 
     #[test]
