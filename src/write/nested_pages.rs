@@ -2,6 +2,9 @@
 //! gathered into one dense run, pages cut on record boundaries, and the level streams and
 //! level histograms of each page.
 //!
+//! Probes: `write.levels_run_group` (8 equal levels joined a repeated run),
+//! `write.levels_packed_group` (8 levels bit-packed).
+//!
 //! Pages always start at a record (repetition level 0): v2 pages must, and so must every page
 //! of a chunk with an offset index (`PageIndex.md`: `first_row_index` locates records), which
 //! parq writes by default. A page therefore holds whole records even when one record's levels

@@ -21,10 +21,14 @@
 //! Consecutive non-empty lists then cover one contiguous child range, walked in one go (one
 //! run per validity run instead of one walk per list); the repetition level at each list
 //! start is patched afterwards.
+//!
+//! Probes: `write.shred_list_span` (a span of lists walked as one child range),
+//! `write.shred_list_each` (a list walked on its own: its child has lists below).
 
 use std::ops::Range;
 
 use arrow_buffer::NullBuffer;
+use parq_codecs::probe;
 
 use crate::array::Array;
 use crate::column::Column;
@@ -463,6 +467,7 @@ fn walk(
                         end = next.end;
                         j += 1;
                     }
+                    probe::hit("write.shred_list_span");
                     walk(child, &l.values, range.start, end, r, *rep, leaves)?;
                     let n = end - range.start;
                     for leaf in &mut leaves[node.leaves.clone()] {
@@ -476,6 +481,7 @@ fn walk(
                     }
                     k = j;
                 } else {
+                    probe::hit("write.shred_list_each");
                     walk(child, &l.values, range.start, range.end, r, *rep, leaves)?;
                     k += 1;
                 }
