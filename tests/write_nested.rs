@@ -97,7 +97,7 @@ fn round_trip(field: &Field, rows: &[parq::array::Value], options: WriterOptions
 #[test]
 fn shapes_round_trip_over_pages_and_codecs() {
     let mut seed = 0;
-    for (name, field) in shapes() {
+    for (_, field) in shapes() {
         for (i, &codec) in CODECS.iter().enumerate() {
             for version in [PageVersion::V1, PageVersion::V2] {
                 for dict in [false, true] {
@@ -122,7 +122,6 @@ fn shapes_round_trip_over_pages_and_codecs() {
                         row_group_rows: [100, 1 << 20][(seed / 2 % 2) as usize],
                         ..WriterOptions::default()
                     };
-                    let _ = name;
                     round_trip(&field, &rows, options, seed);
                 }
             }
