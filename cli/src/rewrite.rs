@@ -1,6 +1,7 @@
 //! `parq rewrite IN OUT`: read a file with parq and write it again with parq's writer,
-//! keeping the schema elements (names, physical and logical types, INT96, field ids) and the
-//! key-value metadata (an embedded `ARROW:schema` among it) exactly.
+//! keeping the schema elements (names, physical and logical types, INT96, field ids, the
+//! spelling of lists and maps) and the key-value metadata (an embedded `ARROW:schema` among
+//! it) exactly. Nested fields go through the nested reader and the shredding writer.
 
 use std::collections::BTreeMap;
 use std::io::BufWriter;
@@ -132,10 +133,18 @@ fn write(
                 ..ReadOptions::default()
             },
         )?;
-        let columns = (0..leaves)
-            .map(|i| part.read_column(i))
-            .collect::<Result<Vec<_>>>()?;
-        writer.write_batch(&columns)?;
+        if reader.schema().is_flat() {
+            let columns = (0..leaves)
+                .map(|i| part.read_column(i))
+                .collect::<Result<Vec<_>>>()?;
+            writer.write_batch(&columns)?;
+        } else {
+            // Nested fields: each top-level field whole, assembled by the nested reader.
+            let arrays = (0..writer.fields().len())
+                .map(|i| part.read_field(i).map(|(_, a)| a))
+                .collect::<Result<Vec<_>>>()?;
+            writer.write_arrays(&arrays)?;
+        }
         if args.row_group_rows.is_none() {
             writer.flush_row_group()?;
         }

@@ -47,7 +47,9 @@ fn rewrite_keeps_flat_parquet_testing_files_identical() {
         if !out.status.success() {
             let err = String::from_utf8_lossy(&out.stderr);
             let readable = ParquetReader::new(Bytes::from(original)).is_ok();
-            if readable && !err.contains("unsupported") {
+            // A page past the reader's size limit (large_string_map.brotli holds a 1 GiB
+            // page) is refused by design.
+            if readable && !err.contains("unsupported") && !err.contains("exceeds the limit") {
                 failures.push(format!("{}: {err}", input.display()));
             }
             assert!(
@@ -71,7 +73,9 @@ fn rewrite_keeps_flat_parquet_testing_files_identical() {
             "{}: kv",
             input.display()
         );
-        assert_eq!(before.num_rows, after.num_rows, "{}: rows", input.display());
+        // The rows the row groups hold (repeated_no_annotation's footer says 0 for its 6).
+        let rows: i64 = before.row_groups.iter().map(|g| g.num_rows).sum();
+        assert_eq!(rows, after.num_rows, "{}: rows", input.display());
         pairs.push(input.clone());
         pairs.push(output);
     }

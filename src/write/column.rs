@@ -20,8 +20,10 @@ use parq_codecs::encoding::dictionary::{
 use parq_codecs::encoding::{bitpack, byte_stream_split, delta, plain, rle};
 use parq_codecs::probe;
 
+use super::nested_pages::{self, LeveledPage};
 use super::options::{EncodingPolicy, PageVersion};
 use super::page_index::ColumnIndexBuilder;
+use super::shred::LeafLevels;
 use super::stats::{self, SortOrder, Stats};
 use crate::column::{Column, Values};
 use crate::metadata::{
@@ -102,7 +104,7 @@ pub(crate) fn resolve_policy(policy: EncodingPolicy, leaf: &Leaf) -> Result<Enco
 }
 
 /// The non-null values of a chunk, in order.
-enum Dense<'a> {
+pub(crate) enum Dense<'a> {
     Boolean(BooleanBuffer),
     Int32(Cow<'a, [i32]>),
     Int64(Cow<'a, [i64]>),
@@ -117,7 +119,7 @@ enum Dense<'a> {
 }
 
 impl Dense<'_> {
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Dense::Boolean(b) => b.len(),
             Dense::Int32(v) => v.len(),
@@ -259,11 +261,11 @@ pub(crate) struct EncodedChunk {
 
 /// Slots `[slot_start, slot_end)` and their non-null values `[value_start, value_end)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct PageRange {
-    slot_start: usize,
-    slot_end: usize,
-    value_start: usize,
-    value_end: usize,
+pub(crate) struct PageRange {
+    pub slot_start: usize,
+    pub slot_end: usize,
+    pub value_start: usize,
+    pub value_end: usize,
 }
 
 /// Cut `len` slots into pages of about `target_bits` bits of values and at most `row_limit`
@@ -473,6 +475,7 @@ pub(crate) struct ColumnWriter {
     scratch: Vec<u8>,
     values: Vec<u8>,
     levels: Vec<u8>,
+    rep_levels: Vec<u8>,
     raw: Vec<u8>,
     out_buf: Vec<u8>,
 }
@@ -490,6 +493,7 @@ impl ColumnWriter {
             scratch: Vec::new(),
             values: Vec::new(),
             levels: Vec::new(),
+            rep_levels: Vec::new(),
             raw: Vec::new(),
             out_buf: Vec::new(),
         })
@@ -783,29 +787,16 @@ impl ColumnWriter {
         col: &Column,
         sink: &mut dyn std::io::Write,
     ) -> Result<EncodedChunk> {
-        if self.leaf.max_rep > 0 {
-            return Err(Error::Unsupported(format!(
-                "repeated column {} (flat schemas only)",
+        if self.leaf.max_rep > 0 || self.leaf.max_def > 1 {
+            return Err(Error::InvalidArgument(format!(
+                "column {} has levels a flat column cannot give",
                 self.leaf.dotted()
             )));
         }
         let dense = dense(col);
         let chosen = self.choose(&dense)?;
         let validity = col.validity.as_ref().filter(|v| v.null_count() > 0);
-        let nullable = self.leaf.max_def > 0;
-        let v2 = self.settings.page_version == PageVersion::V2;
-        let stats_on = self.settings.statistics;
-
-        // Page boundaries from an estimate of each value's encoded size.
-        let target_bits = (self.settings.data_page_size as u64).saturating_mul(8);
-        let (fixed_cost, bytes_cost): (Option<u64>, Option<&Vec<&[u8]>>) = match (&chosen, &dense) {
-            (Chosen::Dictionary(d), _) => (Some(d.bit_width as u64), None),
-            (_, Dense::Boolean(_)) => (Some(1), None),
-            (_, Dense::Int32(_) | Dense::Float(_)) => (Some(32), None),
-            (_, Dense::Int64(_) | Dense::Double(_)) => (Some(64), None),
-            (_, Dense::Fixed { width, .. }) => (Some(*width as u64 * 8), None),
-            (_, Dense::Bytes(v)) => (None, Some(v)),
-        };
+        let (fixed_cost, bytes_cost) = costs(&chosen, &dense);
         let pages = page_ranges(
             col.len,
             validity,
@@ -814,9 +805,68 @@ impl ColumnWriter {
                 Some(v) => (4 + v[i].len() as u64) * 8,
                 None => fixed_cost.unwrap_or(8),
             },
-            target_bits,
+            self.target_bits(),
             self.settings.data_page_row_limit,
         );
+        let pages: Vec<LeveledPage> = pages
+            .into_iter()
+            .map(|range| LeveledPage {
+                range,
+                first_row: range.slot_start,
+                rows: range.slot_end - range.slot_start,
+            })
+            .collect();
+        self.write_pages(LevelSource::Flat(validity), &dense, &chosen, &pages, sink)
+    }
+
+    /// Encode a shredded leaf (all its levels and values in the row group) as one column
+    /// chunk: the same encoding decision, statistics and page index as a flat column, with
+    /// repetition and definition levels of any depth and pages cut on record boundaries.
+    pub(crate) fn write_leveled_chunk(
+        &mut self,
+        leaf: &LeafLevels,
+        sink: &mut dyn std::io::Write,
+    ) -> Result<EncodedChunk> {
+        if leaf.max_def != self.leaf.max_def as u16 || leaf.max_rep != self.leaf.max_rep as u16 {
+            return Err(Error::InvalidArgument(format!(
+                "column {}: levels of the wrong depth",
+                self.leaf.dotted()
+            )));
+        }
+        let dense = nested_pages::dense_values(leaf, self.leaf.physical)?;
+        let chosen = self.choose(&dense)?;
+        let (fixed_cost, bytes_cost) = costs(&chosen, &dense);
+        let pages = nested_pages::page_ranges(
+            leaf,
+            fixed_cost,
+            |i| match bytes_cost {
+                Some(v) => (4 + v[i].len() as u64) * 8,
+                None => fixed_cost.unwrap_or(8),
+            },
+            self.target_bits(),
+            self.settings.data_page_row_limit,
+        );
+        self.write_pages(LevelSource::Nested(leaf), &dense, &chosen, &pages, sink)
+    }
+
+    fn target_bits(&self) -> u64 {
+        (self.settings.data_page_size as u64).saturating_mul(8)
+    }
+
+    /// Write the dictionary page (if any) and `pages`, and describe the chunk.
+    fn write_pages(
+        &mut self,
+        source: LevelSource<'_>,
+        dense: &Dense<'_>,
+        chosen: &Chosen<'_>,
+        pages: &[LeveledPage],
+        sink: &mut dyn std::io::Write,
+    ) -> Result<EncodedChunk> {
+        let nullable = self.leaf.max_def > 0;
+        let repeated = self.leaf.max_rep > 0;
+        let (max_def, max_rep) = (self.leaf.max_def as u16, self.leaf.max_rep as u16);
+        let v2 = self.settings.page_version == PageVersion::V2;
+        let stats_on = self.settings.statistics;
 
         let mut out = ChunkOut {
             sink,
@@ -826,6 +876,7 @@ impl ColumnWriter {
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut values = std::mem::take(&mut self.values);
         let mut levels = std::mem::take(&mut self.levels);
+        let mut rep_levels = std::mem::take(&mut self.rep_levels);
         let mut raw = std::mem::take(&mut self.raw);
         out.buf.clear();
         let mut uncompressed_total = 0usize;
@@ -834,7 +885,7 @@ impl ColumnWriter {
         let value_encoding = chosen.encoding();
 
         // Dictionary page.
-        if let Chosen::Dictionary(d) = &chosen {
+        if let Chosen::Dictionary(d) = chosen {
             let body: &[u8] = match &mut self.codec {
                 None => &d.page,
                 Some(c) => {
@@ -870,16 +921,27 @@ impl ColumnWriter {
             nan_count: self.leaf.float.then_some(0),
             ..Stats::default()
         };
-        let mut column_index = (stats_on && self.settings.page_index)
-            .then(|| ColumnIndexBuilder::new(self.leaf.order, self.leaf.float, nullable));
+        let leveled = matches!(source, LevelSource::Nested(_));
+        let mut column_index = (stats_on && self.settings.page_index).then(|| {
+            ColumnIndexBuilder::new(self.leaf.order, self.leaf.float, nullable && !leveled)
+                .with_level_histograms(leveled.then_some((max_rep, max_def)))
+        });
+        // Level histograms of the chunk and of the page being written.
+        let mut def_hist = vec![0i64; max_def as usize + 1];
+        let mut rep_hist = vec![0i64; max_rep as usize + 1];
+        let mut page_def_hist = def_hist.clone();
+        let mut page_rep_hist = rep_hist.clone();
+        let mut total_pairs = 0usize;
         let mut locations = Vec::with_capacity(pages.len());
         let byte_arrays = self.leaf.physical == Type::BYTE_ARRAY;
         let mut unencoded_per_page = Vec::new();
-        for p in &pages {
+        for page in pages {
+            let p = page.range;
             let slots = p.slot_end - p.slot_start;
+            total_pairs += slots;
             let nulls = slots - (p.value_end - p.value_start);
             let mut page_stats = if stats_on {
-                self.stats(&dense, &chosen, p.value_start, p.value_end)
+                self.stats(dense, chosen, p.value_start, p.value_end)
             } else {
                 Stats::default()
             };
@@ -887,10 +949,7 @@ impl ColumnWriter {
             if stats_on {
                 chunk_stats.merge(&page_stats, self.leaf.order);
             }
-            if let Some(ci) = &mut column_index {
-                ci.push(&page_stats, slots);
-            }
-            if let Dense::Bytes(v) = &dense {
+            if let Dense::Bytes(v) = dense {
                 unencoded_per_page.push(
                     v[p.value_start..p.value_end]
                         .iter()
@@ -902,11 +961,48 @@ impl ColumnWriter {
                 .then(|| page_stats.to_thrift(true));
 
             levels.clear();
-            if nullable {
-                def_levels(validity, p.slot_start, slots, &mut levels);
+            rep_levels.clear();
+            match source {
+                LevelSource::Flat(validity) => {
+                    if nullable {
+                        def_levels(validity, p.slot_start, slots, &mut levels);
+                    }
+                    if let Some(ci) = &mut column_index {
+                        ci.push(&page_stats, slots);
+                    }
+                }
+                LevelSource::Nested(leaf) => {
+                    let range = p.slot_start..p.slot_end;
+                    page_rep_hist.fill(0);
+                    page_def_hist.fill(0);
+                    if repeated {
+                        let r = &leaf.rep[range.clone()];
+                        nested_pages::encode_levels(
+                            r,
+                            max_rep,
+                            &mut rep_levels,
+                            &mut page_rep_hist,
+                        );
+                    }
+                    if nullable {
+                        let d = &leaf.def[range];
+                        nested_pages::encode_levels(d, max_def, &mut levels, &mut page_def_hist);
+                    } else {
+                        page_def_hist[0] = slots as i64;
+                    }
+                    for (t, h) in rep_hist.iter_mut().zip(&page_rep_hist) {
+                        *t += h;
+                    }
+                    for (t, h) in def_hist.iter_mut().zip(&page_def_hist) {
+                        *t += h;
+                    }
+                    if let Some(ci) = &mut column_index {
+                        ci.push_leveled(&page_stats, slots, &page_rep_hist, &page_def_hist);
+                    }
+                }
             }
             let body =
-                self.encoded_values(&chosen, &dense, p.value_start, p.value_end, &mut values)?;
+                self.encoded_values(chosen, dense, p.value_start, p.value_end, &mut values)?;
 
             let start = out.pos();
             if v2 {
@@ -919,38 +1015,50 @@ impl ColumnWriter {
                     _ => None,
                 };
                 let stored = compressed.unwrap_or(body);
+                let level_bytes = rep_levels.len() + levels.len();
                 let header = PageHeader {
                     type_: PageType::DATA_PAGE_V2,
-                    uncompressed_page_size: page_size(levels.len() + body.len(), "data page")?,
-                    compressed_page_size: page_size(levels.len() + stored.len(), "data page")?,
+                    uncompressed_page_size: page_size(level_bytes + body.len(), "data page")?,
+                    compressed_page_size: page_size(level_bytes + stored.len(), "data page")?,
                     crc: None,
                     data_page_header_v2: Some(DataPageHeaderV2 {
                         num_values: page_size(slots, "page values")?,
                         num_nulls: nulls as i32,
-                        num_rows: slots as i32,
+                        num_rows: page_size(page.rows, "page rows")?,
                         encoding: value_encoding,
-                        definition_levels_byte_length: levels.len() as i32,
-                        repetition_levels_byte_length: 0,
+                        definition_levels_byte_length: page_size(levels.len(), "levels")?,
+                        repetition_levels_byte_length: page_size(rep_levels.len(), "levels")?,
                         is_compressed: Some(compressed.is_some()),
                         statistics: header_stats,
                     }),
                     ..PageHeader::default()
                 };
-                uncompressed_total += out.header(&header) + levels.len() + body.len();
+                uncompressed_total += out.header(&header) + level_bytes + body.len();
+                out.put(&rep_levels)?;
                 out.put(&levels)?;
                 out.put(stored)?;
             } else {
-                let prefix = if nullable { 4 + levels.len() } else { 0 };
+                // Each level stream with its 4-byte length, repetition first.
+                let rep_len = page_size(rep_levels.len(), "levels")? as u32;
+                let def_len = page_size(levels.len(), "levels")? as u32;
+                let prefix = if repeated { 4 + rep_levels.len() } else { 0 }
+                    + if nullable { 4 + levels.len() } else { 0 };
                 let uncompressed = prefix + body.len();
                 let compressed: Option<&[u8]> = match &mut self.codec {
                     None => None,
                     Some(c) => {
                         // Levels and values are compressed together: one contiguous input.
-                        let input: &[u8] = if nullable {
+                        let input: &[u8] = if prefix > 0 {
                             raw.clear();
                             raw.reserve(uncompressed);
-                            raw.extend_from_slice(&(levels.len() as u32).to_le_bytes());
-                            raw.extend_from_slice(&levels);
+                            if repeated {
+                                raw.extend_from_slice(&rep_len.to_le_bytes());
+                                raw.extend_from_slice(&rep_levels);
+                            }
+                            if nullable {
+                                raw.extend_from_slice(&def_len.to_le_bytes());
+                                raw.extend_from_slice(&levels);
+                            }
                             raw.extend_from_slice(body);
                             &raw
                         } else {
@@ -982,8 +1090,12 @@ impl ColumnWriter {
                 match compressed {
                     Some(c) => out.put(c)?,
                     None => {
+                        if repeated {
+                            out.put(&rep_len.to_le_bytes())?;
+                            out.put(&rep_levels)?;
+                        }
                         if nullable {
-                            out.put(&(levels.len() as u32).to_le_bytes())?;
+                            out.put(&def_len.to_le_bytes())?;
                             out.put(&levels)?;
                         }
                         out.put(body)?;
@@ -993,7 +1105,7 @@ impl ColumnWriter {
             locations.push(PageLocation {
                 offset: start as i64,
                 compressed_page_size: page_size(out.pos() - start, "data page")?,
-                first_row_index: p.slot_start as i64,
+                first_row_index: page.first_row as i64,
             });
         }
         out.flush()?;
@@ -1002,6 +1114,7 @@ impl ColumnWriter {
         self.scratch = scratch;
         self.values = values;
         self.levels = levels;
+        self.rep_levels = rep_levels;
         self.raw = raw;
         encoding_stats.push(PageEncodingStats {
             page_type: if v2 {
@@ -1017,25 +1130,32 @@ impl ColumnWriter {
         if matches!(chosen, Chosen::Dictionary(_)) {
             encodings.push(Encoding::PLAIN);
         }
-        if nullable {
+        if nullable || repeated {
             encodings.push(Encoding::RLE);
         }
         encodings.sort();
         encodings.dedup();
 
-        let null_count = col.null_count() as i64;
-        let size_statistics = (byte_arrays || nullable).then(|| SizeStatistics {
+        let null_count = (total_pairs - dense.len()) as i64;
+        let (rep_histogram, def_histogram) = if leveled {
+            (repeated.then_some(rep_hist), nullable.then_some(def_hist))
+        } else {
+            (
+                None,
+                nullable.then(|| vec![null_count, total_pairs as i64 - null_count]),
+            )
+        };
+        let size_statistics = (byte_arrays || nullable || repeated).then(|| SizeStatistics {
             unencoded_byte_array_data_bytes: byte_arrays.then(|| unencoded_per_page.iter().sum()),
-            repetition_level_histogram: None,
-            definition_level_histogram: nullable
-                .then(|| vec![null_count, col.len as i64 - null_count]),
+            repetition_level_histogram: rep_histogram,
+            definition_level_histogram: def_histogram,
         });
         let meta = ColumnMetaData {
             type_: self.leaf.physical,
             encodings,
             path_in_schema: self.leaf.path.clone(),
             codec: CompressionCodec(self.settings.codec.to_thrift()),
-            num_values: col.len as i64,
+            num_values: total_pairs as i64,
             total_uncompressed_size: uncompressed_total as i64,
             total_compressed_size: chunk_len as i64,
             key_value_metadata: None,
@@ -1059,6 +1179,31 @@ impl ColumnWriter {
             column_index: column_index.and_then(|c| c.finish()),
             offset_index,
         })
+    }
+}
+
+/// Where a chunk's levels come from.
+#[derive(Clone, Copy)]
+enum LevelSource<'a> {
+    /// A flat column: definition levels (max 1) straight from its validity bitmap.
+    Flat(Option<&'a NullBuffer>),
+    /// A shredded leaf: its level streams.
+    Nested(&'a LeafLevels),
+}
+
+/// The page-cutting cost of the chosen encoding: a fixed size in bits per value, or the
+/// byte arrays whose lengths give it.
+fn costs<'a, 'b>(
+    chosen: &Chosen<'_>,
+    dense: &'a Dense<'b>,
+) -> (Option<u64>, Option<&'a Vec<&'b [u8]>>) {
+    match (chosen, dense) {
+        (Chosen::Dictionary(d), _) => (Some(d.bit_width as u64), None),
+        (_, Dense::Boolean(_)) => (Some(1), None),
+        (_, Dense::Int32(_) | Dense::Float(_)) => (Some(32), None),
+        (_, Dense::Int64(_) | Dense::Double(_)) => (Some(64), None),
+        (_, Dense::Fixed { width, .. }) => (Some(*width as u64 * 8), None),
+        (_, Dense::Bytes(v)) => (None, Some(v)),
     }
 }
 

@@ -8,6 +8,11 @@
 //! <FileMetaData> <u32 LE length> "PAR1"
 //! ```
 //!
+//! A top-level primitive field is buffered as its [`Column`]s and written the flat way (its
+//! definition levels straight from the validity bitmap). Any other field is shredded when
+//! its batch arrives ([`super::shred`]): the levels and the runs of stored values wait in
+//! the row group's buffer, and every leaf is then written like a flat column with levels.
+//!
 //! The footer exists only after `finish`: a writer dropped early (or that hit an error)
 //! leaves at most the leading magic and some pages, which no reader takes for a valid file.
 
@@ -15,16 +20,22 @@ use std::io::Write;
 
 use super::column::{resolve_policy, ColumnWriter, Leaf, Settings};
 use super::options::{Field, WriterOptions, DEFAULT_WRITE_ZSTD_LEVEL};
+use super::shred::{self, LeafLevels, Node};
 use super::stats::SortOrder;
+use crate::array::Array;
 use crate::column::{Column, Values};
+use crate::field;
 use crate::metadata::{
     self, ColumnChunk, ColumnIndex, ColumnOrder, ConvertedType, FieldRepetitionType, FileMetaData,
     LogicalType, OffsetIndex, RowGroup, SchemaElement, Type, MAGIC,
 };
+use crate::schema::SchemaDescriptor;
 use crate::{Error, Result};
 use parq_codecs::compression::CodecKind;
 
-/// Writes a Parquet file of a flat schema to `W`.
+/// Writes a Parquet file to `W`: flat columns ([`ParquetWriter::new`],
+/// [`ParquetWriter::write_batch`]) or fields of any shape ([`ParquetWriter::with_fields`],
+/// [`ParquetWriter::write_arrays`]).
 ///
 /// ```
 /// use arrow_buffer::ScalarBuffer;
@@ -43,13 +54,43 @@ use parq_codecs::compression::CodecKind;
 /// assert_eq!(&out[..4], b"PAR1");
 /// # Ok::<(), parq::Error>(())
 /// ```
+///
+/// A nested field, a list of int64:
+///
+/// ```
+/// use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+/// use parq::array::{Array, ListArray, ListOffsets};
+/// use parq::column::{Column, Values};
+/// use parq::field::Field;
+/// use parq::metadata::Type;
+/// use parq::write::{ParquetWriter, WriterOptions};
+///
+/// // [[1, 2], null, []]
+/// let ids = Array::List(ListArray {
+///     validity: Some(NullBuffer::from(vec![true, false, true])),
+///     offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 2, 2]))),
+///     values: Box::new(Array::Primitive(Column {
+///         len: 2,
+///         validity: None,
+///         values: Values::Int64(ScalarBuffer::from(vec![1i64, 2])),
+///     })),
+/// });
+/// let field = Field::list("ids", Field::primitive("element", Type::INT64));
+/// let mut out = Vec::new();
+/// let mut w = ParquetWriter::with_fields(&mut out, vec![field], WriterOptions::default())?;
+/// w.write_arrays(&[ids])?;
+/// assert_eq!(w.finish()?.num_rows, 3);
+/// # Ok::<(), parq::Error>(())
+/// ```
 pub struct ParquetWriter<W: Write> {
     sink: W,
     /// Bytes written to `sink` so far.
     pos: u64,
     schema: Vec<SchemaElement>,
+    /// One per leaf column, in schema order.
     columns: Vec<ColumnWriter>,
-    pending: Vec<Vec<Column>>,
+    /// One per top-level field, with what the current row group holds of it.
+    fields: Vec<TopField>,
     pending_rows: usize,
     pending_bytes: usize,
     row_groups: Vec<RowGroup>,
@@ -59,6 +100,22 @@ pub struct ParquetWriter<W: Write> {
     options: WriterOptions,
     /// Set after an error that may have left the file half-written: every later call fails.
     poisoned: bool,
+}
+
+/// A top-level field and its buffered rows.
+struct TopField {
+    field: field::Field,
+    node: Node,
+    /// Index of its first leaf in `columns`.
+    first_leaf: usize,
+    pending: Pending,
+}
+
+enum Pending {
+    /// A primitive field: the columns of the batches (or slices of them).
+    Flat(Vec<Column>),
+    /// Any other field: one shredded leaf per leaf column.
+    Leveled(Vec<LeafLevels>),
 }
 
 impl<W: Write> std::fmt::Debug for ParquetWriter<W> {
@@ -82,26 +139,31 @@ fn is_utf8(lt: Option<&LogicalType>, ct: Option<ConvertedType>) -> bool {
     )
 }
 
-/// The leaf description of a flat schema's child element.
-fn leaf_of(e: &SchemaElement) -> Result<Leaf> {
+/// The max definition level of a flat schema's child element.
+fn flat_max_def(e: &SchemaElement) -> Result<i16> {
+    match e.repetition_type {
+        Some(FieldRepetitionType::REQUIRED) => Ok(0),
+        Some(FieldRepetitionType::OPTIONAL) => Ok(1),
+        Some(r) => Err(Error::Unsupported(format!(
+            "column {} with repetition {r} at the root",
+            e.name
+        ))),
+        None => Err(Error::InvalidArgument(format!(
+            "column {}: no repetition type",
+            e.name
+        ))),
+    }
+}
+
+/// The leaf description of element `e` at `path` with the given max levels.
+fn leaf_of(e: &SchemaElement, path: Vec<String>, max_def: i16, max_rep: i16) -> Result<Leaf> {
     let bad = |what: String| Error::InvalidArgument(format!("column {}: {what}", e.name));
-    let physical = e.type_.ok_or_else(|| {
-        Error::Unsupported(format!("nested group {} (flat schemas only)", e.name))
-    })?;
+    let physical = e
+        .type_
+        .ok_or_else(|| bad("a group where a leaf was expected".into()))?;
     if e.num_children.is_some_and(|n| n > 0) {
         return Err(bad("a leaf with children".into()));
     }
-    let max_def = match e.repetition_type {
-        Some(FieldRepetitionType::REQUIRED) => 0,
-        Some(FieldRepetitionType::OPTIONAL) => 1,
-        Some(r) => {
-            return Err(Error::Unsupported(format!(
-                "column {} with repetition {r} (flat schemas only)",
-                e.name
-            )))
-        }
-        None => return Err(bad("no repetition type".into())),
-    };
     let width = match physical {
         Type::INT96 => 12,
         Type::FIXED_LEN_BYTE_ARRAY => match e.type_length {
@@ -118,16 +180,110 @@ fn leaf_of(e: &SchemaElement) -> Result<Leaf> {
     };
     let lt = e.logical_type.as_ref();
     Ok(Leaf {
-        path: vec![e.name.clone()],
+        path,
         physical,
         width,
         max_def,
-        max_rep: 0,
+        max_rep,
         order: SortOrder::of(physical, lt, e.converted_type),
         utf8: physical == Type::BYTE_ARRAY && is_utf8(lt, e.converted_type),
         float: matches!(physical, Type::FLOAT | Type::DOUBLE)
             || (physical == Type::FIXED_LEN_BYTE_ARRAY && lt == Some(&LogicalType::Float16)),
     })
+}
+
+/// The field a flat schema's leaf element reads as.
+fn flat_field(e: &SchemaElement) -> field::Field {
+    field::Field {
+        name: e.name.clone(),
+        nullable: e.repetition_type == Some(FieldRepetitionType::OPTIONAL),
+        field_id: e.field_id,
+        data_type: field::DataType::Primitive(field::Primitive {
+            physical_type: e.type_.unwrap_or(Type::BYTE_ARRAY),
+            type_length: e.type_length,
+            logical_type: e.logical_type.clone(),
+            converted_type: e.converted_type,
+            scale: e.scale,
+            precision: e.precision,
+        }),
+    }
+}
+
+/// Check a leaf column's buffers against its leaf (`col.len` slots).
+fn check_values(leaf: &Leaf, col: &Column) -> Result<()> {
+    let len = col.len;
+    let bad = |what: String| {
+        Err(Error::InvalidArgument(format!(
+            "column {}: {what}",
+            leaf.dotted()
+        )))
+    };
+    if let Some(v) = &col.validity {
+        if v.len() != len {
+            return bad(format!("validity of {} slots for {len} slots", v.len()));
+        }
+    }
+    let (ok, n) = match (&col.values, leaf.physical) {
+        (Values::Boolean(b), Type::BOOLEAN) => (true, b.len()),
+        (Values::Int32(v), Type::INT32) => (true, v.len()),
+        (Values::Int64(v), Type::INT64) => (true, v.len()),
+        (Values::Float(v), Type::FLOAT) => (true, v.len()),
+        (Values::Double(v), Type::DOUBLE) => (true, v.len()),
+        (Values::Int96(d), Type::INT96) => (d.len() == len * 12, len),
+        (Values::FixedLenByteArray { width, data }, Type::FIXED_LEN_BYTE_ARRAY) => {
+            if *width != leaf.width {
+                return bad(format!(
+                    "values of width {width} for FIXED_LEN_BYTE_ARRAY({})",
+                    leaf.width
+                ));
+            }
+            (data.len() == len * width, len)
+        }
+        (Values::Binary { offsets, data }, Type::BYTE_ARRAY) => {
+            let ok = offsets.len() == len + 1
+                && offsets[0] >= 0
+                && offsets[len] as u64 <= data.len() as u64
+                && offsets.windows(2).all(|w| w[0] <= w[1]);
+            if !ok {
+                return bad("offsets out of order or out of the data".into());
+            }
+            (true, len)
+        }
+        (Values::BinaryView { views, buffers }, Type::BYTE_ARRAY) => {
+            let ok = views.iter().all(|&v| {
+                let l = v as u32 as usize;
+                l <= 12 || {
+                    let (b, o) = ((v >> 64) as u32 as usize, (v >> 96) as u32 as usize);
+                    buffers.get(b).is_some_and(|buf| o + l <= buf.len())
+                }
+            });
+            if !ok {
+                return bad("a view points outside its buffers".into());
+            }
+            (true, views.len())
+        }
+        (_, t) => return bad(format!("values of the wrong layout for physical type {t}")),
+    };
+    if !ok || n != len {
+        return bad(format!("value buffers do not hold {len} values"));
+    }
+    Ok(())
+}
+
+/// Bytes of Arrow buffers an array spans (children counted whole: an estimate for sizing
+/// row groups, not an exact figure for slices).
+fn array_bytes(a: &Array) -> usize {
+    match a {
+        Array::Primitive(c) => c.decoded_bytes(),
+        Array::List(l) | Array::Map(l) => {
+            let width = match l.offsets {
+                crate::array::ListOffsets::Small(_) => 4,
+                crate::array::ListOffsets::Large(_) => 8,
+            };
+            (l.offsets.len() + 1) * width + array_bytes(&l.values)
+        }
+        Array::Struct(s) => s.children.iter().map(array_bytes).sum::<usize>() + s.len / 8,
+    }
 }
 
 impl<W: Write> ParquetWriter<W> {
@@ -143,10 +299,21 @@ impl<W: Write> ParquetWriter<W> {
         Self::from_schema_elements(sink, elements, options)
     }
 
-    /// A writer keeping `elements` (a file's schema: the root, then one primitive leaf per
-    /// column) exactly as given: names, physical and logical types, field ids.
-    ///
-    /// Nested schemas are [`Error::Unsupported`] for now.
+    /// A writer of `fields` of any shape (the model the reader gives:
+    /// [`ParquetReader::fields`](crate::read::ParquetReader::fields)), written in the
+    /// canonical spellings: 3-level LIST, MAP with a `key_value` group, structs as groups.
+    /// Field ids are kept; a leaf with a logical type but no converted type gets the
+    /// converted type the spec pairs with it. Flat leaves built with [`Field`] convert with
+    /// `.into()`.
+    pub fn with_fields(sink: W, fields: Vec<field::Field>, options: WriterOptions) -> Result<Self> {
+        let elements = super::fields::schema_elements(&fields)?;
+        Self::from_schema_elements(sink, elements, options)
+    }
+
+    /// A writer keeping `elements` (a file's schema: the root, then its fields depth first)
+    /// exactly as given: names, physical and logical types, field ids, and for nested fields
+    /// the spelling of their lists and maps (legacy ones included), as long as it resolves
+    /// to fields whose levels match the schema's.
     pub fn from_schema_elements(
         sink: W,
         elements: Vec<SchemaElement>,
@@ -155,21 +322,85 @@ impl<W: Write> ParquetWriter<W> {
         let root = elements
             .first()
             .ok_or_else(|| Error::InvalidArgument("empty schema".into()))?;
-        let children = root.num_children.unwrap_or(0);
-        if root.type_.is_some() || children as usize != elements.len() - 1 {
-            return Err(Error::Unsupported(format!(
-                "schema root with {children} children over {} elements (flat schemas only)",
-                elements.len() - 1
-            )));
+        if root.type_.is_some() {
+            return Err(Error::InvalidArgument(
+                "the schema root is a primitive, not a group".into(),
+            ));
         }
         if options.row_group_rows == 0 || options.data_page_size == 0 {
             return Err(Error::InvalidArgument(
                 "row_group_rows and data_page_size must be positive".into(),
             ));
         }
-        let mut columns = Vec::with_capacity(elements.len() - 1);
-        for e in &elements[1..] {
-            let leaf = leaf_of(e)?;
+        let children = root.num_children.unwrap_or(0);
+        let flat = children >= 0
+            && children as usize == elements.len() - 1
+            && elements[1..].iter().all(|e| {
+                e.type_.is_some() && e.repetition_type != Some(FieldRepetitionType::REPEATED)
+            });
+        let mut leaves = Vec::new();
+        let mut fields = Vec::new();
+        if flat {
+            for (i, e) in elements[1..].iter().enumerate() {
+                let leaf = leaf_of(e, vec![e.name.clone()], flat_max_def(e)?, 0)?;
+                let field = flat_field(e);
+                let node = Node::plan(&field, "", 0, 0, 0, &mut Vec::new());
+                leaves.push(leaf);
+                fields.push(TopField {
+                    field,
+                    node,
+                    first_leaf: i,
+                    pending: Pending::Flat(Vec::new()),
+                });
+            }
+        } else {
+            let schema = SchemaDescriptor::new(&elements)?;
+            let mut levels = Vec::new();
+            for f in schema.fields()? {
+                let first_leaf = levels.len();
+                // Leaves are numbered within the field: they index its `LeafLevels`.
+                let mut own = Vec::new();
+                let node = Node::plan(&f, "", 0, 0, 0, &mut own);
+                levels.extend_from_slice(&own);
+                let pending = if f.is_primitive() {
+                    Pending::Flat(Vec::new())
+                } else {
+                    Pending::Leveled(own.iter().map(|&(d, r)| LeafLevels::new(d, r)).collect())
+                };
+                fields.push(TopField {
+                    field: f,
+                    node,
+                    first_leaf,
+                    pending,
+                });
+            }
+            if levels.len() != schema.leaves.len() {
+                return Err(Error::Unsupported(format!(
+                    "a schema of {} leaves that resolves to {} fields' leaves",
+                    schema.leaves.len(),
+                    levels.len()
+                )));
+            }
+            for (d, &(def, rep)) in schema.leaves.iter().zip(&levels) {
+                if d.max_def_level != def as i16 || d.max_rep_level != rep as i16 {
+                    return Err(Error::Unsupported(format!(
+                        "column {}: levels ({}, {}) that its field's shape does not give",
+                        d.path_string(),
+                        d.max_def_level,
+                        d.max_rep_level
+                    )));
+                }
+                let e = &elements[d.schema_index];
+                leaves.push(leaf_of(
+                    e,
+                    d.path.clone(),
+                    d.max_def_level,
+                    d.max_rep_level,
+                )?);
+            }
+        }
+        let mut columns = Vec::with_capacity(leaves.len());
+        for leaf in leaves {
             let over = options.columns.get(&leaf.dotted());
             let codec = over
                 .and_then(|o| o.compression)
@@ -209,8 +440,8 @@ impl<W: Write> ParquetWriter<W> {
         Ok(ParquetWriter {
             sink,
             pos: 0,
-            pending: vec![Vec::new(); columns.len()],
             columns,
+            fields,
             schema: elements,
             pending_rows: 0,
             pending_bytes: 0,
@@ -227,6 +458,11 @@ impl<W: Write> ParquetWriter<W> {
         &self.schema
     }
 
+    /// The top-level fields, one per array [`Self::write_arrays`] takes.
+    pub fn fields(&self) -> Vec<field::Field> {
+        self.fields.iter().map(|f| f.field.clone()).collect()
+    }
+
     /// Rows written so far (flushed row groups plus buffered rows).
     pub fn num_rows(&self) -> u64 {
         self.num_rows as u64 + self.pending_rows as u64
@@ -241,76 +477,33 @@ impl<W: Write> ParquetWriter<W> {
         Ok(())
     }
 
+    /// Check the column of a top-level primitive field (leaf `i`) of a batch of `len` rows.
     fn check_column(&self, i: usize, col: &Column, len: usize) -> Result<()> {
         let leaf = &self.columns[i].leaf;
-        let bad = |what: String| {
-            Err(Error::InvalidArgument(format!(
-                "column {}: {what}",
-                leaf.dotted()
-            )))
-        };
         if col.len != len {
-            return bad(format!("{} rows, but column 0 has {len}", col.len));
+            return Err(Error::InvalidArgument(format!(
+                "column {}: {} rows, but column 0 has {len}",
+                leaf.dotted(),
+                col.len
+            )));
         }
-        if let Some(v) = &col.validity {
-            if v.len() != len {
-                return bad(format!("validity of {} slots for {len} rows", v.len()));
-            }
-            if leaf.max_def == 0 && v.null_count() > 0 {
-                return bad(format!("{} nulls in a required column", v.null_count()));
-            }
-        }
-        let (ok, n) = match (&col.values, leaf.physical) {
-            (Values::Boolean(b), Type::BOOLEAN) => (true, b.len()),
-            (Values::Int32(v), Type::INT32) => (true, v.len()),
-            (Values::Int64(v), Type::INT64) => (true, v.len()),
-            (Values::Float(v), Type::FLOAT) => (true, v.len()),
-            (Values::Double(v), Type::DOUBLE) => (true, v.len()),
-            (Values::Int96(d), Type::INT96) => (d.len() == len * 12, len),
-            (Values::FixedLenByteArray { width, data }, Type::FIXED_LEN_BYTE_ARRAY) => {
-                if *width != leaf.width {
-                    return bad(format!(
-                        "values of width {width} for FIXED_LEN_BYTE_ARRAY({})",
-                        leaf.width
-                    ));
-                }
-                (data.len() == len * width, len)
-            }
-            (Values::Binary { offsets, data }, Type::BYTE_ARRAY) => {
-                let ok = offsets.len() == len + 1
-                    && offsets[0] >= 0
-                    && offsets[len] as u64 <= data.len() as u64
-                    && offsets.windows(2).all(|w| w[0] <= w[1]);
-                if !ok {
-                    return bad("offsets out of order or out of the data".into());
-                }
-                (true, len)
-            }
-            (Values::BinaryView { views, buffers }, Type::BYTE_ARRAY) => {
-                let ok = views.iter().all(|&v| {
-                    let l = v as u32 as usize;
-                    l <= 12 || {
-                        let (b, o) = ((v >> 64) as u32 as usize, (v >> 96) as u32 as usize);
-                        buffers.get(b).is_some_and(|buf| o + l <= buf.len())
-                    }
-                });
-                if !ok {
-                    return bad("a view points outside its buffers".into());
-                }
-                (true, views.len())
-            }
-            (_, t) => return bad(format!("values of the wrong layout for physical type {t}")),
-        };
-        if !ok || n != len {
-            return bad(format!("value buffers do not hold {len} values"));
+        check_values(leaf, col)?;
+        if leaf.max_def == 0 && col.null_count() > 0 {
+            return Err(Error::InvalidArgument(format!(
+                "column {}: {} nulls in a required column",
+                leaf.dotted(),
+                col.null_count()
+            )));
         }
         Ok(())
     }
 
-    /// Buffer one batch (one [`Column`] per leaf, all of the same length) into the current
-    /// row group, closing row groups at `row_group_rows` rows or `row_group_bytes` bytes.
+    /// Buffer one batch of a flat schema (one [`Column`] per leaf, all of the same length)
+    /// into the current row group, closing row groups at `row_group_rows` rows or
+    /// `row_group_bytes` bytes.
     ///
-    /// A batch that fails validation is rejected whole and nothing is buffered.
+    /// A batch that fails validation is rejected whole and nothing is buffered. A schema
+    /// with nested fields takes [`Self::write_arrays`] instead.
     pub fn write_batch(&mut self, columns: &[Column]) -> Result<()> {
         self.check_live()?;
         if columns.len() != self.columns.len() {
@@ -320,14 +513,75 @@ impl<W: Write> ParquetWriter<W> {
                 self.columns.len()
             )));
         }
-        let Some(first) = columns.first() else {
+        if self
+            .fields
+            .iter()
+            .any(|f| matches!(f.pending, Pending::Leveled(_)))
+        {
+            return Err(Error::InvalidArgument(
+                "a schema with nested fields takes arrays (write_arrays), not columns".into(),
+            ));
+        }
+        let arrays: Vec<Array> = columns.iter().cloned().map(Array::Primitive).collect();
+        self.write_arrays(&arrays)
+    }
+
+    /// Buffer one batch of rows: one [`Array`] per top-level field (see [`Self::fields`]),
+    /// all of the same length, shaped like its field. Row groups close at `row_group_rows`
+    /// rows or `row_group_bytes` bytes, always between records.
+    ///
+    /// A batch that fails validation (a shape or a buffer that does not fit its field, a
+    /// null in a required field) is an [`Error::InvalidArgument`] and nothing of it is
+    /// buffered.
+    pub fn write_arrays(&mut self, arrays: &[Array]) -> Result<()> {
+        self.check_live()?;
+        if arrays.len() != self.fields.len() {
+            return Err(Error::InvalidArgument(format!(
+                "{} arrays for a schema of {} fields",
+                arrays.len(),
+                self.fields.len()
+            )));
+        }
+        let Some(first) = arrays.first() else {
             return Ok(());
         };
-        let n = first.len;
-        for (i, c) in columns.iter().enumerate() {
-            self.check_column(i, c, n)?;
+        let n = first.len();
+        // Validate everything before buffering anything. Shredding is the last check (a null
+        // in a required field shows only there), so each nested field is shredded whole here.
+        let mut shredded: Vec<Option<Vec<LeafLevels>>> = Vec::with_capacity(arrays.len());
+        for (f, a) in self.fields.iter().zip(arrays) {
+            if a.len() != n {
+                return Err(Error::InvalidArgument(format!(
+                    "field {}: {} rows, but field 0 has {n}",
+                    f.field.name,
+                    a.len()
+                )));
+            }
+            match &f.pending {
+                Pending::Flat(_) => {
+                    let Array::Primitive(c) = a else {
+                        return Err(Error::InvalidArgument(format!(
+                            "field {}: expected a primitive array",
+                            f.field.name
+                        )));
+                    };
+                    self.check_column(f.first_leaf, c, n)?;
+                    shredded.push(None);
+                }
+                Pending::Leveled(pending) => {
+                    let columns = &self.columns[f.first_leaf..];
+                    f.node
+                        .check_shape(a, &mut |i, c| check_values(&columns[i].leaf, c))?;
+                    let mut leaves: Vec<LeafLevels> = pending
+                        .iter()
+                        .map(|l| LeafLevels::new(l.max_def, l.max_rep))
+                        .collect();
+                    shred::shred(&f.node, a, &mut leaves)?;
+                    shredded.push(Some(leaves));
+                }
+            }
         }
-        let batch_bytes: usize = columns.iter().map(|c| c.decoded_bytes()).sum();
+        let batch_bytes: usize = arrays.iter().map(array_bytes).sum();
         let row_bytes = batch_bytes.div_ceil(n.max(1)).max(1);
         let mut off = 0;
         while off < n {
@@ -339,12 +593,24 @@ impl<W: Write> ParquetWriter<W> {
             let take = (n - off)
                 .min(room_rows)
                 .min((room_bytes / row_bytes).max(1));
-            for (p, c) in self.pending.iter_mut().zip(columns) {
-                p.push(if off == 0 && take == n {
-                    c.clone()
-                } else {
-                    c.slice(off, take)
-                });
+            let whole = off == 0 && take == n;
+            for ((f, a), s) in self.fields.iter_mut().zip(arrays).zip(&mut shredded) {
+                match (&mut f.pending, a) {
+                    (Pending::Flat(p), Array::Primitive(c)) => {
+                        p.push(if whole { c.clone() } else { c.slice(off, take) })
+                    }
+                    (Pending::Leveled(p), a) => match s {
+                        Some(leaves) if whole => {
+                            for (p, l) in p.iter_mut().zip(leaves) {
+                                p.append(l);
+                            }
+                        }
+                        // A batch split across row groups: shred each part again (already
+                        // validated whole, so this cannot fail half-way).
+                        _ => shred::shred(&f.node, &a.slice(off, take), p)?,
+                    },
+                    _ => unreachable!("checked above"),
+                }
             }
             self.pending_rows += take;
             self.pending_bytes += take * row_bytes;
@@ -395,43 +661,59 @@ impl<W: Write> ParquetWriter<W> {
         let mut chunks = Vec::with_capacity(self.columns.len());
         let mut indexes = Vec::with_capacity(self.columns.len());
         let (mut total_uncompressed, mut total_compressed) = (0i64, 0i64);
-        for i in 0..self.columns.len() {
-            let parts = std::mem::take(&mut self.pending[i]);
-            let col = match <[Column; 1]>::try_from(parts) {
-                Ok([c]) => c,
-                Err(parts) => Column::concat(&parts),
-            };
-            let base = self.pos as i64;
-            let chunk = self.columns[i].write_chunk(&col, &mut self.sink);
-            let chunk = chunk.map_err(|e| {
-                e.at(&crate::error::Location {
-                    column: Some(self.columns[i].leaf.dotted()),
-                    row_group: Some(ordinal),
-                    ..Default::default()
-                })
-            })?;
-            drop(col);
-            self.pos += chunk.len as u64;
-            let mut meta = chunk.meta;
-            meta.data_page_offset += base;
-            if let Some(d) = &mut meta.dictionary_page_offset {
-                *d += base;
-            }
-            total_uncompressed += meta.total_uncompressed_size;
-            total_compressed += meta.total_compressed_size;
-            let mut offset_index = chunk.offset_index;
-            if let Some(oi) = &mut offset_index {
-                for loc in &mut oi.page_locations {
-                    loc.offset += base;
+        for f in 0..self.fields.len() {
+            let first = self.fields[f].first_leaf;
+            let mut encoded = Vec::new();
+            match &mut self.fields[f].pending {
+                Pending::Flat(parts) => {
+                    let parts = std::mem::take(parts);
+                    let col = match <[Column; 1]>::try_from(parts) {
+                        Ok([c]) => c,
+                        Err(parts) => Column::concat(&parts),
+                    };
+                    let base = self.pos;
+                    let chunk = self.columns[first].write_chunk(&col, &mut self.sink);
+                    drop(col);
+                    let chunk = chunk.map_err(|e| chunk_error(e, &self.columns[first], ordinal))?;
+                    self.pos += chunk.len as u64;
+                    encoded.push((base, chunk));
+                }
+                Pending::Leveled(leaves) => {
+                    for (j, leaf) in leaves.iter_mut().enumerate() {
+                        debug_assert_eq!(leaf.records(), rows, "records of a shredded leaf");
+                        let base = self.pos;
+                        let column = &mut self.columns[first + j];
+                        let chunk = column.write_leveled_chunk(leaf, &mut self.sink);
+                        leaf.clear();
+                        let chunk = chunk.map_err(|e| chunk_error(e, column, ordinal))?;
+                        self.pos += chunk.len as u64;
+                        encoded.push((base, chunk));
+                    }
                 }
             }
-            indexes.push((chunk.column_index, offset_index));
-            chunks.push(ColumnChunk {
-                file_path: None,
-                file_offset: base,
-                meta_data: Some(meta),
-                ..ColumnChunk::default()
-            });
+            for (base, chunk) in encoded {
+                let base = base as i64;
+                let mut meta = chunk.meta;
+                meta.data_page_offset += base;
+                if let Some(d) = &mut meta.dictionary_page_offset {
+                    *d += base;
+                }
+                total_uncompressed += meta.total_uncompressed_size;
+                total_compressed += meta.total_compressed_size;
+                let mut offset_index = chunk.offset_index;
+                if let Some(oi) = &mut offset_index {
+                    for loc in &mut oi.page_locations {
+                        loc.offset += base;
+                    }
+                }
+                indexes.push((chunk.column_index, offset_index));
+                chunks.push(ColumnChunk {
+                    file_path: None,
+                    file_offset: base,
+                    meta_data: Some(meta),
+                    ..ColumnChunk::default()
+                });
+            }
         }
         self.row_groups.push(RowGroup {
             columns: chunks,
@@ -522,4 +804,12 @@ impl<W: Write> ParquetWriter<W> {
 
 fn index_len(n: usize) -> Result<i32> {
     i32::try_from(n).map_err(|_| Error::InvalidArgument("page index larger than 2 GiB".into()))
+}
+
+fn chunk_error(e: Error, column: &ColumnWriter, row_group: usize) -> Error {
+    e.at(&crate::error::Location {
+        column: Some(column.leaf.dotted()),
+        row_group: Some(row_group),
+        ..Default::default()
+    })
 }

@@ -32,10 +32,13 @@
 //! ```
 
 mod column;
+mod fields;
 mod file;
 mod levels;
+mod nested_pages;
 mod options;
 mod page_index;
+mod shred;
 pub(crate) mod stats;
 
 pub use file::ParquetWriter;

@@ -219,7 +219,7 @@ impl Field {
 }
 
 /// The converted type (and decimal scale/precision) that the spec pairs with a logical type.
-fn converted_for(lt: &LogicalType) -> (Option<ConvertedType>, Option<i32>, Option<i32>) {
+pub(crate) fn converted_for(lt: &LogicalType) -> (Option<ConvertedType>, Option<i32>, Option<i32>) {
     let c = match lt {
         LogicalType::String => ConvertedType::UTF8,
         LogicalType::Map => ConvertedType::MAP,

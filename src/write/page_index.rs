@@ -17,6 +17,7 @@ pub(crate) struct ColumnIndexBuilder {
     null_counts: Vec<i64>,
     nan_counts: Option<Vec<i64>>,
     def_histograms: Option<Vec<i64>>,
+    rep_histograms: Option<Vec<i64>>,
     /// False once a page had values but no bounds (all NaN, or no order): the spec then
     /// forbids the column index for the chunk.
     valid: bool,
@@ -34,22 +35,50 @@ impl ColumnIndexBuilder {
             null_counts: Vec::new(),
             nan_counts: float.then(Vec::new),
             def_histograms: def_histograms.then(Vec::new),
+            rep_histograms: None,
             valid: order != SortOrder::Undefined,
         }
     }
 
-    /// Add the next data page: its statistics and its number of slots.
+    /// Level histograms per page for a leaf of levels `(max_rep, max_def)` (given to
+    /// [`Self::push_leveled`]): each written when its max level is above 0.
+    pub(crate) fn with_level_histograms(mut self, max: Option<(u16, u16)>) -> Self {
+        if let Some((max_rep, max_def)) = max {
+            self.rep_histograms = (max_rep > 0).then(Vec::new);
+            self.def_histograms = (max_def > 0).then(Vec::new);
+        }
+        self
+    }
+
+    /// Add the next data page of a flat column: its statistics and its number of slots.
     pub(crate) fn push(&mut self, stats: &Stats, slots: usize) {
+        let nulls = stats.null_count as usize;
+        if let Some(h) = &mut self.def_histograms {
+            h.push(nulls as i64);
+            h.push((slots - nulls) as i64);
+        }
+        self.push_stats(stats, slots);
+    }
+
+    /// Add the next data page of a shredded leaf: its statistics, level pairs and level
+    /// histograms.
+    pub(crate) fn push_leveled(&mut self, stats: &Stats, pairs: usize, rep: &[i64], def: &[i64]) {
+        if let Some(h) = &mut self.rep_histograms {
+            h.extend_from_slice(rep);
+        }
+        if let Some(h) = &mut self.def_histograms {
+            h.extend_from_slice(def);
+        }
+        self.push_stats(stats, pairs);
+    }
+
+    fn push_stats(&mut self, stats: &Stats, slots: usize) {
         let nulls = stats.null_count as usize;
         let all_null = nulls == slots;
         self.null_pages.push(all_null);
         self.null_counts.push(stats.null_count as i64);
         if let Some(n) = &mut self.nan_counts {
             n.push(stats.nan_count.unwrap_or(0) as i64);
-        }
-        if let Some(h) = &mut self.def_histograms {
-            h.push(nulls as i64);
-            h.push((slots - nulls) as i64);
         }
         match (&stats.min_max, all_null) {
             (Some(mm), false) => {
@@ -80,7 +109,7 @@ impl ColumnIndexBuilder {
             max_values: self.max_values,
             boundary_order,
             null_counts: Some(self.null_counts),
-            repetition_level_histograms: None,
+            repetition_level_histograms: self.rep_histograms,
             definition_level_histograms: self.def_histograms,
             nan_counts: self.nan_counts,
         })

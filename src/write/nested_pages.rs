@@ -1,0 +1,530 @@
+//! The chunk-level pieces of writing a shredded leaf ([`LeafLevels`]): its stored values
+//! gathered into one dense run, pages cut on record boundaries, and the level streams and
+//! level histograms of each page.
+//!
+//! Probes: `write.levels_run_group` (8 equal levels joined a repeated run),
+//! `write.levels_packed_group` (8 levels bit-packed).
+//!
+//! Pages always start at a record (repetition level 0): v2 pages must, and so must every page
+//! of a chunk with an offset index (`PageIndex.md`: `first_row_index` locates records), which
+//! parq writes by default. A page therefore holds whole records even when one record's levels
+//! exceed the target page size.
+
+use std::borrow::Cow;
+
+use arrow_buffer::BooleanBufferBuilder;
+use parq_codecs::encoding::bitpack;
+use parq_codecs::probe;
+
+use super::column::{Dense, PageRange};
+use super::shred::{LeafLevels, Piece};
+use crate::column::{Column, Values};
+use crate::metadata::Type;
+use crate::{Error, Result};
+
+/// The stored values of `leaf`, in order: borrowed when they are one run of one column,
+/// otherwise gathered with one copy per run.
+pub(crate) fn dense_values(leaf: &LeafLevels, physical: Type) -> Result<Dense<'_>> {
+    let n = leaf.values;
+    let single = match leaf.pieces.as_slice() {
+        [Piece { column, runs }] if runs.len() == 1 => Some((column, runs[0])),
+        _ => None,
+    };
+    let mismatch = || {
+        Error::InvalidArgument(format!(
+            "leaf columns of different layouts for physical type {physical}"
+        ))
+    };
+    macro_rules! scalars {
+        ($variant:ident, $dense:ident) => {{
+            if let Some((c, (s, e))) = single {
+                let Values::$variant(v) = &c.values else {
+                    return Err(mismatch());
+                };
+                return Ok(Dense::$dense(Cow::Borrowed(&v[s..e])));
+            }
+            let mut out = Vec::with_capacity(n);
+            for p in &leaf.pieces {
+                let Values::$variant(v) = &p.column.values else {
+                    return Err(mismatch());
+                };
+                for &(s, e) in &p.runs {
+                    out.extend_from_slice(&v[s..e]);
+                }
+            }
+            Dense::$dense(Cow::Owned(out))
+        }};
+    }
+    Ok(match physical {
+        Type::INT32 => scalars!(Int32, Int32),
+        Type::INT64 => scalars!(Int64, Int64),
+        Type::FLOAT => scalars!(Float, Float),
+        Type::DOUBLE => scalars!(Double, Double),
+        Type::BOOLEAN => {
+            let mut out = BooleanBufferBuilder::new(n);
+            for p in &leaf.pieces {
+                let Values::Boolean(b) = &p.column.values else {
+                    return Err(mismatch());
+                };
+                for &(s, e) in &p.runs {
+                    out.append_buffer(&b.slice(s, e - s));
+                }
+            }
+            Dense::Boolean(out.finish())
+        }
+        Type::INT96 | Type::FIXED_LEN_BYTE_ARRAY => {
+            let width = |c: &Column| match &c.values {
+                Values::Int96(_) => Some(12),
+                Values::FixedLenByteArray { width, .. } => Some(*width),
+                _ => None,
+            };
+            let data = |c: &'_ Column| match &c.values {
+                Values::Int96(d) | Values::FixedLenByteArray { data: d, .. } => d.clone(),
+                _ => unreachable!("checked by width"),
+            };
+            let w = match leaf.pieces.first() {
+                Some(p) => width(&p.column).ok_or_else(mismatch)?,
+                None => 1,
+            };
+            if let Some((c, (s, e))) = single {
+                if let Values::Int96(d) | Values::FixedLenByteArray { data: d, .. } = &c.values {
+                    return Ok(Dense::Fixed {
+                        width: w,
+                        data: Cow::Borrowed(&d[s * w..e * w]),
+                    });
+                }
+            }
+            let mut out = Vec::with_capacity(n * w);
+            for p in &leaf.pieces {
+                if width(&p.column) != Some(w) {
+                    return Err(mismatch());
+                }
+                let d = data(&p.column);
+                for &(s, e) in &p.runs {
+                    out.extend_from_slice(&d[s * w..e * w]);
+                }
+            }
+            Dense::Fixed {
+                width: w,
+                data: Cow::Owned(out),
+            }
+        }
+        Type::BYTE_ARRAY => {
+            let mut out = Vec::with_capacity(n);
+            for p in &leaf.pieces {
+                let c = &p.column;
+                match &c.values {
+                    Values::Binary { offsets, data } => {
+                        for &(s, e) in &p.runs {
+                            out.extend(
+                                (s..e).map(|i| &data[offsets[i] as usize..offsets[i + 1] as usize]),
+                            );
+                        }
+                    }
+                    Values::BinaryView { .. } => {
+                        for &(s, e) in &p.runs {
+                            out.extend((s..e).map(|i| c.bytes(i).unwrap_or(&[])));
+                        }
+                    }
+                    _ => return Err(mismatch()),
+                }
+            }
+            Dense::Bytes(out)
+        }
+        t => return Err(Error::InvalidArgument(format!("unknown physical type {t}"))),
+    })
+}
+
+/// A page of a shredded leaf: its level pairs and values, and its records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LeveledPage {
+    /// Level pairs (as `slot_*`) and stored values.
+    pub range: PageRange,
+    /// Index of the page's first record within the chunk.
+    pub first_row: usize,
+    /// Records in the page.
+    pub rows: usize,
+}
+
+/// Cut the pairs of `leaf` into pages of about `target_bits` bits of levels and values and
+/// at most `row_limit` records, each starting at a record. Stored value `i` costs
+/// `fixed_cost` bits, or `cost(i)` without one.
+pub(crate) fn page_ranges(
+    leaf: &LeafLevels,
+    fixed_cost: Option<u64>,
+    cost: impl Fn(usize) -> u64,
+    target_bits: u64,
+    row_limit: usize,
+) -> Vec<LeveledPage> {
+    let row_limit = row_limit.max(1);
+    let target_bits = target_bits.max(1);
+    let (rep, def, max_def) = (&leaf.rep, &leaf.def, leaf.max_def);
+    // The levels cost about their bit widths per pair (less when they run), so that pages
+    // of nulls or empty lists are cut too.
+    let level_bits =
+        (bitpack::bit_width(leaf.max_rep as u64) + bitpack::bit_width(leaf.max_def as u64)) as u64;
+    let mut pages = Vec::new();
+    let mut page = LeveledPage {
+        range: PageRange {
+            slot_start: 0,
+            slot_end: 0,
+            value_start: 0,
+            value_end: 0,
+        },
+        first_row: 0,
+        rows: 0,
+    };
+    if let Some(c) = fixed_cost {
+        return fixed_page_ranges(leaf, level_bits + c, c, target_bits, row_limit);
+    }
+    // Values so far, and the bits of the open page's values when they vary in size.
+    let (mut v, mut value_bits) = (0usize, 0u64);
+    for i in 0..leaf.pairs {
+        if leaf.max_rep == 0 || rep[i] == 0 {
+            let start = page.range.slot_start;
+            let bits = (i - start) as u64 * level_bits
+                + match fixed_cost {
+                    Some(c) => (v - page.range.value_start) as u64 * c,
+                    None => value_bits,
+                };
+            if i > start && (bits >= target_bits || page.rows >= row_limit) {
+                page.range.slot_end = i;
+                page.range.value_end = v;
+                pages.push(page);
+                page = LeveledPage {
+                    range: PageRange {
+                        slot_start: i,
+                        slot_end: i,
+                        value_start: v,
+                        value_end: v,
+                    },
+                    first_row: page.first_row + page.rows,
+                    rows: 0,
+                };
+                value_bits = 0;
+            }
+            page.rows += 1;
+        }
+        let stored = max_def == 0 || def[i] == max_def;
+        if fixed_cost.is_none() && stored {
+            value_bits += cost(v);
+        }
+        v += stored as usize;
+    }
+    if leaf.pairs > page.range.slot_start {
+        page.range.slot_end = leaf.pairs;
+        page.range.value_end = v;
+        pages.push(page);
+    }
+    pages
+}
+
+/// How many of `levels` equal `v` (a compare-and-count that vectorises).
+fn count_eq(levels: &[u16], v: u16) -> usize {
+    levels.iter().filter(|&&x| x == v).count()
+}
+
+/// [`page_ranges`] for values of `cost` bits each (a pair costs at most `pair_bits`): the
+/// pairs are counted in jumps instead of walked one by one. A jump never passes the first
+/// pair at which the page could be full (it is at most the bits still missing over the
+/// most a pair can cost) nor more records than the row limit leaves, so the cuts are the
+/// ones the pair-by-pair walk finds.
+fn fixed_page_ranges(
+    leaf: &LeafLevels,
+    pair_bits: u64,
+    cost: u64,
+    target_bits: u64,
+    row_limit: usize,
+) -> Vec<LeveledPage> {
+    let level_bits = pair_bits - cost;
+    let n = leaf.pairs;
+    let values = |a: usize, b: usize| {
+        if leaf.max_def == 0 {
+            b - a
+        } else {
+            count_eq(&leaf.def[a..b], leaf.max_def)
+        }
+    };
+    let records = |a: usize, b: usize| {
+        if leaf.max_rep == 0 {
+            b - a
+        } else {
+            count_eq(&leaf.rep[a..b], 0)
+        }
+    };
+    let mut pages = Vec::new();
+    let (mut start, mut value_start, mut first_row) = (0usize, 0usize, 0usize);
+    while start < n {
+        let (mut i, mut v, mut rows, mut bits) = (start, value_start, 0usize, 0u64);
+        while i < n && bits < target_bits && rows < row_limit {
+            let k = ((target_bits - bits).div_ceil(pair_bits.max(1)) as usize)
+                .min(row_limit - rows)
+                .min(n - i)
+                .max(1);
+            let vals = values(i, i + k);
+            bits += k as u64 * level_bits + vals as u64 * cost;
+            v += vals;
+            rows += records(i, i + k);
+            i += k;
+        }
+        // The page ends where the next record starts.
+        let end = if leaf.max_rep == 0 {
+            i
+        } else {
+            leaf.rep[i..]
+                .iter()
+                .position(|&r| r == 0)
+                .map_or(n, |p| i + p)
+        };
+        v += values(i, end);
+        pages.push(LeveledPage {
+            range: PageRange {
+                slot_start: start,
+                slot_end: end,
+                value_start,
+                value_end: v,
+            },
+            first_row,
+            rows,
+        });
+        (start, value_start, first_row) = (end, v, first_row + rows);
+    }
+    pages
+}
+
+/// Builds a hybrid stream 8 levels at a time: a group of 8 equal levels joins (or starts) a
+/// repeated run, any other group is bit-packed into the open bit-packed run. Runs are thus
+/// found at group granularity (a run not aligned to 8 levels costs a group of bit-packing at
+/// each end), which keeps the loop free of per-level branches.
+struct LevelEncoder<'a> {
+    out: &'a mut Vec<u8>,
+    width: usize,
+    run_value: u16,
+    run_len: usize,
+    /// Position of the header byte of the open bit-packed run, and its groups so far.
+    literal: Option<usize>,
+    groups: usize,
+}
+
+/// Groups per bit-packed run: its header then fits one byte.
+const MAX_GROUPS: usize = 63;
+
+impl LevelEncoder<'_> {
+    fn flush_run(&mut self) {
+        if self.run_len > 0 {
+            let mut v = (self.run_len as u64) << 1;
+            while v >= 0x80 {
+                self.out.push(v as u8 | 0x80);
+                v >>= 7;
+            }
+            self.out.push(v as u8);
+            let bytes = self.width.div_ceil(8);
+            self.out
+                .extend_from_slice(&self.run_value.to_le_bytes()[..bytes]);
+            self.run_len = 0;
+        }
+    }
+
+    fn close_literal(&mut self) {
+        if let Some(at) = self.literal.take() {
+            self.out[at] = ((self.groups << 1) | 1) as u8;
+            self.groups = 0;
+        }
+    }
+
+    /// `n` copies of `v`.
+    fn run(&mut self, v: u16, n: usize) {
+        if self.run_len > 0 && self.run_value != v {
+            self.flush_run();
+        }
+        self.close_literal();
+        self.run_value = v;
+        self.run_len += n;
+    }
+
+    /// One group of up to 8 levels, bit-packed (a short last group is zero-padded).
+    fn group(&mut self, g: &[u16]) {
+        self.flush_run();
+        if self.literal.is_none() || self.groups == MAX_GROUPS {
+            self.close_literal();
+            self.literal = Some(self.out.len());
+            self.out.push(0);
+        }
+        if self.width <= 8 {
+            let mut acc = 0u64;
+            for (j, &v) in g.iter().enumerate() {
+                acc |= (v as u64) << (j * self.width);
+            }
+            self.out.extend_from_slice(&acc.to_le_bytes()[..self.width]);
+        } else {
+            let mut acc = 0u128;
+            for (j, &v) in g.iter().enumerate() {
+                acc |= (v as u128) << (j * self.width);
+            }
+            self.out.extend_from_slice(&acc.to_le_bytes()[..self.width]);
+        }
+        self.groups += 1;
+    }
+}
+
+/// Append `levels` (each at most `max`, which is at least 1) as an RLE/bit-packed hybrid
+/// stream of the bit width of `max`, without length prefix, and add their histogram to
+/// `hist` (`max + 1` counters) in the same pass.
+pub(crate) fn encode_levels(levels: &[u16], max: u16, out: &mut Vec<u8>, hist: &mut [i64]) {
+    debug_assert!(max > 0 && hist.len() == max as usize + 1);
+    let mut enc = LevelEncoder {
+        out,
+        width: bitpack::bit_width(max as u64) as usize,
+        run_value: 0,
+        run_len: 0,
+        literal: None,
+        groups: 0,
+    };
+    // The histogram: one vectorised count per level when there are few levels.
+    if max < 16 {
+        for (l, h) in hist.iter_mut().enumerate() {
+            *h += count_eq(levels, l as u16) as i64;
+        }
+    } else {
+        for &x in levels {
+            hist[x as usize] += 1;
+        }
+    }
+    let groups = levels.chunks_exact(8);
+    let rest = groups.remainder();
+    let (mut runs, mut packed) = (0u64, 0u64);
+    for g in groups {
+        let v = g[0];
+        // Eight equal levels: one 128-bit compare.
+        let group: [u16; 8] = g.try_into().expect("groups of 8");
+        let bits: u128 = bytemuck::cast(group);
+        if bits == v as u128 * 0x0001_0001_0001_0001_0001_0001_0001_0001 {
+            enc.run(v, 8);
+            runs += 1;
+        } else {
+            enc.group(g);
+            packed += 1;
+        }
+    }
+    if let Some(&v) = rest.first() {
+        if rest.iter().all(|&x| x == v) {
+            enc.run(v, rest.len());
+        } else {
+            enc.group(rest);
+        }
+    }
+    enc.flush_run();
+    enc.close_literal();
+    probe::hit_n("write.levels_run_group", runs);
+    probe::hit_n("write.levels_packed_group", packed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leaf(rep: &[u16], def: &[u16], max_rep: u16, max_def: u16) -> LeafLevels {
+        let mut l = LeafLevels::new(max_def, max_rep);
+        l.rep = rep.to_vec();
+        l.def = def.to_vec();
+        l.pairs = rep.len().max(def.len());
+        l
+    }
+
+    #[test]
+    fn pages_start_on_records() {
+        // Records of 3, 1, 2 pairs; every pair a value; pages of one value's bits.
+        let l = leaf(&[0, 1, 1, 0, 0, 1], &[2; 6], 1, 2);
+        let pages = page_ranges(&l, Some(8), |_| 8, 1, 100);
+        let starts: Vec<usize> = pages.iter().map(|p| p.range.slot_start).collect();
+        assert_eq!(starts, vec![0, 3, 4]);
+        let rows: Vec<(usize, usize)> = pages.iter().map(|p| (p.first_row, p.rows)).collect();
+        assert_eq!(rows, vec![(0, 1), (1, 1), (2, 1)]);
+        // Nulls store no value.
+        let l = leaf(&[0, 1, 0, 0], &[2, 1, 0, 2], 1, 2);
+        let pages = page_ranges(&l, None, |_| 8, 1 << 20, 2);
+        assert_eq!(pages.len(), 2);
+        assert_eq!(pages[0].range.value_end, 1);
+        assert_eq!(pages[1].range.value_start, 1);
+        assert_eq!(pages[1].range.value_end, 2);
+        assert_eq!((pages[1].first_row, pages[1].rows), (2, 1));
+    }
+
+    /// The jumping cutter finds the cuts of the pair-by-pair walk.
+    #[test]
+    fn fixed_cost_cuts_match_the_pair_walk() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u16| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % (m as u64 + 2)).min(m as u64) as u16
+        };
+        for (max_rep, max_def) in [(1u16, 3u16), (2, 5), (0, 1), (1, 1), (0, 0), (1, 0)] {
+            for n in [0usize, 1, 9, 200, 3000] {
+                let mut l = LeafLevels::new(max_def, max_rep);
+                for i in 0..n {
+                    if max_rep > 0 {
+                        let r = next(max_rep);
+                        l.rep.push(if i == 0 { 0 } else { r });
+                    }
+                    if max_def > 0 {
+                        l.def.push(next(max_def));
+                    }
+                }
+                l.pairs = n;
+                for (cost, target, rows) in [
+                    (64, 64, 1000),
+                    (8, 1000, 7),
+                    (1, 1, 3),
+                    (32, 1 << 20, 20_000),
+                ] {
+                    let got = page_ranges(&l, Some(cost), |_| cost, target, rows);
+                    let want = page_ranges(&l, None, |_| cost, target, rows);
+                    assert_eq!(got, want, "levels ({max_rep}, {max_def}) n {n} cost {cost}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn levels_round_trip_with_their_histogram() {
+        use parq_codecs::encoding::rle::RleDecoder;
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for max in [1u16, 2, 3, 7, 8, 255, 256, 1000, u16::MAX] {
+            for n in [1usize, 7, 8, 9, 64, 500, 5000] {
+                for runs in [false, true] {
+                    let levels: Vec<u16> = (0..n)
+                        .map(|i| {
+                            x ^= x << 13;
+                            x ^= x >> 7;
+                            x ^= x << 17;
+                            if runs && (i / 37) % 2 == 0 {
+                                max
+                            } else {
+                                (x % (max as u64 + 1)) as u16
+                            }
+                        })
+                        .collect();
+                    let mut out = Vec::new();
+                    let mut hist = vec![0i64; max as usize + 1];
+                    encode_levels(&levels, max, &mut out, &mut hist);
+                    let mut back = vec![0u16; n];
+                    let width = bitpack::bit_width(max as u64);
+                    let mut d = RleDecoder::new(&out, width).unwrap();
+                    assert_eq!(d.get_batch(&mut back).unwrap(), n);
+                    assert_eq!(back, levels, "max {max} n {n}");
+                    let mut want = vec![0i64; max as usize + 1];
+                    for &l in &levels {
+                        want[l as usize] += 1;
+                    }
+                    assert_eq!(hist, want);
+                }
+            }
+        }
+        // Uniform levels are one repeated run.
+        let mut out = Vec::new();
+        encode_levels(&[3; 1000], 3, &mut out, &mut [0; 4]);
+        assert_eq!(out, [0xD0, 0x0F, 3]);
+    }
+}

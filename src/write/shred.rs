@@ -1,0 +1,493 @@
+//! Shredding: a nested [`Array`] (Arrow layout) into, per leaf column, repetition and
+//! definition levels and the leaf slots whose values are stored.
+//!
+//! One walk per top-level field visits every node once and emits into all leaves below it.
+//! Slots are visited in runs of the node's validity bitmap:
+//! - a run of null slots emits one pair per slot at the parent's definition level, into every
+//!   leaf below (Arrow keeps children under null slots; Parquet stores nothing for them, so
+//!   the walk never descends there);
+//! - a run of valid struct slots descends into each child with the same run;
+//! - a valid list slot descends into its child range `offsets[i]..offsets[i + 1]` (offsets
+//!   need not start at 0: only the visited ranges matter); an empty list emits one pair at the
+//!   list's own definition level;
+//! - a run of valid leaf slots emits one run of pairs at the max definition level and records
+//!   the slot run, so values are later gathered one copy per run.
+//!
+//! The first pair of a visited range carries the repetition level handed down (0 for a new
+//! record, or the level of the list that starts there); the rest carry the level at which
+//! the range's own list continues.
+//!
+//! When a list's child has no list below it, each leaf emits exactly one pair per child slot.
+//! Consecutive non-empty lists then cover one contiguous child range, walked in one go (one
+//! run per validity run instead of one walk per list); the repetition level at each list
+//! start is patched afterwards.
+//!
+//! Probes: `write.shred_list_span` (a span of lists walked as one child range),
+//! `write.shred_list_each` (a list walked on its own: its child has lists below).
+
+use std::ops::Range;
+
+use arrow_buffer::NullBuffer;
+use parq_codecs::probe;
+
+use crate::array::Array;
+use crate::column::Column;
+use crate::field::{DataType, Field};
+use crate::{Error, Result};
+
+/// The shredding plan of one field: its definition level, and which leaves are below it.
+#[derive(Debug, Clone)]
+pub(crate) struct Node {
+    /// Dotted path of names, for errors.
+    pub path: String,
+    pub nullable: bool,
+    /// The definition level of a valid slot (a null slot is at `def - 1`).
+    pub def: u16,
+    /// Indices of the leaves below, into the field's [`LeafLevels`].
+    pub leaves: Range<usize>,
+    pub kind: NodeKind,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum NodeKind {
+    Leaf,
+    Struct(Vec<Node>),
+    /// A list or a map (whose child is the entries struct).
+    List {
+        /// Repetition level of the elements after the first.
+        rep: u16,
+        child: Box<Node>,
+        /// No list below the child: one pair per child slot in every leaf.
+        flat_child: bool,
+        map: bool,
+    },
+}
+
+impl Node {
+    /// The plan of `field` under a parent at definition level `def` and repetition level
+    /// `rep`; its leaves are numbered from `first_leaf` (0 for a top-level field: the
+    /// numbers index the field's [`LeafLevels`]), and their max (definition, repetition)
+    /// levels pushed to `levels`.
+    pub(crate) fn plan(
+        field: &Field,
+        parent: &str,
+        def: u16,
+        rep: u16,
+        first_leaf: usize,
+        levels: &mut Vec<(u16, u16)>,
+    ) -> Node {
+        let path = if parent.is_empty() {
+            field.name.clone()
+        } else {
+            format!("{parent}.{}", field.name)
+        };
+        let def = def + field.nullable as u16;
+        let kind = match &field.data_type {
+            DataType::Primitive(_) => {
+                levels.push((def, rep));
+                NodeKind::Leaf
+            }
+            DataType::Struct(children) => {
+                let mut at = first_leaf;
+                let children = children
+                    .iter()
+                    .map(|c| {
+                        let n = Node::plan(c, &path, def, rep, at, levels);
+                        at = n.leaves.end;
+                        n
+                    })
+                    .collect();
+                NodeKind::Struct(children)
+            }
+            DataType::List(child) | DataType::Map(child) => {
+                let child = Node::plan(child, &path, def + 1, rep + 1, first_leaf, levels);
+                NodeKind::List {
+                    rep: rep + 1,
+                    flat_child: !child.has_list(),
+                    child: Box::new(child),
+                    map: matches!(field.data_type, DataType::Map(_)),
+                }
+            }
+        };
+        let end = match &kind {
+            NodeKind::Leaf => first_leaf + 1,
+            NodeKind::Struct(c) => c.last().map_or(first_leaf, |c| c.leaves.end),
+            NodeKind::List { child, .. } => child.leaves.end,
+        };
+        Node {
+            path,
+            nullable: field.nullable,
+            def,
+            leaves: first_leaf..end,
+            kind,
+        }
+    }
+
+    fn has_list(&self) -> bool {
+        match &self.kind {
+            NodeKind::Leaf => false,
+            NodeKind::Struct(c) => c.iter().any(Node::has_list),
+            NodeKind::List { .. } => true,
+        }
+    }
+
+    fn invalid(&self, what: impl std::fmt::Display) -> Error {
+        Error::InvalidArgument(format!("field {}: {what}", self.path))
+    }
+
+    /// Check that `array` has this node's shape and consistent lengths, and each leaf column
+    /// its layout (`check_leaf(leaf index, column)`), before anything is shredded.
+    pub(crate) fn check_shape(
+        &self,
+        array: &Array,
+        check_leaf: &mut dyn FnMut(usize, &Column) -> Result<()>,
+    ) -> Result<()> {
+        if let Some(v) = array.validity() {
+            if v.len() != array.len() {
+                return Err(self.invalid(format!(
+                    "validity of {} slots for {} slots",
+                    v.len(),
+                    array.len()
+                )));
+            }
+        }
+        match (&self.kind, array) {
+            (NodeKind::Leaf, Array::Primitive(c)) => check_leaf(self.leaves.start, c),
+            (NodeKind::Struct(children), Array::Struct(s)) => {
+                if children.len() != s.children.len() {
+                    return Err(self.invalid(format!(
+                        "a struct of {} fields given {} children",
+                        children.len(),
+                        s.children.len()
+                    )));
+                }
+                for (c, a) in children.iter().zip(&s.children) {
+                    if a.len() != s.len {
+                        return Err(c.invalid(format!(
+                            "{} slots in a struct of {}",
+                            a.len(),
+                            s.len
+                        )));
+                    }
+                    c.check_shape(a, check_leaf)?;
+                }
+                Ok(())
+            }
+            (NodeKind::List { child, map, .. }, Array::List(l) | Array::Map(l))
+                if *map == matches!(array, Array::Map(_)) =>
+            {
+                let n = l.offsets.len();
+                let end = if n == 0 {
+                    0
+                } else {
+                    l.offsets.range(n - 1).end
+                };
+                if end > l.values.len() {
+                    return Err(self.invalid(format!(
+                        "offsets reach {end} in a child of {} slots",
+                        l.values.len()
+                    )));
+                }
+                child.check_shape(&l.values, check_leaf)
+            }
+            (kind, _) => {
+                let want = match kind {
+                    NodeKind::Leaf => "a primitive",
+                    NodeKind::Struct(_) => "a struct",
+                    NodeKind::List { map: true, .. } => "a map",
+                    NodeKind::List { .. } => "a list",
+                };
+                Err(self.invalid(format!("expected {want} array")))
+            }
+        }
+    }
+
+    fn null_in_required(&self) -> Error {
+        self.invalid("a null slot in a required field")
+    }
+}
+
+/// A run of leaf slots `[start, end)` of one column whose values are stored.
+#[derive(Debug, Clone)]
+pub(crate) struct Piece {
+    pub column: Column,
+    pub runs: Vec<(usize, usize)>,
+}
+
+/// The shredded levels and values of one leaf column, accumulated over batches.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LeafLevels {
+    pub max_def: u16,
+    pub max_rep: u16,
+    /// Repetition levels (empty when `max_rep == 0`).
+    pub rep: Vec<u16>,
+    /// Definition levels (empty when `max_def == 0`).
+    pub def: Vec<u16>,
+    /// Level pairs.
+    pub pairs: usize,
+    /// Stored values (pairs at `max_def`).
+    pub values: usize,
+    /// Where the stored values are, one piece per shredded array.
+    pub pieces: Vec<Piece>,
+    /// Whether the last piece belongs to the array being shredded.
+    open: bool,
+}
+
+impl LeafLevels {
+    pub(crate) fn new(max_def: u16, max_rep: u16) -> Self {
+        LeafLevels {
+            max_def,
+            max_rep,
+            ..LeafLevels::default()
+        }
+    }
+
+    /// Records (top-level rows) held.
+    pub(crate) fn records(&self) -> usize {
+        if self.max_rep == 0 {
+            self.pairs
+        } else {
+            self.rep.iter().filter(|&&r| r == 0).count()
+        }
+    }
+
+    /// `n` pairs: the first at repetition level `first`, the others at `cont`, all at
+    /// definition level `def`.
+    #[inline]
+    fn emit(&mut self, first: u16, cont: u16, def: u16, n: usize) {
+        if n == 0 {
+            return;
+        }
+        if self.max_rep > 0 {
+            self.rep.push(first);
+            self.rep.resize(self.rep.len() + n - 1, cont);
+        }
+        if self.max_def > 0 {
+            self.def.resize(self.def.len() + n, def);
+        }
+        self.pairs += n;
+    }
+
+    #[inline]
+    fn push_run(&mut self, column: &Column, a: usize, b: usize) {
+        if !self.open {
+            self.pieces.push(Piece {
+                column: column.clone(),
+                runs: Vec::new(),
+            });
+            self.open = true;
+        }
+        let runs = &mut self.pieces.last_mut().expect("opened above").runs;
+        match runs.last_mut() {
+            Some(last) if last.1 == a => last.1 = b,
+            _ => runs.push((a, b)),
+        }
+        self.values += b - a;
+    }
+
+    /// Move everything `other` holds to the end of `self`.
+    pub(crate) fn append(&mut self, other: &mut LeafLevels) {
+        if self.pairs == 0 {
+            std::mem::swap(&mut self.rep, &mut other.rep);
+            std::mem::swap(&mut self.def, &mut other.def);
+            std::mem::swap(&mut self.pieces, &mut other.pieces);
+        } else {
+            self.rep.append(&mut other.rep);
+            self.def.append(&mut other.def);
+            self.pieces.append(&mut other.pieces);
+        }
+        self.pairs += std::mem::take(&mut other.pairs);
+        self.values += std::mem::take(&mut other.values);
+        other.open = false;
+    }
+
+    /// Forget everything held (the buffers are kept for reuse).
+    pub(crate) fn clear(&mut self) {
+        self.rep.clear();
+        self.def.clear();
+        self.pieces.clear();
+        self.pairs = 0;
+        self.values = 0;
+        self.open = false;
+    }
+}
+
+/// Shred all slots of `array` (checked by [`Node::check_shape`]) into `leaves`, one per leaf
+/// of `node`, appending to what they hold.
+pub(crate) fn shred(node: &Node, array: &Array, leaves: &mut [LeafLevels]) -> Result<()> {
+    for l in leaves.iter_mut() {
+        l.open = false;
+    }
+    // Each leaf gets about one pair per visited slot of its column, plus one per null or
+    // empty ancestor: reserve that much once rather than grow by doubling.
+    let mut sizes = vec![0f64; leaves.len()];
+    leaf_lens(node, array, array.len() as f64, &mut sizes);
+    for (l, n) in leaves.iter_mut().zip(sizes) {
+        let n = n as usize + array.len();
+        if l.max_rep > 0 {
+            l.rep.reserve(n);
+        }
+        if l.max_def > 0 {
+            l.def.reserve(n);
+        }
+    }
+    walk(node, array, 0, array.len(), 0, 0, leaves)
+}
+
+/// An estimate of the slots of each leaf column visited when `visited` slots of `array`
+/// (checked by [`Node::check_shape`]) are: list children in proportion to the child range
+/// the list's offsets span.
+fn leaf_lens(node: &Node, array: &Array, visited: f64, out: &mut [f64]) {
+    match (&node.kind, array) {
+        (NodeKind::Leaf, _) => out[node.leaves.start] = visited,
+        (NodeKind::Struct(children), Array::Struct(s)) => {
+            for (c, a) in children.iter().zip(&s.children) {
+                leaf_lens(c, a, visited, out);
+            }
+        }
+        (NodeKind::List { child, .. }, Array::List(l) | Array::Map(l)) => {
+            let n = l.offsets.len();
+            let span = if n == 0 {
+                0
+            } else {
+                l.offsets.range(n - 1).end - l.offsets.range(0).start
+            };
+            let per_slot = span as f64 / n.max(1) as f64;
+            leaf_lens(child, &l.values, visited * per_slot, out)
+        }
+        _ => {}
+    }
+}
+
+/// Call `f(valid, start, end)` for each run of valid or null slots of `[s, e)`.
+#[inline]
+fn for_runs(
+    validity: Option<&NullBuffer>,
+    s: usize,
+    e: usize,
+    mut f: impl FnMut(bool, usize, usize) -> Result<()>,
+) -> Result<()> {
+    match validity {
+        None => f(true, s, e),
+        Some(v) => {
+            let bits = v.inner().slice(s, e - s);
+            let mut at = 0;
+            for (a, b) in bits.set_slices() {
+                if a > at {
+                    f(false, s + at, s + a)?;
+                }
+                f(true, s + a, s + b)?;
+                at = b;
+            }
+            if at < e - s {
+                f(false, s + at, e)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Shred slots `[s, e)` of `array`: the first pair at repetition level `first`, each later
+/// slot's first pair at `cont`.
+fn walk(
+    node: &Node,
+    array: &Array,
+    s: usize,
+    e: usize,
+    first: u16,
+    cont: u16,
+    leaves: &mut [LeafLevels],
+) -> Result<()> {
+    if s >= e {
+        return Ok(());
+    }
+    let rep_at = |a: usize| if a == s { first } else { cont };
+    let null_run = |leaves: &mut [LeafLevels], a: usize, b: usize| {
+        if !node.nullable {
+            return Err(node.null_in_required());
+        }
+        for l in &mut leaves[node.leaves.clone()] {
+            l.emit(rep_at(a), cont, node.def - 1, b - a);
+        }
+        Ok(())
+    };
+    match (&node.kind, array) {
+        (NodeKind::Leaf, Array::Primitive(col)) => {
+            for_runs(col.validity.as_ref(), s, e, |valid, a, b| {
+                if !valid {
+                    return null_run(leaves, a, b);
+                }
+                let leaf = &mut leaves[node.leaves.start];
+                leaf.emit(rep_at(a), cont, node.def, b - a);
+                leaf.push_run(col, a, b);
+                Ok(())
+            })
+        }
+        (NodeKind::Struct(children), Array::Struct(st)) => {
+            for_runs(st.validity.as_ref(), s, e, |valid, a, b| {
+                if !valid {
+                    return null_run(leaves, a, b);
+                }
+                for (c, ca) in children.iter().zip(&st.children) {
+                    walk(c, ca, a, b, rep_at(a), cont, leaves)?;
+                }
+                Ok(())
+            })
+        }
+        (
+            NodeKind::List {
+                rep,
+                child,
+                flat_child,
+                ..
+            },
+            Array::List(l) | Array::Map(l),
+        ) => for_runs(l.validity.as_ref(), s, e, |valid, a, b| {
+            if !valid {
+                return null_run(leaves, a, b);
+            }
+            let mut k = a;
+            while k < b {
+                let r = rep_at(k);
+                let range = l.offsets.range(k);
+                if range.is_empty() {
+                    for leaf in &mut leaves[node.leaves.clone()] {
+                        leaf.emit(r, cont, node.def, 1);
+                    }
+                    k += 1;
+                } else if *flat_child {
+                    // Consecutive non-empty lists: one contiguous child range.
+                    let mut j = k + 1;
+                    let mut end = range.end;
+                    while j < b {
+                        let next = l.offsets.range(j);
+                        if next.is_empty() {
+                            break;
+                        }
+                        end = next.end;
+                        j += 1;
+                    }
+                    probe::hit("write.shred_list_span");
+                    walk(child, &l.values, range.start, end, r, *rep, leaves)?;
+                    let n = end - range.start;
+                    for leaf in &mut leaves[node.leaves.clone()] {
+                        if leaf.max_rep == 0 {
+                            continue;
+                        }
+                        let base = leaf.rep.len() - n;
+                        for m in k + 1..j {
+                            leaf.rep[base + l.offsets.range(m).start - range.start] = cont;
+                        }
+                    }
+                    k = j;
+                } else {
+                    probe::hit("write.shred_list_each");
+                    walk(child, &l.values, range.start, range.end, r, *rep, leaves)?;
+                    k += 1;
+                }
+            }
+            Ok(())
+        }),
+        _ => Err(node.invalid("the array does not have the field's shape")),
+    }
+}
