@@ -10,8 +10,8 @@
 //! data.
 //!
 //! - `parq_reads_nested_pyarrow_files`: `parq cat` prints what pyarrow reads.
-//! - `parq_writes_nested_pyarrow_reads` (ignored until the nested writer lands):
-//!   `parq rewrite` keeps the data, as pyarrow and DuckDB read it.
+//! - `parq_writes_nested_pyarrow_reads`: `parq rewrite` keeps the data, as pyarrow and
+//!   DuckDB read it.
 
 mod support;
 
@@ -146,24 +146,17 @@ fn rewrite_options(i: usize) -> Vec<&'static str> {
 
 // ---------------------------------------------------------------- writing
 //
-// TODO(nested writer): un-ignore this test when `parq rewrite` keeps nested
-// columns (issue 8, "Writing (shredding)"). The intended check, implemented
-// below and run with `cargo test --test nested_pyarrow -- --ignored`:
-//   1. for every file gen_nested.py writes, `parq rewrite FILE OUT` (page
-//      version, encoding and codec varied across files by `rewrite_options`);
-//   2. tests/support/compare_nested.py FILE OUT: pyarrow reads OUT equal to
-//      FILE (same Arrow schema up to list-element names, every value and every
-//      null at every level, float bits, map entries in order with repeated
-//      keys), and DuckDB's `SELECT * FROM read_parquet(OUT)` equals its reading
-//      of FILE (DuckDB refuses maps with repeated keys and MAP_KEY_VALUE groups
-//      without a value: those originals are "skip", never "error");
-//   3. `parq cat OUT` prints pyarrow's reading of FILE (parq reads its own
-//      nested output).
-// Worth adding with the writer: v2 pages start on a record boundary (the spec
-// requires it; pyarrow's reader does not check), and statistics, page index
-// and size statistics per leaf as `parq meta --json` shows them.
+// For every file gen_nested.py writes:
+//   1. `parq rewrite FILE OUT` (page version, encoding and codec varied across files by
+//      `rewrite_options`);
+//   2. tests/support/compare_nested.py FILE OUT: pyarrow reads OUT equal to FILE (same Arrow
+//      schema up to list-element names, every value and every null at every level, float
+//      bits, map entries in order with repeated keys), and DuckDB's
+//      `SELECT * FROM read_parquet(OUT)` equals its reading of FILE (DuckDB refuses maps with
+//      repeated keys and MAP_KEY_VALUE groups without a value: those originals are "skip",
+//      never "error");
+//   3. `parq cat OUT` prints pyarrow's reading of FILE (parq reads its own nested output).
 #[test]
-#[ignore = "nested writing is not implemented yet: un-ignore when `parq rewrite` keeps nested columns"]
 fn parq_writes_nested_pyarrow_reads() {
     require_pyarrow();
     require_python_module("duckdb");
