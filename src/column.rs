@@ -139,10 +139,21 @@ impl Column {
 
     /// Concatenate columns of the same layout into one (one copy of every value).
     ///
+    /// Byte arrays as offsets and as views may mix: the result then holds offsets.
+    ///
     /// # Panics
-    /// If the columns do not share a layout, or `parts` is empty.
+    /// If the columns do not share a physical type, or `parts` is empty.
     pub fn concat(parts: &[Column]) -> Column {
         assert!(!parts.is_empty(), "concat of no columns");
+        let views = parts
+            .iter()
+            .filter(|c| matches!(c.values, Values::BinaryView { .. }))
+            .count();
+        if views > 0 && views < parts.len() {
+            // Byte arrays in both layouts (a caller's batches may mix them): offsets for all.
+            let parts: Vec<Column> = parts.iter().map(Column::to_offsets).collect();
+            return Column::concat(&parts);
+        }
         let len: usize = parts.iter().map(|c| c.len).sum();
         let validity = if parts.iter().any(|c| c.validity.is_some()) {
             let mut b = BooleanBufferBuilder::new(len);
@@ -269,6 +280,31 @@ impl Column {
 }
 
 impl Column {
+    /// This column with byte arrays as offsets (`Values::Binary`): views are copied out,
+    /// other layouts are returned as they are.
+    pub fn to_offsets(&self) -> Column {
+        if !matches!(self.values, Values::BinaryView { .. }) {
+            return self.clone();
+        }
+        let mut offsets = Vec::with_capacity(self.len + 1);
+        let mut data = Vec::new();
+        offsets.push(0i64);
+        for i in 0..self.len {
+            if self.is_valid(i) {
+                data.extend_from_slice(self.bytes(i).unwrap_or_default());
+            }
+            offsets.push(data.len() as i64);
+        }
+        Column {
+            len: self.len,
+            validity: self.validity.clone(),
+            values: Values::Binary {
+                offsets: OffsetBuffer::new(ScalarBuffer::from(offsets)),
+                data: Buffer::from_vec(data),
+            },
+        }
+    }
+
     /// Bytes of Arrow buffers this column spans: values, offsets or views, and validity.
     /// (Shared buffers such as a dictionary referenced by views count once per column.)
     pub fn decoded_bytes(&self) -> usize {
@@ -323,5 +359,40 @@ impl Column {
 impl PartialEq for Column {
     fn eq(&self, other: &Self) -> bool {
         self.len == other.len && (0..self.len).all(|i| self.value_bytes(i) == other.value_bytes(i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn concat_mixes_offsets_and_views() {
+        let offsets = Column {
+            len: 2,
+            validity: None,
+            values: Values::Binary {
+                offsets: OffsetBuffer::new(ScalarBuffer::from(vec![0i64, 1, 3])),
+                data: Buffer::from(b"abc".to_vec()),
+            },
+        };
+        let long = b"a value longer than twelve bytes";
+        let views = Column {
+            len: 2,
+            validity: Some(NullBuffer::from(vec![true, false])),
+            values: Values::BinaryView {
+                views: ScalarBuffer::from(vec![
+                    (long.len() as u128) | (u128::from(u32::from_le_bytes(*b"a va")) << 32),
+                    0,
+                ]),
+                buffers: vec![Buffer::from(long.to_vec())],
+            },
+        };
+        let both = Column::concat(&[offsets, views]);
+        assert!(matches!(both.values, Values::Binary { .. }));
+        assert_eq!(both.bytes(0), Some(&b"a"[..]));
+        assert_eq!(both.bytes(1), Some(&b"bc"[..]));
+        assert_eq!(both.bytes(2), Some(&long[..]));
+        assert!(!both.is_valid(3));
     }
 }
