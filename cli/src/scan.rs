@@ -120,6 +120,7 @@ fn report(
     columns: usize,
     args: &ScanArgs,
 ) -> parq::Result<()> {
+    let mut text = String::new();
     let mut sorted = samples.to_vec();
     sorted.sort_by(f64::total_cmp);
     let median = sorted[sorted.len() / 2];
@@ -152,25 +153,36 @@ fn report(
             s.push('}');
         }
         s.push('}');
-        println!("{s}");
+        text.push_str(&s);
+        text.push('\n');
     } else {
-        println!("rows            {rows}");
-        println!("columns         {}", columns);
-        println!("decoded bytes   {decoded_bytes}");
-        println!(
+        let _ = writeln!(text, "rows            {rows}");
+        let _ = writeln!(text, "columns         {}", columns);
+        let _ = writeln!(text, "decoded bytes   {decoded_bytes}");
+        let _ = writeln!(
+            text,
             "decode time     median {:.3} ms (min {:.3}, max {:.3}, {} runs, 1 thread)",
             median * 1e3,
             min * 1e3,
             max * 1e3,
             samples.len()
         );
-        println!("throughput      {throughput:.3} GB/s of decoded Arrow buffers");
+        let _ = writeln!(
+            text,
+            "throughput      {throughput:.3} GB/s of decoded Arrow buffers"
+        );
         if parq::codecs::probe::ENABLED {
-            println!("probes (last run):");
+            let _ = writeln!(text, "probes (last run):");
             for (k, v) in probes {
-                println!("  {k:<40} {v}");
+                let _ = writeln!(text, "  {k:<40} {v}");
             }
         }
     }
+    // Written at once, and a closed pipe (`parq scan ... | head`) is an error, not a panic.
+    use std::io::Write as _;
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(|e| parq::Error::from(e).in_file("<stdout>"))?;
     Ok(())
 }
