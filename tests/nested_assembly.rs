@@ -179,3 +179,69 @@ fn generators_reach_deep_data_and_every_outcome() {
         );
     }
 }
+
+/// The two leniencies of the module doc, one example each, pinned: when assembly turns
+/// strict, these become `BothRefused`.
+#[test]
+fn leniencies_as_documented() {
+    use oracle::{group, leaf, LeafLevels, OracleError};
+    use parq::array::Value;
+    use parq::metadata::{ConvertedType, FieldRepetitionType as R};
+    let root = |n| oracle::group("schema", R::REQUIRED, n);
+    let lv = |rep: &[i16], def: &[i16]| LeafLevels {
+        entries: rep.len().max(def.len()),
+        rep: rep.to_vec(),
+        def: def.to_vec(),
+    };
+    let int = |i: i64| Value::Leaf(i.to_le_bytes().to_vec());
+    let got = |schema: &SchemaDescriptor, levels: &[LeafLevels]| {
+        let input: Vec<(usize, &[i16], &[i16])> = levels
+            .iter()
+            .map(|l| (l.entries, &l.rep[..], &l.def[..]))
+            .collect();
+        let a = parq::read::testing::assemble_leaf_levels(schema, 0, &input).unwrap();
+        (0..a.len()).map(|i| a.value(i)).collect::<Vec<_>>()
+    };
+
+    // `repeated int64 x` (a required list of required int64, D = R = 1). (0, 0) is an empty
+    // list; (1, 0) then claims a new element that its d says is absent (dangling); (1, 1)
+    // appends to the list that was closed as empty. Assembly ignores (1, 0) and reads [0].
+    let schema = SchemaDescriptor::new(&[root(1), leaf("x", R::REPEATED)]).unwrap();
+    let levels = [lv(&[0, 1, 1], &[0, 0, 1])];
+    assert!(matches!(
+        oracle::assemble(&schema, 0, &levels),
+        Err(OracleError::Dangling(_))
+    ));
+    assert_eq!(got(&schema, &levels), [Value::List(vec![int(0)])]);
+    assert_eq!(check(&schema, 0, &levels), Outcome::LenientOnDangling);
+
+    // `optional group l (LIST) { repeated int64 element }`: (0, 0) is a null list, (1, 2) an
+    // element of it. Assembly reads null; the element stays in the child under the null
+    // slot (Arrow allows a null list slot a non-empty range).
+    let mut l = group("l", R::OPTIONAL, 1);
+    l.converted_type = Some(ConvertedType::LIST);
+    let schema = SchemaDescriptor::new(&[root(1), l, leaf("element", R::REPEATED)]).unwrap();
+    let levels = [lv(&[0, 1, 0], &[0, 2, 2])];
+    assert_eq!(
+        got(&schema, &levels),
+        [Value::Null, Value::List(vec![int(1)])]
+    );
+    assert_eq!(check(&schema, 0, &levels), Outcome::LenientOnDangling);
+
+    // `optional group s { optional int64 a; optional int64 b }`: a says s is null (d = 0),
+    // b says s is defined and b null (d = 1). Assembly takes s's validity from a.
+    let schema = SchemaDescriptor::new(&[
+        root(1),
+        group("s", R::OPTIONAL, 2),
+        leaf("a", R::OPTIONAL),
+        leaf("b", R::OPTIONAL),
+    ])
+    .unwrap();
+    let levels = [lv(&[], &[0]), lv(&[], &[1])];
+    assert!(matches!(
+        oracle::assemble(&schema, 0, &levels),
+        Err(OracleError::LeavesDisagree(_))
+    ));
+    assert_eq!(got(&schema, &levels), [Value::Null]);
+    assert_eq!(check(&schema, 0, &levels), Outcome::LenientOnDisagreement);
+}

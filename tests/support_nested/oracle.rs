@@ -857,7 +857,7 @@ fn rep_of(p: &mut Picker<'_>, repeated_ok: bool) -> FieldRepetitionType {
     }
 }
 
-fn leaf(name: &str, rep: FieldRepetitionType) -> SchemaElement {
+pub fn leaf(name: &str, rep: FieldRepetitionType) -> SchemaElement {
     SchemaElement {
         type_: Some(Type::INT64),
         repetition_type: Some(rep),
@@ -866,7 +866,7 @@ fn leaf(name: &str, rep: FieldRepetitionType) -> SchemaElement {
     }
 }
 
-fn group(name: &str, rep: FieldRepetitionType, n: usize) -> SchemaElement {
+pub fn group(name: &str, rep: FieldRepetitionType, n: usize) -> SchemaElement {
     SchemaElement {
         repetition_type: Some(rep),
         name: name.into(),
