@@ -6,9 +6,16 @@
 //!
 //! The byte-array layout (offsets or views) is chosen by the input's length parity, so both
 //! layouts see every seed's mutations.
+//!
+//! Nested reading too: `fields()`, `read_field(i)` for every top-level field, and
+//! `array_batches` over all of them with a batch size chosen by the input's length. Every
+//! array must be well formed (offsets inside their child, children as long as their
+//! struct, validity as long as its array), and when both reads succeed the batches' rows,
+//! concatenated, equal the whole read slot for slot (`Array::value`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use parq::array::{Array, Value};
 use parq::column::{Column, Values};
 use parq::read::{ByteArrayLayout, ParquetReader, ReadOptions};
 use parq_codecs::compression::Limits;
@@ -48,6 +55,95 @@ fn check_column(c: &Column) {
     }
 }
 
+fn check_array(a: &Array) {
+    if let Some(v) = a.validity() {
+        assert_eq!(v.len(), a.len(), "validity length");
+    }
+    match a {
+        Array::Primitive(c) => check_column(c),
+        Array::List(l) | Array::Map(l) => {
+            let child = l.values.len();
+            let mut prev = 0;
+            for i in 0..l.offsets.len() {
+                let r = l.offsets.range(i);
+                assert!(r.start <= r.end && r.end <= child, "offsets past the child");
+                assert!(r.start >= prev, "offsets not monotonic");
+                prev = r.start;
+            }
+            check_array(&l.values);
+        }
+        Array::Struct(s) => {
+            for c in &s.children {
+                assert_eq!(c.len(), s.len, "struct child length");
+                check_array(c);
+            }
+        }
+    }
+}
+
+/// Rows compared per field at most (`Array::value` builds a tree per row).
+const MAX_COMPARED_ROWS: usize = 1 << 14;
+
+/// `fields()`, `read_field` for each, and `array_batches` over all of them.
+fn nested(reader: &ParquetReader<bytes::Bytes>, batch_size: usize) {
+    let Ok(fields) = reader.fields() else {
+        return;
+    };
+    let whole: Vec<Option<Array>> = (0..fields.len())
+        .map(|i| match reader.read_field(i) {
+            Ok((f, a)) => {
+                assert_eq!(f.name, fields[i].name, "read_field({i}) field");
+                check_array(&a);
+                Some(a)
+            }
+            Err(_) => None,
+        })
+        .collect();
+    // Top-level names pick fields in `array_batches`; a name used twice is ambiguous.
+    let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+    if names.is_empty() || (1..names.len()).any(|i| names[..i].contains(&names[i])) {
+        return;
+    }
+    let Ok(batches) = reader.array_batches(&names, batch_size) else {
+        return;
+    };
+    assert_eq!(batches.fields().len(), fields.len());
+    let mut rows: Vec<Vec<Value>> = vec![Vec::new(); fields.len()];
+    let mut total = 0usize;
+    for b in batches {
+        let Ok(b) = b else {
+            return;
+        };
+        assert!(
+            b.num_rows > 0 && b.num_rows <= batch_size,
+            "batch of {} rows",
+            b.num_rows
+        );
+        assert_eq!(b.arrays.len(), fields.len(), "arrays in a batch");
+        for (k, a) in b.arrays.iter().enumerate() {
+            assert_eq!(a.len(), b.num_rows, "batch array length");
+            check_array(a);
+            if total < MAX_COMPARED_ROWS {
+                rows[k].extend((0..a.len()).map(|i| a.value(i)));
+            }
+        }
+        total += b.num_rows;
+    }
+    for (k, w) in whole.iter().enumerate() {
+        let Some(w) = w else { continue };
+        assert_eq!(
+            w.len(),
+            total,
+            "read_field({k}) and array_batches disagree on rows"
+        );
+        if total <= MAX_COMPARED_ROWS {
+            for (i, r) in rows[k].iter().enumerate() {
+                assert_eq!(&w.value(i), r, "read_field({k}) and array_batches, row {i}");
+            }
+        }
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let opts = ReadOptions {
         max_page_values: 1 << 16,
@@ -65,6 +161,9 @@ fuzz_target!(|data: &[u8]| {
     let Ok(reader) = ParquetReader::with_options(bytes::Bytes::copy_from_slice(data), opts) else {
         return;
     };
+    // A batch size the fuzzer steers through the input's length (independent of the two
+    // parities above).
+    nested(&reader, [1, 2, 3, 7, 100, 4096][(data.len() / 6) % 6]);
     let n = reader.schema().leaves.len();
     let mut whole = Vec::with_capacity(n);
     for i in 0..n {

@@ -209,3 +209,7 @@ pub fn fuzz_decompress(kind: CodecKind, data: &[u8]) {
         assert_eq!(&out[3..], &slice[..], "{kind}: outputs differ");
     }
 }
+
+/// The naive record-assembly oracle and level generator (shared with tests/nested_assembly.rs).
+#[path = "../../tests/support_nested/oracle.rs"]
+pub mod nested_oracle;

@@ -597,6 +597,21 @@ pub mod testing {
         entries: usize,
         leaves: &[(Vec<i16>, Vec<i16>)],
     ) -> Result<Array> {
+        let leaves: Vec<(usize, &[i16], &[i16])> = leaves
+            .iter()
+            .map(|(r, d)| (entries, r.as_slice(), d.as_slice()))
+            .collect();
+        assemble_leaf_levels(schema, field, &leaves)
+    }
+
+    /// [`assemble_levels`] with a pair count per leaf: `(entries, rep, def)` for each leaf of
+    /// the field in schema order. Leaves under one field hold different numbers of pairs
+    /// as soon as a list sits below a struct with another leaf (`struct{list<a>, b}`).
+    pub fn assemble_leaf_levels(
+        schema: &SchemaDescriptor,
+        field: usize,
+        leaves: &[(usize, &[i16], &[i16])],
+    ) -> Result<Array> {
         let plan = plan_fields(schema)?
             .into_iter()
             .nth(field)
@@ -612,10 +627,10 @@ pub mod testing {
         }
         let mut checked = Vec::with_capacity(leaves.len());
         let mut rows = None;
-        for (&(column, def_slot), (rep, def)) in slot_levels.iter().zip(leaves) {
+        for (&(column, def_slot), &(entries, rep, def)) in slot_levels.iter().zip(leaves) {
             let desc = schema.leaf(column);
             let (max_rep, max_def) = (desc.max_rep_level, desc.max_def_level);
-            let expect = |v: &Vec<i16>, max: i16| v.len() == if max > 0 { entries } else { 0 };
+            let expect = |v: &[i16], max: i16| v.len() == if max > 0 { entries } else { 0 };
             if !expect(rep, max_rep) || !expect(def, max_def) {
                 return Err(Error::InvalidArgument(
                     "level counts differ from entries".into(),
@@ -664,14 +679,16 @@ pub mod testing {
         let mut views: Vec<LeafView<'_>> = checked
             .into_iter()
             .zip(leaves)
-            .map(|((column, max_rep, values), (rep, def))| LeafView {
-                column,
-                entries,
-                max_rep,
-                rep,
-                def,
-                values: Some(values),
-            })
+            .map(
+                |((column, max_rep, values), &(entries, rep, def))| LeafView {
+                    column,
+                    entries,
+                    max_rep,
+                    rep,
+                    def,
+                    values: Some(values),
+                },
+            )
             .collect();
         assemble(&plan, &mut views, rows.unwrap_or(0))
     }
