@@ -254,6 +254,22 @@ impl Resolver<'_> {
                 // The key_value group is a required struct, whatever its annotation (legacy
                 // writers put MAP_KEY_VALUE on it). Keys are taken with the repetition they
                 // are written with (a required key is the spec's rule, not checked here).
+                if let [key] = fields.as_slice() {
+                    // A map without values reads as a list of its keys (as pyarrow reads it).
+                    let elem = self.node(key, elem_def, elem_rep, false)?;
+                    return Ok(Node {
+                        name: n.name.clone(),
+                        nullable,
+                        def,
+                        rep,
+                        leaves: first_leaf..self.next_leaf,
+                        shape: Shape::List {
+                            elem: Box::new(elem),
+                            elem_def,
+                            elem_rep,
+                        },
+                    });
+                }
                 let first = self.next_leaf;
                 let entries = fields
                     .iter()
