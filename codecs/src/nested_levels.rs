@@ -83,7 +83,11 @@ pub fn slot_validity(
             let mut chunks = def.chunks_exact(64);
             for c in &mut chunks {
                 let c: &[i16; 64] = c.try_into().expect("64 levels");
-                let s = mask64(|i| c[i] >= slot_def);
+                let s = if slot_def > 0 {
+                    mask64(|i| c[i] >= slot_def)
+                } else {
+                    u64::MAX
+                };
                 let v = mask64(|i| c[i] >= valid_def);
                 emit(s, v, u64::MAX);
             }
@@ -142,6 +146,7 @@ pub fn list_offsets(
     rep: &[i16],
     (slot_def, slot_rep): (i16, i16),
     (elem_def, elem_rep): (i16, i16),
+    max_rep: i16,
     base: i32,
     out: &mut Vec<i32>,
 ) -> i32 {
@@ -161,8 +166,15 @@ pub fn list_offsets(
     for (dc, rc) in (&mut dchunks).zip(&mut rchunks) {
         let dc: &[i16; 64] = dc.try_into().expect("64 levels");
         let rc: &[i16; 64] = rc.try_into().expect("64 levels");
-        let s = mask64(|i| dc[i] >= slot_def) & mask64(|i| rc[i] <= slot_rep);
-        let e = mask64(|i| dc[i] >= elem_def) & mask64(|i| rc[i] <= elem_rep);
+        // Thresholds every level meets need no mask (loop-invariant branches).
+        let mut s = mask64(|i| rc[i] <= slot_rep);
+        if slot_def > 0 {
+            s &= mask64(|i| dc[i] >= slot_def);
+        }
+        let mut e = mask64(|i| dc[i] >= elem_def);
+        if elem_rep < max_rep {
+            e &= mask64(|i| rc[i] <= elem_rep);
+        }
         walk(s, e);
     }
     let (dc, rc) = (dchunks.remainder(), rchunks.remainder());
@@ -284,7 +296,7 @@ mod tests {
             let rep: Vec<i16> = levels.iter().map(|l| l.1).collect();
             let elem = (slot.0 + elem_extra.0, slot.1 + elem_extra.1);
             let mut got = Vec::new();
-            let n = list_offsets(&def, &rep, slot, elem, base, &mut got);
+            let n = list_offsets(&def, &rep, slot, elem, 2, base, &mut got);
             let mut want = Vec::new();
             let mut count = base;
             for i in 0..def.len() {

@@ -181,7 +181,15 @@ fn list_offsets(
     } else {
         probe::hit("nested.list_offsets_general");
         let mut offsets = Vec::with_capacity(slots + 1);
-        let count = nested_levels::list_offsets(l.def, l.rep, (ds, rs), (de, re), 0, &mut offsets);
+        let count = nested_levels::list_offsets(
+            l.def,
+            l.rep,
+            (ds, rs),
+            (de, re),
+            l.max_rep,
+            0,
+            &mut offsets,
+        );
         if offsets.len() != slots {
             return Err(mismatch(plan, slots, offsets.len()));
         }
