@@ -188,3 +188,56 @@ fn nested_fast_paths_are_taken() {
     assert_eq!(probe::get("nested.leaf_page_all_valid"), 0);
     assert_eq!(probe::get("nested.list_offsets_general"), 0);
 }
+
+/// Fixed-width leaves of lists without nulls come in one go: an uncompressed PLAIN page whose
+/// values are aligned is lent out as the leaf's buffer, not copied (as flat columns are).
+#[cfg(feature = "probes")]
+#[test]
+fn aligned_plain_list_leaves_are_borrowed() {
+    use arrow_buffer::{OffsetBuffer, ScalarBuffer};
+    use parq::array::{ListArray, ListOffsets};
+    use parq::codecs::compression::CodecKind;
+    use parq::codecs::probe;
+    use parq::column::{Column, Values};
+    use parq::field::Field;
+    use parq::metadata::Type;
+    use parq::write::{EncodingPolicy, ParquetWriter, WriterOptions};
+
+    let rows = 10_000usize;
+    let offsets: Vec<i32> = (0..=rows as i32).map(|i| i * 3).collect();
+    let values: Vec<i64> = (0..3 * rows as i64).map(|i| i * 7919).collect();
+    let list = Array::List(ListArray {
+        validity: None,
+        offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(offsets))),
+        values: Box::new(Array::Primitive(Column {
+            len: values.len(),
+            validity: None,
+            values: Values::Int64(values.into()),
+        })),
+    });
+    let schema =
+        vec![Field::list("l", Field::primitive("element", Type::INT64).required()).required()];
+    let options = WriterOptions::default()
+        .with_compression(CodecKind::Uncompressed)
+        .with_encoding(EncodingPolicy::Plain);
+    let mut file = Vec::new();
+    let mut w = ParquetWriter::with_fields(&mut file, schema, options).expect("writer");
+    w.write_arrays(std::slice::from_ref(&list)).expect("write");
+    w.finish().expect("finish");
+    // The values' alignment is the file offset's: try every shift of the file in memory.
+    let mut borrowed = 0;
+    for shift in 0..8 {
+        let mut buf = vec![0u8; shift];
+        buf.extend_from_slice(&file);
+        let bytes = Bytes::from(buf).slice(shift..);
+        let reader = ParquetReader::new(bytes).expect("open");
+        probe::reset();
+        let mut got = Vec::new();
+        for b in reader.array_batches(&["l"], 1000).expect("batches") {
+            got.extend(rows(&b.expect("batch").arrays[0]));
+        }
+        assert!(got == rows(&list), "shift {shift}");
+        borrowed += probe::get("read.plain_borrowed");
+    }
+    assert!(borrowed > 0, "no aligned page was lent out");
+}
