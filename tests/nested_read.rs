@@ -203,9 +203,9 @@ fn aligned_plain_list_leaves_are_borrowed() {
     use parq::metadata::Type;
     use parq::write::{EncodingPolicy, ParquetWriter, WriterOptions};
 
-    let rows = 10_000usize;
-    let offsets: Vec<i32> = (0..=rows as i32).map(|i| i * 3).collect();
-    let values: Vec<i64> = (0..3 * rows as i64).map(|i| i * 7919).collect();
+    let n = 10_000usize;
+    let offsets: Vec<i32> = (0..=n as i32).map(|i| i * 3).collect();
+    let values: Vec<i64> = (0..3 * n as i64).map(|i| i * 7919).collect();
     let list = Array::List(ListArray {
         validity: None,
         offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(offsets))),
