@@ -27,31 +27,21 @@ pub fn run<S: Source>(reader: &ParquetReader<S>, args: &ScanArgs) -> parq::Resul
             .collect::<parq::Result<_>>()?,
         None => (0..schema.leaves.len()).collect(),
     };
-    let mut samples = Vec::with_capacity(args.repeat);
-    let mut decoded_bytes = 0usize;
-    let mut rows = 0u64;
-    for i in 0..args.repeat.max(1) {
-        let last = i + 1 == args.repeat.max(1);
-        if last {
-            parq::codecs::probe::reset();
-        }
-        let start = Instant::now();
-        let mut bytes = 0usize;
-        let mut n = 0u64;
+    let (samples, decoded_bytes, rows) = time_runs(args, |bytes, n| {
         match args.batch_size {
             None => {
                 for &c in &leaves {
                     let col = reader.read_column(c)?;
-                    bytes += col.decoded_bytes();
-                    n = col.len as u64;
+                    *bytes += col.decoded_bytes();
+                    *n = col.len as u64;
                     drop(std::hint::black_box(col));
                 }
             }
             Some(bs) => {
                 for batch in reader.batches(&leaves, bs)? {
                     let batch = batch?;
-                    n += batch.num_rows as u64;
-                    bytes += batch
+                    *n += batch.num_rows as u64;
+                    *bytes += batch
                         .columns
                         .iter()
                         .map(|c| c.decoded_bytes())
@@ -60,10 +50,8 @@ pub fn run<S: Source>(reader: &ParquetReader<S>, args: &ScanArgs) -> parq::Resul
                 }
             }
         }
-        samples.push(start.elapsed().as_secs_f64());
-        decoded_bytes = bytes;
-        rows = n;
-    }
+        Ok(())
+    })?;
     report(&samples, decoded_bytes, rows, leaves.len(), args)
 }
 
@@ -74,30 +62,21 @@ fn run_fields<S: Source>(reader: &ParquetReader<S>, args: &ScanArgs) -> parq::Re
         None => reader.fields()?.into_iter().map(|f| f.name).collect(),
     };
     let columns: Vec<&str> = names.iter().map(String::as_str).collect();
-    let mut samples = Vec::with_capacity(args.repeat);
-    let mut decoded_bytes = 0usize;
-    let mut rows = 0u64;
-    for i in 0..args.repeat.max(1) {
-        if i + 1 == args.repeat.max(1) {
-            parq::codecs::probe::reset();
-        }
-        let start = Instant::now();
-        let mut bytes = 0usize;
-        let mut n = 0u64;
+    let (samples, decoded_bytes, rows) = time_runs(args, |bytes, n| {
         match args.batch_size {
             None => {
                 for c in &columns {
                     let (_, array) = reader.read_field_by_path(c)?;
-                    bytes += array.decoded_bytes();
-                    n = array.len() as u64;
+                    *bytes += array.decoded_bytes();
+                    *n = array.len() as u64;
                     drop(std::hint::black_box(array));
                 }
             }
             Some(bs) => {
                 for batch in reader.array_batches(&columns, bs)? {
                     let batch = batch?;
-                    n += batch.num_rows as u64;
-                    bytes += batch
+                    *n += batch.num_rows as u64;
+                    *bytes += batch
                         .arrays
                         .iter()
                         .map(|a| a.decoded_bytes())
@@ -106,11 +85,30 @@ fn run_fields<S: Source>(reader: &ParquetReader<S>, args: &ScanArgs) -> parq::Re
                 }
             }
         }
-        samples.push(start.elapsed().as_secs_f64());
-        decoded_bytes = bytes;
-        rows = n;
-    }
+        Ok(())
+    })?;
     report(&samples, decoded_bytes, rows, columns.len(), args)
+}
+
+/// Run `scan` (which adds decoded bytes and rows) `--repeat` times, resetting the probes
+/// before the last run; returns the seconds of each run and the last run's bytes and rows.
+fn time_runs(
+    args: &ScanArgs,
+    mut scan: impl FnMut(&mut usize, &mut u64) -> parq::Result<()>,
+) -> parq::Result<(Vec<f64>, usize, u64)> {
+    let runs = args.repeat.max(1);
+    let mut samples = Vec::with_capacity(runs);
+    let (mut bytes, mut rows) = (0usize, 0u64);
+    for i in 0..runs {
+        if i + 1 == runs {
+            parq::codecs::probe::reset();
+        }
+        let start = Instant::now();
+        (bytes, rows) = (0, 0);
+        scan(&mut bytes, &mut rows)?;
+        samples.push(start.elapsed().as_secs_f64());
+    }
+    Ok((samples, bytes, rows))
 }
 
 fn report(
