@@ -498,21 +498,11 @@ impl<S: Source> ParquetReader<S> {
                 return Ok((field, Array::Primitive(self.read_column(column)?)));
             }
         }
+        // Every record in one go: the count comes from the pages, not from the footer's
+        // num_rows (some writers leave it 0), and nothing is sized by it.
         let mut r = FieldReader::new(self, plan)?;
-        let rows = usize::try_from(self.num_rows())
-            .unwrap_or(usize::MAX)
-            .max(1);
-        let mut parts = Vec::new();
-        while let Some((a, _)) = r.next(rows)? {
-            parts.push(a);
-            if parts.len() > 1 {
-                return Err(Error::format(
-                    "the row groups hold more records than their num_rows say",
-                ));
-            }
-        }
-        let array = match parts.pop() {
-            Some(a) => a,
+        let array = match r.next(usize::MAX)? {
+            Some((a, _)) => a,
             None => empty_array(&r.plan, self)?,
         };
         Ok((field, array))
