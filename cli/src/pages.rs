@@ -303,7 +303,7 @@ pub fn run(path: &Path, columns: Option<&str>, as_json: bool) -> Result<()> {
         }
     }
     let mut pages = Vec::new();
-    let mut result = Ok(());
+    let mut failure: Option<Error> = None;
     'groups: for (rg, group) in reader.metadata().row_groups.iter().enumerate() {
         for (i, chunk) in group.columns.iter().enumerate() {
             let name = leaves.get(i).cloned().unwrap_or_else(|| format!("#{i}"));
@@ -311,20 +311,21 @@ pub fn run(path: &Path, columns: Option<&str>, as_json: bool) -> Result<()> {
                 continue;
             }
             let Some(md) = &chunk.meta_data else {
-                result = Err(Error::Unsupported(format!(
+                failure = Some(Error::Unsupported(format!(
                     "column chunk without metadata (encrypted?) (column {name}, row group {rg})"
                 )));
                 break 'groups;
             };
             if let Err(e) = chunk_pages(&file, body_end, rg, &name, md, &mut pages) {
-                result = Err(e);
+                failure = Some(e);
                 break 'groups;
             }
         }
     }
     let printed = if as_json {
-        if result.is_err() {
-            return result;
+        // JSON is all or nothing: on an error, the message alone.
+        if let Some(e) = failure {
+            return Err(e);
         }
         json_text(&pages)
     } else {
@@ -335,5 +336,5 @@ pub fn run(path: &Path, columns: Option<&str>, as_json: bool) -> Result<()> {
     out.write_all(printed.as_bytes())
         .and_then(|()| out.flush())
         .map_err(|e| Error::from(e).in_file("<stdout>"))?;
-    result
+    failure.map_or(Ok(()), Err)
 }
