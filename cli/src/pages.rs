@@ -10,10 +10,10 @@ use std::io::Write as _;
 use std::path::Path;
 
 use parq::metadata::{
-    decode_page_header, footer_metadata, rebase_error, ColumnMetaData, PageHeader, PageType,
+    decode_page_header, parse_footer_len, rebase_error, ColumnMetaData, PageHeader, PageType,
     Statistics, FOOTER_TAIL_LEN,
 };
-use parq::read::ParquetReader;
+use parq::read::{FileSource, ParquetReader, Source};
 use parq::{Error, Result};
 
 use crate::json;
@@ -101,7 +101,7 @@ fn hex(b: &[u8]) -> String {
 
 /// The pages of one column chunk, appended to `out`.
 fn chunk_pages(
-    file: &[u8],
+    file: &FileSource,
     body_end: u64,
     row_group: usize,
     column: &str,
@@ -129,6 +129,8 @@ fn chunk_pages(
     // may still all be there.
     let declared_end = start.saturating_add(len as u64).min(body_end);
     let limit = declared_end.saturating_add(DICT_HEADER_SLACK).min(body_end);
+    // One read per chunk, sized by the footer's chunk length and bounded by the file.
+    let chunk = file.read(start..limit)?;
     let mut pos = start;
     let mut values: i64 = 0;
     let mut index = 0usize;
@@ -142,8 +144,8 @@ fn chunk_pages(
                 md.num_values
             )));
         }
-        // `pos < limit <= body_end <= file.len()`: the slice is in bounds.
-        let buf = &file[pos as usize..limit as usize];
+        // `start <= pos < limit`: the slice is in bounds.
+        let buf = &chunk[(pos - start) as usize..];
         let (header, header_size) = decode_page_header(buf).map_err(|e| {
             let e = rebase_error(e, pos).to_string();
             let e = e
@@ -284,9 +286,20 @@ fn selected(path: &str, columns: &[&str]) -> bool {
 
 /// Print the pages of the chosen columns of the file at `path`.
 pub fn run(path: &Path, columns: Option<&str>, as_json: bool) -> Result<()> {
-    let file = crate::read_file(path)?;
-    let reader = ParquetReader::new(file.clone())?;
-    let body_end = (file.len() - FOOTER_TAIL_LEN - footer_metadata(&file)?.len()) as u64;
+    // Positioned reads: the metadata, then one column chunk at a time (a large file is never
+    // in memory whole).
+    let reader = ParquetReader::new(FileSource::open(path)?)?;
+    let file = FileSource::open(path)?;
+    let len = file.len();
+    let tail: [u8; FOOTER_TAIL_LEN] = file
+        .read(len.saturating_sub(FOOTER_TAIL_LEN as u64)..len)?
+        .as_ref()
+        .try_into()
+        .map_err(|_| Error::format("file too small for a footer"))?;
+    // The reader checked that the footer fits the file.
+    let body_end = len
+        .saturating_sub(FOOTER_TAIL_LEN as u64)
+        .saturating_sub(parse_footer_len(&tail)? as u64);
     let columns: Option<Vec<&str>> = columns.map(|c| c.split(',').map(str::trim).collect());
     let leaves: Vec<String> = reader
         .schema()
