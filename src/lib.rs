@@ -3,7 +3,7 @@
 //! Files are read into Arrow-layout buffers ([`column::Column`]) and written from them. The
 //! encodings and codecs live in the `parq-codecs` crate; this crate knows the file format:
 //! the Thrift footer ([`metadata`]), the schema tree ([`schema`]), reading ([`read`]) and
-//! writing ([`write`]).
+//! writing ([`mod@write`]).
 #![deny(missing_docs)]
 
 pub mod array;

@@ -1,4 +1,4 @@
-//! `parq cat`: rows as JSON Lines.
+//! `parq cat` and `parq head`: rows as JSON Lines or CSV.
 
 use std::io::Write;
 
@@ -62,8 +62,9 @@ fn format_of(d: &Primitive) -> Format {
     }
 }
 
-/// Format a big-endian two's complement integer with `scale` digits after the point.
-fn decimal_bytes(out: &mut String, be: &[u8], scale: u32) {
+/// Format a big-endian two's complement integer with `scale` digits after the point, in
+/// double quotes (a JSON string) unless `raw`.
+fn decimal_bytes(out: &mut String, be: &[u8], scale: u32, raw: bool) {
     let negative = be.first().is_some_and(|b| b & 0x80 != 0);
     // Magnitude as big-endian bytes.
     let mut mag: Vec<u8> = if negative {
@@ -94,7 +95,9 @@ fn decimal_bytes(out: &mut String, be: &[u8], scale: u32) {
     }
     digits.reverse();
     let point = digits.len() - scale as usize;
-    out.push('"');
+    if !raw {
+        out.push('"');
+    }
     if negative {
         out.push('-');
     }
@@ -103,10 +106,15 @@ fn decimal_bytes(out: &mut String, be: &[u8], scale: u32) {
         out.push('.');
         out.push_str(std::str::from_utf8(&digits[point..]).unwrap_or("?"));
     }
-    out.push('"');
+    if !raw {
+        out.push('"');
+    }
 }
 
-fn value(out: &mut String, col: &Column, fmt: &Format, i: usize) {
+/// Append slot `i` of `col` as JSON, or, when `raw`, as the bare text of a CSV cell: strings,
+/// hex, decimals and the float specials without JSON quotes or escapes (the caller handles
+/// nulls and CSV quoting).
+fn value(out: &mut String, col: &Column, fmt: &Format, i: usize, raw: bool) {
     use std::fmt::Write as _;
     if !col.is_valid(i) {
         out.push_str("null");
@@ -117,19 +125,19 @@ fn value(out: &mut String, col: &Column, fmt: &Format, i: usize) {
         (Values::Int32(v), Format::Unsigned) => {
             let _ = write!(out, "{}", v[i] as u32);
         }
-        (Values::Int32(v), Format::Decimal(s)) => decimal_bytes(out, &v[i].to_be_bytes(), *s),
+        (Values::Int32(v), Format::Decimal(s)) => decimal_bytes(out, &v[i].to_be_bytes(), *s, raw),
         (Values::Int32(v), _) => {
             let _ = write!(out, "{}", v[i]);
         }
         (Values::Int64(v), Format::Unsigned) => {
             let _ = write!(out, "{}", v[i] as u64);
         }
-        (Values::Int64(v), Format::Decimal(s)) => decimal_bytes(out, &v[i].to_be_bytes(), *s),
+        (Values::Int64(v), Format::Decimal(s)) => decimal_bytes(out, &v[i].to_be_bytes(), *s, raw),
         (Values::Int64(v), _) => {
             let _ = write!(out, "{}", v[i]);
         }
-        (Values::Float(v), _) => json::float(out, v[i] as f64, true),
-        (Values::Double(v), _) => json::float(out, v[i], false),
+        (Values::Float(v), _) => float(out, v[i] as f64, true, raw),
+        (Values::Double(v), _) => float(out, v[i], false, raw),
         (Values::Int96(d), _) => {
             let b = &d[i * 12..i * 12 + 12];
             let nanos = u64::from_le_bytes(b[..8].try_into().unwrap_or_default()) as i128;
@@ -139,11 +147,28 @@ fn value(out: &mut String, col: &Column, fmt: &Format, i: usize) {
         _ => {
             let bytes = col.bytes(i).unwrap_or_default();
             match fmt {
+                Format::Text if raw => out.push_str(&String::from_utf8_lossy(bytes)),
                 Format::Text => json::string(out, &String::from_utf8_lossy(bytes)),
-                Format::Decimal(s) => decimal_bytes(out, bytes, *s),
+                Format::Decimal(s) => decimal_bytes(out, bytes, *s, raw),
+                _ if raw => {
+                    for b in bytes {
+                        let _ = write!(out, "{b:02x}");
+                    }
+                }
                 _ => json::hex(out, bytes),
             }
         }
+    }
+}
+
+/// A float as JSON ([`json::float`]); when `raw`, the specials without their quotes.
+fn float(out: &mut String, v: f64, is_f32: bool, raw: bool) {
+    let start = out.len();
+    json::float(out, v, is_f32);
+    if raw && out[start..].starts_with('"') {
+        let bare = out[start + 1..out.len() - 1].to_string();
+        out.truncate(start);
+        out.push_str(&bare);
     }
 }
 
@@ -155,7 +180,7 @@ fn nested_value(out: &mut String, field: &Field, array: &Array, i: usize) {
         return;
     }
     match (&field.data_type, array) {
-        (DataType::Primitive(p), Array::Primitive(col)) => value(out, col, &format_of(p), i),
+        (DataType::Primitive(p), Array::Primitive(col)) => value(out, col, &format_of(p), i, false),
         (DataType::List(element), Array::List(list)) => {
             out.push('[');
             for (k, j) in list.offsets.range(i).enumerate() {
@@ -209,11 +234,55 @@ fn nested_value(out: &mut String, field: &Field, array: &Array, i: usize) {
     }
 }
 
-/// Print rows of the chosen columns (top-level names or leaf dotted paths) as JSON Lines.
+/// How `parq cat` and `parq head` print rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// One JSON object per row, keyed by top-level field name.
+    Jsonl,
+    /// A header row of top-level field names, then one row per record (RFC 4180 quoting;
+    /// nested values as their JSON text; null as an empty cell).
+    Csv,
+}
+
+/// Append `cell` as an RFC 4180 field: in double quotes (inner quotes doubled) when it holds a
+/// comma, a quote, CR or LF, or when `quote` says so.
+fn csv_cell(out: &mut String, cell: &str, quote: bool) {
+    if quote || cell.contains([',', '"', '\r', '\n']) {
+        out.push('"');
+        out.push_str(&cell.replace('"', "\"\""));
+        out.push('"');
+    } else {
+        out.push_str(cell);
+    }
+}
+
+/// Append slot `row` of a top-level `array` as a CSV cell: null as an empty cell, an empty
+/// string as `""` (so that the two stay apart), primitives as their bare text, nested values
+/// as their JSON text, always quoted.
+fn csv_value(out: &mut String, scratch: &mut String, field: &Field, array: &Array, row: usize) {
+    if !array.is_valid(row) {
+        return;
+    }
+    scratch.clear();
+    match (&field.data_type, array) {
+        (DataType::Primitive(p), Array::Primitive(col)) => {
+            value(scratch, col, &format_of(p), row, true);
+            csv_cell(out, scratch, scratch.is_empty());
+        }
+        _ => {
+            nested_value(scratch, field, array, row);
+            csv_cell(out, scratch, true);
+        }
+    }
+}
+
+/// Print rows of the chosen columns (top-level names or leaf dotted paths) as JSON Lines or
+/// CSV, at most `limit` of them. `parq head` is this with a limit.
 pub fn run<S: Source>(
     reader: &ParquetReader<S>,
     columns: Option<&str>,
     limit: Option<usize>,
+    format: OutputFormat,
 ) -> parq::Result<()> {
     let all: Vec<String> = reader.fields()?.into_iter().map(|f| f.name).collect();
     let columns: Vec<&str> = match columns {
@@ -227,7 +296,8 @@ pub fn run<S: Source>(
     let stdout_err = |e: std::io::Error| parq::Error::from(e).in_file("<stdout>");
     let mut left = limit.unwrap_or(usize::MAX);
     let mut line = String::new();
-    if left == 0 || columns.is_empty() {
+    let mut scratch = String::new();
+    if columns.is_empty() {
         return Ok(());
     }
     let batches = reader.array_batches(&columns, 4096)?;
@@ -240,20 +310,48 @@ pub fn run<S: Source>(
             s
         })
         .collect();
+    if format == OutputFormat::Csv {
+        // The header comes even when no row follows.
+        for (k, f) in batches.fields().iter().enumerate() {
+            if k > 0 {
+                line.push(',');
+            }
+            csv_cell(&mut line, &f.name, false);
+        }
+        line.push('\n');
+        out.write_all(line.as_bytes()).map_err(stdout_err)?;
+    }
+    if left == 0 {
+        out.flush().map_err(stdout_err)?;
+        return Ok(());
+    }
     for batch in batches {
         let batch = batch?;
         for row in 0..batch.num_rows {
             line.clear();
-            line.push('{');
-            for (k, (field, array)) in batch.fields.iter().zip(&batch.arrays).enumerate() {
-                if k > 0 {
-                    line.push(',');
+            match format {
+                OutputFormat::Csv => {
+                    for (k, (field, array)) in batch.fields.iter().zip(&batch.arrays).enumerate() {
+                        if k > 0 {
+                            line.push(',');
+                        }
+                        csv_value(&mut line, &mut scratch, field, array, row);
+                    }
+                    line.push('\n');
                 }
-                line.push_str(&names[k]);
-                line.push(':');
-                nested_value(&mut line, field, array, row);
+                OutputFormat::Jsonl => {
+                    line.push('{');
+                    for (k, (field, array)) in batch.fields.iter().zip(&batch.arrays).enumerate() {
+                        if k > 0 {
+                            line.push(',');
+                        }
+                        line.push_str(&names[k]);
+                        line.push(':');
+                        nested_value(&mut line, field, array, row);
+                    }
+                    line.push_str("}\n");
+                }
             }
-            line.push_str("}\n");
             out.write_all(line.as_bytes()).map_err(stdout_err)?;
             left -= 1;
             if left == 0 {

@@ -3,6 +3,7 @@
 mod cat;
 mod json;
 mod meta;
+mod pages;
 mod rewrite;
 mod scan;
 
@@ -34,7 +35,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Print rows as JSON Lines.
+    /// Print rows as JSON Lines (default) or CSV.
     Cat {
         file: PathBuf,
         /// Comma-separated column paths.
@@ -43,6 +44,33 @@ enum Command {
         /// Print at most N rows.
         #[arg(long)]
         limit: Option<usize>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = cat::OutputFormat::Jsonl)]
+        format: cat::OutputFormat,
+    },
+    /// Print the first N rows, as `cat --limit N` does.
+    Head {
+        file: PathBuf,
+        /// Number of rows.
+        #[arg(short = 'n', long = "lines", default_value_t = 10)]
+        n: usize,
+        /// Comma-separated column paths.
+        #[arg(long)]
+        columns: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = cat::OutputFormat::Jsonl)]
+        format: cat::OutputFormat,
+    },
+    /// List every page of every column chunk: type, encoding, sizes, values, nulls, min/max.
+    Pages {
+        file: PathBuf,
+        /// Comma-separated column paths (a leaf's dotted path, or a prefix of it such as a
+        /// top-level name); default: every column.
+        #[arg(long)]
+        columns: Option<String>,
+        /// One JSON object instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Decode columns to Arrow buffers N times (one thread) and report the timing.
     Scan {
@@ -114,10 +142,25 @@ fn run(cli: Cli) -> parq::Result<()> {
             file,
             columns,
             limit,
+            format,
         } => {
             let reader = open(&file, ReadOptions::default())?;
-            cat::run(&reader, columns.as_deref(), limit)?;
+            cat::run(&reader, columns.as_deref(), limit, format)?;
         }
+        Command::Head {
+            file,
+            n,
+            columns,
+            format,
+        } => {
+            let reader = open(&file, ReadOptions::default())?;
+            cat::run(&reader, columns.as_deref(), Some(n), format)?;
+        }
+        Command::Pages {
+            file,
+            columns,
+            json,
+        } => pages::run(&file, columns.as_deref(), json)?,
         Command::Scan {
             file,
             columns,

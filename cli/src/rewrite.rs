@@ -4,10 +4,11 @@
 //! it) exactly. Nested fields go through the nested reader and the shredding writer.
 
 use std::collections::BTreeMap;
-use std::io::BufWriter;
+use std::io::{BufWriter, IsTerminal};
 use std::path::PathBuf;
 use std::time::Instant;
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use parq::codecs::compression::CodecKind;
 use parq::metadata::{Encoding, FileMetaData, PageType};
 use parq::read::{ParquetReader, ReadOptions};
@@ -125,7 +126,8 @@ fn write(
     let mut writer =
         ParquetWriter::from_schema_elements(BufWriter::new(out), meta.schema.clone(), options)?;
     let leaves = reader.schema().leaves.len();
-    for rg in 0..meta.row_groups.len() {
+    let progress = progress_bar(meta);
+    for (rg, group) in meta.row_groups.iter().enumerate() {
         let part = ParquetReader::with_options(
             bytes.clone(),
             ReadOptions {
@@ -133,23 +135,63 @@ fn write(
                 ..ReadOptions::default()
             },
         )?;
+        let groups = meta.row_groups.len();
         if reader.schema().is_flat() {
             let columns = (0..leaves)
-                .map(|i| part.read_column(i))
+                .map(|i| {
+                    progress.set_message(format!(
+                        "row group {}/{groups}: reading column {}/{leaves}",
+                        rg + 1,
+                        i + 1
+                    ));
+                    part.read_column(i)
+                })
                 .collect::<Result<Vec<_>>>()?;
+            progress.set_message(format!("row group {}/{groups}: writing", rg + 1));
             writer.write_batch(&columns)?;
         } else {
             // Nested fields: each top-level field whole, assembled by the nested reader.
-            let arrays = (0..writer.fields().len())
-                .map(|i| part.read_field(i).map(|(_, a)| a))
+            let fields = writer.fields().len();
+            let arrays = (0..fields)
+                .map(|i| {
+                    progress.set_message(format!(
+                        "row group {}/{groups}: reading field {}/{fields}",
+                        rg + 1,
+                        i + 1
+                    ));
+                    part.read_field(i).map(|(_, a)| a)
+                })
                 .collect::<Result<Vec<_>>>()?;
+            progress.set_message(format!("row group {}/{groups}: writing", rg + 1));
             writer.write_arrays(&arrays)?;
         }
         if args.row_group_rows.is_none() {
             writer.flush_row_group()?;
         }
+        progress.inc(group.num_rows.max(0) as u64);
     }
-    writer.finish()
+    progress.set_message("writing the footer");
+    let written = writer.finish();
+    progress.finish_and_clear();
+    written
+}
+
+/// A bar over the input's rows, advanced once per row group, drawn on stderr only when
+/// stderr is a terminal (a pipe or a file gets nothing).
+fn progress_bar(meta: &FileMetaData) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(
+        Some(meta.num_rows.max(0) as u64),
+        ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} rows ({eta}) {msg}",
+    ) {
+        bar.set_style(style);
+    }
+    bar
 }
 
 /// One line per column: data page encodings chosen (with how many chunks took each), codec,

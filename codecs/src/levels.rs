@@ -772,7 +772,7 @@ pub mod naive {
         validity[i / 8] >> (i % 8) & 1 == 1
     }
 
-    /// [`scatter_fixed`](super::scatter_fixed), one slot at a time.
+    /// [`scatter_fixed`], one slot at a time.
     pub fn scatter_fixed_per_slot<T: Copy + Default>(
         dense: &[T],
         validity: &[u8],
@@ -798,7 +798,7 @@ pub mod naive {
         Ok(())
     }
 
-    /// [`def_levels_to_bitmap`](super::def_levels_to_bitmap) by way of a `Vec<i16>` of levels
+    /// [`def_levels_to_bitmap`] by way of a `Vec<i16>` of levels
     /// and a bit append per slot.
     pub fn def_levels_to_bitmap_via_i16(
         data: &[u8],

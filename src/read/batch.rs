@@ -119,6 +119,36 @@ pub struct BatchReader<S: Source> {
 impl<S: Source> ParquetReader<S> {
     /// Stream batches of `batch_size` rows (the last may be shorter) of the leaf columns
     /// `columns` (indices into `schema().leaves`).
+    ///
+    /// ```
+    /// # use parq::column::{Column, Values};
+    /// # use parq::write::{Field, ParquetWriter, WriterOptions};
+    /// # let mut file = Vec::new();
+    /// # let fields = vec![Field::int64("id"), Field::string("name").optional()];
+    /// # let mut w = ParquetWriter::new(&mut file, fields, WriterOptions::default())?;
+    /// # let ids = Column { len: 3, validity: None, values: Values::Int64(vec![1i64, 2, 3].into()) };
+    /// # let names = Column {
+    /// #     len: 3,
+    /// #     validity: Some(vec![true, false, true].into()),
+    /// #     values: Values::Binary {
+    /// #         offsets: arrow_buffer::OffsetBuffer::new(vec![0i64, 1, 1, 3].into()),
+    /// #         data: arrow_buffer::Buffer::from(&b"abc"[..]),
+    /// #     },
+    /// # };
+    /// # w.write_batch(&[ids, names])?;
+    /// # w.finish()?;
+    /// use parq::read::ParquetReader;
+    ///
+    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+    /// let mut rows = 0;
+    /// for batch in reader.batches(&[0, 1], 2)? {
+    ///     let batch = batch?; // batches of 2 rows, the last one shorter
+    ///     assert_eq!(batch.columns.len(), 2);
+    ///     rows += batch.num_rows;
+    /// }
+    /// assert_eq!(rows, 3);
+    /// # Ok::<(), parq::Error>(())
+    /// ```
     pub fn batches(&self, columns: &[usize], batch_size: usize) -> Result<BatchReader<S>> {
         if batch_size == 0 {
             return Err(Error::InvalidArgument("batch size 0".into()));

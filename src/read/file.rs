@@ -56,11 +56,67 @@ const MAGIC: &[u8; 4] = b"PAR1";
 
 impl<S: Source> ParquetReader<S> {
     /// Open with default options.
+    ///
+    /// ```
+    /// # use parq::column::{Column, Values};
+    /// # use parq::write::{Field, ParquetWriter, WriterOptions};
+    /// # let mut file = Vec::new();
+    /// # let fields = vec![Field::int64("id"), Field::string("name").optional()];
+    /// # let mut w = ParquetWriter::new(&mut file, fields, WriterOptions::default())?;
+    /// # let ids = Column { len: 3, validity: None, values: Values::Int64(vec![1i64, 2, 3].into()) };
+    /// # let names = Column {
+    /// #     len: 3,
+    /// #     validity: Some(vec![true, false, true].into()),
+    /// #     values: Values::Binary {
+    /// #         offsets: arrow_buffer::OffsetBuffer::new(vec![0i64, 1, 1, 3].into()),
+    /// #         data: arrow_buffer::Buffer::from(&b"abc"[..]),
+    /// #     },
+    /// # };
+    /// # w.write_batch(&[ids, names])?;
+    /// # w.finish()?;
+    /// use parq::read::ParquetReader;
+    ///
+    /// // `file` is a Parquet file in memory (a `Vec<u8>`); `Bytes` is read without copying.
+    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+    /// assert_eq!(reader.num_rows(), 3);
+    /// assert_eq!(reader.schema().leaves.len(), 2);
+    /// # Ok::<(), parq::Error>(())
+    /// ```
     pub fn new(source: S) -> Result<Self> {
         Self::with_options(source, ReadOptions::default())
     }
 
     /// Open: read and check the footer and schema.
+    ///
+    /// ```
+    /// # use parq::column::{Column, Values};
+    /// # use parq::write::{Field, ParquetWriter, WriterOptions};
+    /// # let mut file = Vec::new();
+    /// # let fields = vec![Field::int64("id"), Field::string("name").optional()];
+    /// # let mut w = ParquetWriter::new(&mut file, fields, WriterOptions::default())?;
+    /// # let ids = Column { len: 3, validity: None, values: Values::Int64(vec![1i64, 2, 3].into()) };
+    /// # let names = Column {
+    /// #     len: 3,
+    /// #     validity: Some(vec![true, false, true].into()),
+    /// #     values: Values::Binary {
+    /// #         offsets: arrow_buffer::OffsetBuffer::new(vec![0i64, 1, 1, 3].into()),
+    /// #         data: arrow_buffer::Buffer::from(&b"abc"[..]),
+    /// #     },
+    /// # };
+    /// # w.write_batch(&[ids, names])?;
+    /// # w.finish()?;
+    /// use parq::read::{ByteArrayLayout, ParquetReader, ReadOptions};
+    ///
+    /// let options = ReadOptions {
+    ///     row_groups: Some(vec![0]),                  // only these row groups
+    ///     byte_array_layout: ByteArrayLayout::Views,  // strings as views into the pages
+    ///     ..ReadOptions::default()
+    /// };
+    /// let reader = ParquetReader::with_options(bytes::Bytes::from(file), options)?;
+    /// let names = reader.read_column(1)?;
+    /// assert_eq!((names.len, names.null_count()), (3, 1));
+    /// # Ok::<(), parq::Error>(())
+    /// ```
     pub fn with_options(source: S, options: ReadOptions) -> Result<Self> {
         let len = source.len();
         if len < 12 {
@@ -155,6 +211,36 @@ impl<S: Source> ParquetReader<S> {
     }
 
     /// Read one leaf column over the selected row groups, as one column.
+    ///
+    /// ```
+    /// # use parq::column::{Column, Values};
+    /// # use parq::write::{Field, ParquetWriter, WriterOptions};
+    /// # let mut file = Vec::new();
+    /// # let fields = vec![Field::int64("id"), Field::string("name").optional()];
+    /// # let mut w = ParquetWriter::new(&mut file, fields, WriterOptions::default())?;
+    /// # let ids = Column { len: 3, validity: None, values: Values::Int64(vec![1i64, 2, 3].into()) };
+    /// # let names = Column {
+    /// #     len: 3,
+    /// #     validity: Some(vec![true, false, true].into()),
+    /// #     values: Values::Binary {
+    /// #         offsets: arrow_buffer::OffsetBuffer::new(vec![0i64, 1, 1, 3].into()),
+    /// #         data: arrow_buffer::Buffer::from(&b"abc"[..]),
+    /// #     },
+    /// # };
+    /// # w.write_batch(&[ids, names])?;
+    /// # w.finish()?;
+    /// use parq::read::ParquetReader;
+    ///
+    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+    /// let id = reader.column_index("id")?; // an index into `schema().leaves`
+    /// let ids = reader.read_column(id)?;
+    /// let Values::Int64(v) = &ids.values else { unreachable!() };
+    /// assert_eq!(&v[..], &[1, 2, 3]);
+    /// let names = reader.read_column(1)?;
+    /// assert_eq!(names.bytes(0), Some(&b"a"[..]));
+    /// assert!(!names.is_valid(1));
+    /// # Ok::<(), parq::Error>(())
+    /// ```
     pub fn read_column(&self, column: usize) -> Result<Column> {
         let mut reader = self.column_reader(column)?;
         let mut decoder = reader.new_decoder()?;

@@ -430,6 +430,38 @@ impl<S: Source> Iterator for ArrayBatchReader<S> {
 impl<S: Source> ParquetReader<S> {
     /// The top-level fields of the file's schema, with lists, structs and maps resolved
     /// (including the legacy spellings of `LogicalTypes.md`).
+    ///
+    /// ```
+    /// # use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+    /// # use parq::array::{Array, ListArray, ListOffsets};
+    /// # use parq::column::{Column, Values};
+    /// # use parq::field::Field;
+    /// # use parq::metadata::Type;
+    /// # use parq::write::{ParquetWriter, WriterOptions};
+    /// # let items = Column { len: 2, validity: None, values: Values::Int64(vec![1i64, 2].into()) };
+    /// # let lists = Array::List(ListArray {
+    /// #     validity: Some(NullBuffer::from(vec![true, false, true])),
+    /// #     offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 2, 2, 2]))),
+    /// #     values: Box::new(Array::Primitive(items)),
+    /// # });
+    /// # let ids = Array::Primitive(Column { len: 3, validity: None, values: Values::Int32(vec![7, 8, 9].into()) });
+    /// # let schema = vec![
+    /// #     Field::primitive("id", Type::INT32).required(),
+    /// #     Field::list("ids", Field::primitive("element", Type::INT64)),
+    /// # ];
+    /// # let mut file = Vec::new();
+    /// # let mut w = ParquetWriter::with_fields(&mut file, schema, WriterOptions::default())?;
+    /// # w.write_arrays(&[ids, lists])?;
+    /// # w.finish()?;
+    /// use parq::field::DataType;
+    /// use parq::read::ParquetReader;
+    ///
+    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+    /// let fields = reader.fields()?;
+    /// assert_eq!(fields[1].name, "ids");
+    /// assert!(matches!(fields[1].data_type, DataType::List(_)));
+    /// # Ok::<(), parq::Error>(())
+    /// ```
     pub fn fields(&self) -> Result<Vec<Field>> {
         Ok(plan_fields(&self.schema)?
             .iter()
@@ -472,6 +504,39 @@ impl<S: Source> ParquetReader<S> {
     }
 
     /// Read top-level field `i` (an index into [`Self::fields`]) over the selected row groups.
+    ///
+    /// ```
+    /// # use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+    /// # use parq::array::{Array, ListArray, ListOffsets};
+    /// # use parq::column::{Column, Values};
+    /// # use parq::field::Field;
+    /// # use parq::metadata::Type;
+    /// # use parq::write::{ParquetWriter, WriterOptions};
+    /// # let items = Column { len: 2, validity: None, values: Values::Int64(vec![1i64, 2].into()) };
+    /// # let lists = Array::List(ListArray {
+    /// #     validity: Some(NullBuffer::from(vec![true, false, true])),
+    /// #     offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 2, 2, 2]))),
+    /// #     values: Box::new(Array::Primitive(items)),
+    /// # });
+    /// # let ids = Array::Primitive(Column { len: 3, validity: None, values: Values::Int32(vec![7, 8, 9].into()) });
+    /// # let schema = vec![
+    /// #     Field::primitive("id", Type::INT32).required(),
+    /// #     Field::list("ids", Field::primitive("element", Type::INT64)),
+    /// # ];
+    /// # let mut file = Vec::new();
+    /// # let mut w = ParquetWriter::with_fields(&mut file, schema, WriterOptions::default())?;
+    /// # w.write_arrays(&[ids, lists])?;
+    /// # w.finish()?;
+    /// use parq::array::Value;
+    /// use parq::read::ParquetReader;
+    ///
+    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+    /// let (field, ids) = reader.read_field(1)?;
+    /// assert_eq!(field.name, "ids");
+    /// assert_eq!(ids.len(), 3);
+    /// assert_eq!(ids.value(1), Value::Null);
+    /// # Ok::<(), parq::Error>(())
+    /// ```
     pub fn read_field(&self, i: usize) -> Result<(Field, Array)> {
         let plans = plan_fields(&self.schema)?;
         let plan = plans.into_iter().nth(i).ok_or_else(|| {
@@ -485,6 +550,39 @@ impl<S: Source> ParquetReader<S> {
 
     /// Read one column by name: a top-level field, or a leaf's dotted path (that leaf with
     /// its ancestors, e.g. `"a.list.element.b"` gives `a` as a list of structs of `b`).
+    ///
+    /// ```
+    /// # use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+    /// # use parq::array::{Array, ListArray, ListOffsets};
+    /// # use parq::column::{Column, Values};
+    /// # use parq::field::Field;
+    /// # use parq::metadata::Type;
+    /// # use parq::write::{ParquetWriter, WriterOptions};
+    /// # let items = Column { len: 2, validity: None, values: Values::Int64(vec![1i64, 2].into()) };
+    /// # let lists = Array::List(ListArray {
+    /// #     validity: Some(NullBuffer::from(vec![true, false, true])),
+    /// #     offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 2, 2, 2]))),
+    /// #     values: Box::new(Array::Primitive(items)),
+    /// # });
+    /// # let ids = Array::Primitive(Column { len: 3, validity: None, values: Values::Int32(vec![7, 8, 9].into()) });
+    /// # let schema = vec![
+    /// #     Field::primitive("id", Type::INT32).required(),
+    /// #     Field::list("ids", Field::primitive("element", Type::INT64)),
+    /// # ];
+    /// # let mut file = Vec::new();
+    /// # let mut w = ParquetWriter::with_fields(&mut file, schema, WriterOptions::default())?;
+    /// # w.write_arrays(&[ids, lists])?;
+    /// # w.finish()?;
+    /// use parq::array::Value;
+    /// use parq::read::ParquetReader;
+    ///
+    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+    /// let (_, by_name) = reader.read_field_by_path("ids")?;
+    /// let (_, by_leaf) = reader.read_field_by_path("ids.list.element")?;
+    /// assert_eq!(by_name.value(2), Value::List(vec![]));
+    /// assert_eq!(by_leaf.value(0), by_name.value(0));
+    /// # Ok::<(), parq::Error>(())
+    /// ```
     pub fn read_field_by_path(&self, path: &str) -> Result<(Field, Array)> {
         let plan = self.projection(&[path])?.pop().expect("one field");
         self.read_plan(plan)
@@ -510,6 +608,43 @@ impl<S: Source> ParquetReader<S> {
 
     /// Stream batches of `batch_size` records of `columns` (top-level field names or leaf
     /// dotted paths, see [`Self::read_field_by_path`]). Batches end on record boundaries.
+    ///
+    /// ```
+    /// # use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+    /// # use parq::array::{Array, ListArray, ListOffsets};
+    /// # use parq::column::{Column, Values};
+    /// # use parq::field::Field;
+    /// # use parq::metadata::Type;
+    /// # use parq::write::{ParquetWriter, WriterOptions};
+    /// # let items = Column { len: 2, validity: None, values: Values::Int64(vec![1i64, 2].into()) };
+    /// # let lists = Array::List(ListArray {
+    /// #     validity: Some(NullBuffer::from(vec![true, false, true])),
+    /// #     offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 2, 2, 2]))),
+    /// #     values: Box::new(Array::Primitive(items)),
+    /// # });
+    /// # let ids = Array::Primitive(Column { len: 3, validity: None, values: Values::Int32(vec![7, 8, 9].into()) });
+    /// # let schema = vec![
+    /// #     Field::primitive("id", Type::INT32).required(),
+    /// #     Field::list("ids", Field::primitive("element", Type::INT64)),
+    /// # ];
+    /// # let mut file = Vec::new();
+    /// # let mut w = ParquetWriter::with_fields(&mut file, schema, WriterOptions::default())?;
+    /// # w.write_arrays(&[ids, lists])?;
+    /// # w.finish()?;
+    /// use parq::read::ParquetReader;
+    ///
+    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+    /// let batches = reader.array_batches(&["ids", "id"], 2)?;
+    /// assert_eq!(batches.fields()[0].name, "ids"); // in the order asked for
+    /// let mut rows = 0;
+    /// for batch in batches {
+    ///     let batch = batch?;
+    ///     assert_eq!(batch.arrays.len(), 2);
+    ///     rows += batch.num_rows;
+    /// }
+    /// assert_eq!(rows, 3);
+    /// # Ok::<(), parq::Error>(())
+    /// ```
     pub fn array_batches(
         &self,
         columns: &[&str],

@@ -57,6 +57,35 @@ pub struct FileSource {
 
 impl FileSource {
     /// Open `path` for reading. Its I/O errors, here and in later reads, name `path`.
+    ///
+    /// ```
+    /// # use parq::column::{Column, Values};
+    /// # use parq::write::{Field, ParquetWriter, WriterOptions};
+    /// # let path = std::env::temp_dir().join(format!("parq-doc-file-{}.parquet", std::process::id()));
+    /// # let mut file = std::fs::File::create(&path).map_err(parq::Error::from)?;
+    /// # let fields = vec![Field::int64("id"), Field::string("name").optional()];
+    /// # let mut w = ParquetWriter::new(&mut file, fields, WriterOptions::default())?;
+    /// # let ids = Column { len: 3, validity: None, values: Values::Int64(vec![1i64, 2, 3].into()) };
+    /// # let names = Column {
+    /// #     len: 3,
+    /// #     validity: Some(vec![true, false, true].into()),
+    /// #     values: Values::Binary {
+    /// #         offsets: arrow_buffer::OffsetBuffer::new(vec![0i64, 1, 1, 3].into()),
+    /// #         data: arrow_buffer::Buffer::from(&b"abc"[..]),
+    /// #     },
+    /// # };
+    /// # w.write_batch(&[ids, names])?;
+    /// # w.finish()?;
+    /// use parq::read::{FileSource, ParquetReader};
+    ///
+    /// let reader = ParquetReader::new(FileSource::open(&path)?)?;
+    /// assert_eq!(reader.read_column_by_path("id")?.len, 3);
+    ///
+    /// let missing = FileSource::open("no/such/file.parquet").unwrap_err();
+    /// assert!(missing.to_string().contains("no/such/file.parquet"));
+    /// # std::fs::remove_file(&path).ok();
+    /// # Ok::<(), parq::Error>(())
+    /// ```
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
         let named = |e: std::io::Error| Error::from(e).in_file(path);
@@ -128,6 +157,35 @@ pub struct MmapSource {
 
 impl MmapSource {
     /// Map `path` read-only. Its I/O errors name `path`.
+    ///
+    /// ```
+    /// # use parq::column::{Column, Values};
+    /// # use parq::write::{Field, ParquetWriter, WriterOptions};
+    /// # let path = std::env::temp_dir().join(format!("parq-doc-mmap-{}.parquet", std::process::id()));
+    /// # let mut file = std::fs::File::create(&path).map_err(parq::Error::from)?;
+    /// # let fields = vec![Field::int64("id"), Field::string("name").optional()];
+    /// # let mut w = ParquetWriter::new(&mut file, fields, WriterOptions::default())?;
+    /// # let ids = Column { len: 3, validity: None, values: Values::Int64(vec![1i64, 2, 3].into()) };
+    /// # let names = Column {
+    /// #     len: 3,
+    /// #     validity: Some(vec![true, false, true].into()),
+    /// #     values: Values::Binary {
+    /// #         offsets: arrow_buffer::OffsetBuffer::new(vec![0i64, 1, 1, 3].into()),
+    /// #         data: arrow_buffer::Buffer::from(&b"abc"[..]),
+    /// #     },
+    /// # };
+    /// # w.write_batch(&[ids, names])?;
+    /// # w.finish()?;
+    /// use parq::read::{MmapSource, ParquetReader};
+    ///
+    /// // SAFETY: nothing else writes or truncates the file while it is mapped.
+    /// let source = unsafe { MmapSource::open(&path)? };
+    /// let reader = ParquetReader::new(source)?;
+    /// assert_eq!(reader.read_column_by_path("id")?.len, 3);
+    /// # drop(reader);
+    /// # std::fs::remove_file(&path).ok();
+    /// # Ok::<(), parq::Error>(())
+    /// ```
     ///
     /// # Safety
     ///

@@ -288,6 +288,26 @@ fn array_bytes(a: &Array) -> usize {
 
 impl<W: Write> ParquetWriter<W> {
     /// A writer of a flat schema made of `fields`, under a root named `schema`.
+    ///
+    /// ```
+    /// use parq::column::{Column, Values};
+    /// use parq::write::{Field, ParquetWriter, WriterOptions};
+    ///
+    /// let mut file = Vec::new();
+    /// let fields = vec![Field::int64("id"), Field::double("score").optional()];
+    /// let mut writer = ParquetWriter::new(&mut file, fields, WriterOptions::default())?;
+    /// let ids = Column { len: 2, validity: None, values: Values::Int64(vec![1i64, 2].into()) };
+    /// let scores = Column {
+    ///     len: 2,
+    ///     validity: Some(vec![true, false].into()), // the second score is null
+    ///     values: Values::Double(vec![0.5, 0.0].into()),
+    /// };
+    /// writer.write_batch(&[ids, scores])?;
+    /// let footer = writer.finish()?;
+    /// assert_eq!(footer.num_rows, 2);
+    /// assert_eq!(&file[..4], b"PAR1");
+    /// # Ok::<(), parq::Error>(())
+    /// ```
     pub fn new(sink: W, fields: Vec<Field>, options: WriterOptions) -> Result<Self> {
         let mut elements = Vec::with_capacity(fields.len() + 1);
         elements.push(SchemaElement {
@@ -305,6 +325,35 @@ impl<W: Write> ParquetWriter<W> {
     /// Field ids are kept; a leaf with a logical type but no converted type gets the
     /// converted type the spec pairs with it. Flat leaves built with [`Field`] convert with
     /// `.into()`.
+    ///
+    /// ```
+    /// use parq::array::{Array, StructArray};
+    /// use parq::column::{Column, Values};
+    /// use parq::field::Field;
+    /// use parq::metadata::Type;
+    /// use parq::write::{ParquetWriter, WriterOptions};
+    ///
+    /// // point: struct<x: int32, y: int32>, two rows.
+    /// let schema = vec![Field::structure(
+    ///     "point",
+    ///     vec![Field::primitive("x", Type::INT32), Field::primitive("y", Type::INT32)],
+    /// )];
+    /// let column = |v: Vec<i32>| {
+    ///     Array::Primitive(Column { len: v.len(), validity: None, values: Values::Int32(v.into()) })
+    /// };
+    /// let points = Array::Struct(StructArray {
+    ///     len: 2,
+    ///     validity: None,
+    ///     children: vec![column(vec![1, 2]), column(vec![3, 4])],
+    /// });
+    /// let mut file = Vec::new();
+    /// let mut writer = ParquetWriter::with_fields(&mut file, schema, WriterOptions::default())?;
+    /// writer.write_arrays(&[points])?;
+    /// writer.finish()?;
+    /// let reader = parq::read::ParquetReader::new(bytes::Bytes::from(file))?;
+    /// assert_eq!(reader.schema().leaves.len(), 2);
+    /// # Ok::<(), parq::Error>(())
+    /// ```
     pub fn with_fields(sink: W, fields: Vec<field::Field>, options: WriterOptions) -> Result<Self> {
         let elements = super::fields::schema_elements(&fields)?;
         Self::from_schema_elements(sink, elements, options)
@@ -504,6 +553,26 @@ impl<W: Write> ParquetWriter<W> {
     ///
     /// A batch that fails validation is rejected whole and nothing is buffered. A schema
     /// with nested fields takes [`Self::write_arrays`] instead.
+    ///
+    /// ```
+    /// use parq::column::{Column, Values};
+    /// use parq::write::{Field, ParquetWriter, WriterOptions};
+    ///
+    /// let mut writer = ParquetWriter::new(Vec::new(), vec![Field::int32("n")], WriterOptions::default())?;
+    /// for chunk in [vec![1, 2, 3], vec![4, 5]] {
+    ///     let n = Column { len: chunk.len(), validity: None, values: Values::Int32(chunk.into()) };
+    ///     writer.write_batch(&[n])?; // batches go to the same row group until it is full
+    /// }
+    /// // A null in a required column is refused, and nothing of the batch is kept.
+    /// let null = Column {
+    ///     len: 1,
+    ///     validity: Some(vec![false].into()),
+    ///     values: Values::Int32(vec![0].into()),
+    /// };
+    /// assert!(writer.write_batch(&[null]).is_err());
+    /// assert_eq!(writer.finish()?.num_rows, 5);
+    /// # Ok::<(), parq::Error>(())
+    /// ```
     pub fn write_batch(&mut self, columns: &[Column]) -> Result<()> {
         self.check_live()?;
         if columns.len() != self.columns.len() {
@@ -533,6 +602,32 @@ impl<W: Write> ParquetWriter<W> {
     /// A batch that fails validation (a shape or a buffer that does not fit its field, a
     /// null in a required field) is an [`Error::InvalidArgument`] and nothing of it is
     /// buffered.
+    ///
+    /// ```
+    /// use arrow_buffer::{OffsetBuffer, ScalarBuffer};
+    /// use parq::array::{Array, ListArray, ListOffsets, Value};
+    /// use parq::column::{Column, Values};
+    /// use parq::field::Field;
+    /// use parq::metadata::Type;
+    /// use parq::write::{ParquetWriter, WriterOptions};
+    ///
+    /// // tags: list<int64> with rows [10, 20], [] and [30].
+    /// let items = Column { len: 3, validity: None, values: Values::Int64(vec![10i64, 20, 30].into()) };
+    /// let tags = Array::List(ListArray {
+    ///     validity: None,
+    ///     offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 2, 2, 3]))),
+    ///     values: Box::new(Array::Primitive(items)),
+    /// });
+    /// let schema = vec![Field::list("tags", Field::primitive("element", Type::INT64))];
+    /// let mut file = Vec::new();
+    /// let mut writer = ParquetWriter::with_fields(&mut file, schema, WriterOptions::default())?;
+    /// writer.write_arrays(&[tags])?;
+    /// writer.finish()?;
+    /// let reader = parq::read::ParquetReader::new(bytes::Bytes::from(file))?;
+    /// let (_, tags) = reader.read_field(0)?;
+    /// assert_eq!(tags.value(1), Value::List(vec![]));
+    /// # Ok::<(), parq::Error>(())
+    /// ```
     pub fn write_arrays(&mut self, arrays: &[Array]) -> Result<()> {
         self.check_live()?;
         if arrays.len() != self.fields.len() {
@@ -732,6 +827,20 @@ impl<W: Write> ParquetWriter<W> {
     }
 
     /// Flush the last row group, write the page index and the footer, and return the footer.
+    ///
+    /// ```
+    /// use parq::column::{Column, Values};
+    /// use parq::write::{Field, ParquetWriter, WriterOptions};
+    ///
+    /// let mut file = Vec::new();
+    /// let mut writer = ParquetWriter::new(&mut file, vec![Field::boolean("ok")], WriterOptions::default())?;
+    /// let ok = Column { len: 2, validity: None, values: Values::Boolean(vec![true, false].into()) };
+    /// writer.write_batch(&[ok])?;
+    /// let footer = writer.finish()?; // the file ends with the footer and "PAR1"
+    /// assert_eq!((footer.num_rows, footer.row_groups.len()), (2, 1));
+    /// assert_eq!(&file[file.len() - 4..], b"PAR1");
+    /// # Ok::<(), parq::Error>(())
+    /// ```
     pub fn finish(self) -> Result<FileMetaData> {
         self.close().map(|(m, _)| m)
     }

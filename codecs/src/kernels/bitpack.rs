@@ -26,7 +26,7 @@
 //! kernels are compiled a second time inside `#[target_feature(enable = "avx2")]` functions and
 //! chosen at run time.
 //!
-//! Unpacking into `u32` goes further with explicit AVX2 ([`simd_u32`]): a byte shuffle, a
+//! Unpacking into `u32` goes further with explicit AVX2 (`simd_u32`): a byte shuffle, a
 //! per-lane shift and a mask per 8 values, whatever the width. LLVM does not find that shape
 //! for widths whose values straddle words (it emits scalar-like code for 10, 11, 13, 19, 21-23),
 //! and the explicit kernel runs every width at about the memory bandwidth of the output

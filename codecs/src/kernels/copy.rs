@@ -89,7 +89,7 @@ pub(crate) const BLOCK: usize = 32;
 /// last element is the running end) and the bytes to `data`. Returns the bytes consumed.
 ///
 /// One pass, no per-value `memcpy` call for short values: offsets are written into reserved
-/// capacity, and a value of up to [`BLOCK`] bytes is copied as one fixed-size block when the
+/// capacity, and a value of up to `BLOCK` bytes is copied as one fixed-size block when the
 /// input has that many readable bytes there (the next value overwrites the excess).
 ///
 /// On error (a length running past the input) the values before it are kept.

@@ -2,7 +2,7 @@
 //!
 //! Dictionary-encoded strings are mostly short. Copying each with `extend_from_slice` pays a
 //! `memcpy` call per value; here the output is reserved once, and every value of up to
-//! [`BLOCK`] bytes is copied as one fixed-size block (the dictionary carries `BLOCK` bytes of
+//! `BLOCK` bytes is copied as one fixed-size block (the dictionary carries `BLOCK` bytes of
 //! padding and the output `BLOCK` bytes of spare capacity, so the over-read and over-write stay
 //! in bounds; the next value overwrites the excess).
 

@@ -1,7 +1,7 @@
 //! Byte shuffles for BYTE_STREAM_SPLIT.
 //!
 //! `n` values of `W` bytes are stored as `W` streams of `n` bytes: byte `k` of value `i` is at
-//! `k * n + i`. [`split`] scatters values into streams, [`join`] gathers them back:
+//! `k * n + i`. `split` scatters values into streams, `join` gathers them back:
 //!
 //! ```text
 //! join:  for i in 0..n { for k in 0..W { out[i * W + k] = streams[k * n + i] } }
