@@ -7,6 +7,8 @@
 #![deny(missing_docs)]
 
 pub mod array;
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod column;
 mod error;
 pub mod field;
