@@ -12,11 +12,11 @@
 
 mod read;
 mod schema;
-
+mod write;
 
 pub use read::{column_to_arrow, to_arrow_array, to_record_batch, ParquetRecordBatchReader};
 pub use schema::{
     decode_arrow_schema, encode_arrow_schema, primitive_type, to_arrow_field, to_arrow_schema,
     ARROW_SCHEMA_META_KEY, PARQUET_FIELD_ID_META_KEY,
 };
-
+pub use write::{from_arrow_array, from_arrow_field, from_arrow_schema, ArrowWriter};
