@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 
 use arrow_array::{RecordBatch, RecordBatchReader};
@@ -138,3 +139,220 @@ fn record_batches_equal_the_parquet_crate() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+
+/// A batch of (almost) every Arrow type the writer takes, with nulls.
+fn every_type() -> RecordBatch {
+    use arrow_array::builder::{Int32Builder, MapBuilder, StringBuilder};
+    use arrow_array::types::*;
+    use arrow_array::*;
+    use arrow_buffer::{i256, IntervalDayTime, OffsetBuffer};
+    use arrow_schema::{DataType, Field};
+
+    let n = 5;
+    let valid = |i: usize| i % 3 != 1;
+    let ints = || (0..n as i64).map(|i| valid(i as usize).then_some(i * 7 - 9));
+    let strs: Vec<Option<String>> = (0..n)
+        .map(|i| valid(i).then(|| format!("v{i}é{}", "x".repeat(i * 5))))
+        .collect();
+    let bins: Vec<Option<&[u8]>> = strs.iter().map(|s| s.as_deref().map(str::as_bytes)).collect();
+    let tz: Option<Arc<str>> = Some("+01:00".into());
+    let mut cols: Vec<(&str, ArrayRef)> = vec![
+        ("null", Arc::new(NullArray::new(n))),
+        ("bool", Arc::new(BooleanArray::from_iter(ints().map(|v| v.map(|v| v % 2 == 0))))),
+        ("i8", Arc::new(Int8Array::from_iter(ints().map(|v| v.map(|v| v as i8))))),
+        ("i16", Arc::new(Int16Array::from_iter(ints().map(|v| v.map(|v| v as i16))))),
+        ("i32", Arc::new(Int32Array::from_iter(ints().map(|v| v.map(|v| v as i32))))),
+        ("i64", Arc::new(Int64Array::from_iter(ints()))),
+        ("u8", Arc::new(UInt8Array::from_iter(ints().map(|v| v.map(|v| v as u8))))),
+        ("u16", Arc::new(UInt16Array::from_iter(ints().map(|v| v.map(|v| v as u16))))),
+        ("u32", Arc::new(UInt32Array::from_iter(ints().map(|v| v.map(|v| v as u32))))),
+        ("u64", Arc::new(UInt64Array::from_iter(ints().map(|v| v.map(|v| v as u64))))),
+        (
+            "f16",
+            Arc::new(Float16Array::from_iter(
+                ints().map(|v| v.map(|v| <Float16Type as ArrowPrimitiveType>::Native::from_f32(v as f32 / 4.0))),
+            )),
+        ),
+        ("f32", Arc::new(Float32Array::from_iter(ints().map(|v| v.map(|v| v as f32 / 3.0))))),
+        ("f64", Arc::new(Float64Array::from_iter(ints().map(|v| v.map(|v| v as f64 / 3.0))))),
+        ("utf8", Arc::new(StringArray::from(strs.clone()))),
+        ("large_utf8", Arc::new(LargeStringArray::from(strs.clone()))),
+        ("utf8_view", Arc::new(StringViewArray::from(strs.clone()))),
+        ("binary", Arc::new(BinaryArray::from(bins.clone()))),
+        ("large_binary", Arc::new(LargeBinaryArray::from(bins.clone()))),
+        ("binary_view", Arc::new(BinaryViewArray::from(bins.clone()))),
+        (
+            "fixed",
+            Arc::new(
+                FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+                    ints().map(|v| v.map(|v| (v as i32).to_le_bytes())),
+                    4,
+                )
+                .unwrap(),
+            ),
+        ),
+        ("date32", Arc::new(Date32Array::from_iter(ints().map(|v| v.map(|v| v as i32 * 1000))))),
+        ("date64", Arc::new(Date64Array::from_iter(ints().map(|v| v.map(|v| v * 86_400_000))))),
+        ("time32s", Arc::new(Time32SecondArray::from_iter(ints().map(|v| v.map(|v| v.abs() as i32))))),
+        (
+            "time32ms",
+            Arc::new(Time32MillisecondArray::from_iter(ints().map(|v| v.map(|v| v.abs() as i32)))),
+        ),
+        ("time64us", Arc::new(Time64MicrosecondArray::from_iter(ints().map(|v| v.map(i64::abs))))),
+        ("time64ns", Arc::new(Time64NanosecondArray::from_iter(ints().map(|v| v.map(i64::abs))))),
+        ("ts_s", Arc::new(TimestampSecondArray::from_iter(ints()))),
+        ("ts_ms_tz", Arc::new(TimestampMillisecondArray::from_iter(ints()).with_timezone_opt(tz.clone()))),
+        ("ts_us_utc", Arc::new(TimestampMicrosecondArray::from_iter(ints()).with_timezone("UTC"))),
+        ("ts_ns", Arc::new(TimestampNanosecondArray::from_iter(ints()))),
+        ("dur_s", Arc::new(DurationSecondArray::from_iter(ints()))),
+        ("dur_ns", Arc::new(DurationNanosecondArray::from_iter(ints()))),
+        (
+            "dec32",
+            Arc::new(Decimal32Array::from_iter(ints().map(|v| v.map(|v| v as i32))).with_precision_and_scale(7, 2).unwrap()),
+        ),
+        (
+            "dec64",
+            Arc::new(Decimal64Array::from_iter(ints()).with_precision_and_scale(15, 3).unwrap()),
+        ),
+        (
+            "dec128_small",
+            Arc::new(Decimal128Array::from_iter(ints().map(|v| v.map(i128::from))).with_precision_and_scale(5, 1).unwrap()),
+        ),
+        (
+            "dec128",
+            Arc::new(
+                Decimal128Array::from_iter(ints().map(|v| v.map(|v| v as i128 * 10i128.pow(25))))
+                    .with_precision_and_scale(30, 4)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "dec256",
+            Arc::new(
+                Decimal256Array::from_iter(ints().map(|v| v.map(|v| i256::from_i128(v as i128 * 10i128.pow(30)))))
+                    .with_precision_and_scale(50, 5)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "interval_ym",
+            Arc::new(IntervalYearMonthArray::from_iter(ints().map(|v| v.map(|v| v as i32)))),
+        ),
+        (
+            "interval_dt",
+            Arc::new(IntervalDayTimeArray::from_iter(
+                ints().map(|v| v.map(|v| IntervalDayTime::new(v as i32, v as i32 * 1000))),
+            )),
+        ),
+        (
+            "dict",
+            Arc::new(
+                strs.iter()
+                    .map(|s| s.as_deref().map(|s| &s[..2]))
+                    .collect::<DictionaryArray<Int32Type>>(),
+            ),
+        ),
+        (
+            "dict8",
+            Arc::new(
+                strs.iter()
+                    .map(|s| s.as_deref().map(|s| &s[..1]))
+                    .collect::<DictionaryArray<Int8Type>>(),
+            ),
+        ),
+        (
+            "list",
+            Arc::new(ListArray::from_iter_primitive::<Int32Type, _, _>(
+                (0..n).map(|i| valid(i).then(|| (0..i as i32).map(|x| (x != 2).then_some(x)))),
+            )),
+        ),
+    ];
+    let large = LargeListArray::new(
+        Arc::new(Field::new("item", DataType::Utf8, true)),
+        OffsetBuffer::from_lengths([1, 0, 2, 1, 1]),
+        Arc::new(StringArray::from(strs.clone())),
+        Some(vec![true, false, true, true, true].into()),
+    );
+    cols.push(("large_list", Arc::new(large)));
+    let st = StructArray::new(
+        vec![
+            Field::new("a", DataType::Int64, true),
+            Field::new("b", DataType::Utf8, false),
+        ]
+        .into(),
+        vec![
+            Arc::new(Int64Array::from_iter(ints())) as ArrayRef,
+            Arc::new(StringArray::from_iter_values((0..n).map(|i| format!("s{i}")))),
+        ],
+        Some(vec![true, true, false, true, true].into()),
+    );
+    cols.push(("struct", Arc::new(st)));
+    let mut mb = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
+    for i in 0..n {
+        for j in 0..i {
+            mb.keys().append_value(format!("k{j}"));
+            mb.values().append_option((j != 1).then_some(j as i32));
+        }
+        mb.append(valid(i)).unwrap();
+    }
+    cols.push(("map", Arc::new(mb.finish())));
+    // Fields are nullable where the column holds nulls (a NullArray always does).
+    RecordBatch::try_from_iter_with_nullable(cols.into_iter().map(|(name, a)| {
+        let nullable = a.logical_null_count() > 0;
+        (name, a, nullable)
+    }))
+    .unwrap()
+}
+
+fn write_parq(batches: &[RecordBatch], options: parq::write::WriterOptions) -> Vec<u8> {
+    let mut w = parq::arrow::ArrowWriter::try_new(Vec::new(), batches[0].schema(), options)
+        .unwrap();
+    for b in batches {
+        w.write(b).unwrap();
+    }
+    w.into_inner().unwrap()
+}
+
+fn read_with_parquet_crate(bytes: Vec<u8>) -> RecordBatch {
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+        Bytes::from(bytes),
+    )
+    .unwrap()
+    .build()
+    .unwrap();
+    let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
+    concat(&batches)
+}
+
+fn read_with_parq(bytes: Vec<u8>, batch_size: usize) -> RecordBatch {
+    let reader = ParquetReader::new(Bytes::from(bytes)).unwrap();
+    let batches = reader.record_batches(&[], batch_size).unwrap();
+    let schema = batches.schema();
+    let batches: Vec<RecordBatch> = batches.collect::<Result<_, _>>().unwrap();
+    arrow_select::concat::concat_batches(&schema, &batches).unwrap()
+}
+
+fn assert_batches_eq(expected: &RecordBatch, got: &RecordBatch, who: &str) {
+    assert_eq!(expected.schema().fields(), got.schema().fields(), "{who}: schema");
+    assert_eq!(expected.num_rows(), got.num_rows(), "{who}: rows");
+    for (i, f) in expected.schema().fields().iter().enumerate() {
+        assert_eq!(
+            expected.column(i).as_ref(),
+            got.column(i).as_ref(),
+            "{who}: column {}",
+            f.name()
+        );
+    }
+}
+
+#[test]
+fn arrow_writer_round_trips_through_the_parquet_crate_and_parq() {
+    let batch = every_type();
+    let parts = [batch.slice(0, 2), batch.slice(2, 3)];
+    let options = parq::write::WriterOptions::default().with_row_group_rows(3);
+    let bytes = write_parq(&parts, options);
+    let whole = concat(&parts);
+    assert_batches_eq(&whole, &read_with_parquet_crate(bytes.clone()), "parquet crate");
+    assert_batches_eq(&whole, &read_with_parq(bytes.clone(), 1024), "parq");
+    assert_batches_eq(&whole, &read_with_parq(bytes, 2), "parq, batches of 2");
+}

@@ -186,7 +186,8 @@ pub fn from_arrow_field(f: &ArrowField) -> Result<Field> {
     };
     Ok(Field {
         name: f.name().clone(),
-        nullable: f.is_nullable(),
+        // A null column is all nulls: Parquet stores it OPTIONAL whatever the field says.
+        nullable: f.is_nullable() || f.data_type() == &T::Null,
         field_id: f
             .metadata()
             .get(PARQUET_FIELD_ID_META_KEY)
