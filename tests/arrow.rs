@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::SchemaRef;
 use bytes::Bytes;
@@ -139,7 +138,6 @@ fn record_batches_equal_the_parquet_crate() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-
 /// A batch of (almost) every Arrow type the writer takes, with nulls.
 fn every_type() -> RecordBatch {
     use arrow_array::builder::{Int32Builder, MapBuilder, StringBuilder};
@@ -154,32 +152,74 @@ fn every_type() -> RecordBatch {
     let strs: Vec<Option<String>> = (0..n)
         .map(|i| valid(i).then(|| format!("v{i}é{}", "x".repeat(i * 5))))
         .collect();
-    let bins: Vec<Option<&[u8]>> = strs.iter().map(|s| s.as_deref().map(str::as_bytes)).collect();
+    let bins: Vec<Option<&[u8]>> = strs
+        .iter()
+        .map(|s| s.as_deref().map(str::as_bytes))
+        .collect();
     let tz: Option<Arc<str>> = Some("+01:00".into());
     let mut cols: Vec<(&str, ArrayRef)> = vec![
         ("null", Arc::new(NullArray::new(n))),
-        ("bool", Arc::new(BooleanArray::from_iter(ints().map(|v| v.map(|v| v % 2 == 0))))),
-        ("i8", Arc::new(Int8Array::from_iter(ints().map(|v| v.map(|v| v as i8))))),
-        ("i16", Arc::new(Int16Array::from_iter(ints().map(|v| v.map(|v| v as i16))))),
-        ("i32", Arc::new(Int32Array::from_iter(ints().map(|v| v.map(|v| v as i32))))),
-        ("i64", Arc::new(Int64Array::from_iter(ints()))),
-        ("u8", Arc::new(UInt8Array::from_iter(ints().map(|v| v.map(|v| v as u8))))),
-        ("u16", Arc::new(UInt16Array::from_iter(ints().map(|v| v.map(|v| v as u16))))),
-        ("u32", Arc::new(UInt32Array::from_iter(ints().map(|v| v.map(|v| v as u32))))),
-        ("u64", Arc::new(UInt64Array::from_iter(ints().map(|v| v.map(|v| v as u64))))),
         (
-            "f16",
-            Arc::new(Float16Array::from_iter(
-                ints().map(|v| v.map(|v| <Float16Type as ArrowPrimitiveType>::Native::from_f32(v as f32 / 4.0))),
+            "bool",
+            Arc::new(BooleanArray::from_iter(
+                ints().map(|v| v.map(|v| v % 2 == 0)),
             )),
         ),
-        ("f32", Arc::new(Float32Array::from_iter(ints().map(|v| v.map(|v| v as f32 / 3.0))))),
-        ("f64", Arc::new(Float64Array::from_iter(ints().map(|v| v.map(|v| v as f64 / 3.0))))),
+        (
+            "i8",
+            Arc::new(Int8Array::from_iter(ints().map(|v| v.map(|v| v as i8)))),
+        ),
+        (
+            "i16",
+            Arc::new(Int16Array::from_iter(ints().map(|v| v.map(|v| v as i16)))),
+        ),
+        (
+            "i32",
+            Arc::new(Int32Array::from_iter(ints().map(|v| v.map(|v| v as i32)))),
+        ),
+        ("i64", Arc::new(Int64Array::from_iter(ints()))),
+        (
+            "u8",
+            Arc::new(UInt8Array::from_iter(ints().map(|v| v.map(|v| v as u8)))),
+        ),
+        (
+            "u16",
+            Arc::new(UInt16Array::from_iter(ints().map(|v| v.map(|v| v as u16)))),
+        ),
+        (
+            "u32",
+            Arc::new(UInt32Array::from_iter(ints().map(|v| v.map(|v| v as u32)))),
+        ),
+        (
+            "u64",
+            Arc::new(UInt64Array::from_iter(ints().map(|v| v.map(|v| v as u64)))),
+        ),
+        (
+            "f16",
+            Arc::new(Float16Array::from_iter(ints().map(|v| {
+                v.map(|v| <Float16Type as ArrowPrimitiveType>::Native::from_f32(v as f32 / 4.0))
+            }))),
+        ),
+        (
+            "f32",
+            Arc::new(Float32Array::from_iter(
+                ints().map(|v| v.map(|v| v as f32 / 3.0)),
+            )),
+        ),
+        (
+            "f64",
+            Arc::new(Float64Array::from_iter(
+                ints().map(|v| v.map(|v| v as f64 / 3.0)),
+            )),
+        ),
         ("utf8", Arc::new(StringArray::from(strs.clone()))),
         ("large_utf8", Arc::new(LargeStringArray::from(strs.clone()))),
         ("utf8_view", Arc::new(StringViewArray::from(strs.clone()))),
         ("binary", Arc::new(BinaryArray::from(bins.clone()))),
-        ("large_binary", Arc::new(LargeBinaryArray::from(bins.clone()))),
+        (
+            "large_binary",
+            Arc::new(LargeBinaryArray::from(bins.clone())),
+        ),
         ("binary_view", Arc::new(BinaryViewArray::from(bins.clone()))),
         (
             "fixed",
@@ -191,32 +231,83 @@ fn every_type() -> RecordBatch {
                 .unwrap(),
             ),
         ),
-        ("date32", Arc::new(Date32Array::from_iter(ints().map(|v| v.map(|v| v as i32 * 1000))))),
-        ("date64", Arc::new(Date64Array::from_iter(ints().map(|v| v.map(|v| v * 86_400_000))))),
-        ("time32s", Arc::new(Time32SecondArray::from_iter(ints().map(|v| v.map(|v| v.abs() as i32))))),
+        (
+            "date32",
+            Arc::new(Date32Array::from_iter(
+                ints().map(|v| v.map(|v| v as i32 * 1000)),
+            )),
+        ),
+        (
+            "date64",
+            Arc::new(Date64Array::from_iter(
+                ints().map(|v| v.map(|v| v * 86_400_000)),
+            )),
+        ),
+        (
+            "time32s",
+            Arc::new(Time32SecondArray::from_iter(
+                ints().map(|v| v.map(|v| v.abs() as i32)),
+            )),
+        ),
         (
             "time32ms",
-            Arc::new(Time32MillisecondArray::from_iter(ints().map(|v| v.map(|v| v.abs() as i32)))),
+            Arc::new(Time32MillisecondArray::from_iter(
+                ints().map(|v| v.map(|v| v.abs() as i32)),
+            )),
         ),
-        ("time64us", Arc::new(Time64MicrosecondArray::from_iter(ints().map(|v| v.map(i64::abs))))),
-        ("time64ns", Arc::new(Time64NanosecondArray::from_iter(ints().map(|v| v.map(i64::abs))))),
+        (
+            "time64us",
+            Arc::new(Time64MicrosecondArray::from_iter(
+                ints().map(|v| v.map(i64::abs)),
+            )),
+        ),
+        (
+            "time64ns",
+            Arc::new(Time64NanosecondArray::from_iter(
+                ints().map(|v| v.map(i64::abs)),
+            )),
+        ),
         ("ts_s", Arc::new(TimestampSecondArray::from_iter(ints()))),
-        ("ts_ms_tz", Arc::new(TimestampMillisecondArray::from_iter(ints()).with_timezone_opt(tz.clone()))),
-        ("ts_us_utc", Arc::new(TimestampMicrosecondArray::from_iter(ints()).with_timezone("UTC"))),
-        ("ts_ns", Arc::new(TimestampNanosecondArray::from_iter(ints()))),
+        (
+            "ts_ms_tz",
+            Arc::new(TimestampMillisecondArray::from_iter(ints()).with_timezone_opt(tz.clone())),
+        ),
+        (
+            "ts_us_utc",
+            Arc::new(TimestampMicrosecondArray::from_iter(ints()).with_timezone("UTC")),
+        ),
+        (
+            "ts_ns",
+            Arc::new(TimestampNanosecondArray::from_iter(ints())),
+        ),
         ("dur_s", Arc::new(DurationSecondArray::from_iter(ints()))),
-        ("dur_ns", Arc::new(DurationNanosecondArray::from_iter(ints()))),
+        (
+            "dur_ns",
+            Arc::new(DurationNanosecondArray::from_iter(ints())),
+        ),
         (
             "dec32",
-            Arc::new(Decimal32Array::from_iter(ints().map(|v| v.map(|v| v as i32))).with_precision_and_scale(7, 2).unwrap()),
+            Arc::new(
+                Decimal32Array::from_iter(ints().map(|v| v.map(|v| v as i32)))
+                    .with_precision_and_scale(7, 2)
+                    .unwrap(),
+            ),
         ),
         (
             "dec64",
-            Arc::new(Decimal64Array::from_iter(ints()).with_precision_and_scale(15, 3).unwrap()),
+            Arc::new(
+                Decimal64Array::from_iter(ints())
+                    .with_precision_and_scale(15, 3)
+                    .unwrap(),
+            ),
         ),
         (
             "dec128_small",
-            Arc::new(Decimal128Array::from_iter(ints().map(|v| v.map(i128::from))).with_precision_and_scale(5, 1).unwrap()),
+            Arc::new(
+                Decimal128Array::from_iter(ints().map(|v| v.map(i128::from)))
+                    .with_precision_and_scale(5, 1)
+                    .unwrap(),
+            ),
         ),
         (
             "dec128",
@@ -229,20 +320,24 @@ fn every_type() -> RecordBatch {
         (
             "dec256",
             Arc::new(
-                Decimal256Array::from_iter(ints().map(|v| v.map(|v| i256::from_i128(v as i128 * 10i128.pow(30)))))
-                    .with_precision_and_scale(50, 5)
-                    .unwrap(),
+                Decimal256Array::from_iter(
+                    ints().map(|v| v.map(|v| i256::from_i128(v as i128 * 10i128.pow(30)))),
+                )
+                .with_precision_and_scale(50, 5)
+                .unwrap(),
             ),
         ),
         (
             "interval_ym",
-            Arc::new(IntervalYearMonthArray::from_iter(ints().map(|v| v.map(|v| v as i32)))),
+            Arc::new(IntervalYearMonthArray::from_iter(
+                ints().map(|v| v.map(|v| v as i32)),
+            )),
         ),
         (
             "interval_dt",
-            Arc::new(IntervalDayTimeArray::from_iter(
-                ints().map(|v| v.map(|v| IntervalDayTime::new(v as i32, v as i32 * 1000))),
-            )),
+            Arc::new(IntervalDayTimeArray::from_iter(ints().map(|v| {
+                v.map(|v| IntervalDayTime::new(v as i32, v as i32 * 1000))
+            }))),
         ),
         (
             "dict",
@@ -282,7 +377,9 @@ fn every_type() -> RecordBatch {
         .into(),
         vec![
             Arc::new(Int64Array::from_iter(ints())) as ArrayRef,
-            Arc::new(StringArray::from_iter_values((0..n).map(|i| format!("s{i}")))),
+            Arc::new(StringArray::from_iter_values(
+                (0..n).map(|i| format!("s{i}")),
+            )),
         ],
         Some(vec![true, true, false, true, true].into()),
     );
@@ -305,8 +402,8 @@ fn every_type() -> RecordBatch {
 }
 
 fn write_parq(batches: &[RecordBatch], options: parq::write::WriterOptions) -> Vec<u8> {
-    let mut w = parq::arrow::ArrowWriter::try_new(Vec::new(), batches[0].schema(), options)
-        .unwrap();
+    let mut w =
+        parq::arrow::ArrowWriter::try_new(Vec::new(), batches[0].schema(), options).unwrap();
     for b in batches {
         w.write(b).unwrap();
     }
@@ -314,12 +411,11 @@ fn write_parq(batches: &[RecordBatch], options: parq::write::WriterOptions) -> V
 }
 
 fn read_with_parquet_crate(bytes: Vec<u8>) -> RecordBatch {
-    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
-        Bytes::from(bytes),
-    )
-    .unwrap()
-    .build()
-    .unwrap();
+    let reader =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(Bytes::from(bytes))
+            .unwrap()
+            .build()
+            .unwrap();
     let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
     concat(&batches)
 }
@@ -333,7 +429,11 @@ fn read_with_parq(bytes: Vec<u8>, batch_size: usize) -> RecordBatch {
 }
 
 fn assert_batches_eq(expected: &RecordBatch, got: &RecordBatch, who: &str) {
-    assert_eq!(expected.schema().fields(), got.schema().fields(), "{who}: schema");
+    assert_eq!(
+        expected.schema().fields(),
+        got.schema().fields(),
+        "{who}: schema"
+    );
     assert_eq!(expected.num_rows(), got.num_rows(), "{who}: rows");
     for (i, f) in expected.schema().fields().iter().enumerate() {
         assert_eq!(
@@ -352,7 +452,11 @@ fn arrow_writer_round_trips_through_the_parquet_crate_and_parq() {
     let options = parq::write::WriterOptions::default().with_row_group_rows(3);
     let bytes = write_parq(&parts, options);
     let whole = concat(&parts);
-    assert_batches_eq(&whole, &read_with_parquet_crate(bytes.clone()), "parquet crate");
+    assert_batches_eq(
+        &whole,
+        &read_with_parquet_crate(bytes.clone()),
+        "parquet crate",
+    );
     assert_batches_eq(&whole, &read_with_parq(bytes.clone(), 1024), "parq");
     assert_batches_eq(&whole, &read_with_parq(bytes, 2), "parq, batches of 2");
 }
@@ -376,8 +480,14 @@ const PYARROW_KNOWN: &[(&str, &str)] = &[
         "stored as plain INT64 (as arrow-rs does: Parquet has no seconds unit); pyarrow reads \
          Int64",
     ),
-    ("interval_ym", "pyarrow does not read the INTERVAL type: FixedSizeBinary(12)"),
-    ("interval_dt", "pyarrow does not read the INTERVAL type: FixedSizeBinary(12)"),
+    (
+        "interval_ym",
+        "pyarrow does not read the INTERVAL type: FixedSizeBinary(12)",
+    ),
+    (
+        "interval_dt",
+        "pyarrow does not read the INTERVAL type: FixedSizeBinary(12)",
+    ),
     (
         "map",
         "pyarrow names a map's entries field after the map (\"map\", not \"entries\"), for \
@@ -392,7 +502,11 @@ fn pyarrow_reads_arrow_writer_output_with_the_same_schema_and_values() {
     std::fs::create_dir_all(&dir).unwrap();
     let parquet_path = dir.join("every_type.parquet");
     let ipc_path = dir.join("every_type.arrow");
-    std::fs::write(&parquet_path, write_parq(&[batch.clone()], Default::default())).unwrap();
+    std::fs::write(
+        &parquet_path,
+        write_parq(std::slice::from_ref(&batch), Default::default()),
+    )
+    .unwrap();
     let script = "import sys, pyarrow as pa, pyarrow.parquet as pq\n\
                   t = pq.read_table(sys.argv[1])\n\
                   with pa.ipc.new_file(sys.argv[2], t.schema) as w:\n    w.write_table(t)\n";
@@ -426,7 +540,9 @@ fn pyarrow_reads_arrow_writer_output_with_the_same_schema_and_values() {
         });
         match (same, known.contains_key(name)) {
             (true, false) | (false, true) => {}
-            (true, true) => failures.push(format!("{name}: passes now, drop it from PYARROW_KNOWN")),
+            (true, true) => {
+                failures.push(format!("{name}: passes now, drop it from PYARROW_KNOWN"))
+            }
             (false, false) => failures.push(format!("{name}: {f:?} read as {g:?}")),
         }
     }

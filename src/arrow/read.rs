@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::{
-    make_array, Array as _, ArrayRef, BinaryViewArray, MapArray, RecordBatch,
-    RecordBatchOptions, RecordBatchReader, StructArray,
+    make_array, Array as _, ArrayRef, BinaryViewArray, MapArray, RecordBatch, RecordBatchOptions,
+    RecordBatchReader, StructArray,
 };
 use arrow_buffer::{i256, Buffer, MutableBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::{ArrayData, ArrayDataBuilder};
@@ -29,7 +29,12 @@ fn build(b: ArrayDataBuilder) -> Result<ArrayRef> {
     Ok(make_array(b.build().map_err(arrow_err)?))
 }
 
-fn fixed(dt: &ArrowType, len: usize, nulls: Option<NullBuffer>, values: Buffer) -> Result<ArrayRef> {
+fn fixed(
+    dt: &ArrowType,
+    len: usize,
+    nulls: Option<NullBuffer>,
+    values: Buffer,
+) -> Result<ArrayRef> {
     build(
         ArrayDataBuilder::new(dt.clone())
             .len(len)
@@ -210,7 +215,11 @@ fn binary_to_arrow(
                     arrow_array::builder::make_view(&buffer[s..e], 0, s as u32)
                 })
                 .collect();
-            let buffers = if buffer.len() > 0 { vec![buffer] } else { vec![] };
+            let buffers = if !buffer.is_empty() {
+                vec![buffer]
+            } else {
+                vec![]
+            };
             let b = ArrayDataBuilder::new(dt.clone())
                 .len(c.len)
                 .nulls(nulls)
@@ -220,7 +229,9 @@ fn binary_to_arrow(
             // hold their bytes, and string types were validated above.
             Ok(make_array(unsafe { b.build_unchecked() }))
         }
-        ArrowType::Decimal128(_, _) | ArrowType::Decimal256(_, _) | ArrowType::Decimal32(_, _)
+        ArrowType::Decimal128(_, _)
+        | ArrowType::Decimal256(_, _)
+        | ArrowType::Decimal32(_, _)
         | ArrowType::Decimal64(_, _) => {
             let rows = (0..c.len).map(|i| &data[offsets[i] as usize..offsets[i + 1] as usize]);
             decimal_from_be(rows, c.len, nulls, dt)
@@ -339,8 +350,10 @@ pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
                 fixed(dt, len, nulls, b.into_inner())
             }
             ArrowType::Date64 => {
-                let b: ScalarBuffer<i64> =
-                    v.iter().map(|&x| (x as i64).wrapping_mul(86_400_000)).collect();
+                let b: ScalarBuffer<i64> = v
+                    .iter()
+                    .map(|&x| (x as i64).wrapping_mul(86_400_000))
+                    .collect();
                 fixed(dt, len, nulls, b.into_inner())
             }
             ArrowType::Decimal128(_, _) => {
@@ -489,7 +502,8 @@ fn dictionary(c: &Column, key: &ArrowType, value: &ArrowType) -> Result<ArrayRef
         keys.push(k);
     }
     let dense_data = dense.to_data();
-    let mut m = arrow_data::transform::MutableArrayData::new(vec![&dense_data], false, firsts.len());
+    let mut m =
+        arrow_data::transform::MutableArrayData::new(vec![&dense_data], false, firsts.len());
     for &i in &firsts {
         m.try_extend(0, i, i + 1).map_err(arrow_err)?;
     }

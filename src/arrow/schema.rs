@@ -5,8 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_schema::{
-    DataType as ArrowType, Field as ArrowField, Fields, IntervalUnit, Schema,
-    TimeUnit as ArrowUnit,
+    DataType as ArrowType, Field as ArrowField, Fields, IntervalUnit, Schema, TimeUnit as ArrowUnit,
 };
 use base64::prelude::{Engine, BASE64_STANDARD};
 
@@ -52,8 +51,7 @@ pub fn encode_arrow_schema(schema: &Schema) -> String {
     let options = arrow_ipc::writer::IpcWriteOptions::default();
     let mut tracker = arrow_ipc::writer::DictionaryTracker::new(true);
     let generator = arrow_ipc::writer::IpcDataGenerator::default();
-    let encoded =
-        generator.schema_to_bytes_with_dictionary_tracker(schema, &mut tracker, &options);
+    let encoded = generator.schema_to_bytes_with_dictionary_tracker(schema, &mut tracker, &options);
     let message = encoded.ipc_message;
     let mut out = Vec::with_capacity(message.len() + 8);
     out.extend_from_slice(&[255u8; 4]);
@@ -66,7 +64,10 @@ pub fn encode_arrow_schema(schema: &Schema) -> String {
 /// [`crate::read::ArrayBatch`] gives them), honouring the `ARROW:schema` in
 /// `key_value_metadata` when there is one. The schema's metadata is the file's key-value
 /// metadata without `ARROW:schema`, plus the embedded schema's metadata (as arrow-rs does).
-pub fn to_arrow_schema(fields: &[Field], key_value_metadata: Option<&[KeyValue]>) -> Result<Schema> {
+pub fn to_arrow_schema(
+    fields: &[Field],
+    key_value_metadata: Option<&[KeyValue]>,
+) -> Result<Schema> {
     let mut metadata = HashMap::new();
     let mut embedded = None;
     for kv in key_value_metadata.unwrap_or_default() {
@@ -146,8 +147,7 @@ fn to_arrow_type(field: &Field, hint: Option<&ArrowType>) -> Result<ArrowType> {
                     Some(ArrowType::Map(f, sorted)) => (Some(f.as_ref()), *sorted),
                     _ => (None, false),
                 };
-                let kv_hints: Vec<Option<&ArrowField>> = match entries_hint.map(|f| f.data_type())
-                {
+                let kv_hints: Vec<Option<&ArrowField>> = match entries_hint.map(|f| f.data_type()) {
                     Some(ArrowType::Struct(fs)) if fs.len() == 2 => {
                         vec![Some(&*fs[0]), Some(&*fs[1])]
                     }
@@ -156,7 +156,11 @@ fn to_arrow_type(field: &Field, hint: Option<&ArrowType>) -> Result<ArrowType> {
                 let key = to_arrow_field(&kv[0], kv_hints[0])?.with_nullable(false);
                 let value = to_arrow_field(&kv[1], kv_hints[1])?;
                 let entries_field = ArrowField::new_struct(&entries.name, vec![key, value], false)
-                    .with_metadata(entries_hint.map(|h| h.metadata().clone()).unwrap_or_default());
+                    .with_metadata(
+                        entries_hint
+                            .map(|h| h.metadata().clone())
+                            .unwrap_or_default(),
+                    );
                 ArrowType::Map(Arc::new(entries_field), sorted)
             }
             // A legacy map of keys only reads as a list of keys.
@@ -183,7 +187,12 @@ fn effective(p: &Primitive) -> Option<LogicalType> {
         return Some(l.clone());
     }
     let c = p.converted_type?;
-    let int = |bit_width, is_signed| Some(LogicalType::Integer { bit_width, is_signed });
+    let int = |bit_width, is_signed| {
+        Some(LogicalType::Integer {
+            bit_width,
+            is_signed,
+        })
+    };
     let time = |unit| LogicalType::Time {
         is_adjusted_to_utc: true,
         unit,
@@ -253,31 +262,43 @@ pub fn primitive_type(p: &Primitive) -> ArrowType {
         _ => ArrowType::FixedSizeBinary(p.type_length.unwrap_or(0)),
     };
     let mapped = match (p.physical_type, &logical) {
-        (Type::INT32, Some(LogicalType::Integer { bit_width, is_signed })) => {
-            match (bit_width, is_signed) {
-                (8, true) => Some(ArrowType::Int8),
-                (16, true) => Some(ArrowType::Int16),
-                (32, true) => Some(ArrowType::Int32),
-                (8, false) => Some(ArrowType::UInt8),
-                (16, false) => Some(ArrowType::UInt16),
-                (32, false) => Some(ArrowType::UInt32),
-                _ => None,
-            }
-        }
-        (Type::INT64, Some(LogicalType::Integer { bit_width: 64, is_signed })) => {
-            Some(if *is_signed {
-                ArrowType::Int64
-            } else {
-                ArrowType::UInt64
-            })
-        }
+        (
+            Type::INT32,
+            Some(LogicalType::Integer {
+                bit_width,
+                is_signed,
+            }),
+        ) => match (bit_width, is_signed) {
+            (8, true) => Some(ArrowType::Int8),
+            (16, true) => Some(ArrowType::Int16),
+            (32, true) => Some(ArrowType::Int32),
+            (8, false) => Some(ArrowType::UInt8),
+            (16, false) => Some(ArrowType::UInt16),
+            (32, false) => Some(ArrowType::UInt32),
+            _ => None,
+        },
+        (
+            Type::INT64,
+            Some(LogicalType::Integer {
+                bit_width: 64,
+                is_signed,
+            }),
+        ) => Some(if *is_signed {
+            ArrowType::Int64
+        } else {
+            ArrowType::UInt64
+        }),
         (Type::INT32 | Type::INT64, Some(LogicalType::Decimal { scale, precision })) => {
             decimal(*precision, *scale, false)
         }
         (Type::INT32, Some(LogicalType::Date)) => Some(ArrowType::Date32),
-        (Type::INT32, Some(LogicalType::Time { unit: TimeUnit::Millis, .. })) => {
-            Some(ArrowType::Time32(ArrowUnit::Millisecond))
-        }
+        (
+            Type::INT32,
+            Some(LogicalType::Time {
+                unit: TimeUnit::Millis,
+                ..
+            }),
+        ) => Some(ArrowType::Time32(ArrowUnit::Millisecond)),
         (Type::INT64, Some(LogicalType::Time { unit: u, .. })) if *u != TimeUnit::Millis => {
             Some(ArrowType::Time64(unit(*u)))
         }
@@ -322,9 +343,7 @@ fn apply_hint(parquet: ArrowType, hint: &ArrowType) -> ArrowType {
         (T::Timestamp(p, _), T::Timestamp(h, Some(_))) if p == h => true,
         (T::Timestamp(ArrowUnit::Nanosecond, None), T::Timestamp(_, _)) => true,
         (T::Utf8, T::LargeUtf8 | T::Utf8View) => true,
-        (T::Binary, T::LargeBinary | T::Utf8 | T::LargeUtf8 | T::Utf8View | T::BinaryView) => {
-            true
-        }
+        (T::Binary, T::LargeBinary | T::Utf8 | T::LargeUtf8 | T::Utf8View | T::BinaryView) => true,
         (T::Interval(_), T::Interval(_)) => true,
         (T::Decimal128(_, _), T::Decimal32(_, _) | T::Decimal64(_, _) | T::Decimal256(_, _)) => {
             true

@@ -214,7 +214,11 @@ fn is_byte_type(dt: &ArrowType) -> bool {
 
 /// The parq fields of an Arrow schema.
 pub fn from_arrow_schema(schema: &Schema) -> Result<Vec<Field>> {
-    schema.fields().iter().map(|f| from_arrow_field(f)).collect()
+    schema
+        .fields()
+        .iter()
+        .map(|f| from_arrow_field(f))
+        .collect()
 }
 
 fn column(len: usize, validity: Option<NullBuffer>, values: Values) -> Array {
@@ -271,22 +275,46 @@ pub fn from_arrow_array(a: &dyn ArrowArray, field: &Field) -> Result<Array> {
         T::Int8 => column(
             len,
             nulls,
-            Values::Int32(a.as_primitive::<types::Int8Type>().values().iter().map(|&x| x as i32).collect()),
+            Values::Int32(
+                a.as_primitive::<types::Int8Type>()
+                    .values()
+                    .iter()
+                    .map(|&x| x as i32)
+                    .collect(),
+            ),
         ),
         T::Int16 => column(
             len,
             nulls,
-            Values::Int32(a.as_primitive::<types::Int16Type>().values().iter().map(|&x| x as i32).collect()),
+            Values::Int32(
+                a.as_primitive::<types::Int16Type>()
+                    .values()
+                    .iter()
+                    .map(|&x| x as i32)
+                    .collect(),
+            ),
         ),
         T::UInt8 => column(
             len,
             nulls,
-            Values::Int32(a.as_primitive::<types::UInt8Type>().values().iter().map(|&x| x as i32).collect()),
+            Values::Int32(
+                a.as_primitive::<types::UInt8Type>()
+                    .values()
+                    .iter()
+                    .map(|&x| x as i32)
+                    .collect(),
+            ),
         ),
         T::UInt16 => column(
             len,
             nulls,
-            Values::Int32(a.as_primitive::<types::UInt16Type>().values().iter().map(|&x| x as i32).collect()),
+            Values::Int32(
+                a.as_primitive::<types::UInt16Type>()
+                    .values()
+                    .iter()
+                    .map(|&x| x as i32)
+                    .collect(),
+            ),
         ),
         T::Int32 | T::UInt32 | T::Date32 | T::Time32(_) => {
             column(len, nulls, Values::Int32(scalars::<i32>(a)))
@@ -314,7 +342,11 @@ pub fn from_arrow_array(a: &dyn ArrowArray, field: &Field) -> Result<Array> {
         }
         T::Interval(IntervalUnit::DayTime) => {
             let mut out = Vec::with_capacity(len * 12);
-            for v in a.as_primitive::<types::IntervalDayTimeType>().values().iter() {
+            for v in a
+                .as_primitive::<types::IntervalDayTimeType>()
+                .values()
+                .iter()
+            {
                 out.extend_from_slice(&[0; 4]);
                 out.extend_from_slice(&v.days.to_le_bytes());
                 out.extend_from_slice(&v.milliseconds.to_le_bytes());
@@ -373,7 +405,7 @@ pub fn from_arrow_array(a: &dyn ArrowArray, field: &Field) -> Result<Array> {
                 len,
                 nulls,
                 Values::Binary {
-                    // SAFETY-free: an Arrow array's offsets are monotonic and non-negative.
+                    // An Arrow array's offsets are monotonic and non-negative.
                     offsets: OffsetBuffer::new(offsets),
                     data: data.buffers()[1].clone(),
                 },
@@ -447,9 +479,7 @@ pub fn from_arrow_array(a: &dyn ArrowArray, field: &Field) -> Result<Array> {
                     let l = a.as_list::<i64>();
                     let o = l.offsets();
                     let offsets = if o[o.len() - 1] <= i32::MAX as i64 {
-                        ListOffsets::Small(OffsetBuffer::new(
-                            o.iter().map(|&x| x as i32).collect(),
-                        ))
+                        ListOffsets::Small(OffsetBuffer::new(o.iter().map(|&x| x as i32).collect()))
                     } else {
                         ListOffsets::Large(o.clone())
                     };
