@@ -610,3 +610,88 @@ fn record_batches_equal_the_parquet_crate_on_pyarrow_written_flat_files() {
 fn record_batches_equal_the_parquet_crate_on_pyarrow_written_nested_files() {
     compare_generated("gen_nested.py");
 }
+
+/// The Arrow arrays wrap parq's buffers: same addresses, no value copied.
+#[test]
+fn conversions_that_should_not_copy_do_not() {
+    use arrow_array::Array as _;
+    use arrow_schema::DataType;
+    use parq::column::Values;
+    let path = data_dir().join("alltypes_plain.parquet");
+    let reader = ParquetReader::new(Bytes::from(std::fs::read(path).unwrap())).unwrap();
+
+    let ids = reader.read_column_by_path("bigint_col").unwrap();
+    let Values::Int64(v) = &ids.values else {
+        panic!("int64")
+    };
+    let a = parq::arrow::column_to_arrow(&ids, &DataType::Int64).unwrap();
+    assert_eq!(a.to_data().buffers()[0].as_ptr(), v.inner().as_ptr());
+    let t = parq::arrow::column_to_arrow(
+        &ids,
+        &DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, None),
+    )
+    .unwrap();
+    assert_eq!(t.to_data().buffers()[0].as_ptr(), v.inner().as_ptr());
+
+    let s = reader.read_column_by_path("string_col").unwrap();
+    let Values::Binary { offsets, data } = &s.values else {
+        panic!("binary")
+    };
+    for dt in [DataType::LargeUtf8, DataType::LargeBinary] {
+        let a = parq::arrow::column_to_arrow(&s, &dt).unwrap();
+        let d = a.to_data();
+        assert_eq!(
+            d.buffers()[0].as_ptr(),
+            offsets.inner().inner().as_ptr(),
+            "{dt} offsets"
+        );
+        assert_eq!(d.buffers()[1].as_ptr(), data.as_ptr(), "{dt} values");
+    }
+    // i32 offsets are a copy of the offsets only; views point into the same values.
+    let a = parq::arrow::column_to_arrow(&s, &DataType::Utf8).unwrap();
+    assert_eq!(a.to_data().buffers()[1].as_ptr(), data.as_ptr());
+    let a = parq::arrow::column_to_arrow(&s, &DataType::Utf8View).unwrap();
+    let d = a.to_data();
+    assert!(d.buffers()[1].as_ptr() >= data.as_ptr() && a.len() == s.len);
+
+    // Writing: an Arrow array's buffers become the parq column's.
+    let arrow_ids = arrow_array::Int64Array::from(vec![Some(1), None, Some(3)]);
+    let field =
+        parq::arrow::from_arrow_field(&arrow_schema::Field::new("x", DataType::Int64, true))
+            .unwrap();
+    let parq::array::Array::Primitive(c) =
+        parq::arrow::from_arrow_array(&arrow_ids, &field).unwrap()
+    else {
+        panic!("primitive")
+    };
+    let Values::Int64(v) = &c.values else {
+        panic!("int64")
+    };
+    assert_eq!(v.inner().as_ptr(), arrow_ids.values().inner().as_ptr());
+}
+
+/// Strings are validated: invalid UTF-8 in a string column is an error, not a bad array.
+#[test]
+fn invalid_utf8_in_a_string_column_is_an_error() {
+    use arrow_schema::DataType;
+    use parq::column::{Column, Values};
+    let col = |bytes: &[u8], offsets: Vec<i64>| Column {
+        len: offsets.len() - 1,
+        validity: None,
+        values: Values::Binary {
+            offsets: arrow_buffer::OffsetBuffer::new(offsets.into()),
+            data: arrow_buffer::Buffer::from_vec(bytes.to_vec()),
+        },
+    };
+    for dt in [DataType::Utf8, DataType::LargeUtf8, DataType::Utf8View] {
+        assert!(parq::arrow::column_to_arrow(&col(b"ab\xff", vec![0, 2, 3]), &dt).is_err());
+        // valid UTF-8 as a whole, but an offset splits "é"
+        assert!(parq::arrow::column_to_arrow(&col("é".as_bytes(), vec![0, 1, 2]), &dt).is_err());
+        let ok = parq::arrow::column_to_arrow(&col("aé".as_bytes(), vec![0, 1, 3]), &dt).unwrap();
+        assert_eq!(ok.len(), 2);
+    }
+    // Binary is not validated.
+    assert!(
+        parq::arrow::column_to_arrow(&col(b"ab\xff", vec![0, 2, 3]), &DataType::Binary).is_ok()
+    );
+}
