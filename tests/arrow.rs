@@ -369,6 +369,15 @@ fn every_type() -> RecordBatch {
         Some(vec![true, false, true, true, true].into()),
     );
     cols.push(("large_list", Arc::new(large)));
+    let fixed_list = FixedSizeListArray::new(
+        Arc::new(Field::new("item", DataType::Int64, true)),
+        2,
+        Arc::new(Int64Array::from_iter(
+            (0..2 * n as i64).map(|i| (i != 3).then_some(i)),
+        )),
+        Some(vec![true, false, true, true, true].into()),
+    );
+    cols.push(("fixed_list", Arc::new(fixed_list)));
     let st = StructArray::new(
         vec![
             Field::new("a", DataType::Int64, true),

@@ -91,6 +91,8 @@ pub fn to_arrow_array(array: &Array, data_type: &ArrowType) -> Result<ArrayRef> 
                 .map_err(arrow_err)?,
             ))
         }
+        (Array::List(l), ArrowType::FixedSizeList(f, size))
+        | (Array::Map(l), ArrowType::FixedSizeList(f, size)) => fixed_size_list(l, f, *size),
         (Array::Map(l), ArrowType::Map(f, sorted)) => map_to_arrow(l, f, *sorted),
         (Array::Struct(s), ArrowType::Struct(fields)) => {
             if s.children.len() != fields.len() {
@@ -124,6 +126,45 @@ fn small_offsets(o: &ListOffsets) -> Result<OffsetBuffer<i32>> {
             "a list of more than 2^31 - 1 elements as Arrow List (use LargeList)".into(),
         )),
     }
+}
+
+/// A list as an Arrow FixedSizeList: the child as is when every slot spans `size` elements
+/// back to back, else rebuilt (a copy) with `size` null elements under each null slot.
+fn fixed_size_list(l: &ListArray, f: &Arc<ArrowField>, size: i32) -> Result<ArrayRef> {
+    let n = usize::try_from(size).map_err(|_| unsupported("a list", &ArrowType::Null))?;
+    let values = to_arrow_array(&l.values, f.data_type())?;
+    let len = l.offsets.len();
+    let start = if len == 0 {
+        0
+    } else {
+        l.offsets.range(0).start
+    };
+    let contiguous = (0..len).all(|i| l.offsets.range(i) == (start + i * n..start + (i + 1) * n));
+    let child = if contiguous {
+        values.slice(start, len * n)
+    } else {
+        let data = values.to_data();
+        let mut m = arrow_data::transform::MutableArrayData::new(vec![&data], true, len * n);
+        for i in 0..len {
+            let r = l.offsets.range(i);
+            if l.validity.as_ref().is_none_or(|v| v.is_valid(i)) {
+                if r.len() != n {
+                    return Err(Error::format(format!(
+                        "a list of {} elements in a FixedSizeList({size})",
+                        r.len()
+                    )));
+                }
+                m.try_extend(0, r.start, r.end).map_err(arrow_err)?;
+            } else {
+                m.try_extend_nulls(n).map_err(arrow_err)?;
+            }
+        }
+        make_array(m.freeze())
+    };
+    Ok(Arc::new(
+        arrow_array::FixedSizeListArray::try_new(f.clone(), size, child, l.validity.clone())
+            .map_err(arrow_err)?,
+    ))
 }
 
 fn map_to_arrow(l: &ListArray, f: &Arc<ArrowField>, sorted: bool) -> Result<ArrayRef> {

@@ -171,12 +171,15 @@ fn to_arrow_type(field: &Field, hint: Option<&ArrowType>) -> Result<ArrowType> {
 
 fn list_type(element: &Field, hint: Option<&ArrowType>) -> Result<ArrowType> {
     let element_hint = match hint {
-        Some(ArrowType::List(f) | ArrowType::LargeList(f)) => Some(f.as_ref()),
+        Some(ArrowType::List(f) | ArrowType::LargeList(f) | ArrowType::FixedSizeList(f, _)) => {
+            Some(f.as_ref())
+        }
         _ => None,
     };
     let item = Arc::new(to_arrow_field(element, element_hint)?);
     Ok(match hint {
         Some(ArrowType::LargeList(_)) => ArrowType::LargeList(item),
+        Some(ArrowType::FixedSizeList(_, n)) => ArrowType::FixedSizeList(item, *n),
         _ => ArrowType::List(item),
     })
 }

@@ -160,7 +160,7 @@ fn primitive_of(dt: &ArrowType) -> Result<Primitive> {
 pub fn from_arrow_field(f: &ArrowField) -> Result<Field> {
     use ArrowType as T;
     let data_type = match f.data_type() {
-        T::List(e) | T::LargeList(e) | T::ListView(e) | T::LargeListView(e) => {
+        T::List(e) | T::LargeList(e) | T::FixedSizeList(e, _) => {
             DataType::List(Box::new(from_arrow_field(e)?))
         }
         T::Struct(children) => DataType::Struct(
@@ -259,7 +259,8 @@ fn be_bytes(le: &[u8], width: usize, out: &mut Vec<u8>) {
 /// children and List/Map offsets. Copies: Int8/16 and UInt8/16 (widened to INT32), Binary/Utf8
 /// offsets (widened to i64; the values are not copied), Decimal128/256 (to INT32/INT64 or
 /// big-endian FIXED_LEN_BYTE_ARRAY), Decimal64 of up to 9 digits, intervals, dictionaries
-/// (materialized), LargeList offsets (narrowed to i32 when they fit).
+/// (materialized), LargeList offsets (narrowed to i32 when they fit), FixedSizeList (offsets
+/// made up).
 pub fn from_arrow_array(a: &dyn ArrowArray, field: &Field) -> Result<Array> {
     use ArrowType as T;
     let len = a.len();
@@ -469,8 +470,22 @@ pub fn from_arrow_array(a: &dyn ArrowArray, field: &Field) -> Result<Array> {
             let dense = arrow_array::make_array(m.freeze());
             return from_arrow_array(dense.as_ref(), field);
         }
-        T::List(_) | T::LargeList(_) | T::Map(_, _) => {
+        T::List(_) | T::LargeList(_) | T::FixedSizeList(_, _) | T::Map(_, _) => {
             let (offsets, values) = match dt {
+                T::FixedSizeList(_, size) => {
+                    // Offsets made up (a copy of offsets only): slot i spans
+                    // `i * size..(i + 1) * size` of the child, null slots too.
+                    let l = a.as_fixed_size_list();
+                    let size = *size as usize;
+                    let child_offset = l.offset() * size;
+                    let offsets: Vec<i32> = (0..=len)
+                        .map(|i| (child_offset + i * size) as i32)
+                        .collect();
+                    (
+                        ListOffsets::Small(OffsetBuffer::new(offsets.into())),
+                        l.values().clone(),
+                    )
+                }
                 T::List(_) => {
                     let l = a.as_list::<i32>();
                     (ListOffsets::Small(l.offsets().clone()), l.values().clone())
