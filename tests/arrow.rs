@@ -704,3 +704,76 @@ fn invalid_utf8_in_a_string_column_is_an_error() {
         parq::arrow::column_to_arrow(&col(b"ab\xff", vec![0, 2, 3]), &DataType::Binary).is_ok()
     );
 }
+
+/// Projections: each top-level field alone, and each leaf alone (by its dotted path), equal
+/// the parquet crate's `ProjectionMask::roots` / `ProjectionMask::leaves` reading.
+#[test]
+fn projected_record_batches_equal_the_parquet_crate() {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::ProjectionMask;
+    let mut failures = Vec::new();
+    for path in files() {
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if name.ends_with(".encrypted")
+            || oracle(&path, 1024).is_none()
+            || KNOWN.iter().any(|k| k.0 == name)
+        {
+            continue;
+        }
+        let bytes = Bytes::from(std::fs::read(&path).unwrap());
+        let reader = ParquetReader::new(bytes.clone()).unwrap();
+        let builder = ParquetRecordBatchReaderBuilder::try_new(bytes.clone()).unwrap();
+        let descr = builder.parquet_schema().clone();
+        let mut masks: Vec<(String, ProjectionMask)> = Vec::new();
+        for (i, f) in reader.fields().unwrap().iter().enumerate() {
+            masks.push((f.name.clone(), ProjectionMask::roots(&descr, [i])));
+        }
+        if descr.num_columns() > 1 && masks.len() != descr.num_columns() {
+            for i in 0..descr.num_columns() {
+                let leaf = descr.column(i).path().string();
+                masks.push((leaf, ProjectionMask::leaves(&descr, [i])));
+            }
+        }
+        for (column, mask) in masks {
+            // Skip what the parquet crate refuses (e.g. a map's key without its value).
+            let Ok(expected) = ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
+                .unwrap()
+                .with_projection(mask)
+                .build()
+            else {
+                continue;
+            };
+            let expected: Vec<RecordBatch> = expected.collect::<Result<_, _>>().unwrap();
+            let got = reader.record_batches(&[column.as_str()], 1024).map(|r| {
+                let schema = r.schema();
+                (schema, r.collect::<Result<Vec<_>, _>>())
+            });
+            let (schema, got) = match got {
+                Ok((s, Ok(b))) => (s, b),
+                Ok((_, Err(e))) => {
+                    failures.push(format!("{name} [{column}]: {e}"));
+                    continue;
+                }
+                Err(e) => {
+                    failures.push(format!("{name} [{column}]: {e}"));
+                    continue;
+                }
+            };
+            let got = arrow_select::concat::concat_batches(&schema, &got).unwrap();
+            let Some(first) = expected.first() else {
+                continue;
+            };
+            let want = arrow_select::concat::concat_batches(&first.schema(), &expected).unwrap();
+            if want.schema().fields() != got.schema().fields() {
+                failures.push(format!(
+                    "{name} [{column}]: {:?} read as {:?}",
+                    want.schema().fields(),
+                    got.schema().fields()
+                ));
+            } else if want.columns() != got.columns() {
+                failures.push(format!("{name} [{column}]: values"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
