@@ -61,7 +61,23 @@ fn fixed(
 ///   Interval(DayTime) from FIXED_LEN_BYTE_ARRAY(12); Dictionary types (keys and unique
 ///   values are built); LargeList offsets from i32.
 ///
-/// UTF-8 is validated only for string types, once per value buffer (ASCII fast path).
+/// UTF-8 is validated only for string types, once per value buffer (ASCII fast path); from
+/// the view layout ([`crate::read::ByteArrayLayout::Views`]) as Utf8View, Arrow validates each
+/// view. Views read as Binary/Utf8 or their Large kinds are gathered (a copy of the values):
+/// read with the default offsets layout for those.
+///
+/// ```
+/// use arrow_array::{Array, StringArray};
+/// use arrow_schema::DataType;
+/// use parq::read::ParquetReader;
+///
+/// let bytes = std::fs::read("testdata/parquet-testing/data/alltypes_plain.parquet").unwrap();
+/// let reader = ParquetReader::new(bytes::Bytes::from(bytes)).unwrap();
+/// let (_field, array) = reader.read_field_by_path("string_col").unwrap();
+/// let arrow = parq::arrow::to_arrow_array(&array, &DataType::Utf8).unwrap();
+/// let strings = arrow.as_any().downcast_ref::<StringArray>().unwrap();
+/// assert_eq!(strings.value(1), "1");
+/// ```
 pub fn to_arrow_array(array: &Array, data_type: &ArrowType) -> Result<ArrayRef> {
     match (array, data_type) {
         (Array::Primitive(c), _) => column_to_arrow(c, data_type),

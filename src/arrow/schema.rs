@@ -64,6 +64,25 @@ pub fn encode_arrow_schema(schema: &Schema) -> String {
 /// [`crate::read::ArrayBatch`] gives them), honouring the `ARROW:schema` in
 /// `key_value_metadata` when there is one. The schema's metadata is the file's key-value
 /// metadata without `ARROW:schema`, plus the embedded schema's metadata (as arrow-rs does).
+///
+/// ```
+/// use arrow_schema::{DataType, TimeUnit};
+/// use parq::field::{DataType as Shape, Field, Primitive};
+/// use parq::metadata::{LogicalType, TimeUnit as Unit, Type};
+///
+/// let mut ts = Primitive::new(Type::INT64);
+/// ts.logical_type = Some(LogicalType::Timestamp { is_adjusted_to_utc: true, unit: Unit::Micros });
+/// let fields = vec![
+///     Field::new("at", Shape::Primitive(ts)),
+///     Field::list("ids", Field::primitive("element", Type::INT32)),
+/// ];
+/// let schema = parq::arrow::to_arrow_schema(&fields, None).unwrap();
+/// assert_eq!(
+///     schema.field(0).data_type(),
+///     &DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+/// );
+/// assert!(matches!(schema.field(1).data_type(), DataType::List(_)));
+/// ```
 pub fn to_arrow_schema(
     fields: &[Field],
     key_value_metadata: Option<&[KeyValue]>,

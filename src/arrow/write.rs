@@ -212,7 +212,15 @@ fn is_byte_type(dt: &ArrowType) -> bool {
     )
 }
 
-/// The parq fields of an Arrow schema.
+/// The parq fields of an Arrow schema (as arrow-rs maps Arrow types to Parquet by default).
+///
+/// ```
+/// use arrow_schema::{DataType, Field, Schema};
+/// let schema = Schema::new(vec![Field::new("s", DataType::Utf8, false)]);
+/// let fields = parq::arrow::from_arrow_schema(&schema).unwrap();
+/// assert_eq!(fields[0].name, "s");
+/// assert!(!fields[0].nullable);
+/// ```
 pub fn from_arrow_schema(schema: &Schema) -> Result<Vec<Field>> {
     schema
         .fields()
