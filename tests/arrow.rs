@@ -10,7 +10,7 @@ use std::sync::Arc;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::SchemaRef;
 use bytes::Bytes;
-use parq::read::ParquetReader;
+use parq::read::{ByteArrayLayout, ParquetReader, ReadOptions};
 
 /// parquet-testing's `data/`: `$PARQUET_TEST_DATA` when set (as in arrow-rs), else the copy
 /// vendored under `testdata/parquet-testing/`.
@@ -56,9 +56,17 @@ fn oracle(path: &Path, batch_size: usize) -> Option<(SchemaRef, Vec<RecordBatch>
     Some((schema, reader.collect::<Result<Vec<_>, _>>().ok()?))
 }
 
-fn parq_batches(path: &Path, batch_size: usize) -> Result<(SchemaRef, Vec<RecordBatch>), String> {
+fn parq_batches(
+    path: &Path,
+    batch_size: usize,
+    layout: ByteArrayLayout,
+) -> Result<(SchemaRef, Vec<RecordBatch>), String> {
     let bytes = Bytes::from(std::fs::read(path).unwrap());
-    let reader = ParquetReader::new(bytes).map_err(|e| format!("open: {e}"))?;
+    let options = ReadOptions {
+        byte_array_layout: layout,
+        ..Default::default()
+    };
+    let reader = ParquetReader::with_options(bytes, options).map_err(|e| format!("open: {e}"))?;
     let batches = reader
         .record_batches(&[], batch_size)
         .map_err(|e| format!("record_batches: {e}"))?;
@@ -79,8 +87,12 @@ fn concat(batches: &[RecordBatch]) -> RecordBatch {
 /// Why parq's batches of `path` differ from the parquet crate's (`None`: equal, or the
 /// parquet crate refuses the file).
 fn difference(path: &Path, batch_size: usize) -> Option<String> {
+    difference_with(path, batch_size, ByteArrayLayout::Offsets)
+}
+
+fn difference_with(path: &Path, batch_size: usize, layout: ByteArrayLayout) -> Option<String> {
     let (expected_schema, expected) = oracle(path, batch_size)?;
-    let (schema, got) = match parq_batches(path, batch_size) {
+    let (schema, got) = match parq_batches(path, batch_size, layout) {
         Ok(b) => b,
         Err(e) => return Some(e),
     };
@@ -127,7 +139,11 @@ fn record_batches_equal_the_parquet_crate() {
         }
         compared += 1;
         // A small batch size too, so that batches end mid-page and mid-row-group.
-        let diff = difference(&path, 8192).or_else(|| difference(&path, 7));
+        let diff = difference(&path, 8192)
+            .or_else(|| difference(&path, 7))
+            .or_else(|| {
+                difference_with(&path, 8192, ByteArrayLayout::Views).map(|d| format!("views: {d}"))
+            });
         match (diff, known.get(name.as_str())) {
             (None, None) | (Some(_), Some(_)) => {}
             (None, Some(_)) => failures.push(format!("{name}: passes now, drop it from KNOWN")),

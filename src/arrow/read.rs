@@ -542,7 +542,7 @@ pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
 /// A dictionary array of `value` type: unique values in first-seen order (a copy).
 fn dictionary(c: &Column, key: &ArrowType, value: &ArrowType) -> Result<ArrayRef> {
     let dense = column_to_arrow(c, value)?;
-    let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut seen: HashMap<std::borrow::Cow<'_, [u8]>, usize> = HashMap::new();
     let mut firsts = Vec::new();
     let mut keys = Vec::with_capacity(c.len);
     for i in 0..c.len {
@@ -550,7 +550,10 @@ fn dictionary(c: &Column, key: &ArrowType, value: &ArrowType) -> Result<ArrayRef
             keys.push(0usize);
             continue;
         }
-        let bytes = c.value_bytes(i).unwrap_or_default();
+        let bytes = match c.bytes(i) {
+            Some(b) => std::borrow::Cow::Borrowed(b),
+            None => std::borrow::Cow::Owned(c.value_bytes(i).unwrap_or_default()),
+        };
         let next = firsts.len();
         let k = *seen.entry(bytes).or_insert(next);
         if k == next {
