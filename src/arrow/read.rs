@@ -35,6 +35,39 @@ fn fixed(
     nulls: Option<NullBuffer>,
     values: Buffer,
 ) -> Result<ArrayRef> {
+    use arrow_array::types::*;
+    use arrow_array::{ArrowPrimitiveType, PrimitiveArray};
+    /// The common types through their typed constructor (no `ArrayData` round trip).
+    fn typed<T: ArrowPrimitiveType>(
+        dt: &ArrowType,
+        len: usize,
+        nulls: Option<NullBuffer>,
+        values: Buffer,
+    ) -> Result<ArrayRef> {
+        let values = ScalarBuffer::<T::Native>::new(values, 0, len);
+        Ok(Arc::new(
+            PrimitiveArray::<T>::try_new(values, nulls)
+                .map_err(arrow_err)?
+                .with_data_type(dt.clone()),
+        ))
+    }
+    match dt {
+        ArrowType::Int32 => return typed::<Int32Type>(dt, len, nulls, values),
+        ArrowType::Int64 => return typed::<Int64Type>(dt, len, nulls, values),
+        ArrowType::Float32 => return typed::<Float32Type>(dt, len, nulls, values),
+        ArrowType::Float64 => return typed::<Float64Type>(dt, len, nulls, values),
+        ArrowType::Date32 => return typed::<Date32Type>(dt, len, nulls, values),
+        ArrowType::Timestamp(TimeUnit::Millisecond, _) => {
+            return typed::<TimestampMillisecondType>(dt, len, nulls, values)
+        }
+        ArrowType::Timestamp(TimeUnit::Microsecond, _) => {
+            return typed::<TimestampMicrosecondType>(dt, len, nulls, values)
+        }
+        ArrowType::Timestamp(TimeUnit::Nanosecond, _) => {
+            return typed::<TimestampNanosecondType>(dt, len, nulls, values)
+        }
+        _ => {}
+    }
     build(
         ArrayDataBuilder::new(dt.clone())
             .len(len)
