@@ -793,3 +793,43 @@ fn projected_record_batches_equal_the_parquet_crate() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Files pyarrow writes with many Arrow types (views, large kinds, dictionaries, time zones,
+/// Date64, Time32(s), durations, decimals, Float16, fixed-size lists, maps, structs, nulls),
+/// with and without `ARROW:schema`: parq reads them as the parquet crate does.
+#[test]
+fn record_batches_equal_the_parquet_crate_on_pyarrow_types() {
+    let dir = std::env::temp_dir().join(format!("parq-arrow-types-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (with, without) = (
+        dir.join("types.parquet"),
+        dir.join("types_noschema.parquet"),
+    );
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support_arrow/pyarrow_types.py");
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .arg(&with)
+        .arg(&without)
+        .output()
+        .expect("python3 with pyarrow (the oracle; .ci/test installs it)");
+    assert!(
+        out.status.success(),
+        "pyarrow_types.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut failures = Vec::new();
+    for path in [&with, &without] {
+        assert!(
+            oracle(path, 1024).is_some(),
+            "the parquet crate reads {path:?}"
+        );
+        for batch_size in [1024, 3] {
+            if let Some(d) = difference(path, batch_size) {
+                failures.push(format!("{path:?} (batches of {batch_size}): {d}"));
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
