@@ -4,9 +4,16 @@
 //! encodings and codecs live in the `parq-codecs` crate; this crate knows the file format:
 //! the Thrift footer ([`metadata`]), the schema tree ([`schema`]), reading ([`read`]) and
 //! writing ([`mod@write`]).
+//!
+//! The `arrow` feature adds `parq::arrow`: Arrow schemas of Parquet files (honouring the
+//! embedded `ARROW:schema`), `ParquetReader::record_batches` (an
+//! `arrow_array::RecordBatchReader` over parq's buffers, without copying values) and
+//! `ArrowWriter` (`RecordBatch`es in).
 #![deny(missing_docs)]
 
 pub mod array;
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod column;
 mod error;
 pub mod field;

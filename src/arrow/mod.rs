@@ -1,0 +1,22 @@
+//! Arrow interop (the `arrow` feature): Arrow schemas of Parquet files, Arrow
+//! [`RecordBatch`](arrow_array::RecordBatch)es read from parq's buffers without copying values,
+//! and a writer of `RecordBatch`es.
+//!
+//! - [`to_arrow_schema`] maps parq [`Field`](crate::field::Field)s to an Arrow schema, honouring
+//!   the embedded `ARROW:schema` (as pyarrow and arrow-rs write it) and otherwise mapping logical
+//!   types as arrow-rs does.
+//! - [`ParquetReader::record_batches`](crate::read::ParquetReader::record_batches) streams
+//!   batches as an [`arrow_array::RecordBatchReader`]; [`to_arrow_array`] lists which
+//!   conversions copy.
+//! - [`ArrowWriter`] writes `RecordBatch`es and stores `ARROW:schema`.
+
+mod read;
+mod schema;
+mod write;
+
+pub use read::{column_to_arrow, to_arrow_array, to_record_batch, ParquetRecordBatchReader};
+pub use schema::{
+    decode_arrow_schema, encode_arrow_schema, primitive_type, to_arrow_field, to_arrow_schema,
+    ARROW_SCHEMA_META_KEY, PARQUET_FIELD_ID_META_KEY,
+};
+pub use write::{from_arrow_array, from_arrow_field, from_arrow_schema, ArrowWriter};

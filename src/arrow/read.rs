@@ -1,0 +1,726 @@
+//! parq [`Array`]s → Arrow [`ArrayRef`]s, and the [`RecordBatchReader`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::{
+    make_array, Array as _, ArrayRef, BinaryViewArray, MapArray, RecordBatch, RecordBatchOptions,
+    RecordBatchReader, StructArray,
+};
+use arrow_buffer::{i256, Buffer, MutableBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_data::{ArrayData, ArrayDataBuilder};
+use arrow_schema::{ArrowError, DataType as ArrowType, Field as ArrowField, SchemaRef, TimeUnit};
+
+use crate::array::{Array, ListArray, ListOffsets};
+use crate::column::{Column, Values};
+use crate::read::{ArrayBatch, ArrayBatchReader, ParquetReader, Source};
+use crate::{Error, Result};
+
+fn arrow_err(e: ArrowError) -> Error {
+    Error::InvalidArgument(format!("arrow: {e}"))
+}
+
+fn unsupported(from: &str, to: &ArrowType) -> Error {
+    Error::Unsupported(format!("reading {from} as Arrow {to}"))
+}
+
+/// Build `data`, checking its layout (O(1) per buffer for fixed-width layouts).
+fn build(b: ArrayDataBuilder) -> Result<ArrayRef> {
+    Ok(make_array(b.build().map_err(arrow_err)?))
+}
+
+fn fixed(
+    dt: &ArrowType,
+    len: usize,
+    nulls: Option<NullBuffer>,
+    values: Buffer,
+) -> Result<ArrayRef> {
+    use arrow_array::types::*;
+    use arrow_array::{ArrowPrimitiveType, PrimitiveArray};
+    /// The common types through their typed constructor (no `ArrayData` round trip).
+    fn typed<T: ArrowPrimitiveType>(
+        dt: &ArrowType,
+        len: usize,
+        nulls: Option<NullBuffer>,
+        values: Buffer,
+    ) -> Result<ArrayRef> {
+        let values = ScalarBuffer::<T::Native>::new(values, 0, len);
+        Ok(Arc::new(
+            PrimitiveArray::<T>::try_new(values, nulls)
+                .map_err(arrow_err)?
+                .with_data_type(dt.clone()),
+        ))
+    }
+    match dt {
+        ArrowType::Int32 => return typed::<Int32Type>(dt, len, nulls, values),
+        ArrowType::Int64 => return typed::<Int64Type>(dt, len, nulls, values),
+        ArrowType::Float32 => return typed::<Float32Type>(dt, len, nulls, values),
+        ArrowType::Float64 => return typed::<Float64Type>(dt, len, nulls, values),
+        ArrowType::Date32 => return typed::<Date32Type>(dt, len, nulls, values),
+        ArrowType::Timestamp(TimeUnit::Millisecond, _) => {
+            return typed::<TimestampMillisecondType>(dt, len, nulls, values)
+        }
+        ArrowType::Timestamp(TimeUnit::Microsecond, _) => {
+            return typed::<TimestampMicrosecondType>(dt, len, nulls, values)
+        }
+        ArrowType::Timestamp(TimeUnit::Nanosecond, _) => {
+            return typed::<TimestampNanosecondType>(dt, len, nulls, values)
+        }
+        _ => {}
+    }
+    build(
+        ArrayDataBuilder::new(dt.clone())
+            .len(len)
+            .nulls(nulls)
+            .add_buffer(values),
+    )
+}
+
+/// Convert a parq [`Array`] to an Arrow array of `data_type` (a type
+/// [`super::to_arrow_schema`] gives for the array's field).
+///
+/// Zero-copy (the Arrow array wraps parq's buffers) for:
+/// - BOOLEAN, FLOAT, DOUBLE, INT32 as Int32/UInt32/Date32/Time32/Decimal32/Interval(YearMonth),
+///   INT64 as Int64/UInt64/Time64/Timestamp/Duration/Date64/Decimal64;
+/// - BYTE_ARRAY as LargeBinary/LargeUtf8 (parq's offsets are i64), BinaryView/Utf8View from
+///   the view layout, FIXED_LEN_BYTE_ARRAY as FixedSizeBinary and Float16;
+/// - validity bitmaps, struct children and list/map offsets (i32 for List and Map).
+///
+/// Copies:
+/// - BYTE_ARRAY as Binary/Utf8: the offsets are narrowed to i32 (the values are not copied);
+///   as Utf8View/BinaryView from offsets: views are built (values not copied);
+/// - INT32 as Int8/Int16/UInt8/UInt16 (a cast), Decimal64/128/256 (sign extension), Date64;
+///   INT64 as Decimal128/256; INT96 (converted to a timestamp); decimals stored as byte arrays;
+///   Interval(DayTime) from FIXED_LEN_BYTE_ARRAY(12); Dictionary types (keys and unique
+///   values are built); LargeList offsets from i32.
+///
+/// UTF-8 is validated only for string types, once per value buffer (ASCII fast path); from
+/// the view layout ([`crate::read::ByteArrayLayout::Views`]) as Utf8View, Arrow validates each
+/// view. Views read as Binary/Utf8 or their Large kinds are gathered (a copy of the values):
+/// read with the default offsets layout for those.
+///
+/// ```
+/// use arrow_array::{Array, StringArray};
+/// use arrow_schema::DataType;
+/// use parq::read::ParquetReader;
+///
+/// let bytes = std::fs::read("testdata/parquet-testing/data/alltypes_plain.parquet").unwrap();
+/// let reader = ParquetReader::new(bytes::Bytes::from(bytes)).unwrap();
+/// let (_field, array) = reader.read_field_by_path("string_col").unwrap();
+/// let arrow = parq::arrow::to_arrow_array(&array, &DataType::Utf8).unwrap();
+/// let strings = arrow.as_any().downcast_ref::<StringArray>().unwrap();
+/// assert_eq!(strings.value(1), "1");
+/// ```
+pub fn to_arrow_array(array: &Array, data_type: &ArrowType) -> Result<ArrayRef> {
+    match (array, data_type) {
+        (Array::Primitive(c), _) => column_to_arrow(c, data_type),
+        (Array::List(l), ArrowType::List(f)) | (Array::Map(l), ArrowType::List(f)) => {
+            let offsets = small_offsets(&l.offsets)?;
+            let values = to_arrow_array(&l.values, f.data_type())?;
+            Ok(Arc::new(
+                arrow_array::ListArray::try_new(f.clone(), offsets, values, l.validity.clone())
+                    .map_err(arrow_err)?,
+            ))
+        }
+        (Array::List(l), ArrowType::LargeList(f)) | (Array::Map(l), ArrowType::LargeList(f)) => {
+            let offsets = match &l.offsets {
+                ListOffsets::Large(o) => o.clone(),
+                ListOffsets::Small(o) => {
+                    OffsetBuffer::new(o.iter().map(|&x| x as i64).collect::<ScalarBuffer<i64>>())
+                }
+            };
+            let values = to_arrow_array(&l.values, f.data_type())?;
+            Ok(Arc::new(
+                arrow_array::LargeListArray::try_new(
+                    f.clone(),
+                    offsets,
+                    values,
+                    l.validity.clone(),
+                )
+                .map_err(arrow_err)?,
+            ))
+        }
+        (Array::List(l), ArrowType::FixedSizeList(f, size))
+        | (Array::Map(l), ArrowType::FixedSizeList(f, size)) => fixed_size_list(l, f, *size),
+        (Array::Map(l), ArrowType::Map(f, sorted)) => map_to_arrow(l, f, *sorted),
+        (Array::Struct(s), ArrowType::Struct(fields)) => {
+            if s.children.len() != fields.len() {
+                return Err(unsupported("a struct", data_type));
+            }
+            let children = s
+                .children
+                .iter()
+                .zip(fields.iter())
+                .map(|(c, f)| to_arrow_array(c, f.data_type()))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(Arc::new(
+                StructArray::try_new_with_length(
+                    fields.clone(),
+                    children,
+                    s.validity.clone(),
+                    s.len,
+                )
+                .map_err(arrow_err)?,
+            ))
+        }
+        (_, ArrowType::Null) => Ok(Arc::new(arrow_array::NullArray::new(array.len()))),
+        _ => Err(unsupported("a nested array", data_type)),
+    }
+}
+
+fn small_offsets(o: &ListOffsets) -> Result<OffsetBuffer<i32>> {
+    match o {
+        ListOffsets::Small(o) => Ok(o.clone()),
+        ListOffsets::Large(_) => Err(Error::Unsupported(
+            "a list of more than 2^31 - 1 elements as Arrow List (use LargeList)".into(),
+        )),
+    }
+}
+
+/// A list as an Arrow FixedSizeList: the child as is when every slot spans `size` elements
+/// back to back, else rebuilt (a copy) with `size` null elements under each null slot.
+fn fixed_size_list(l: &ListArray, f: &Arc<ArrowField>, size: i32) -> Result<ArrayRef> {
+    let n = usize::try_from(size).map_err(|_| unsupported("a list", &ArrowType::Null))?;
+    let values = to_arrow_array(&l.values, f.data_type())?;
+    let len = l.offsets.len();
+    let start = if len == 0 {
+        0
+    } else {
+        l.offsets.range(0).start
+    };
+    let contiguous = (0..len).all(|i| l.offsets.range(i) == (start + i * n..start + (i + 1) * n));
+    let child = if contiguous {
+        values.slice(start, len * n)
+    } else {
+        let data = values.to_data();
+        let mut m = arrow_data::transform::MutableArrayData::new(vec![&data], true, len * n);
+        for i in 0..len {
+            let r = l.offsets.range(i);
+            if l.validity.as_ref().is_none_or(|v| v.is_valid(i)) {
+                if r.len() != n {
+                    return Err(Error::format(format!(
+                        "a list of {} elements in a FixedSizeList({size})",
+                        r.len()
+                    )));
+                }
+                m.try_extend(0, r.start, r.end).map_err(arrow_err)?;
+            } else {
+                m.try_extend_nulls(n).map_err(arrow_err)?;
+            }
+        }
+        make_array(m.freeze())
+    };
+    Ok(Arc::new(
+        arrow_array::FixedSizeListArray::try_new(f.clone(), size, child, l.validity.clone())
+            .map_err(arrow_err)?,
+    ))
+}
+
+fn map_to_arrow(l: &ListArray, f: &Arc<ArrowField>, sorted: bool) -> Result<ArrayRef> {
+    let offsets = small_offsets(&l.offsets)?;
+    let entries = to_arrow_array(&l.values, f.data_type())?;
+    let entries = entries
+        .as_any()
+        .downcast_ref::<StructArray>()
+        .ok_or_else(|| unsupported("map entries", f.data_type()))?
+        .clone();
+    Ok(Arc::new(
+        MapArray::try_new(f.clone(), offsets, entries, l.validity.clone(), sorted)
+            .map_err(arrow_err)?,
+    ))
+}
+
+/// Whether `bytes` are UTF-8 with every `offsets` position on a character boundary: one pass
+/// over the buffer (a plain ASCII check first), then a check per offset only when the buffer
+/// holds multi-byte characters.
+fn valid_utf8(data: &[u8], offsets: &[i64]) -> bool {
+    let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else {
+        return true;
+    };
+    let bytes = &data[first as usize..last as usize];
+    if bytes.is_ascii() {
+        return true;
+    }
+    if std::str::from_utf8(bytes).is_err() {
+        return false;
+    }
+    // A position is a boundary unless it points at a continuation byte (0b10xx_xxxx).
+    offsets
+        .iter()
+        .all(|&o| data.get(o as usize).is_none_or(|&b| (b as i8) >= -0x40))
+}
+
+fn binary_to_arrow(
+    c: &Column,
+    offsets: &OffsetBuffer<i64>,
+    data: &Buffer,
+    dt: &ArrowType,
+) -> Result<ArrayRef> {
+    let string = matches!(
+        dt,
+        ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View
+    );
+    if string && !valid_utf8(data, offsets) {
+        return Err(Error::format("invalid UTF-8 in a string column"));
+    }
+    let nulls = c.validity.clone();
+    match dt {
+        ArrowType::LargeBinary | ArrowType::LargeUtf8 => {
+            let b = ArrayDataBuilder::new(dt.clone())
+                .len(c.len)
+                .nulls(nulls)
+                .add_buffer(offsets.inner().inner().clone())
+                .add_buffer(data.clone());
+            // SAFETY: offsets are monotonic and within `data` (an OffsetBuffer over parq's
+            // decoded values), and string types were validated above, so the layout is valid.
+            Ok(make_array(unsafe { b.build_unchecked() }))
+        }
+        ArrowType::Binary | ArrowType::Utf8 => {
+            let last = offsets[offsets.len() - 1];
+            if last > i32::MAX as i64 {
+                return Err(Error::Unsupported(format!(
+                    "a byte array batch of {last} bytes as Arrow {dt} (use the Large type)"
+                )));
+            }
+            let narrow: ScalarBuffer<i32> = offsets.iter().map(|&o| o as i32).collect();
+            let b = ArrayDataBuilder::new(dt.clone())
+                .len(c.len)
+                .nulls(nulls)
+                .add_buffer(narrow.into_inner())
+                .add_buffer(data.clone());
+            // SAFETY: as above; the offsets fit in i32 (checked against the last one).
+            Ok(make_array(unsafe { b.build_unchecked() }))
+        }
+        ArrowType::BinaryView | ArrowType::Utf8View => {
+            let base = offsets[0] as usize;
+            let last = offsets[offsets.len() - 1] as usize;
+            let buffer = data.slice_with_length(base, last - base);
+            if buffer.len() > u32::MAX as usize {
+                return Err(Error::Unsupported("a view into more than 4 GiB".into()));
+            }
+            let views: ScalarBuffer<u128> = offsets
+                .windows(2)
+                .map(|w| {
+                    let (s, e) = (w[0] as usize - base, w[1] as usize - base);
+                    arrow_array::builder::make_view(&buffer[s..e], 0, s as u32)
+                })
+                .collect();
+            let buffers = if !buffer.is_empty() {
+                vec![buffer]
+            } else {
+                vec![]
+            };
+            let b = ArrayDataBuilder::new(dt.clone())
+                .len(c.len)
+                .nulls(nulls)
+                .add_buffer(views.into_inner())
+                .add_buffers(buffers);
+            // SAFETY: every view points into `buffer` (index 0) within bounds, inline views
+            // hold their bytes, and string types were validated above.
+            Ok(make_array(unsafe { b.build_unchecked() }))
+        }
+        ArrowType::Decimal128(_, _)
+        | ArrowType::Decimal256(_, _)
+        | ArrowType::Decimal32(_, _)
+        | ArrowType::Decimal64(_, _) => {
+            let rows = (0..c.len).map(|i| &data[offsets[i] as usize..offsets[i + 1] as usize]);
+            decimal_from_be(rows, c.len, nulls, dt)
+        }
+        _ => Err(unsupported("BYTE_ARRAY", dt)),
+    }
+}
+
+/// Big-endian two's complement byte strings (decimals) as Arrow decimals (a copy).
+fn decimal_from_be<'a>(
+    rows: impl Iterator<Item = &'a [u8]>,
+    len: usize,
+    nulls: Option<NullBuffer>,
+    dt: &ArrowType,
+) -> Result<ArrayRef> {
+    let be = |b: &[u8], width: usize| -> Vec<u8> {
+        // Sign-extend to `width` big-endian bytes (keeping the low bytes if longer).
+        let fill = if b.first().is_some_and(|&x| x & 0x80 != 0) {
+            0xff
+        } else {
+            0
+        };
+        let mut out = vec![fill; width];
+        let n = b.len().min(width);
+        out[width - n..].copy_from_slice(&b[b.len() - n..]);
+        out
+    };
+    let mut buf = MutableBuffer::new(0);
+    match dt {
+        ArrowType::Decimal32(_, _) => {
+            for r in rows {
+                buf.push(i32::from_be_bytes(be(r, 4).try_into().expect("4")));
+            }
+        }
+        ArrowType::Decimal64(_, _) => {
+            for r in rows {
+                buf.push(i64::from_be_bytes(be(r, 8).try_into().expect("8")));
+            }
+        }
+        ArrowType::Decimal128(_, _) => {
+            for r in rows {
+                buf.push(i128::from_be_bytes(be(r, 16).try_into().expect("16")));
+            }
+        }
+        _ => {
+            for r in rows {
+                buf.push(i256::from_be_bytes(be(r, 32).try_into().expect("32")));
+            }
+        }
+    }
+    fixed(dt, len, nulls, buf.into())
+}
+
+fn int96_to_arrow(c: &Column, data: &Buffer, dt: &ArrowType) -> Result<ArrayRef> {
+    const JULIAN_DAY_OF_EPOCH: i64 = 2_440_588;
+    let ArrowType::Timestamp(unit, _) = dt else {
+        return Err(unsupported("INT96", dt));
+    };
+    let (per_day, div) = match unit {
+        TimeUnit::Second => (86_400i64, 1_000_000_000i64),
+        TimeUnit::Millisecond => (86_400_000, 1_000_000),
+        TimeUnit::Microsecond => (86_400_000_000, 1_000),
+        TimeUnit::Nanosecond => (86_400_000_000_000, 1),
+    };
+    let values: ScalarBuffer<i64> = data
+        .chunks_exact(12)
+        .map(|b| {
+            let nanos = i64::from_le_bytes(b[0..8].try_into().expect("8"));
+            let day = u32::from_le_bytes(b[8..12].try_into().expect("4")) as i32 as i64;
+            (day - JULIAN_DAY_OF_EPOCH)
+                .wrapping_mul(per_day)
+                .wrapping_add(nanos / div)
+        })
+        .collect();
+    fixed(dt, c.len, c.validity.clone(), values.into_inner())
+}
+
+/// Convert one leaf column to Arrow `dt` (see [`to_arrow_array`] for what copies).
+pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
+    let nulls = c.validity.clone();
+    let len = c.len;
+    if let ArrowType::Dictionary(key, value) = dt {
+        return dictionary(c, key, value);
+    }
+    if matches!(dt, ArrowType::Null) {
+        return Ok(Arc::new(arrow_array::NullArray::new(len)));
+    }
+    match &c.values {
+        Values::Boolean(b) => match dt {
+            ArrowType::Boolean => Ok(Arc::new(arrow_array::BooleanArray::new(b.clone(), nulls))),
+            _ => Err(unsupported("BOOLEAN", dt)),
+        },
+        Values::Int32(v) => match dt {
+            ArrowType::Int32
+            | ArrowType::UInt32
+            | ArrowType::Date32
+            | ArrowType::Time32(_)
+            | ArrowType::Decimal32(_, _)
+            | ArrowType::Interval(arrow_schema::IntervalUnit::YearMonth) => {
+                fixed(dt, len, nulls, v.inner().clone())
+            }
+            ArrowType::Int8 | ArrowType::UInt8 => {
+                let b: ScalarBuffer<i8> = v.iter().map(|&x| x as i8).collect();
+                fixed(dt, len, nulls, b.into_inner())
+            }
+            ArrowType::Int16 | ArrowType::UInt16 => {
+                let b: ScalarBuffer<i16> = v.iter().map(|&x| x as i16).collect();
+                fixed(dt, len, nulls, b.into_inner())
+            }
+            ArrowType::Int64
+            | ArrowType::Decimal64(_, _)
+            | ArrowType::Timestamp(_, _)
+            | ArrowType::Time64(_)
+            | ArrowType::Duration(_) => {
+                let b: ScalarBuffer<i64> = v.iter().map(|&x| x as i64).collect();
+                fixed(dt, len, nulls, b.into_inner())
+            }
+            ArrowType::Date64 => {
+                let b: ScalarBuffer<i64> = v
+                    .iter()
+                    .map(|&x| (x as i64).wrapping_mul(86_400_000))
+                    .collect();
+                fixed(dt, len, nulls, b.into_inner())
+            }
+            ArrowType::Decimal128(_, _) => {
+                let b: ScalarBuffer<i128> = v.iter().map(|&x| x as i128).collect();
+                fixed(dt, len, nulls, b.into_inner())
+            }
+            ArrowType::Decimal256(_, _) => {
+                let b: ScalarBuffer<i256> = v.iter().map(|&x| i256::from_i128(x as i128)).collect();
+                fixed(dt, len, nulls, b.into_inner())
+            }
+            _ => Err(unsupported("INT32", dt)),
+        },
+        Values::Int64(v) => match dt {
+            ArrowType::Int64
+            | ArrowType::UInt64
+            | ArrowType::Time64(_)
+            | ArrowType::Timestamp(_, _)
+            | ArrowType::Duration(_)
+            | ArrowType::Date64
+            | ArrowType::Decimal64(_, _) => fixed(dt, len, nulls, v.inner().clone()),
+            ArrowType::Decimal32(_, _) | ArrowType::Int32 | ArrowType::Date32 => {
+                let b: ScalarBuffer<i32> = v.iter().map(|&x| x as i32).collect();
+                fixed(dt, len, nulls, b.into_inner())
+            }
+            ArrowType::Decimal128(_, _) => {
+                let b: ScalarBuffer<i128> = v.iter().map(|&x| x as i128).collect();
+                fixed(dt, len, nulls, b.into_inner())
+            }
+            ArrowType::Decimal256(_, _) => {
+                let b: ScalarBuffer<i256> = v.iter().map(|&x| i256::from_i128(x as i128)).collect();
+                fixed(dt, len, nulls, b.into_inner())
+            }
+            _ => Err(unsupported("INT64", dt)),
+        },
+        Values::Int96(d) => int96_to_arrow(c, d, dt),
+        Values::Float(v) => match dt {
+            ArrowType::Float32 => fixed(dt, len, nulls, v.inner().clone()),
+            _ => Err(unsupported("FLOAT", dt)),
+        },
+        Values::Double(v) => match dt {
+            ArrowType::Float64 => fixed(dt, len, nulls, v.inner().clone()),
+            _ => Err(unsupported("DOUBLE", dt)),
+        },
+        Values::Binary { offsets, data } => binary_to_arrow(c, offsets, data, dt),
+        Values::BinaryView { views, buffers } => match dt {
+            ArrowType::BinaryView => Ok(Arc::new(
+                BinaryViewArray::try_new(views.clone(), buffers.clone(), nulls)
+                    .map_err(arrow_err)?,
+            )),
+            ArrowType::Utf8View => Ok(Arc::new(
+                BinaryViewArray::try_new(views.clone(), buffers.clone(), nulls)
+                    .map_err(arrow_err)?
+                    .to_string_view()
+                    .map_err(arrow_err)?,
+            )),
+            _ => {
+                // Gather into offsets (a copy of the values).
+                let mut offsets = Vec::with_capacity(len + 1);
+                let mut data = Vec::new();
+                offsets.push(0i64);
+                for i in 0..len {
+                    data.extend_from_slice(c.bytes(i).unwrap_or_default());
+                    offsets.push(data.len() as i64);
+                }
+                let flat = Column {
+                    len,
+                    validity: nulls,
+                    values: Values::Binary {
+                        offsets: OffsetBuffer::new(offsets.into()),
+                        data: Buffer::from_vec(data),
+                    },
+                };
+                column_to_arrow(&flat, dt)
+            }
+        },
+        Values::FixedLenByteArray { width, data } => match dt {
+            ArrowType::FixedSizeBinary(w) if *w as usize == *width => {
+                fixed(dt, len, nulls, data.clone())
+            }
+            ArrowType::Float16 if *width == 2 => {
+                if data.as_ptr().align_offset(2) == 0 {
+                    fixed(dt, len, nulls, data.clone())
+                } else {
+                    fixed(dt, len, nulls, Buffer::from_slice_ref(data.as_slice()))
+                }
+            }
+            ArrowType::Interval(arrow_schema::IntervalUnit::DayTime) if *width == 12 => {
+                let mut buf = MutableBuffer::new(len * 8);
+                for b in data.chunks_exact(12) {
+                    buf.extend_from_slice(&b[4..12]);
+                }
+                fixed(dt, len, nulls, buf.into())
+            }
+            ArrowType::Interval(arrow_schema::IntervalUnit::YearMonth) if *width == 12 => {
+                let mut buf = MutableBuffer::new(len * 4);
+                for b in data.chunks_exact(12) {
+                    buf.extend_from_slice(&b[0..4]);
+                }
+                fixed(dt, len, nulls, buf.into())
+            }
+            ArrowType::Decimal32(_, _)
+            | ArrowType::Decimal64(_, _)
+            | ArrowType::Decimal128(_, _)
+            | ArrowType::Decimal256(_, _) => {
+                decimal_from_be(data.chunks_exact((*width).max(1)), len, nulls, dt)
+            }
+            ArrowType::Binary
+            | ArrowType::LargeBinary
+            | ArrowType::Utf8
+            | ArrowType::LargeUtf8
+            | ArrowType::BinaryView
+            | ArrowType::Utf8View => {
+                let offsets: ScalarBuffer<i64> = (0..=len).map(|i| (i * width) as i64).collect();
+                let flat = Column {
+                    len,
+                    validity: nulls,
+                    values: Values::Binary {
+                        offsets: OffsetBuffer::new(offsets),
+                        data: data.clone(),
+                    },
+                };
+                column_to_arrow(&flat, dt)
+            }
+            _ => Err(unsupported("FIXED_LEN_BYTE_ARRAY", dt)),
+        },
+    }
+}
+
+/// A dictionary array of `value` type: unique values in first-seen order (a copy).
+fn dictionary(c: &Column, key: &ArrowType, value: &ArrowType) -> Result<ArrayRef> {
+    let dense = column_to_arrow(c, value)?;
+    let mut seen: HashMap<std::borrow::Cow<'_, [u8]>, usize> = HashMap::new();
+    let mut firsts = Vec::new();
+    let mut keys = Vec::with_capacity(c.len);
+    for i in 0..c.len {
+        if !c.is_valid(i) {
+            keys.push(0usize);
+            continue;
+        }
+        let bytes = match c.bytes(i) {
+            Some(b) => std::borrow::Cow::Borrowed(b),
+            None => std::borrow::Cow::Owned(c.value_bytes(i).unwrap_or_default()),
+        };
+        let next = firsts.len();
+        let k = *seen.entry(bytes).or_insert(next);
+        if k == next {
+            firsts.push(i);
+        }
+        keys.push(k);
+    }
+    let dense_data = dense.to_data();
+    let mut m =
+        arrow_data::transform::MutableArrayData::new(vec![&dense_data], false, firsts.len());
+    for &i in &firsts {
+        m.try_extend(0, i, i + 1).map_err(arrow_err)?;
+    }
+    let values = make_array(m.freeze());
+    let n = firsts.len();
+    let too_many = || Error::Unsupported(format!("{n} dictionary values for keys of {key}"));
+    let key_buffer: Buffer = match key {
+        ArrowType::Int8 if n <= i8::MAX as usize + 1 => {
+            Buffer::from_iter(keys.iter().map(|&k| k as i8))
+        }
+        ArrowType::UInt8 if n <= u8::MAX as usize + 1 => {
+            Buffer::from_iter(keys.iter().map(|&k| k as u8))
+        }
+        ArrowType::Int16 if n <= i16::MAX as usize + 1 => {
+            Buffer::from_iter(keys.iter().map(|&k| k as i16))
+        }
+        ArrowType::UInt16 if n <= u16::MAX as usize + 1 => {
+            Buffer::from_iter(keys.iter().map(|&k| k as u16))
+        }
+        ArrowType::Int32 | ArrowType::UInt32 => Buffer::from_iter(keys.iter().map(|&k| k as i32)),
+        ArrowType::Int64 | ArrowType::UInt64 => Buffer::from_iter(keys.iter().map(|&k| k as i64)),
+        _ => return Err(too_many()),
+    };
+    let data = ArrayData::builder(ArrowType::Dictionary(
+        Box::new(key.clone()),
+        Box::new(value.clone()),
+    ))
+    .len(c.len)
+    .nulls(c.validity.clone())
+    .add_buffer(key_buffer)
+    .add_child_data(values.to_data())
+    .build()
+    .map_err(arrow_err)?;
+    Ok(make_array(data))
+}
+
+/// Convert an [`ArrayBatch`] to a [`RecordBatch`] of `schema`.
+pub fn to_record_batch(batch: &ArrayBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+    let columns = batch
+        .arrays
+        .iter()
+        .zip(schema.fields().iter())
+        .map(|(a, f)| to_arrow_array(a, f.data_type()))
+        .collect::<Result<Vec<_>>>()?;
+    RecordBatch::try_new_with_options(
+        schema.clone(),
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(batch.num_rows)),
+    )
+    .map_err(arrow_err)
+}
+
+/// Arrow [`RecordBatch`]es of a Parquet file: see [`ParquetReader::record_batches`].
+pub struct ParquetRecordBatchReader<S: Source> {
+    inner: ArrayBatchReader<S>,
+    schema: SchemaRef,
+}
+
+impl<S: Source> ParquetRecordBatchReader<S> {
+    /// The schema of every batch.
+    pub fn arrow_schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+}
+
+impl<S: Source> Iterator for ParquetRecordBatchReader<S> {
+    type Item = std::result::Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let batch = self.inner.next()?;
+        Some(
+            batch
+                .and_then(|b| to_record_batch(&b, &self.schema))
+                .map_err(|e| ArrowError::ExternalError(Box::new(e))),
+        )
+    }
+}
+
+impl<S: Source> RecordBatchReader for ParquetRecordBatchReader<S> {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+}
+
+impl<S: Source> ParquetReader<S> {
+    /// The Arrow schema of the whole file (see [`super::to_arrow_schema`]).
+    pub fn arrow_schema(&self) -> Result<arrow_schema::Schema> {
+        super::to_arrow_schema(
+            &self.fields()?,
+            self.metadata().key_value_metadata.as_deref(),
+        )
+    }
+
+    /// Stream Arrow [`RecordBatch`]es of `batch_size` rows of `projection` (top-level field
+    /// names or leaf dotted paths, as in [`Self::array_batches`]; empty: every field), with
+    /// the Arrow schema of [`super::to_arrow_schema`].
+    ///
+    /// ```
+    /// use arrow_array::RecordBatchReader;
+    /// use parq::read::ParquetReader;
+    /// let bytes = std::fs::read("testdata/parquet-testing/data/alltypes_plain.parquet").unwrap();
+    /// let reader = ParquetReader::new(bytes::Bytes::from(bytes)).unwrap();
+    /// let batches = reader.record_batches(&["id", "string_col"], 1024).unwrap();
+    /// assert_eq!(batches.schema().fields().len(), 2);
+    /// let rows: usize = batches.map(|b| b.unwrap().num_rows()).sum();
+    /// assert_eq!(rows, 8);
+    /// ```
+    pub fn record_batches(
+        &self,
+        projection: &[&str],
+        batch_size: usize,
+    ) -> Result<ParquetRecordBatchReader<S>> {
+        let all: Vec<String>;
+        let projection: Vec<&str> = if projection.is_empty() {
+            all = self.fields()?.into_iter().map(|f| f.name).collect();
+            all.iter().map(String::as_str).collect()
+        } else {
+            projection.to_vec()
+        };
+        let inner = self.array_batches(&projection, batch_size)?;
+        let schema = Arc::new(super::to_arrow_schema(
+            inner.fields(),
+            self.metadata().key_value_metadata.as_deref(),
+        )?);
+        Ok(ParquetRecordBatchReader { inner, schema })
+    }
+}
