@@ -203,49 +203,14 @@ fn list_type(element: &Field, hint: Option<&ArrowType>) -> Result<ArrowType> {
     })
 }
 
-/// The annotation that decides the Arrow type: the logical type, else the converted type.
+/// The annotation that decides the Arrow type: the logical type, else the one the converted
+/// type stands for (the same rule as [`crate::schema::effective_logical_type`]).
 fn effective(p: &Primitive) -> Option<LogicalType> {
-    if let Some(l) = &p.logical_type {
-        return Some(l.clone());
-    }
-    let c = p.converted_type?;
-    let int = |bit_width, is_signed| {
-        Some(LogicalType::Integer {
-            bit_width,
-            is_signed,
-        })
-    };
-    let time = |unit| LogicalType::Time {
-        is_adjusted_to_utc: true,
-        unit,
-    };
-    let ts = |unit| LogicalType::Timestamp {
-        is_adjusted_to_utc: true,
-        unit,
-    };
-    match c {
-        ConvertedType::UTF8 => Some(LogicalType::String),
-        ConvertedType::ENUM => Some(LogicalType::Enum),
-        ConvertedType::JSON => Some(LogicalType::Json),
-        ConvertedType::BSON => Some(LogicalType::Bson),
-        ConvertedType::DECIMAL => Some(LogicalType::Decimal {
-            scale: p.scale.unwrap_or(0),
-            precision: p.precision.unwrap_or(0),
-        }),
-        ConvertedType::DATE => Some(LogicalType::Date),
-        ConvertedType::TIME_MILLIS => Some(time(TimeUnit::Millis)),
-        ConvertedType::TIME_MICROS => Some(time(TimeUnit::Micros)),
-        ConvertedType::TIMESTAMP_MILLIS => Some(ts(TimeUnit::Millis)),
-        ConvertedType::TIMESTAMP_MICROS => Some(ts(TimeUnit::Micros)),
-        ConvertedType::UINT_8 => int(8, false),
-        ConvertedType::UINT_16 => int(16, false),
-        ConvertedType::UINT_32 => int(32, false),
-        ConvertedType::UINT_64 => int(64, false),
-        ConvertedType::INT_8 => int(8, true),
-        ConvertedType::INT_16 => int(16, true),
-        ConvertedType::INT_32 => int(32, true),
-        ConvertedType::INT_64 => int(64, true),
-        _ => None,
+    match &p.logical_type {
+        Some(LogicalType::Unknown { .. }) | None => {
+            crate::schema::logical_from_converted(p.converted_type?, p.scale, p.precision)
+        }
+        Some(l) => Some(l.clone()),
     }
 }
 
