@@ -237,42 +237,18 @@ pub fn decode_levels(
             max: MAX_LEVEL_BIT_WIDTH,
         });
     }
-    let mut dec = RleDecoder::new(data, bit_width)?;
-    let mut left = num_levels;
-    while left > 0 {
-        let Some(run) = dec.next_run()? else {
-            return Err(levels_missing(&dec, left));
-        };
-        let level_too_large = || Error::InvalidData {
-            offset: dec.position(),
-            what: "level above i16::MAX",
-        };
-        match run {
-            Run::Repeated { value, len } => {
-                let v = i16::try_from(value).map_err(|_| level_too_large())?;
-                let n = len.min(left);
-                out.resize(out.len() + n, v);
-                left -= n;
-            }
-            Run::Packed { width, bytes, len } => {
-                let n = len.min(left);
-                let start = out.len();
-                out.resize(start + n, 0);
-                let dst: &mut [u16] = bytemuck::cast_slice_mut(&mut out[start..]);
-                bitpack::unpack(bytes, width, dst)?;
-                if width == 16 && out[start..].iter().any(|&v| v < 0) {
-                    return Err(level_too_large());
-                }
-                left -= n;
-            }
-        }
-    }
-    Ok(())
+    decode_checked(
+        data,
+        bit_width,
+        i16::MAX,
+        "level above i16::MAX",
+        num_levels,
+        out,
+    )
 }
 
-/// [`decode_levels`] for a column whose levels go up to `max`: a level above `max` is an
-/// error. Checked per run: a repeated run by its one value, a bit-packed run only when its
-/// width can hold values above `max`.
+/// [`decode_levels`] for a column whose levels go up to `max` (bit width that of `max`): a
+/// level above `max` is an error.
 pub fn decode_levels_up_to(
     data: &[u8],
     max: i16,
@@ -280,12 +256,31 @@ pub fn decode_levels_up_to(
     out: &mut Vec<i16>,
 ) -> Result<()> {
     let width = 16 - (max.max(0) as u16).leading_zeros();
+    decode_checked(
+        data,
+        width,
+        max,
+        "level above the column's max level",
+        num_levels,
+        out,
+    )
+}
+
+/// The one level decoder: levels above `max` are an error (`what`), checked per run: a
+/// repeated run by its one value, a bit-packed run only when its width can hold values above
+/// `max`.
+fn decode_checked(
+    data: &[u8],
+    width: u32,
+    max: i16,
+    what: &'static str,
+    num_levels: usize,
+    out: &mut Vec<i16>,
+) -> Result<()> {
+    let max = max.max(0) as u16;
     let mut dec = RleDecoder::new(data, width)?;
     let mut left = num_levels;
-    let above = |offset: usize| Error::InvalidData {
-        offset,
-        what: "level above the column's max level",
-    };
+    let above = |offset: usize| Error::InvalidData { offset, what };
     while left > 0 {
         let Some(run) = dec.next_run()? else {
             return Err(levels_missing(&dec, left));
@@ -305,12 +300,10 @@ pub fn decode_levels_up_to(
                 out.resize(start + n, 0);
                 let dst: &mut [u16] = bytemuck::cast_slice_mut(&mut out[start..]);
                 bitpack::unpack(bytes, width, dst)?;
-                if (1u32 << width) - 1 > max as u32 {
-                    // Unsigned max, so values past i16::MAX count as above too.
-                    let top = dst.iter().copied().max().unwrap_or(0);
-                    if top > max as u16 {
-                        return Err(above(dec.position()));
-                    }
+                // Unsigned, so values past i16::MAX count as above too.
+                if (1u32 << width) - 1 > max as u32 && dst.iter().copied().max().unwrap_or(0) > max
+                {
+                    return Err(above(dec.position()));
                 }
                 left -= n;
             }
