@@ -165,7 +165,8 @@ impl<S: Source> LeafState<S> {
             }
         }
         Ok(match pieces.len() {
-            0 => Column::concat(&[self.decoder.finish()]),
+            // No slots: an empty column of the leaf's layout.
+            0 => self.decoder.finish(),
             1 => pieces.pop().expect("one piece"),
             _ => {
                 probe::hit("nested.values_copied_together");

@@ -7,11 +7,15 @@
 pub type PextFn = fn(u64, u64) -> u64;
 
 /// The fastest `pext` this CPU runs. Detect once per slice, not per word.
+///
+/// Probes: `kernels.pext_bmi2` / `kernels.pext_portable`, once per call.
 pub fn pext_fn() -> PextFn {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     if std::arch::is_x86_feature_detected!("bmi2") {
+        crate::probe::hit("kernels.pext_bmi2");
         return pext_bmi2_checked;
     }
+    crate::probe::hit("kernels.pext_portable");
     pext_portable
 }
 
