@@ -20,10 +20,12 @@ mod levels;
 mod nested;
 mod page;
 pub(crate) mod plan;
+mod selection;
 mod source;
 
 pub use batch::{Batch, BatchReader};
 pub use decode::ByteArrayLayout;
 pub use file::{ParquetReader, ReadOptions};
 pub use nested::{testing, ArrayBatch, ArrayBatchReader};
+pub use selection::RowSelection;
 pub use source::{FileSource, MmapSource, Source};
