@@ -21,7 +21,7 @@ impl RowSelection {
 
     /// Every row of a file with `num_rows` rows.
     pub fn all(num_rows: u64) -> Self {
-        Self::from_ranges([0..num_rows])
+        Self::from_ranges(std::iter::once(0..num_rows))
     }
 
     /// The rows in `ranges`, in any order, overlapping or not; empty ranges are dropped.
