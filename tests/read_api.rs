@@ -193,3 +193,34 @@ fn io_errors_name_the_path() {
     assert_eq!(unnamed.to_string(), "i/o error: x");
     assert_eq!(unnamed.in_file("f").to_string(), "i/o error: f: x");
 }
+
+/// The page index is read on demand: pages of `alltypes_tiny_pages_plain` (written with a page
+/// index by parquet-mr) have offset-index first rows that add up to the row group, and a column
+/// index with one entry per page where it has one.
+#[test]
+fn page_index_reads_where_present() {
+    let reader = ParquetReader::new(bytes("alltypes_tiny_pages_plain.parquet")).unwrap();
+    let rows = reader.metadata().row_groups[0].num_rows;
+    let mut indexed = 0;
+    for col in 0..reader.schema().leaves.len() {
+        let oi = reader
+            .read_offset_index(0, col)
+            .unwrap()
+            .expect("offset index");
+        // A writer may leave a column's index out (parquet-mr does for some columns).
+        if let Some(ci) = reader.read_column_index(0, col).unwrap() {
+            assert_eq!(ci.null_pages.len(), oi.page_locations.len());
+            indexed += 1;
+        }
+        assert_eq!(oi.page_locations[0].first_row_index, 0);
+        for w in oi.page_locations.windows(2) {
+            assert!(w[0].first_row_index < w[1].first_row_index);
+            assert!(w[1].first_row_index < rows);
+        }
+    }
+    assert!(indexed > 0, "no column index read");
+    let plain = ParquetReader::new(bytes("alltypes_plain.parquet")).unwrap();
+    assert!(plain.read_offset_index(0, 0).unwrap().is_none());
+    assert!(plain.read_column_index(0, 0).unwrap().is_none());
+    assert!(plain.read_offset_index(1, 0).is_err(), "no row group 1");
+}

@@ -593,7 +593,12 @@ impl ColumnCryptoMetaData {
     pub fn read(r: &mut CompactReader<'_>) -> Result<Self> {
         let mut out = None;
         r.read_struct("ColumnCryptoMetaData", |r, id, t| {
-            if out.is_some() || id != 2 || t != ty::STRUCT {
+            if (id == 1 || id == 2) && t != ty::STRUCT {
+                return Err(r.error(format!(
+                    "ColumnCryptoMetaData field {id} has wire type {t}, not a struct"
+                )));
+            }
+            if out.is_some() || id != 2 {
                 if out.is_none() {
                     out = Some(if id == 1 {
                         ColumnCryptoMetaData::EncryptionWithFooterKey

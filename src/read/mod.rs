@@ -19,6 +19,7 @@ mod file;
 mod levels;
 mod nested;
 mod page;
+mod page_index;
 pub(crate) mod plan;
 mod selection;
 mod source;
