@@ -14,6 +14,7 @@
 
 mod assemble;
 mod batch;
+mod bloom;
 mod decode;
 mod file;
 mod levels;
