@@ -252,6 +252,31 @@ fn hash_and_bitset_equal_the_parquet_crates() {
     }
 }
 
+/// Filters are sized as the parquet crate sizes them for the same NDV and FPP.
+#[test]
+fn sizes_equal_the_parquet_crates() {
+    for ndv in [
+        0u64,
+        1,
+        100,
+        1000,
+        4000,
+        65_536,
+        1_000_000,
+        50_000_000,
+        u64::MAX >> 20,
+    ] {
+        for fpp in [0.001, 0.01, 0.05, 0.1, 0.3, 0.9] {
+            let theirs = parquet::bloom_filter::Sbbf::new_with_ndv_fpp(ndv, fpp).unwrap();
+            assert_eq!(
+                Sbbf::with_ndv_fpp(ndv, fpp).num_bytes(),
+                theirs.num_blocks() * 32,
+                "ndv {ndv} fpp {fpp}"
+            );
+        }
+    }
+}
+
 fn reader_props() -> parquet::file::properties::ReaderProperties {
     parquet::file::properties::ReaderProperties::builder()
         .set_read_bloom_filter(true)
