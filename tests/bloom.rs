@@ -203,6 +203,10 @@ fn false_positive_rate_is_near_the_configured_one() {
             .filter(|k| f.check_hash(hash_i64(ndv as i64 + k)))
             .count();
         let rate = hits as f64 / trials as f64;
+        eprintln!(
+            "ndv {ndv} fpp {fpp}: {rate} measured, {} bytes",
+            f.num_bytes()
+        );
         // A floor of 20 hits keeps the tiniest FPP clear of sampling noise.
         let limit = (2.0 * fpp).max(20.0 / trials as f64);
         assert!(
