@@ -175,7 +175,8 @@ fn collect_leaves<'a>(
             collect_leaves(el, items, first, reshape, out);
         }
         DataType::Struct(children) => {
-            let mut per_child: Vec<Vec<&'a mut Value>> = children.iter().map(|_| Vec::new()).collect();
+            let mut per_child: Vec<Vec<&'a mut Value>> =
+                children.iter().map(|_| Vec::new()).collect();
             for r in rows {
                 if let Value::Struct(vs) = r {
                     for (i, v) in vs.iter_mut().enumerate() {
@@ -217,7 +218,11 @@ fn distribute(e: &mut dyn Entropy, p: &Primitive, mut slots: Vec<&mut Vec<u8>>, 
     match d {
         Distribution::Unique => {}
         Distribution::LowCardinality(k) => {
-            let pool: Vec<Vec<u8>> = slots.iter().take(k.max(1) as usize).map(|s| s.to_vec()).collect();
+            let pool: Vec<Vec<u8>> = slots
+                .iter()
+                .take(k.max(1) as usize)
+                .map(|s| s.to_vec())
+                .collect();
             for s in slots.iter_mut().skip(pool.len()) {
                 **s = e.pick(&pool).clone();
             }
@@ -248,17 +253,30 @@ fn order(p: &Primitive, a: &[u8], b: &[u8]) -> std::cmp::Ordering {
         out
     };
     match p.physical_type {
-        Type::INT32 => i32::from_le_bytes(arr(a)[..4].try_into().unwrap_or_default())
-            .cmp(&i32::from_le_bytes(arr(b)[..4].try_into().unwrap_or_default())),
+        Type::INT32 => i32::from_le_bytes(arr(a)[..4].try_into().unwrap_or_default()).cmp(
+            &i32::from_le_bytes(arr(b)[..4].try_into().unwrap_or_default()),
+        ),
         Type::INT64 => i64::from_le_bytes(arr(a)).cmp(&i64::from_le_bytes(arr(b))),
-        Type::FLOAT => f32::from_le_bytes(arr(a)[..4].try_into().unwrap_or_default())
-            .total_cmp(&f32::from_le_bytes(arr(b)[..4].try_into().unwrap_or_default())),
+        Type::FLOAT => f32::from_le_bytes(arr(a)[..4].try_into().unwrap_or_default()).total_cmp(
+            &f32::from_le_bytes(arr(b)[..4].try_into().unwrap_or_default()),
+        ),
         Type::DOUBLE => f64::from_le_bytes(arr(a)).total_cmp(&f64::from_le_bytes(arr(b))),
         _ => a.cmp(b),
     }
 }
 
-const WORDS: &[&str] = &["", "a", "zz", "é", "日本語", "🦀", "key", "Parquet", "\0", "x y"];
+const WORDS: &[&str] = &[
+    "",
+    "a",
+    "zz",
+    "é",
+    "日本語",
+    "🦀",
+    "key",
+    "Parquet",
+    "\0",
+    "x y",
+];
 
 /// One value of `p` as the file stores it (little-endian numbers, raw bytes).
 pub fn leaf_value(e: &mut dyn Entropy, p: &Primitive, profile: &ColumnProfile) -> Vec<u8> {
@@ -268,10 +286,22 @@ pub fn leaf_value(e: &mut dyn Entropy, p: &Primitive, profile: &ColumnProfile) -
         Type::BOOLEAN => vec![e.below(2) as u8],
         Type::INT32 => {
             let (lo, hi): (i64, i64) = match lt {
-                Some(LogicalType::Integer { bit_width: 8, is_signed: true }) => (-128, 127),
-                Some(LogicalType::Integer { bit_width: 16, is_signed: true }) => (-32768, 32767),
-                Some(LogicalType::Integer { bit_width: 8, is_signed: false }) => (0, 255),
-                Some(LogicalType::Integer { bit_width: 16, is_signed: false }) => (0, 65535),
+                Some(LogicalType::Integer {
+                    bit_width: 8,
+                    is_signed: true,
+                }) => (-128, 127),
+                Some(LogicalType::Integer {
+                    bit_width: 16,
+                    is_signed: true,
+                }) => (-32768, 32767),
+                Some(LogicalType::Integer {
+                    bit_width: 8,
+                    is_signed: false,
+                }) => (0, 255),
+                Some(LogicalType::Integer {
+                    bit_width: 16,
+                    is_signed: false,
+                }) => (0, 65535),
                 Some(LogicalType::Time { .. }) => (0, 86_399_999),
                 Some(LogicalType::Decimal { precision, .. }) => {
                     let m = 10i64.pow((*precision).clamp(1, 9) as u32) - 1;
@@ -284,7 +314,10 @@ pub fn leaf_value(e: &mut dyn Entropy, p: &Primitive, profile: &ColumnProfile) -
         }
         Type::INT64 => {
             let (lo, hi): (i64, i64) = match lt {
-                Some(LogicalType::Time { unit: TimeUnit::Micros, .. }) => (0, 86_399_999_999),
+                Some(LogicalType::Time {
+                    unit: TimeUnit::Micros,
+                    ..
+                }) => (0, 86_399_999_999),
                 Some(LogicalType::Time { .. }) => (0, 86_399_999_999_999),
                 Some(LogicalType::Decimal { precision, .. }) => {
                     let m = 10i64.pow((*precision).clamp(1, 18) as u32) - 1;
@@ -296,7 +329,11 @@ pub fn leaf_value(e: &mut dyn Entropy, p: &Primitive, profile: &ColumnProfile) -
         }
         Type::INT96 => {
             let last = 86_399_999_999_999;
-            let nanos = if edge { *e.pick(&[0, last]) } else { e.range(0, last) } as u64;
+            let nanos = if edge {
+                *e.pick(&[0, last])
+            } else {
+                e.range(0, last)
+            } as u64;
             let day = e.range(2_440_588 - 100_000, 2_440_588 + 100_000) as u32;
             let mut b = nanos.to_le_bytes().to_vec();
             b.extend_from_slice(&day.to_le_bytes());
@@ -357,15 +394,19 @@ fn int_in(e: &mut dyn Entropy, lo: i64, hi: i64, edge: bool, small: i64) -> i64 
     }
 }
 
-fn byte_array_value(e: &mut dyn Entropy, lt: Option<&LogicalType>, edge: bool, long: usize) -> Vec<u8> {
+fn byte_array_value(
+    e: &mut dyn Entropy,
+    lt: Option<&LogicalType>,
+    edge: bool,
+    long: usize,
+) -> Vec<u8> {
     match lt {
         Some(LogicalType::Decimal { precision, .. }) => {
             let m = 10i128.pow((*precision).clamp(1, 38) as u32) - 1;
             let v = if edge {
                 *e.pick(&[m, -m, 0, -1])
             } else {
-                let mag = (e.bits() as i128) << 64 | e.bits() as i128;
-                mag.rem_euclid(2 * m + 1) - m
+                decimal_in(e, m)
             };
             be_bytes_min(v)
         }
@@ -409,6 +450,18 @@ fn byte_array_value(e: &mut dyn Entropy, lt: Option<&LogicalType>, edge: bool, l
     }
 }
 
+/// A number in `-m..=m` (`m` < 10^38).
+fn decimal_in(e: &mut dyn Entropy, m: i128) -> i128 {
+    let bits = (e.bits() as u128) << 64 | e.bits() as u128;
+    let (m, span) = (m.unsigned_abs(), 2 * m.unsigned_abs() + 1);
+    let r = bits % span;
+    if r >= m {
+        (r - m) as i128
+    } else {
+        -((m - r) as i128)
+    }
+}
+
 /// ASCII and multi-byte text of about `len` bytes.
 fn long_text(e: &mut dyn Entropy, len: usize) -> String {
     let mut s = String::new();
@@ -426,14 +479,15 @@ fn fixed_value(e: &mut dyn Entropy, p: &Primitive, edge: bool) -> Vec<u8> {
             let v = if edge {
                 *e.pick(&[m, -m, 0, -1])
             } else {
-                let mag = (e.bits() as i128) << 64 | e.bits() as i128;
-                mag.rem_euclid(2 * m + 1) - m
+                decimal_in(e, m)
             };
             v.to_be_bytes()[16 - width.min(16)..].to_vec()
         }
         Some(LogicalType::Float16) => {
             let h: u16 = if edge {
-                *e.pick(&[0x7E00, 0x7C01, 0xFE01, 0x8000, 0x0000, 0x7C00, 0xFC00, 0x0001, 0x7BFF])
+                *e.pick(&[
+                    0x7E00, 0x7C01, 0xFE01, 0x8000, 0x0000, 0x7C00, 0xFC00, 0x0001, 0x7BFF,
+                ])
             } else {
                 // A finite half: any sign and mantissa, exponent below all-ones.
                 let h = e.bits() as u16;
@@ -553,11 +607,24 @@ fn leaf_column(p: &Primitive, rows: &[Value], views: bool) -> Column {
         out
     };
     let values = match p.physical_type {
-        Type::BOOLEAN => Values::Boolean(bytes.iter().map(|b| b.is_some_and(|b| b.first() == Some(&1))).collect()),
-        Type::INT32 => Values::Int32(ScalarBuffer::from(bytemuck::pod_collect_to_vec::<u8, i32>(&fixed(4)))),
-        Type::INT64 => Values::Int64(ScalarBuffer::from(bytemuck::pod_collect_to_vec::<u8, i64>(&fixed(8)))),
-        Type::FLOAT => Values::Float(ScalarBuffer::from(bytemuck::pod_collect_to_vec::<u8, f32>(&fixed(4)))),
-        Type::DOUBLE => Values::Double(ScalarBuffer::from(bytemuck::pod_collect_to_vec::<u8, f64>(&fixed(8)))),
+        Type::BOOLEAN => Values::Boolean(
+            bytes
+                .iter()
+                .map(|b| b.is_some_and(|b| b.first() == Some(&1)))
+                .collect(),
+        ),
+        Type::INT32 => Values::Int32(ScalarBuffer::from(bytemuck::pod_collect_to_vec::<u8, i32>(
+            &fixed(4),
+        ))),
+        Type::INT64 => Values::Int64(ScalarBuffer::from(bytemuck::pod_collect_to_vec::<u8, i64>(
+            &fixed(8),
+        ))),
+        Type::FLOAT => Values::Float(ScalarBuffer::from(bytemuck::pod_collect_to_vec::<u8, f32>(
+            &fixed(4),
+        ))),
+        Type::DOUBLE => Values::Double(ScalarBuffer::from(
+            bytemuck::pod_collect_to_vec::<u8, f64>(&fixed(8)),
+        )),
         Type::INT96 => Values::Int96(Buffer::from_vec(fixed(12))),
         Type::FIXED_LEN_BYTE_ARRAY => {
             let w = p.type_length.unwrap_or(1).max(0) as usize;

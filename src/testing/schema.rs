@@ -102,11 +102,7 @@ pub fn gen_field(e: &mut dyn Entropy, depth: usize, name: &str) -> Field {
                 .collect();
             Field::structure(name, children)
         }
-        _ => Field::map(
-            name,
-            gen_leaf(e, "key"),
-            gen_field(e, depth - 1, "value"),
-        ),
+        _ => Field::map(name, gen_leaf(e, "key"), gen_field(e, depth - 1, "value")),
     };
     if e.below(2) == 1 {
         f.optional()

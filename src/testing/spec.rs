@@ -140,7 +140,8 @@ pub fn gen_spec_for(
 /// Specs within `config`: proptest draws the schema (shrinking towards fewer, flatter fields)
 /// and the row count (towards 0); a seed draws the values and the options.
 pub fn file_spec(config: SpecConfig) -> impl Strategy<Value = FileSpec> {
-    let schema = super::schema::schema_strategy(1..=config.max_fields.max(1), config.max_depth as u32);
+    let schema =
+        super::schema::schema_strategy(1..=config.max_fields.max(1), config.max_depth as u32);
     (schema, 0..=config.max_rows, any::<u64>()).prop_map(move |(fields, rows, seed)| {
         gen_spec_for(&mut Rng::new(seed), fields, rows, &config)
     })
