@@ -8,6 +8,7 @@ use super::schema::gen_schema;
 use super::{Entropy, Rng};
 use crate::array::Array;
 use crate::field::Field;
+use crate::metadata::FileMetaData;
 use crate::write::{ParquetWriter, WriterOptions};
 use crate::Result;
 
@@ -73,6 +74,12 @@ impl FileSpec {
     /// Write the file: its bytes, and the arrays it must read back as (one per top-level
     /// field, compared by [`Array`]'s logical, bit-exact equality).
     pub fn write(&self) -> Result<(Vec<u8>, Vec<Array>)> {
+        let (bytes, _) = self.write_with_metadata()?;
+        Ok((bytes, self.columns.clone()))
+    }
+
+    /// Write the file: its bytes and the footer the writer returned.
+    pub fn write_with_metadata(&self) -> Result<(Vec<u8>, FileMetaData)> {
         let mut w =
             ParquetWriter::with_fields(Vec::new(), self.fields.clone(), self.options.clone())?;
         let rows = self.num_rows();
@@ -94,8 +101,8 @@ impl FileSpec {
                 .collect();
             w.write_arrays(&batch)?;
         }
-        let (_, bytes) = w.close()?;
-        Ok((bytes, self.columns.clone()))
+        let (meta, bytes) = w.close()?;
+        Ok((bytes, meta))
     }
 }
 
