@@ -39,8 +39,8 @@ pub mod spec;
 
 pub use mutate::{mutate, mutations, Mutated, Mutation};
 pub use roundtrip::{
-    assert_roundtrip, assert_roundtrip_with, check_roundtrip, check_roundtrip_with, Mismatch,
-    ParqReader, ParquetReadUnderTest,
+    assert_roundtrip, assert_roundtrip_with, check_roundtrip, check_roundtrip_with, compare,
+    Mismatch, ParqReader, ParquetReadUnderTest,
 };
 pub use spec::{FileSpec, SpecConfig};
 
