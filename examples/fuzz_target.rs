@@ -41,14 +41,13 @@ fn fuzz_one(data: &[u8]) {
             }
             Ok(())
         };
-        match read() {
-            Err(e) => assert!(
+        // Ok is possible: a reader may skip the levels of a page without nulls.
+        if let Err(e) = read() {
+            assert!(
                 kind.named_by(&e.to_string()),
                 "{kind} ({}): the error does not name it: {e}",
                 m.description
-            ),
-            // A mutation a reader may not notice: levels of a page it can skip.
-            Ok(()) => {}
+            );
         }
     }
 }

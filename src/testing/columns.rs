@@ -420,7 +420,8 @@ fn byte_array_value(
             }
             let mut s = String::new();
             for _ in 0..e.below(4) {
-                s.push_str(*e.pick(WORDS));
+                let w: &&str = e.pick(WORDS);
+                s.push_str(w);
             }
             s.push_str(&e.below(1000).to_string());
             s.into_bytes()
@@ -466,7 +467,8 @@ fn decimal_in(e: &mut dyn Entropy, m: i128) -> i128 {
 fn long_text(e: &mut dyn Entropy, len: usize) -> String {
     let mut s = String::new();
     while s.len() < len {
-        s.push_str(*e.pick(&["abcdefgh", "é", "🦀", " ", "0123456789"]));
+        let w: &&str = e.pick(&["abcdefgh", "é", "🦀", " ", "0123456789"]);
+        s.push_str(w);
     }
     s
 }

@@ -10,7 +10,7 @@
 //! - **A round-trip checker**: [`assert_roundtrip`] / [`check_roundtrip`] write a spec, read it
 //!   back (with parq, or a reader of yours through [`ParquetReadUnderTest`]) and report the
 //!   first difference by column path, row and value.
-//! - **Near-valid corruptions** ([`mutate`]): each names what it broke, so a test can assert
+//! - **Near-valid corruptions** ([`mod@mutate`]): each names what it broke, so a test can assert
 //!   the reader's error names it too.
 //!
 //! ```
