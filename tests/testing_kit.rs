@@ -10,7 +10,7 @@ use arbitrary::{Arbitrary, Unstructured};
 use bytes::Bytes;
 use parq::array::Array;
 use parq::codecs::compression::CodecKind;
-use parq::metadata::{decode_footer, PageType};
+use parq::metadata::decode_footer;
 use parq::read::ParquetReader;
 use parq::testing::spec::{file_spec, gen_spec};
 use parq::testing::{
@@ -82,8 +82,6 @@ impl ParquetReadUnderTest for LossyReader {
     }
 }
 
-/// A reader that flips the sign bit of the first non-null double: a -0.0 / 0.0 or NaN sign
-/// difference must be reported too (bitwise comparison).
 #[test]
 fn the_checker_reports_the_first_difference() {
     let mut rng = Rng::new(7);
@@ -97,6 +95,31 @@ fn the_checker_reports_the_first_difference() {
     assert_eq!(m.reader, "lossy");
     assert_eq!(m.column, "f0");
     assert!(m.to_string().contains("rows"), "{m}");
+}
+
+/// Floats are compared bit for bit: -0.0 is not 0.0, and NaN payloads count.
+#[test]
+fn floats_compare_bitwise() {
+    use parq::column::{Column, Values};
+    use parq::testing::roundtrip::compare_array;
+    let field = parq::write::Field::double("d").into_field();
+    let col = |v: Vec<f64>| {
+        Array::Primitive(Column {
+            len: v.len(),
+            validity: None,
+            values: Values::Double(v.into()),
+        })
+    };
+    let nan = f64::from_bits(0x7FF8_0000_0000_0001);
+    assert!(compare_array(&field, &col(vec![1.0, nan]), &col(vec![1.0, nan])).is_ok());
+    let (path, row, e, a) =
+        compare_array(&field, &col(vec![1.0, -0.0]), &col(vec![1.0, 0.0])).unwrap_err();
+    assert_eq!((path.as_str(), row), ("d[1]", Some(1)));
+    assert!(
+        e.contains("0x8000000000000000") && a.contains("0x0000000000000000"),
+        "{e} vs {a}"
+    );
+    assert!(compare_array(&field, &col(vec![nan]), &col(vec![f64::NAN])).is_err());
 }
 
 fn read_everything(bytes: &[u8]) -> Result<(), String> {
@@ -310,7 +333,6 @@ fn generators_reach_every_type_encoding_codec_and_page_version() {
         &["DATA_PAGE", "DATA_PAGE_V2", "DICTIONARY_PAGE"],
         "page type",
     );
-    let _ = PageType::DATA_PAGE;
     eprintln!("physical {physical:?}\nlogical {logical:?}\nencodings {encodings:?}\ncodecs {codecs:?}\npages {pages:?}");
 }
 

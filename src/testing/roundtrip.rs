@@ -179,9 +179,10 @@ pub fn compare(
     Ok(())
 }
 
-type Diff = (String, Option<usize>, String, String);
+/// A difference: path, row, expected value, actual value.
+pub type Diff = (String, Option<usize>, String, String);
 
-/// The first difference between two arrays of `field`.
+/// The first difference between two arrays of `field` (path as in [`Mismatch::column`]).
 pub fn compare_array(field: &Field, expected: &Array, actual: &Array) -> Result<(), Diff> {
     compare_rows(field, expected, actual, 0)
 }
