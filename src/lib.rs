@@ -9,6 +9,10 @@
 //! embedded `ARROW:schema`), `ParquetReader::record_batches` (an
 //! `arrow_array::RecordBatchReader` over parq's buffers, without copying values) and
 //! `ArrowWriter` (`RecordBatch`es in).
+//!
+//! The `testing` feature adds `parq::testing`: proptest strategies and an
+//! `arbitrary::Arbitrary` spec of valid random files, a round-trip checker and named
+//! near-valid corruptions, for other crates' test suites and fuzz targets.
 #![deny(missing_docs)]
 
 pub mod array;
@@ -23,6 +27,8 @@ pub mod read;
 pub mod schema;
 #[cfg(test)]
 mod testdata;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod write;
 
 pub use error::{Error, Result};

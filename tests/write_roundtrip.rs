@@ -14,14 +14,14 @@ use parq::codecs::compression::CodecKind;
 use parq::column::{Column, Values};
 use parq::metadata::{
     decode_column_index, decode_footer, decode_offset_index, BoundaryOrder, ColumnOrder, Encoding,
-    FileMetaData, Type,
+    FileMetaData,
 };
 use parq::read::ParquetReader;
 use parq::write::{
     ColumnOptions, EncodingPolicy, Field, PageVersion, ParquetWriter, WriterOptions,
 };
-use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
+#[cfg(feature = "testing")]
+use proptest::{prelude::*, test_runner::FileFailurePersistence};
 use support_write::Rng;
 use support_write::*;
 
@@ -71,203 +71,14 @@ fn binary_col<S: AsRef<[u8]>>(v: &[S], validity: Option<Vec<bool>>) -> Column {
     }
 }
 
-/// The same values in Arrow's view layout (short values inline, long ones in one buffer).
-fn to_views(c: &Column) -> Column {
-    let mut views = Vec::with_capacity(c.len);
-    let mut buf = Vec::new();
-    for i in 0..c.len {
-        let b = c.bytes(i).unwrap();
-        let mut view = [0u8; 16];
-        view[..4].copy_from_slice(&(b.len() as u32).to_le_bytes());
-        if b.len() <= 12 {
-            view[4..4 + b.len()].copy_from_slice(b);
-        } else {
-            view[4..8].copy_from_slice(&b[..4]);
-            view[8..12].copy_from_slice(&0u32.to_le_bytes());
-            view[12..16].copy_from_slice(&(buf.len() as u32).to_le_bytes());
-            buf.extend_from_slice(b);
-        }
-        views.push(u128::from_le_bytes(view));
-    }
-    Column {
-        len: c.len,
-        validity: c.validity.clone(),
-        values: Values::BinaryView {
-            views: ScalarBuffer::from(views),
-            buffers: vec![Buffer::from(buf)],
-        },
-    }
-}
-
 // ---------------------------------------------------------------------------------------
-// Random schemas, data and options.
+// Random schemas, data and options: `parq::testing`'s flat specs (every leaf type parq
+// writes, null rates from none to all, unique / low-cardinality / sorted / run values with
+// edge values, offsets and view layouts, random batch splits; every codec, v1 and v2 pages,
+// auto / dictionary / every valid explicit encoding per column, page and row-group limits
+// down to one row). Needs `--features testing` (CI has it).
 
-#[derive(Debug, Clone)]
-struct Spec {
-    seed: u64,
-    columns: Vec<(usize, bool, u8)>, // kind index, optional, null pattern
-    rows: usize,
-    batches: Vec<usize>,
-    policy: u8,
-    codec: u8,
-    v2: bool,
-    page_size: usize,
-    page_rows: usize,
-    rg_rows: usize,
-    views: bool,
-}
-
-fn spec() -> impl Strategy<Value = Spec> {
-    let n_kinds = kinds().len();
-    (
-        any::<u64>(),
-        prop::collection::vec((0..n_kinds, any::<bool>(), 0u8..5), 1..6),
-        prop_oneof![Just(0usize), 1usize..40, 40usize..700],
-        prop::collection::vec(1usize..300, 0..4),
-        0u8..5,
-        0u8..4,
-        any::<bool>(),
-        prop_oneof![Just(1usize), 16usize..4096, Just(1 << 20)],
-        prop_oneof![1usize..50, Just(20_000)],
-        prop_oneof![1usize..300, Just(1 << 20)],
-        any::<bool>(),
-    )
-        .prop_map(
-            |(
-                seed,
-                columns,
-                rows,
-                batches,
-                policy,
-                codec,
-                v2,
-                page_size,
-                page_rows,
-                rg_rows,
-                views,
-            )| Spec {
-                seed,
-                columns,
-                rows,
-                batches,
-                policy,
-                codec,
-                v2,
-                page_size,
-                page_rows,
-                rg_rows,
-                views,
-            },
-        )
-}
-
-fn alt_encoding(t: Type, pick: u64) -> EncodingPolicy {
-    let options: &[Encoding] = match t {
-        Type::BOOLEAN => &[Encoding::RLE, Encoding::PLAIN],
-        Type::INT32 | Type::INT64 => &[Encoding::DELTA_BINARY_PACKED, Encoding::BYTE_STREAM_SPLIT],
-        Type::FLOAT | Type::DOUBLE => &[Encoding::BYTE_STREAM_SPLIT],
-        Type::BYTE_ARRAY => &[
-            Encoding::DELTA_LENGTH_BYTE_ARRAY,
-            Encoding::DELTA_BYTE_ARRAY,
-        ],
-        Type::FIXED_LEN_BYTE_ARRAY => &[Encoding::DELTA_BYTE_ARRAY, Encoding::BYTE_STREAM_SPLIT],
-        _ => &[Encoding::PLAIN],
-    };
-    EncodingPolicy::Explicit(options[pick as usize % options.len()])
-}
-
-fn run_spec(s: &Spec) {
-    let all = kinds();
-    let mut r = Rng::new(s.seed);
-    let mut options = WriterOptions {
-        compression: [
-            CodecKind::Uncompressed,
-            CodecKind::Snappy,
-            CodecKind::Zstd,
-            CodecKind::Lz4Raw,
-        ][s.codec as usize],
-        page_version: if s.v2 {
-            PageVersion::V2
-        } else {
-            PageVersion::V1
-        },
-        data_page_size: s.page_size,
-        data_page_row_limit: s.page_rows,
-        row_group_rows: s.rg_rows,
-        ..WriterOptions::default()
-    };
-    let mut fields = Vec::new();
-    let mut columns = Vec::new();
-    for (i, &(k, optional, nulls)) in s.columns.iter().enumerate() {
-        let kind = &all[k];
-        let mut field = kind.field.clone();
-        field.name = format!("c{i}_{}", field.name);
-        if optional {
-            field = field.optional();
-        }
-        let null_rate = if !optional {
-            0.0
-        } else {
-            [0.0, 1.0, 0.01, 0.5, 0.9][nulls as usize]
-        };
-        let mut col = gen_column(kind, s.rows, null_rate, &mut r);
-        if optional && nulls == 1 && s.rows > 0 {
-            // Every slot null.
-            col.validity = Some(NullBuffer::new_null(s.rows));
-        }
-        if s.views && matches!(col.values, Values::Binary { .. }) {
-            col = to_views(&col);
-        }
-        let policy = match s.policy {
-            0 => EncodingPolicy::Auto,
-            1 => EncodingPolicy::Dictionary,
-            2 => EncodingPolicy::Plain,
-            _ => alt_encoding(field.physical_type, r.next()),
-        };
-        options.columns.insert(
-            field.name.clone(),
-            ColumnOptions {
-                encoding: Some(policy),
-                dictionary_size_limit: (s.policy == 1 && r.chance(0.3)).then_some(64),
-                ..ColumnOptions::default()
-            },
-        );
-        fields.push(field);
-        columns.push(col);
-    }
-    // Split the rows into the given batch sizes (the rest in one last batch).
-    let mut batches = Vec::new();
-    let mut at = 0;
-    for &b in &s.batches {
-        let take = b.min(s.rows - at);
-        if take == 0 {
-            break;
-        }
-        batches.push(
-            columns
-                .iter()
-                .map(|c| c.slice(at, take))
-                .collect::<Vec<_>>(),
-        );
-        at += take;
-    }
-    if at < s.rows || batches.is_empty() {
-        batches.push(columns.iter().map(|c| c.slice(at, s.rows - at)).collect());
-    }
-    let (bytes, meta) = write(fields.clone(), options, &batches);
-    assert_eq!(meta.num_rows as usize, s.rows);
-    assert_eq!(meta.row_groups.len(), s.rows.div_ceil(s.rg_rows));
-    assert_eq!(
-        decode_footer(&bytes).unwrap(),
-        meta,
-        "the footer is the metadata returned"
-    );
-    let (_, back) = read_all(&bytes);
-    for ((f, c), b) in fields.iter().zip(&columns).zip(&back) {
-        assert_same(&f.name, c, b);
-    }
-}
-
+#[cfg(feature = "testing")]
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 96,
@@ -275,8 +86,22 @@ proptest! {
         ..ProptestConfig::default()
     })]
     #[test]
-    fn random_schemas_round_trip(s in spec()) {
-        run_spec(&s);
+    fn random_schemas_round_trip(
+        spec in parq::testing::spec::file_spec(parq::testing::SpecConfig {
+            max_fields: 5,
+            max_rows: 700,
+            ..parq::testing::SpecConfig::flat()
+        })
+    ) {
+        let (bytes, meta) = spec.write_with_metadata().unwrap();
+        let rows = spec.num_rows();
+        prop_assert_eq!(meta.num_rows as usize, rows);
+        prop_assert_eq!(meta.row_groups.len(), rows.div_ceil(spec.options.row_group_rows));
+        prop_assert_eq!(decode_footer(&bytes).unwrap(), meta, "the footer is the metadata returned");
+        let (_, back) = read_all(&bytes);
+        for ((f, c), b) in spec.fields.iter().zip(&spec.columns).zip(&back) {
+            assert_same(&f.name, c.as_primitive().unwrap(), b);
+        }
     }
 }
 

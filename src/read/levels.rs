@@ -4,7 +4,19 @@ use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
 use parq_codecs::probe;
 
 use super::page::{DataPage, Levels};
-use crate::Result;
+use crate::{Error, Result};
+
+/// An error decoding a level stream, saying which (`"definition"` or `"repetition"`): the
+/// codec's own message ("input truncated at byte 0") does not.
+pub(crate) fn levels_error(which: &str, e: Error) -> Error {
+    match e {
+        Error::Codec { source, at } => Error::Format {
+            what: format!("{which} levels: {source}"),
+            at,
+        },
+        e => e,
+    }
+}
 
 /// Validity of one page: `None` when every slot holds a value.
 pub(crate) struct PageValidity {
@@ -28,7 +40,8 @@ pub(crate) fn page_validity(page: &DataPage) -> Result<PageValidity> {
         }
         Levels::Rle(data) => {
             let mut b = BooleanBufferBuilder::new(0);
-            let valid = parq_codecs::levels::def_levels_to_bitmap(data, n, &mut b)?;
+            let valid = parq_codecs::levels::def_levels_to_bitmap(data, n, &mut b)
+                .map_err(|e| levels_error("definition", e.into()))?;
             Ok(finish(b, valid, n))
         }
         Levels::BitPacked(data) => {

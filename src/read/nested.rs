@@ -12,6 +12,7 @@ use parq_codecs::{nested_levels, probe};
 use super::assemble::{assemble, LeafView};
 use super::decode::ChunkDecoder;
 use super::file::{ColumnReader, ParquetReader};
+use super::levels::levels_error;
 use super::page::{level_bit_width, DataPage, Levels};
 use super::plan::{plan_fields, FieldPlan, PlanKind};
 use super::source::Source;
@@ -89,8 +90,10 @@ impl<S: Source> LeafState<S> {
     fn decode_page(&mut self, page: DataPage, loc: &Location) -> Result<()> {
         let n = page.num_values;
         let start = self.entries;
-        read_levels(&page.rep_levels, self.max_rep, n, &mut self.rep).map_err(|e| e.at(loc))?;
-        read_levels(&page.def_levels, self.max_def, n, &mut self.def).map_err(|e| e.at(loc))?;
+        read_levels(&page.rep_levels, self.max_rep, n, &mut self.rep)
+            .map_err(|e| levels_error("repetition", e).at(loc))?;
+        read_levels(&page.def_levels, self.max_def, n, &mut self.def)
+            .map_err(|e| levels_error("definition", e).at(loc))?;
         self.entries += n;
         let rep = &self.rep[self.rep.len().min(start)..];
         let def = &self.def[self.def.len().min(start)..];

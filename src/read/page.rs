@@ -222,10 +222,20 @@ impl PageReader {
                     .ok_or_else(|| Error::format("data page without data_page_header"))?;
                 let num_values = non_negative(h.num_values, "data page num_values")?;
                 let data = self.decompress(dec, body, uncompressed)?;
-                let (rep_levels, data) =
-                    split_v1_levels(data, h.repetition_level_encoding, num_values, self.max_rep)?;
-                let (def_levels, values) =
-                    split_v1_levels(data, h.definition_level_encoding, num_values, self.max_def)?;
+                let (rep_levels, data) = split_v1_levels(
+                    data,
+                    h.repetition_level_encoding,
+                    num_values,
+                    self.max_rep,
+                    "repetition",
+                )?;
+                let (def_levels, values) = split_v1_levels(
+                    data,
+                    h.definition_level_encoding,
+                    num_values,
+                    self.max_def,
+                    "definition",
+                )?;
                 Ok(Some(Page::Data(DataPage {
                     num_values,
                     num_nulls: None,
@@ -312,13 +322,15 @@ fn split_v1_levels(
     encoding: Encoding,
     num_values: usize,
     max: i16,
+    which: &str,
 ) -> Result<(Levels, Bytes)> {
     if max == 0 {
         return Ok((Levels::None, data));
     }
     match encoding {
         Encoding::RLE => {
-            let (body, consumed) = parq_codecs::encoding::rle::split_length_prefixed(&data)?;
+            let (body, consumed) = parq_codecs::encoding::rle::split_length_prefixed(&data)
+                .map_err(|e| super::levels::levels_error(which, e.into()))?;
             let start = consumed - body.len();
             Ok((
                 Levels::Rle(data.slice(start..consumed)),

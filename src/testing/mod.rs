@@ -1,0 +1,108 @@
+//! Valid random Parquet files for other crates' tests and fuzzers (feature `testing`).
+//!
+//! - **Strategies** (`proptest`): schemas flat and nested ([`schema`]), columns matching a
+//!   schema with null rates, value distributions and edge values ([`columns`]), writer options
+//!   ([`options`]), and whole files ([`spec::file_spec`]).
+//! - **[`FileSpec`]**: a schema, the columns and the writer options of one file.
+//!   [`FileSpec::write`] gives the bytes and the arrays they must decode to. `FileSpec`
+//!   implements `arbitrary::Arbitrary` ([`mod@arbitrary`]), so a cargo-fuzz target turns fuzzer
+//!   bytes into a valid file.
+//! - **A round-trip checker**: [`assert_roundtrip`] / [`check_roundtrip`] write a spec, read it
+//!   back (with parq, or a reader of yours through [`ParquetReadUnderTest`]) and report the
+//!   first difference by column path, row and value.
+//! - **Near-valid corruptions** ([`mod@mutate`]): each names what it broke, so a test can assert
+//!   the reader's error names it too.
+//!
+//! ```
+//! use parq::testing::{assert_roundtrip, spec::file_spec, SpecConfig};
+//! use proptest::prelude::*;
+//! use proptest::test_runner::{Config, TestRunner};
+//!
+//! let mut runner = TestRunner::new(Config { cases: 4, ..Config::default() });
+//! runner.run(&file_spec(SpecConfig::default()), |spec| {
+//!     assert_roundtrip(&spec);
+//!     Ok(())
+//! }).unwrap();
+//! ```
+//!
+//! Every generator draws from an [`Entropy`]: a seeded [`Rng`] under proptest, the fuzzer's
+//! bytes under `arbitrary`. The same code builds both, so what proptest reaches, a fuzzer can
+//! reach too.
+
+pub mod arbitrary;
+pub mod columns;
+pub mod mutate;
+pub mod options;
+pub mod roundtrip;
+pub mod schema;
+pub mod spec;
+
+pub use mutate::{mutate, mutations, Mutated, Mutation};
+pub use roundtrip::{
+    assert_roundtrip, assert_roundtrip_with, check_roundtrip, check_roundtrip_with, compare,
+    Mismatch, ParqReader, ParquetReadUnderTest,
+};
+pub use spec::{FileSpec, SpecConfig};
+
+/// A source of choices for the generators.
+///
+/// Both methods must be deterministic in the source's state. A source that runs dry (a
+/// fuzzer's bytes) returns 0, and every generator still builds a valid spec from zeros.
+pub trait Entropy {
+    /// A number in `0..n` (0 when `n` is 0).
+    fn below(&mut self, n: u64) -> u64;
+    /// 64 bits.
+    fn bits(&mut self) -> u64;
+
+    /// True with probability about `p`.
+    fn chance(&mut self, p: f64) -> bool {
+        p > 0.0 && (self.below(1 << 20) as f64) < p * (1u64 << 20) as f64
+    }
+
+    /// A number in `lo..=hi`.
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        let span = hi.wrapping_sub(lo) as u64;
+        if span == u64::MAX {
+            return self.bits() as i64;
+        }
+        lo.wrapping_add(self.below(span + 1) as i64)
+    }
+}
+
+impl dyn Entropy + '_ {
+    /// One of `items` (which must not be empty).
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// A small deterministic generator (xorshift64*), what the proptest strategies draw from:
+/// proptest picks the seed and the shape, the seed picks the values.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator seeded with `seed` (any value, 0 included).
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+}
+
+impl Entropy for Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.bits() % n
+        }
+    }
+
+    fn bits(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
