@@ -15,6 +15,7 @@
 mod assemble;
 mod batch;
 mod decode;
+mod dictionary_page;
 mod file;
 mod levels;
 mod nested;

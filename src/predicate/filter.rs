@@ -1,0 +1,370 @@
+//! Filtered reads: prune, evaluate exactly on the predicate's columns, then materialise the
+//! projected columns for the matching rows only.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
+use parq_codecs::probe;
+
+use super::eval::{eval, filter_array};
+use super::stats::Summary;
+use super::{bloom, dictionary, page_index, stats, Expr, Node};
+use crate::array::Array;
+use crate::column::Column;
+use crate::field::Field;
+use crate::metadata::ColumnIndex;
+use crate::read::{ParquetReader, ReadOptions, RowSelection, Source};
+use crate::{Error, Result};
+
+/// What pruning and filtering did, over the row groups the reader selects.
+///
+/// Probes (feature `probes`) count the same events: `predicate.row_group_pruned_by_statistics`,
+/// `..._by_page_index`, `..._by_bloom_filter`, `..._by_dictionary`, and
+/// `predicate.page_pruned` (pages of the predicate's columns holding no selected row).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FilterStats {
+    /// Row groups considered.
+    pub row_groups: usize,
+    /// Row groups skipped without decoding a page, by any of the steps below.
+    pub row_groups_pruned: usize,
+    /// ... by row-group statistics.
+    pub pruned_by_statistics: usize,
+    /// ... by the column index (no page of the row group may match).
+    pub pruned_by_page_index: usize,
+    /// ... by bloom filters.
+    pub pruned_by_bloom_filter: usize,
+    /// ... by dictionary pages.
+    pub pruned_by_dictionary: usize,
+    /// Pages of the predicate's columns in the row groups left, where an offset index says
+    /// where pages are.
+    pub pages: usize,
+    /// Of those, pages that hold no selected row.
+    pub pages_pruned: usize,
+    /// Rows considered.
+    pub rows: u64,
+    /// Rows left after pruning (what exact evaluation looks at).
+    pub rows_selected: u64,
+    /// Rows that satisfy the predicate.
+    pub rows_matched: u64,
+}
+
+/// A row group that pruning kept, with the rows of it that may match.
+struct Group {
+    row_group: usize,
+    /// File row number of its first row.
+    first_row: u64,
+    rows: u64,
+    /// File row numbers that may match (within `first_row..first_row + rows`).
+    selection: RowSelection,
+}
+
+/// The outcome of pruning.
+struct Pruned {
+    node: Node,
+    groups: Vec<Group>,
+    stats: FilterStats,
+}
+
+impl<S: Source> ParquetReader<S> {
+    /// The rows (file row numbers) that may satisfy `expr`, found from metadata alone:
+    /// row-group statistics, the column index, bloom filters and dictionary pages. Every
+    /// matching row is in the selection; rows that do not match may be too.
+    pub fn prune(&self, expr: &Expr) -> Result<(RowSelection, FilterStats)> {
+        let p = self.prune_groups(expr)?;
+        let mut out = RowSelection::none();
+        for g in &p.groups {
+            out = out.union(&g.selection);
+        }
+        Ok((out, p.stats))
+    }
+
+    /// The rows (file row numbers) that satisfy `expr`, exactly.
+    pub fn filter_rows(&self, expr: &Expr) -> Result<(RowSelection, FilterStats)> {
+        let (p, _, mask) = self.evaluate(expr)?;
+        let mut ranges: Vec<Range<u64>> = Vec::new();
+        let mut at = 0usize;
+        for g in &p.groups {
+            let part = mask.slice(at, g.rows as usize);
+            ranges.extend(
+                RowSelection::from_mask(g.first_row, part.iter())
+                    .ranges()
+                    .iter()
+                    .cloned(),
+            );
+            at += g.rows as usize;
+        }
+        Ok((RowSelection::from_ranges(ranges), p.stats))
+    }
+
+    /// Read `columns` (top-level field names or leaf dotted paths, as
+    /// [`Self::read_field_by_path`] takes them) for the rows that satisfy `expr`.
+    ///
+    /// Row groups and pages are pruned first (see [`Self::prune`]); the predicate's columns
+    /// are decoded for the row groups left and evaluated exactly; the projected columns are
+    /// then decoded for those row groups and only the matching rows kept.
+    pub fn read_filtered(
+        &self,
+        columns: &[&str],
+        expr: &Expr,
+    ) -> Result<(Vec<(Field, Array)>, FilterStats)> {
+        let (p, reader, mask) = self.evaluate(expr)?;
+        let mut out = Vec::with_capacity(columns.len());
+        for c in columns {
+            let (field, array) = match &reader {
+                Some(r) => r.read_field_by_path(c)?,
+                None => {
+                    // Nothing survived pruning: an empty array of the right shape.
+                    let (field, array) = self.read_field_by_path_in(c, Vec::new())?;
+                    (field, array)
+                }
+            };
+            let array = if array.len() == mask.len() {
+                filter_array(&array, &mask)
+            } else {
+                return Err(Error::format(format!(
+                    "column {c} has {} rows where the row groups hold {}",
+                    array.len(),
+                    mask.len()
+                )));
+            };
+            out.push((field, array));
+        }
+        Ok((out, p.stats))
+    }
+
+    fn read_field_by_path_in(&self, path: &str, row_groups: Vec<usize>) -> Result<(Field, Array)> {
+        self.with_row_groups(row_groups).read_field_by_path(path)
+    }
+
+    /// This file with other row groups selected.
+    fn with_row_groups(&self, row_groups: Vec<usize>) -> ParquetReader<S> {
+        ParquetReader {
+            source: Arc::clone(&self.source),
+            metadata: Arc::clone(&self.metadata),
+            schema: Arc::clone(&self.schema),
+            options: ReadOptions {
+                row_groups: Some(row_groups),
+                ..self.options.clone()
+            },
+        }
+    }
+
+    /// Prune, then evaluate exactly over the row groups left: the pruning, a reader of those
+    /// row groups (`None` when there are none) and the mask of matching rows over them.
+    fn evaluate(&self, expr: &Expr) -> Result<(Pruned, Option<ParquetReader<S>>, BooleanBuffer)> {
+        let mut p = self.prune_groups(expr)?;
+        if p.groups.is_empty() {
+            return Ok((p, None, BooleanBuffer::new_unset(0)));
+        }
+        let reader = self.with_row_groups(p.groups.iter().map(|g| g.row_group).collect());
+        let total: u64 = p.groups.iter().map(|g| g.rows).sum();
+        let total = usize::try_from(total)
+            .map_err(|_| Error::format(format!("{total} rows do not fit in memory")))?;
+        let mut columns = HashMap::new();
+        for c in p.node.columns() {
+            columns.insert(c, leaf_values(&reader, c)?);
+        }
+        // Rows outside the pruned selection are not looked at.
+        let mut selected = BooleanBufferBuilder::new(total);
+        for g in &p.groups {
+            let mut next = g.first_row;
+            for r in g.selection.ranges() {
+                selected.append_n((r.start - next) as usize, false);
+                selected.append_n((r.end - r.start) as usize, true);
+                next = r.end;
+            }
+            selected.append_n((g.first_row + g.rows - next) as usize, false);
+        }
+        let mask = &eval(&p.node, &columns, total)? & &selected.finish();
+        p.stats.rows_matched = mask.count_set_bits() as u64;
+        Ok((p, Some(reader), mask))
+    }
+
+    /// Steps (a)–(d): statistics, column index, bloom filters, dictionaries.
+    fn prune_groups(&self, expr: &Expr) -> Result<Pruned> {
+        let node = Node::bind(expr, &self.schema)?;
+        let columns = node.columns();
+        let orders = self.metadata.column_orders.as_ref();
+        let mut starts = Vec::with_capacity(self.metadata.row_groups.len());
+        let mut next = 0u64;
+        for rg in &self.metadata.row_groups {
+            starts.push(next);
+            next = next.saturating_add(rg.num_rows.max(0) as u64);
+        }
+        let mut stats = FilterStats::default();
+        let mut groups = Vec::new();
+        for rg in self.selected_row_groups() {
+            let group = &self.metadata.row_groups[rg];
+            let (first_row, rows) = (starts[rg], group.num_rows.max(0) as u64);
+            stats.row_groups += 1;
+            stats.rows += rows;
+            let pruned = |stats: &mut FilterStats, probe_name: &'static str| {
+                probe::hit(probe_name);
+                stats.row_groups_pruned += 1;
+            };
+
+            // (a) Row-group statistics.
+            let by_stats = node.prunes(&mut |leaf| {
+                let Some(meta) = group.columns[leaf.column].meta_data.as_ref() else {
+                    return Ok(false);
+                };
+                let order = orders.and_then(|o| o.get(leaf.column));
+                let s = Summary::of_chunk(
+                    meta.statistics.as_ref(),
+                    leaf.domain,
+                    order,
+                    meta.num_values,
+                );
+                Ok(stats::prunes(&leaf.test, &s))
+            })?;
+            if by_stats {
+                stats.pruned_by_statistics += 1;
+                pruned(&mut stats, "predicate.row_group_pruned_by_statistics");
+                continue;
+            }
+
+            // (b) The column index, page by page.
+            let mut indexes: HashMap<usize, Option<(ColumnIndex, Vec<Range<u64>>)>> =
+                HashMap::new();
+            let all = RowSelection::from_ranges([first_row..first_row + rows]);
+            let selection = node.select(&all, &mut |leaf| {
+                let Some((index, pages)) = self.page_index(rg, leaf.column, rows, &mut indexes)?
+                else {
+                    return Ok(None);
+                };
+                let order = orders.and_then(|o| o.get(leaf.column));
+                Ok(
+                    page_index::leaf_ranges(&leaf.test, leaf.domain, order, index, pages).map(
+                        |r| {
+                            RowSelection::from_ranges(
+                                r.into_iter()
+                                    .map(|r| first_row + r.start..first_row + r.end),
+                            )
+                        },
+                    ),
+                )
+            })?;
+            if selection.is_empty() {
+                stats.pruned_by_page_index += 1;
+                pruned(&mut stats, "predicate.row_group_pruned_by_page_index");
+                continue;
+            }
+
+            // (c) Bloom filters.
+            if node.prunes(&mut |leaf| bloom::leaf_prunes(self, rg, leaf))? {
+                stats.pruned_by_bloom_filter += 1;
+                pruned(&mut stats, "predicate.row_group_pruned_by_bloom_filter");
+                continue;
+            }
+
+            // (d) Dictionary pages.
+            let mut dictionaries: HashMap<usize, Option<Column>> = HashMap::new();
+            let by_dictionary = node.prunes(&mut |leaf| {
+                if !dictionary::tests_values(leaf) {
+                    return Ok(false);
+                }
+                let dict = match dictionaries.get(&leaf.column) {
+                    Some(d) => d,
+                    None => {
+                        let fully = group.columns[leaf.column]
+                            .meta_data
+                            .as_ref()
+                            .is_some_and(dictionary::fully_dictionary_encoded);
+                        let d = if fully {
+                            self.read_dictionary_page(rg, leaf.column)?
+                        } else {
+                            None
+                        };
+                        dictionaries.entry(leaf.column).or_insert(d)
+                    }
+                };
+                Ok(dict.as_ref().is_some_and(|d| dictionary::prunes(leaf, d)))
+            })?;
+            if by_dictionary {
+                stats.pruned_by_dictionary += 1;
+                pruned(&mut stats, "predicate.row_group_pruned_by_dictionary");
+                continue;
+            }
+
+            // Pages of the predicate's columns that hold no selected row.
+            for &c in &columns {
+                if let Some((_, pages)) = self.page_index(rg, c, rows, &mut indexes)? {
+                    stats.pages += pages.len();
+                    let skipped = pages
+                        .iter()
+                        .filter(|r| !selection.intersects(first_row + r.start..first_row + r.end))
+                        .count();
+                    probe::hit_n("predicate.page_pruned", skipped as u64);
+                    stats.pages_pruned += skipped;
+                }
+            }
+            stats.rows_selected += selection.row_count();
+            groups.push(Group {
+                row_group: rg,
+                first_row,
+                rows,
+                selection,
+            });
+        }
+        Ok(Pruned {
+            node,
+            groups,
+            stats,
+        })
+    }
+
+    /// The column index of `column` in `rg` with its pages' row ranges, read once per row
+    /// group; `None` when either index is missing or they do not fit together.
+    fn page_index<'a>(
+        &self,
+        rg: usize,
+        column: usize,
+        rows: u64,
+        cache: &'a mut HashMap<usize, Option<(ColumnIndex, Vec<Range<u64>>)>>,
+    ) -> Result<Option<&'a (ColumnIndex, Vec<Range<u64>>)>> {
+        if !cache.contains_key(&column) {
+            let loaded = match (
+                self.read_column_index(rg, column)?,
+                self.read_offset_index(rg, column)?,
+            ) {
+                (Some(ci), Some(oi)) => page_index::page_rows(&oi, rows).map(|pages| (ci, pages)),
+                _ => None,
+            };
+            cache.insert(column, loaded);
+        }
+        Ok(cache.get(&column).and_then(Option::as_ref))
+    }
+}
+
+/// The values of leaf `column`, one slot per row: a flat column as read, a leaf under
+/// (non-repeated) structs with the structs' nulls folded into its validity.
+fn leaf_values<S: Source>(reader: &ParquetReader<S>, column: usize) -> Result<Column> {
+    if reader.column_reader(column).is_ok() {
+        return reader.read_column(column);
+    }
+    let path = reader.schema().leaf(column).path_string();
+    let (_, mut array) = reader.read_field_by_path(&path)?;
+    let mut validity: Option<NullBuffer> = None;
+    loop {
+        match array {
+            Array::Primitive(mut c) => {
+                c.validity = NullBuffer::union(validity.as_ref(), c.validity.as_ref())
+                    .filter(|v| v.null_count() > 0);
+                return Ok(c);
+            }
+            Array::Struct(s) if s.children.len() == 1 => {
+                validity = NullBuffer::union(validity.as_ref(), s.validity.as_ref());
+                array = s.children.into_iter().next().ok_or_else(|| {
+                    Error::InvalidArgument(format!("column {path}: empty struct"))
+                })?;
+            }
+            _ => {
+                return Err(Error::InvalidArgument(format!(
+                    "column {path}: predicates apply to leaves that are not repeated"
+                )))
+            }
+        }
+    }
+}
