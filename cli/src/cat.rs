@@ -6,6 +6,7 @@ use parq::array::Array;
 use parq::column::{Column, Values};
 use parq::field::{DataType, Field, Primitive};
 use parq::metadata::{ConvertedType, LogicalType, Type};
+use parq::predicate::Expr;
 use parq::read::{ParquetReader, Source};
 
 use crate::json;
@@ -283,6 +284,7 @@ pub fn run<S: Source>(
     columns: Option<&str>,
     limit: Option<usize>,
     format: OutputFormat,
+    filter: Option<&Expr>,
 ) -> parq::Result<()> {
     let all: Vec<String> = reader.fields()?.into_iter().map(|f| f.name).collect();
     let columns: Vec<&str> = match columns {
@@ -300,9 +302,28 @@ pub fn run<S: Source>(
     if columns.is_empty() {
         return Ok(());
     }
-    let batches = reader.array_batches(&columns, 4096)?;
-    let names: Vec<String> = batches
-        .fields()
+    // With a filter, the matching rows come in one batch (pruned and filtered by the
+    // library); without, streamed in batches.
+    let (fields, mut batches): (
+        Vec<Field>,
+        Box<dyn Iterator<Item = parq::Result<(Vec<Array>, usize)>>>,
+    ) = match filter {
+        Some(expr) => {
+            let (read, _) = reader.read_filtered(&columns, expr)?;
+            let rows = read.first().map_or(0, |(_, a)| a.len());
+            let (fields, arrays): (Vec<Field>, Vec<Array>) = read.into_iter().unzip();
+            (fields, Box::new(std::iter::once(Ok((arrays, rows)))))
+        }
+        None => {
+            let batches = reader.array_batches(&columns, 4096)?;
+            let fields = batches.fields().to_vec();
+            (
+                fields,
+                Box::new(batches.map(|b| b.map(|b| (b.arrays, b.num_rows)))),
+            )
+        }
+    };
+    let names: Vec<String> = fields
         .iter()
         .map(|f| {
             let mut s = String::new();
@@ -312,7 +333,7 @@ pub fn run<S: Source>(
         .collect();
     if format == OutputFormat::Csv {
         // The header comes even when no row follows.
-        for (k, f) in batches.fields().iter().enumerate() {
+        for (k, f) in fields.iter().enumerate() {
             if k > 0 {
                 line.push(',');
             }
@@ -325,13 +346,13 @@ pub fn run<S: Source>(
         out.flush().map_err(stdout_err)?;
         return Ok(());
     }
-    for batch in batches {
-        let batch = batch?;
-        for row in 0..batch.num_rows {
+    for batch in &mut batches {
+        let (arrays, num_rows) = batch?;
+        for row in 0..num_rows {
             line.clear();
             match format {
                 OutputFormat::Csv => {
-                    for (k, (field, array)) in batch.fields.iter().zip(&batch.arrays).enumerate() {
+                    for (k, (field, array)) in fields.iter().zip(&arrays).enumerate() {
                         if k > 0 {
                             line.push(',');
                         }
@@ -341,7 +362,7 @@ pub fn run<S: Source>(
                 }
                 OutputFormat::Jsonl => {
                     line.push('{');
-                    for (k, (field, array)) in batch.fields.iter().zip(&batch.arrays).enumerate() {
+                    for (k, (field, array)) in fields.iter().zip(&arrays).enumerate() {
                         if k > 0 {
                             line.push(',');
                         }
