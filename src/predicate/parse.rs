@@ -196,6 +196,12 @@ impl Parser<'_> {
             return Err(self.error("expected a column name"));
         }
         let name = rest[..len].to_string();
+        const KEYWORDS: [&str; 8] = ["and", "or", "not", "in", "is", "null", "true", "false"];
+        if KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(&name)) {
+            return Err(self.error(format!(
+                "expected a column name, found `{name}` (quote a column of that name: \"{name}\")"
+            )));
+        }
         self.pos += len;
         Ok(name)
     }
@@ -452,6 +458,8 @@ mod tests {
             ("= 1", 0),
             ("a in (1 2)", 8),
             ("a not = 1", 6),
+            ("a = 1 and and", 10),
+            ("not = 1", 4),
         ];
         for (input, offset) in cases {
             let e = Expr::parse(input).unwrap_err();
