@@ -46,6 +46,8 @@ pub mod dictionary;
 pub mod eval;
 mod expr;
 mod filter;
+#[doc(hidden)]
+pub mod fuzzing;
 mod literal;
 pub mod page_index;
 mod parse;
