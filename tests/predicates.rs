@@ -65,6 +65,11 @@ fn sorted_ids(page_index: bool) -> Bytes {
     )
 }
 
+/// The selection of one range of rows.
+fn range_of(r: std::ops::Range<u64>) -> RowSelection {
+    RowSelection::from_ranges(std::iter::once(r))
+}
+
 fn ids_of(reader: &ParquetReader, expr: &Expr) -> Vec<i64> {
     let (cols, _) = reader.read_filtered(&["id"], expr).unwrap();
     let Some(Values::Int64(v)) = cols[0].1.as_primitive().map(|c| &c.values) else {
@@ -80,7 +85,7 @@ fn statistics_and_page_index_leave_exactly_k() {
     probe::reset();
     let expr = col("id").ge(253).and(col("id").le(257));
     let (sel, stats) = reader.prune(&expr).unwrap();
-    assert_eq!(sel, RowSelection::from_ranges([250..260]));
+    assert_eq!(sel, range_of(250..260));
     assert_eq!((stats.row_groups, stats.row_groups_pruned), (10, 9));
     assert_eq!(stats.pruned_by_statistics, 9);
     assert_eq!((stats.pages, stats.pages_pruned), (10, 9));
@@ -115,7 +120,7 @@ fn without_a_page_index_only_row_groups_are_pruned() {
     let reader = ParquetReader::new(sorted_ids(false)).unwrap();
     let expr = col("id").ge(253).and(col("id").le(257));
     let (sel, stats) = reader.prune(&expr).unwrap();
-    assert_eq!(sel, RowSelection::from_ranges([200..300]));
+    assert_eq!(sel, range_of(200..300));
     assert_eq!(
         (stats.row_groups_pruned, stats.pages, stats.pages_pruned),
         (9, 0, 0)
@@ -134,7 +139,7 @@ fn page_index_prunes_a_whole_row_group() {
     let reader = ParquetReader::new(write(vec![Field::int64("id")], &[ids], options)).unwrap();
     probe::reset();
     let (sel, stats) = reader.prune(&col("id").eq(75)).unwrap();
-    assert_eq!(sel, RowSelection::from_ranges([100..150]));
+    assert_eq!(sel, range_of(100..150));
     assert_eq!(
         (stats.pruned_by_statistics, stats.pruned_by_page_index),
         (0, 1)
@@ -202,9 +207,9 @@ fn truncated_string_statistics_keep_every_match() {
     let file = write(vec![Field::string("s")], &[strings(&refs)], options);
     let reader = ParquetReader::new(file).unwrap();
     let (rows, _) = reader.filter_rows(&col("s").eq("prefix-00150")).unwrap();
-    assert_eq!(rows, RowSelection::from_ranges([150..151]));
+    assert_eq!(rows, range_of(150..151));
     let (rows, _) = reader.filter_rows(&col("s").gt("prefix-00298")).unwrap();
-    assert_eq!(rows, RowSelection::from_ranges([299..300]));
+    assert_eq!(rows, range_of(299..300));
     // Below every (truncated) min: pruned by statistics.
     let (_, stats) = reader.prune(&col("s").lt("pre")).unwrap();
     assert_eq!(stats.row_groups_pruned, 3);

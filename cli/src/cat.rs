@@ -235,6 +235,9 @@ fn nested_value(out: &mut String, field: &Field, array: &Array, i: usize) {
     }
 }
 
+/// The arrays of a batch of rows and its row count.
+type RowBatch = parq::Result<(Vec<Array>, usize)>;
+
 /// How `parq cat` and `parq head` print rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
@@ -304,10 +307,7 @@ pub fn run<S: Source>(
     }
     // With a filter, the matching rows come in one batch (pruned and filtered by the
     // library); without, streamed in batches.
-    let (fields, mut batches): (
-        Vec<Field>,
-        Box<dyn Iterator<Item = parq::Result<(Vec<Array>, usize)>>>,
-    ) = match filter {
+    let (fields, mut batches): (Vec<Field>, Box<dyn Iterator<Item = RowBatch>>) = match filter {
         Some(expr) => {
             let (read, _) = reader.read_filtered(&columns, expr)?;
             let rows = read.first().map_or(0, |(_, a)| a.len());

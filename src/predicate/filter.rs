@@ -50,6 +50,12 @@ pub struct FilterStats {
     pub rows_matched: u64,
 }
 
+/// A column index with the row ranges of its pages (relative to the row group).
+type PageIndex = (ColumnIndex, Vec<Range<u64>>);
+
+/// Page indexes of one row group by leaf column, read on first use (`None`: not usable).
+type PageIndexes = HashMap<usize, Option<PageIndex>>;
+
 /// A row group that pruning kept, with the rows of it that may match.
 struct Group {
     row_group: usize,
@@ -226,9 +232,8 @@ impl<S: Source> ParquetReader<S> {
             }
 
             // (b) The column index, page by page.
-            let mut indexes: HashMap<usize, Option<(ColumnIndex, Vec<Range<u64>>)>> =
-                HashMap::new();
-            let all = RowSelection::from_ranges([first_row..first_row + rows]);
+            let mut indexes = PageIndexes::new();
+            let all = RowSelection::from_ranges(std::iter::once(first_row..first_row + rows));
             let selection = node.select(&all, &mut |leaf| {
                 let Some((index, pages)) = self.page_index(rg, leaf.column, rows, &mut indexes)?
                 else {
@@ -322,9 +327,9 @@ impl<S: Source> ParquetReader<S> {
         rg: usize,
         column: usize,
         rows: u64,
-        cache: &'a mut HashMap<usize, Option<(ColumnIndex, Vec<Range<u64>>)>>,
-    ) -> Result<Option<&'a (ColumnIndex, Vec<Range<u64>>)>> {
-        if !cache.contains_key(&column) {
+        cache: &'a mut PageIndexes,
+    ) -> Result<Option<&'a PageIndex>> {
+        if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(column) {
             let loaded = match (
                 self.read_column_index(rg, column)?,
                 self.read_offset_index(rg, column)?,
@@ -332,7 +337,7 @@ impl<S: Source> ParquetReader<S> {
                 (Some(ci), Some(oi)) => page_index::page_rows(&oi, rows).map(|pages| (ci, pages)),
                 _ => None,
             };
-            cache.insert(column, loaded);
+            slot.insert(loaded);
         }
         Ok(cache.get(&column).and_then(Option::as_ref))
     }
