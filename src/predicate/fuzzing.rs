@@ -217,7 +217,7 @@ fn plain(domain: Domain, v: u64) -> Vec<u8> {
 }
 
 /// Parse `text` (never panics), bind it to a one-column file of type `kind`, and check that
-/// statistics and a column index built truthfully from `rows` (values made by [`plain`],
+/// statistics and a column index built truthfully from `rows` (values made by `plain`,
 /// `None` = null) never prune a satisfying row; then prune with `garbage` statistics and
 /// index, which must not panic.
 ///

@@ -5,11 +5,10 @@
 //! leaves (De Morgan, operator inversion; `NOT (x < 1)` on a float column becomes
 //! `x >= 1 OR x is NaN`). The bound predicate is then checked, in order, against:
 //!
-//! 1. row-group statistics ([`stats`]),
-//! 2. the column index, page by page, giving a [`RowSelection`] ([`page_index`]),
-//! 3. bloom filters, for `=` and `IN` ([`bloom`]),
-//! 4. dictionary pages, when every data page of a chunk is dictionary-encoded
-//!    ([`dictionary`]),
+//! 1. row-group statistics,
+//! 2. the column index, page by page, giving a [`RowSelection`],
+//! 3. bloom filters, for `=` and `IN`,
+//! 4. dictionary pages, when every data page of a chunk is dictionary-encoded,
 //! 5. and exactly, on the decoded rows ([`eval`]).
 //!
 //! Steps 1–4 only ever say "no row here can match" or "maybe": a matching row is never
@@ -41,17 +40,17 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod bloom;
-pub mod dictionary;
+mod bloom;
+mod dictionary;
 pub mod eval;
 mod expr;
 mod filter;
 #[doc(hidden)]
 pub mod fuzzing;
 mod literal;
-pub mod page_index;
+mod page_index;
 mod parse;
-pub mod stats;
+mod stats;
 
 pub use expr::{col, CmpOp, ColumnRef, Expr};
 pub use filter::FilterStats;

@@ -1,5 +1,5 @@
 //! Pruning by the column index, page by page: the rows of the pages that may match, as a
-//! [`RowSelection`] (page first rows come from the offset index).
+//! `RowSelection` (page first rows come from the offset index).
 //!
 //! A page's bounds are trusted as statistics are (see [`super::stats`]), with two
 //! differences: the column index has no exactness flags, so byte-array bounds (which writers

@@ -51,7 +51,21 @@ impl From<ParseError> for crate::Error {
 }
 
 impl Expr {
-    /// Parse the `--where` grammar (see the [module docs](self)).
+    /// Parse the `--where` grammar:
+    ///
+    /// ```text
+    /// expr    := and ("or" and)*
+    /// and     := unary ("and" unary)*
+    /// unary   := "not" unary | "(" expr ")" | path test
+    /// test    := op literal | ["not"] "in" "(" [literal ("," literal)*] ")" | "is" ["not"] "null"
+    /// op      := "=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">="
+    /// path    := name ("." name)*      name: [A-Za-z_][A-Za-z0-9_]* (not a keyword) or "quoted"
+    /// literal := 'single quoted' ('' is a quote) | JSON number | "true" | "false"
+    /// ```
+    ///
+    /// Keywords are case-insensitive. A number with a fraction or exponent is an exact decimal
+    /// ([`Literal::Decimal`]). An error gives the byte offset, and its `Display` shows the
+    /// input with a caret under that byte.
     ///
     /// ```
     /// use parq::predicate::Expr;
