@@ -480,3 +480,71 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn struct_leaves_and_nested_projections() {
+    use parq::array::{Array, ListArray, ListOffsets, StructArray, Value};
+    use parq::field::Field as SchemaField;
+    use parq::metadata::Type;
+    // s: optional struct { b: optional int64 }, l: list<int64>; 6 rows, 3 per row group.
+    let b = Column {
+        len: 6,
+        validity: Some(NullBuffer::from(vec![true, true, false, true, true, true])),
+        values: Values::Int64(vec![1i64, 2, 0, 4, 0, 6].into()),
+    };
+    let s = Array::Struct(StructArray {
+        len: 6,
+        validity: Some(NullBuffer::from(vec![true, true, true, true, false, true])),
+        children: vec![Array::Primitive(b)],
+    });
+    let items = Column {
+        len: 6,
+        validity: None,
+        values: Values::Int64(vec![10i64, 11, 20, 40, 41, 60].into()),
+    };
+    let l = Array::List(ListArray {
+        validity: None,
+        offsets: ListOffsets::Small(OffsetBuffer::new(vec![0i32, 2, 3, 3, 5, 5, 6].into())),
+        values: Box::new(Array::Primitive(items)),
+    });
+    let fields = vec![
+        SchemaField::structure("s", vec![SchemaField::primitive("b", Type::INT64)]),
+        SchemaField::list("l", SchemaField::primitive("element", Type::INT64)),
+    ];
+    let mut file = Vec::new();
+    let options = WriterOptions::default().with_row_group_rows(3);
+    let mut w = ParquetWriter::with_fields(&mut file, fields, options).unwrap();
+    w.write_arrays(&[s, l]).unwrap();
+    w.finish().unwrap();
+    let reader = ParquetReader::new(Bytes::from(file)).unwrap();
+
+    // Row 4's struct is null, so s.b is null there too.
+    let (rows, _) = reader
+        .filter_rows(&Expr::parse("s.b is null").unwrap())
+        .unwrap();
+    assert_eq!(rows, RowSelection::from_ranges([2..3, 4..5]));
+    let (rows, stats) = reader
+        .filter_rows(&Expr::parse("s.b >= 4").unwrap())
+        .unwrap();
+    assert_eq!(rows, RowSelection::from_ranges([3..4, 5..6]));
+    assert_eq!(stats.row_groups_pruned, 1);
+    let (cols, _) = reader
+        .read_filtered(&["l", "s"], &Expr::parse("not s.b < 2").unwrap())
+        .unwrap();
+    let leaf = |x: i64| Value::Leaf(x.to_le_bytes().to_vec());
+    let l = &cols[0].1;
+    assert_eq!(l.len(), 3);
+    assert_eq!(l.value(0), Value::List(vec![leaf(20)]));
+    assert_eq!(l.value(1), Value::List(vec![leaf(40), leaf(41)]));
+    assert_eq!(l.value(2), Value::List(vec![leaf(60)]));
+    assert_eq!(cols[1].1.value(2), Value::Struct(vec![leaf(6)]));
+    // Repeated leaves are refused, with the column named.
+    let e = reader
+        .filter_rows(&col("l.list.element").eq(1))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("l.list.element") && e.contains("repeated"),
+        "{e}"
+    );
+}
