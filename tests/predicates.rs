@@ -471,7 +471,18 @@ proptest! {
         let (cols, _) = reader.read_filtered(&["u"], &e).unwrap();
         let Values::Int32(u) = &cols[0].1.as_primitive().unwrap().values else { unreachable!() };
         let want_u: Vec<i32> = want.ranges().iter().flat_map(|r| r.clone()).map(|k| rows[k as usize].u as i32).collect();
-        prop_assert_eq!(u.to_vec(), want_u);
+        prop_assert_eq!(&u.to_vec(), &want_u);
+        // The stream gives the same rows, one batch per row group with a match.
+        let mut batches = reader.filtered_batches(&["u"], &e).unwrap();
+        let mut streamed = Vec::new();
+        for b in &mut batches {
+            let b = b.unwrap();
+            prop_assert!(b.num_rows > 0);
+            let Values::Int32(u) = &b.arrays[0].as_primitive().unwrap().values else { unreachable!() };
+            streamed.extend_from_slice(u);
+        }
+        prop_assert_eq!(streamed, want_u);
+        prop_assert_eq!(batches.stats(), &stats);
         // The grammar reads back what Display writes (NaN literals aside).
         if !e.to_string().contains("NaN") {
             let reparsed = Expr::parse(&e.to_string()).unwrap();

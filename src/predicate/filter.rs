@@ -15,7 +15,7 @@ use crate::array::Array;
 use crate::column::Column;
 use crate::field::Field;
 use crate::metadata::ColumnIndex;
-use crate::read::{ParquetReader, ReadOptions, RowSelection, Source};
+use crate::read::{ArrayBatch, ParquetReader, ReadOptions, RowSelection, Source};
 use crate::{Error, Result};
 
 /// What pruning and filtering did, over the row groups the reader selects.
@@ -55,6 +55,75 @@ type PageIndex = (ColumnIndex, Vec<Range<u64>>);
 
 /// Page indexes of one row group by leaf column, read on first use (`None`: not usable).
 type PageIndexes = HashMap<usize, Option<PageIndex>>;
+
+/// Batches of the rows that satisfy a predicate; see [`ParquetReader::filtered_batches`].
+pub struct FilteredBatches<S: Source> {
+    file: ParquetReader<S>,
+    columns: Vec<String>,
+    fields: Vec<Field>,
+    pruned: Pruned,
+    next: usize,
+}
+
+impl<S: Source> FilteredBatches<S> {
+    /// The fields every batch holds.
+    pub fn fields(&self) -> &[Field] {
+        &self.fields
+    }
+
+    /// What pruning did, and the rows matched in the batches returned so far.
+    pub fn stats(&self) -> &FilterStats {
+        &self.pruned.stats
+    }
+
+    fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
+        while let Some(g) = self.pruned.groups.get(self.next) {
+            self.next += 1;
+            let (reader, mask) = self
+                .file
+                .evaluate_groups(&self.pruned.node, std::slice::from_ref(g))?;
+            let matched = mask.count_set_bits();
+            self.pruned.stats.rows_matched += matched as u64;
+            if matched == 0 {
+                continue;
+            }
+            let mut arrays = Vec::with_capacity(self.columns.len());
+            for c in &self.columns {
+                let (_, array) = reader.read_field_by_path(c)?;
+                if array.len() != mask.len() {
+                    return Err(Error::format(format!(
+                        "column {c} has {} rows where row group {} holds {}",
+                        array.len(),
+                        g.row_group,
+                        mask.len()
+                    )));
+                }
+                arrays.push(filter_array(&array, &mask));
+            }
+            return Ok(Some(ArrayBatch {
+                num_rows: matched,
+                fields: self.fields.clone(),
+                arrays,
+            }));
+        }
+        Ok(None)
+    }
+}
+
+impl<S: Source> Iterator for FilteredBatches<S> {
+    type Item = Result<ArrayBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_batch() {
+            Ok(b) => b.map(Ok),
+            Err(e) => {
+                // Stop after an error.
+                self.next = self.pruned.groups.len();
+                Some(Err(e))
+            }
+        }
+    }
+}
 
 /// A row group that pruning kept, with the rows of it that may match.
 struct Group {
@@ -164,17 +233,29 @@ impl<S: Source> ParquetReader<S> {
         if p.groups.is_empty() {
             return Ok((p, None, BooleanBuffer::new_unset(0)));
         }
-        let reader = self.with_row_groups(p.groups.iter().map(|g| g.row_group).collect());
-        let total: u64 = p.groups.iter().map(|g| g.rows).sum();
+        let (reader, mask) = self.evaluate_groups(&p.node, &p.groups)?;
+        p.stats.rows_matched = mask.count_set_bits() as u64;
+        Ok((p, Some(reader), mask))
+    }
+
+    /// Step (e) over `groups`: a reader of those row groups and the mask of the rows (over
+    /// them, in order) that satisfy `node`.
+    fn evaluate_groups(
+        &self,
+        node: &Node,
+        groups: &[Group],
+    ) -> Result<(ParquetReader<S>, BooleanBuffer)> {
+        let reader = self.with_row_groups(groups.iter().map(|g| g.row_group).collect());
+        let total: u64 = groups.iter().map(|g| g.rows).sum();
         let total = usize::try_from(total)
             .map_err(|_| Error::format(format!("{total} rows do not fit in memory")))?;
         let mut columns = HashMap::new();
-        for c in p.node.columns() {
+        for c in node.columns() {
             columns.insert(c, leaf_values(&reader, c)?);
         }
         // Rows outside the pruned selection are not looked at.
         let mut selected = BooleanBufferBuilder::new(total);
-        for g in &p.groups {
+        for g in groups {
             let mut next = g.first_row;
             for r in g.selection.ranges() {
                 selected.append_n((r.start - next) as usize, false);
@@ -183,9 +264,28 @@ impl<S: Source> ParquetReader<S> {
             }
             selected.append_n((g.first_row + g.rows - next) as usize, false);
         }
-        let mask = &eval(&p.node, &columns, total)? & &selected.finish();
-        p.stats.rows_matched = mask.count_set_bits() as u64;
-        Ok((p, Some(reader), mask))
+        let mask = &eval(node, &columns, total)? & &selected.finish();
+        Ok((reader, mask))
+    }
+
+    /// [`Self::read_filtered`] as a stream: one batch per row group left by pruning that
+    /// holds a matching row, so that memory is bounded by a row group. Pruning is done
+    /// before the first batch; [`FilteredBatches::stats`] counts the rows matched so far.
+    pub fn filtered_batches(&self, columns: &[&str], expr: &Expr) -> Result<FilteredBatches<S>> {
+        let p = self.prune_groups(expr)?;
+        // Check the projection once, up front.
+        let fields = self
+            .with_row_groups(Vec::new())
+            .array_batches(columns, 1)?
+            .fields()
+            .to_vec();
+        Ok(FilteredBatches {
+            file: self.with_row_groups(Vec::new()),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            fields,
+            pruned: p,
+            next: 0,
+        })
     }
 
     /// Steps (a)–(d): statistics, column index, bloom filters, dictionaries.

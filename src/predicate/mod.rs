@@ -53,7 +53,7 @@ mod parse;
 mod stats;
 
 pub use expr::{col, CmpOp, ColumnRef, Expr};
-pub use filter::FilterStats;
+pub use filter::{FilterStats, FilteredBatches};
 pub use literal::Literal;
 pub use parse::ParseError;
 
