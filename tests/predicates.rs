@@ -559,3 +559,22 @@ fn struct_leaves_and_nested_projections() {
         "{e}"
     );
 }
+
+#[test]
+fn implausible_column_index_prunes_nothing() {
+    // parquet-mr wrote this file without statistics, and a column index calling every page
+    // a null page with null counts of -1: believed, it would drop every row.
+    let dir = std::env::var_os("PARQUET_TEST_DATA")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/parquet-testing/data")
+        });
+    let file = std::fs::read(dir.join("datapage_v1-uncompressed-checksum.parquet")).unwrap();
+    let reader = ParquetReader::new(Bytes::from(file)).unwrap();
+    let index = reader.read_column_index(0, 0).unwrap().unwrap();
+    assert_eq!(index.null_pages, vec![true, true]);
+    let (_, stats) = reader.filter_rows(&col("a").eq(-33620224)).unwrap();
+    assert_eq!((stats.row_groups_pruned, stats.rows_matched), (0, 40));
+    let (_, stats) = reader.filter_rows(&col("a").is_null()).unwrap();
+    assert_eq!(stats.rows_matched, 0);
+}

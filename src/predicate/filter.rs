@@ -434,7 +434,12 @@ impl<S: Source> ParquetReader<S> {
                 self.read_column_index(rg, column)?,
                 self.read_offset_index(rg, column)?,
             ) {
-                (Some(ci), Some(oi)) => page_index::page_rows(&oi, rows).map(|pages| (ci, pages)),
+                (Some(ci), Some(oi)) => {
+                    let nullable = self.schema.leaf(column).max_def_level > 0;
+                    page_index::page_rows(&oi, rows)
+                        .filter(|pages| page_index::plausible(&ci, pages, nullable))
+                        .map(|pages| (ci, pages))
+                }
                 _ => None,
             };
             slot.insert(loaded);

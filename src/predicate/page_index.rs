@@ -37,6 +37,37 @@ pub(crate) fn page_rows(offsets: &OffsetIndex, rows: u64) -> Option<Vec<Range<u6
     Some(out)
 }
 
+/// Whether a column index is believable for a non-repeated leaf whose pages hold `pages`
+/// rows: its lists are as long as the offset index's, and every page it calls all-null is
+/// confirmed by a null count equal to the page's rows (and the leaf is nullable at all).
+/// Some writers (parquet-mr without statistics) store every page as a null page with null
+/// counts of -1; such an index would prune every page.
+pub(crate) fn plausible(index: &ColumnIndex, pages: &[Range<u64>], nullable: bool) -> bool {
+    let n = pages.len();
+    if index.null_pages.len() != n || index.min_values.len() != n || index.max_values.len() != n {
+        return false;
+    }
+    if let Some(c) = &index.null_counts {
+        if c.len() != n || c.iter().any(|x| *x < 0) {
+            return false;
+        }
+    }
+    index
+        .null_pages
+        .iter()
+        .zip(pages)
+        .enumerate()
+        .all(|(k, (null, rows))| {
+            !null
+                || (nullable
+                    && index
+                        .null_counts
+                        .as_ref()
+                        .and_then(|c| c.get(k))
+                        .is_some_and(|c| *c as u64 == rows.end - rows.start))
+        })
+}
+
 /// The summary of page `k` of a column index.
 fn page_summary(
     index: &ColumnIndex,
@@ -151,6 +182,22 @@ mod tests {
             nan_counts: None,
         };
         let pages = page_rows(&offsets(&[0, 10, 20]), 30).unwrap();
+        assert!(plausible(&index, &pages, true));
+        assert!(!plausible(&index, &pages, false));
+        // parquet-mr without statistics: every page "null", counts unknown.
+        let bogus = ColumnIndex {
+            null_pages: vec![true; 3],
+            min_values: vec![vec![]; 3],
+            max_values: vec![vec![]; 3],
+            null_counts: Some(vec![-1; 3]),
+            ..index.clone()
+        };
+        assert!(!plausible(&bogus, &pages, true));
+        let unconfirmed = ColumnIndex {
+            null_counts: None,
+            ..index.clone()
+        };
+        assert!(!plausible(&unconfirmed, &pages, true));
         let eq = |v| Test::Cmp {
             op: CmpOp::Eq,
             value: Scalar::I64(v),
