@@ -4,7 +4,8 @@
 //! page index and bloom filters on and off, sorted and shuffled rows, nulls, NaN, -0.0,
 //! unsigned and decimal columns) and, for each of ~80 predicates, the row ids pyarrow keeps
 //! (checked there against a plain Python evaluation). parq must keep the same rows, in the
-//! same order.
+//! same order. The same kinds of predicates run over parquet-testing's files, compared by
+//! row count.
 
 mod support;
 
@@ -127,5 +128,54 @@ fn scan_reports_pruning() {
         run.stderr.contains("at byte 5") && run.stderr.contains("       ^"),
         "{}",
         run.stderr
+    );
+}
+
+#[test]
+fn parquet_testing_counts_equal_pyarrow() {
+    require_pyarrow();
+    let scratch = scratch_dir("filter_pyarrow_testing");
+    let cases_file = scratch.join("cases.json");
+    let out = Command::new("python3")
+        .arg(support_dir().join("gen_filtered.py"))
+        .arg("--parquet-testing")
+        .arg(parquet_test_data())
+        .arg(&cases_file)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run python3 gen_filtered.py --parquet-testing");
+    assert!(
+        out.status.success(),
+        "gen_filtered.py failed ({}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cases: Vec<Value> = serde_json::from_slice(&std::fs::read(&cases_file).unwrap()).unwrap();
+    assert!(cases.len() >= 200, "only {} cases", cases.len());
+    let failures: Vec<String> = par_map(&cases, threads(), |case| {
+        let file = case["file"].as_str().unwrap();
+        let filter = case["where"].as_str().unwrap();
+        let column = case["column"].as_str().unwrap();
+        let want = case["count"].as_u64().unwrap() as usize;
+        let run = parq_cat(
+            file.as_ref(),
+            &["--columns", column, "--where", filter],
+            &scratch,
+        );
+        if run.code != Some(0) {
+            return Some(format!("{file}: {filter}: parq failed: {}", run.stderr));
+        }
+        let got = String::from_utf8_lossy(&run.stdout).lines().count();
+        (got != want).then(|| format!("{file}: {filter}: {got} rows, pyarrow {want}"))
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
     );
 }

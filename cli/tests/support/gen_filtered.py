@@ -2,6 +2,7 @@
 """Files and predicates for `parq cat --where`, with pyarrow's answers.
 
 Usage: gen_filtered.py OUTDIR
+       gen_filtered.py --parquet-testing DATADIR OUT.json
 
 Writes several files with pyarrow (several row groups, small pages, page index and bloom
 filters on or off, sorted and unsorted columns, nulls, NaN, -0.0, unsigned and decimal
@@ -243,7 +244,52 @@ FIXED = [
 ]
 
 
+def parquet_testing(data_dir, out):
+    """Cases over parquet-testing's files: for up to three flat integer, float or string
+    columns of each file pyarrow reads, `>=`, `!=` and `=` a value of the column, and
+    `is null`, with the number of rows pyarrow keeps ({"file", "where", "column", "count"})."""
+    import glob
+    import math
+
+    keywords = {"and", "or", "not", "in", "is", "null", "true", "false"}
+    cases = []
+    for f in sorted(glob.glob(os.path.join(data_dir, "*.parquet"))):
+        try:
+            t = pq.read_table(f)
+        except Exception:
+            continue
+        used = 0
+        for field in t.schema:
+            ty, name = field.type, field.name
+            if used == 3 or not name.isidentifier() or name.lower() in keywords:
+                continue
+            if not (pa.types.is_integer(ty) or pa.types.is_floating(ty) or pa.types.is_string(ty)
+                    or pa.types.is_large_string(ty)):
+                continue
+            values = t[name].drop_null()
+            if len(values) == 0:
+                continue
+            v = values[len(values) // 2].as_py()
+            if isinstance(v, float) and not math.isfinite(v):
+                continue
+            column = t[name]
+            scalar = pa.scalar(v, type=ty)
+            if pa.types.is_float16(ty):
+                column, scalar = column.cast(pa.float64()), pa.scalar(v, type=pa.float64())
+            used += 1
+            for op, fn in ((">=", pc.greater_equal), ("!=", pc.not_equal), ("=", pc.equal)):
+                count = t.filter(fn(column, scalar)).num_rows
+                cases.append({"file": f, "where": "%s %s %s" % (name, op, lit_text(v)),
+                              "column": name, "count": count})
+            cases.append({"file": f, "where": "%s is null" % name, "column": name,
+                          "count": t[name].null_count})
+    with open(out, "w") as fh:
+        json.dump(cases, fh)
+
+
 def main():
+    if sys.argv[1] == "--parquet-testing":
+        return parquet_testing(sys.argv[2], sys.argv[3])
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     table = make_table()
