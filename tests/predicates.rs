@@ -94,7 +94,12 @@ fn statistics_and_page_index_leave_exactly_k() {
         assert_eq!(probe::get("predicate.row_group_pruned_by_statistics"), 9);
         assert_eq!(probe::get("predicate.page_pruned"), 9);
     }
+    probe::reset();
     assert_eq!(ids_of(&reader, &expr), vec![253, 254, 255, 256, 257]);
+    if probe::ENABLED {
+        // `id` is both the predicate and the projection: decoded once.
+        assert_eq!(probe::get("predicate.predicate_column_reused"), 1);
+    }
 
     // Pages in two row groups: 195..=204 spans the end of group 1 and the start of group 2.
     let expr = col("id").is_in([195, 204]).or(col("id").eq(999));

@@ -22,7 +22,8 @@ use crate::{Error, Result};
 ///
 /// Probes (feature `probes`) count the same events: `predicate.row_group_pruned_by_statistics`,
 /// `..._by_page_index`, `..._by_bloom_filter`, `..._by_dictionary`, and
-/// `predicate.page_pruned` (pages of the predicate's columns holding no selected row).
+/// `predicate.page_pruned` (pages of the predicate's columns holding no selected row), and
+/// `predicate.predicate_column_reused` (a projected column the predicate had decoded).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FilterStats {
     /// Row groups considered.
@@ -79,26 +80,17 @@ impl<S: Source> FilteredBatches<S> {
     fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
         while let Some(g) = self.pruned.groups.get(self.next) {
             self.next += 1;
-            let (reader, mask) = self
+            let e = self
                 .file
                 .evaluate_groups(&self.pruned.node, std::slice::from_ref(g))?;
-            let matched = mask.count_set_bits();
+            let matched = e.mask.count_set_bits();
             self.pruned.stats.rows_matched += matched as u64;
             if matched == 0 {
                 continue;
             }
             let mut arrays = Vec::with_capacity(self.columns.len());
             for c in &self.columns {
-                let (_, array) = reader.read_field_by_path(c)?;
-                if array.len() != mask.len() {
-                    return Err(Error::format(format!(
-                        "column {c} has {} rows where row group {} holds {}",
-                        array.len(),
-                        g.row_group,
-                        mask.len()
-                    )));
-                }
-                arrays.push(filter_array(&array, &mask));
+                arrays.push(e.materialise(c)?.1);
             }
             return Ok(Some(ArrayBatch {
                 num_rows: matched,
@@ -122,6 +114,50 @@ impl<S: Source> Iterator for FilteredBatches<S> {
                 Some(Err(e))
             }
         }
+    }
+}
+
+/// Row groups after exact evaluation.
+struct Evaluated<S: Source> {
+    /// A reader of those row groups.
+    reader: ParquetReader<S>,
+    /// The rows (over those row groups, in order) that satisfy the predicate.
+    mask: BooleanBuffer,
+    /// The predicate's columns, decoded, by leaf index.
+    columns: HashMap<usize, Column>,
+}
+
+impl<S: Source> Evaluated<S> {
+    /// The matching rows of column `path` (a top-level name or a leaf path). A flat
+    /// top-level column the predicate already decoded is not decoded again.
+    fn materialise(&self, path: &str) -> Result<(Field, Array)> {
+        let schema = self.reader.schema();
+        let decoded = schema.find(path).and_then(|leaf| {
+            let d = schema.leaf(leaf);
+            (d.path.len() == 1 && d.max_rep_level == 0 && d.max_def_level <= 1)
+                .then(|| self.columns.get(&leaf).map(|c| (d.top_level_field, c)))
+                .flatten()
+        });
+        let (field, array) =
+            match decoded {
+                Some((top, col)) => {
+                    probe::hit("predicate.predicate_column_reused");
+                    let field =
+                        self.reader.fields()?.into_iter().nth(top).ok_or_else(|| {
+                            Error::InvalidArgument(format!("no field for {path}"))
+                        })?;
+                    (field, Array::Primitive(col.clone()))
+                }
+                None => self.reader.read_field_by_path(path)?,
+            };
+        if array.len() != self.mask.len() {
+            return Err(Error::format(format!(
+                "column {path} has {} rows where the row groups hold {}",
+                array.len(),
+                self.mask.len()
+            )));
+        }
+        Ok((field, filter_array(&array, &self.mask)))
     }
 }
 
@@ -157,11 +193,14 @@ impl<S: Source> ParquetReader<S> {
 
     /// The rows (file row numbers) that satisfy `expr`, exactly.
     pub fn filter_rows(&self, expr: &Expr) -> Result<(RowSelection, FilterStats)> {
-        let (p, _, mask) = self.evaluate(expr)?;
+        let (p, evaluated) = self.evaluate(expr)?;
+        let Some(e) = evaluated else {
+            return Ok((RowSelection::none(), p.stats));
+        };
         let mut ranges: Vec<Range<u64>> = Vec::new();
         let mut at = 0usize;
         for g in &p.groups {
-            let part = mask.slice(at, g.rows as usize);
+            let part = e.mask.slice(at, g.rows as usize);
             ranges.extend(
                 RowSelection::from_mask(g.first_row, part.iter())
                     .ranges()
@@ -184,33 +223,16 @@ impl<S: Source> ParquetReader<S> {
         columns: &[&str],
         expr: &Expr,
     ) -> Result<(Vec<(Field, Array)>, FilterStats)> {
-        let (p, reader, mask) = self.evaluate(expr)?;
+        let (p, evaluated) = self.evaluate(expr)?;
         let mut out = Vec::with_capacity(columns.len());
         for c in columns {
-            let (field, array) = match &reader {
-                Some(r) => r.read_field_by_path(c)?,
-                None => {
-                    // Nothing survived pruning: an empty array of the right shape.
-                    let (field, array) = self.read_field_by_path_in(c, Vec::new())?;
-                    (field, array)
-                }
-            };
-            let array = if array.len() == mask.len() {
-                filter_array(&array, &mask)
-            } else {
-                return Err(Error::format(format!(
-                    "column {c} has {} rows where the row groups hold {}",
-                    array.len(),
-                    mask.len()
-                )));
-            };
-            out.push((field, array));
+            out.push(match &evaluated {
+                Some(e) => e.materialise(c)?,
+                // Nothing survived pruning: an empty array of the right shape.
+                None => self.with_row_groups(Vec::new()).read_field_by_path(c)?,
+            });
         }
         Ok((out, p.stats))
-    }
-
-    fn read_field_by_path_in(&self, path: &str, row_groups: Vec<usize>) -> Result<(Field, Array)> {
-        self.with_row_groups(row_groups).read_field_by_path(path)
     }
 
     /// This file with other row groups selected.
@@ -228,23 +250,18 @@ impl<S: Source> ParquetReader<S> {
 
     /// Prune, then evaluate exactly over the row groups left: the pruning, a reader of those
     /// row groups (`None` when there are none) and the mask of matching rows over them.
-    fn evaluate(&self, expr: &Expr) -> Result<(Pruned, Option<ParquetReader<S>>, BooleanBuffer)> {
+    fn evaluate(&self, expr: &Expr) -> Result<(Pruned, Option<Evaluated<S>>)> {
         let mut p = self.prune_groups(expr)?;
         if p.groups.is_empty() {
-            return Ok((p, None, BooleanBuffer::new_unset(0)));
+            return Ok((p, None));
         }
-        let (reader, mask) = self.evaluate_groups(&p.node, &p.groups)?;
-        p.stats.rows_matched = mask.count_set_bits() as u64;
-        Ok((p, Some(reader), mask))
+        let e = self.evaluate_groups(&p.node, &p.groups)?;
+        p.stats.rows_matched = e.mask.count_set_bits() as u64;
+        Ok((p, Some(e)))
     }
 
-    /// Step (e) over `groups`: a reader of those row groups and the mask of the rows (over
-    /// them, in order) that satisfy `node`.
-    fn evaluate_groups(
-        &self,
-        node: &Node,
-        groups: &[Group],
-    ) -> Result<(ParquetReader<S>, BooleanBuffer)> {
+    /// Step (e) over `groups`: decode the predicate's columns, evaluate.
+    fn evaluate_groups(&self, node: &Node, groups: &[Group]) -> Result<Evaluated<S>> {
         let reader = self.with_row_groups(groups.iter().map(|g| g.row_group).collect());
         let total: u64 = groups.iter().map(|g| g.rows).sum();
         let total = usize::try_from(total)
@@ -265,7 +282,11 @@ impl<S: Source> ParquetReader<S> {
             selected.append_n((g.first_row + g.rows - next) as usize, false);
         }
         let mask = &eval(node, &columns, total)? & &selected.finish();
-        Ok((reader, mask))
+        Ok(Evaluated {
+            reader,
+            mask,
+            columns,
+        })
     }
 
     /// [`Self::read_filtered`] as a stream: one batch per row group left by pruning that
