@@ -121,6 +121,21 @@ fn statistics_and_page_index_leave_exactly_k() {
 }
 
 #[test]
+fn row_groups_without_a_match_are_not_materialised() {
+    let reader = ParquetReader::new(sorted_ids(true)).unwrap();
+    // Metadata cannot rule out row group 1 (nor page 150..160), exact evaluation can.
+    let expr = col("id").eq(150).and(col("id").eq(151));
+    probe::reset();
+    let (cols, stats) = reader.read_filtered(&["other"], &expr).unwrap();
+    assert_eq!((stats.row_groups_pruned, stats.rows_selected), (9, 10));
+    assert_eq!((stats.rows_matched, cols[0].1.len()), (0, 0));
+    if probe::ENABLED {
+        assert_eq!(probe::get("predicate.row_group_without_match"), 1);
+        assert_eq!(probe::get("predicate.predicate_column_reused"), 0);
+    }
+}
+
+#[test]
 fn without_a_page_index_only_row_groups_are_pruned() {
     let reader = ParquetReader::new(sorted_ids(false)).unwrap();
     let expr = col("id").ge(253).and(col("id").le(257));

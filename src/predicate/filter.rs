@@ -22,8 +22,10 @@ use crate::{Error, Result};
 ///
 /// Probes (feature `probes`) count the same events: `predicate.row_group_pruned_by_statistics`,
 /// `..._by_page_index`, `..._by_bloom_filter`, `..._by_dictionary`, and
-/// `predicate.page_pruned` (pages of the predicate's columns holding no selected row), and
-/// `predicate.predicate_column_reused` (a projected column the predicate had decoded).
+/// `predicate.page_pruned` (pages of the predicate's columns holding no selected row),
+/// `predicate.predicate_column_reused` (a projected column the predicate had decoded), and
+/// `predicate.row_group_without_match` (a row group left by pruning where no row matched:
+/// the other projected columns are not decoded there).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FilterStats {
     /// Row groups considered.
@@ -123,6 +125,10 @@ struct Evaluated<S: Source> {
     reader: ParquetReader<S>,
     /// The rows (over those row groups, in order) that satisfy the predicate.
     mask: BooleanBuffer,
+    /// A reader of the row groups with a matching row.
+    matched_reader: ParquetReader<S>,
+    /// `mask` over those row groups only.
+    matched_mask: BooleanBuffer,
     /// The predicate's columns, decoded, by leaf index.
     columns: HashMap<usize, Column>,
 }
@@ -138,7 +144,7 @@ impl<S: Source> Evaluated<S> {
                 .then(|| self.columns.get(&leaf).map(|c| (d.top_level_field, c)))
                 .flatten()
         });
-        let (field, array) =
+        let (field, array, mask) =
             match decoded {
                 Some((top, col)) => {
                     probe::hit("predicate.predicate_column_reused");
@@ -146,18 +152,21 @@ impl<S: Source> Evaluated<S> {
                         self.reader.fields()?.into_iter().nth(top).ok_or_else(|| {
                             Error::InvalidArgument(format!("no field for {path}"))
                         })?;
-                    (field, Array::Primitive(col.clone()))
+                    (field, Array::Primitive(col.clone()), &self.mask)
                 }
-                None => self.reader.read_field_by_path(path)?,
+                None => {
+                    let (field, array) = self.matched_reader.read_field_by_path(path)?;
+                    (field, array, &self.matched_mask)
+                }
             };
-        if array.len() != self.mask.len() {
+        if array.len() != mask.len() {
             return Err(Error::format(format!(
                 "column {path} has {} rows where the row groups hold {}",
                 array.len(),
-                self.mask.len()
+                mask.len()
             )));
         }
-        Ok((field, filter_array(&array, &self.mask)))
+        Ok((field, filter_array(&array, mask)))
     }
 }
 
@@ -282,7 +291,24 @@ impl<S: Source> ParquetReader<S> {
             selected.append_n((g.first_row + g.rows - next) as usize, false);
         }
         let mask = &eval(node, &columns, total)? & &selected.finish();
+        // The row groups with a match, and the mask over them alone: the other projected
+        // columns are decoded for those row groups only.
+        let mut matched_groups = Vec::new();
+        let mut matched_mask = BooleanBufferBuilder::new(mask.len());
+        let mut at = 0usize;
+        for g in groups {
+            let part = mask.slice(at, g.rows as usize);
+            if part.count_set_bits() > 0 {
+                matched_groups.push(g.row_group);
+                matched_mask.append_buffer(&part);
+            } else {
+                probe::hit("predicate.row_group_without_match");
+            }
+            at += g.rows as usize;
+        }
         Ok(Evaluated {
+            matched_reader: self.with_row_groups(matched_groups),
+            matched_mask: matched_mask.finish(),
             reader,
             mask,
             columns,
