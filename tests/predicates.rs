@@ -598,3 +598,61 @@ fn implausible_column_index_prunes_nothing() {
     let (_, stats) = reader.filter_rows(&col("a").is_null()).unwrap();
     assert_eq!(stats.rows_matched, 0);
 }
+
+#[test]
+fn many_batches_of_flat_and_struct_leaves() {
+    use parq::array::{Array, StructArray};
+    use parq::field::Field as SchemaField;
+    use parq::metadata::Type;
+    // More rows than one evaluation batch, row groups not aligned to batches.
+    const N: usize = 150_000;
+    let id = Column {
+        len: N,
+        validity: None,
+        values: Values::Int64((0..N as i64).collect::<Vec<_>>().into()),
+    };
+    let b = Column {
+        len: N,
+        validity: Some(NullBuffer::from_iter((0..N).map(|i| i % 5 != 0))),
+        values: Values::Int64((0..N as i64).map(|i| i % 1000).collect::<Vec<_>>().into()),
+    };
+    let s = Array::Struct(StructArray {
+        len: N,
+        validity: Some(NullBuffer::from_iter((0..N).map(|i| i % 7 != 0))),
+        children: vec![Array::Primitive(b)],
+    });
+    let v = Column {
+        len: N,
+        validity: None,
+        values: Values::Int32((0..N as i32).map(|i| i * 3).collect::<Vec<_>>().into()),
+    };
+    let fields = vec![
+        SchemaField::primitive("id", Type::INT64).required(),
+        SchemaField::structure("s", vec![SchemaField::primitive("b", Type::INT64)]),
+        SchemaField::primitive("v", Type::INT32).required(),
+    ];
+    let mut file = Vec::new();
+    let options = WriterOptions::default().with_row_group_rows(70_001);
+    let mut w = ParquetWriter::with_fields(&mut file, fields, options).unwrap();
+    w.write_arrays(&[Array::Primitive(id), s, Array::Primitive(v)])
+        .unwrap();
+    w.finish().unwrap();
+    let reader = ParquetReader::new(Bytes::from(file)).unwrap();
+    let expr = Expr::parse("s.b < 10 and id >= 1000 and id != 140000").unwrap();
+    let want: Vec<i64> = (0..N as i64)
+        .filter(|&i| i % 5 != 0 && i % 7 != 0 && i % 1000 < 10 && i >= 1000 && i != 140_000)
+        .collect();
+    let (cols, stats) = reader.read_filtered(&["v", "id"], &expr).unwrap();
+    assert_eq!(stats.rows_matched, want.len() as u64);
+    let Values::Int32(v) = &cols[0].1.as_primitive().unwrap().values else {
+        unreachable!()
+    };
+    let Values::Int64(ids) = &cols[1].1.as_primitive().unwrap().values else {
+        unreachable!()
+    };
+    assert_eq!(ids.to_vec(), want);
+    assert_eq!(
+        v.to_vec(),
+        want.iter().map(|&i| i as i32 * 3).collect::<Vec<_>>()
+    );
+}

@@ -15,7 +15,9 @@ use crate::array::Array;
 use crate::column::Column;
 use crate::field::Field;
 use crate::metadata::ColumnIndex;
-use crate::read::{ArrayBatch, ParquetReader, ReadOptions, RowSelection, Source};
+use crate::read::{
+    ArrayBatch, ArrayBatchReader, BatchReader, ParquetReader, ReadOptions, RowSelection, Source,
+};
 use crate::{Error, Result};
 
 /// What pruning and filtering did, over the row groups the reader selects.
@@ -80,11 +82,14 @@ impl<S: Source> FilteredBatches<S> {
     }
 
     fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
+        let projection: Vec<&str> = self.columns.iter().map(String::as_str).collect();
         while let Some(g) = self.pruned.groups.get(self.next) {
             self.next += 1;
-            let e = self
-                .file
-                .evaluate_groups(&self.pruned.node, std::slice::from_ref(g))?;
+            let e = self.file.evaluate_groups(
+                &self.pruned.node,
+                std::slice::from_ref(g),
+                &projection,
+            )?;
             let matched = e.mask.count_set_bits();
             self.pruned.stats.rows_matched += matched as u64;
             if matched == 0 {
@@ -119,54 +124,127 @@ impl<S: Source> Iterator for FilteredBatches<S> {
     }
 }
 
+/// Rows decoded per batch while evaluating and materialising: big enough that per-batch
+/// work is negligible, small enough that buffers stay in cache and are reused.
+const EVAL_BATCH: usize = 1 << 16;
+
 /// Row groups after exact evaluation.
 struct Evaluated<S: Source> {
-    /// A reader of those row groups.
-    reader: ParquetReader<S>,
-    /// The rows (over those row groups, in order) that satisfy the predicate.
+    /// The rows (over the row groups left by pruning, in order) that satisfy the predicate.
     mask: BooleanBuffer,
     /// A reader of the row groups with a matching row.
     matched_reader: ParquetReader<S>,
     /// `mask` over those row groups only.
     matched_mask: BooleanBuffer,
-    /// The predicate's columns, decoded, by leaf index.
-    columns: HashMap<usize, Column>,
+    /// Projected flat columns the predicate decoded, already filtered, by leaf index.
+    kept: HashMap<usize, Column>,
 }
 
 impl<S: Source> Evaluated<S> {
     /// The matching rows of column `path` (a top-level name or a leaf path). A flat
-    /// top-level column the predicate already decoded is not decoded again.
+    /// top-level column the predicate already decoded is not decoded again; other flat
+    /// columns are streamed and filtered batch by batch; nested ones are read whole.
     fn materialise(&self, path: &str) -> Result<(Field, Array)> {
-        let schema = self.reader.schema();
-        let decoded = schema.find(path).and_then(|leaf| {
+        let reader = &self.matched_reader;
+        let schema = reader.schema();
+        let flat = schema.find(path).filter(|&leaf| {
             let d = schema.leaf(leaf);
-            (d.path.len() == 1 && d.max_rep_level == 0 && d.max_def_level <= 1)
-                .then(|| self.columns.get(&leaf).map(|c| (d.top_level_field, c)))
-                .flatten()
+            d.path.len() == 1 && d.max_rep_level == 0 && d.max_def_level <= 1
         });
-        let (field, array, mask) =
-            match decoded {
-                Some((top, col)) => {
-                    probe::hit("predicate.predicate_column_reused");
-                    let field =
-                        self.reader.fields()?.into_iter().nth(top).ok_or_else(|| {
-                            Error::InvalidArgument(format!("no field for {path}"))
-                        })?;
-                    (field, Array::Primitive(col.clone()), &self.mask)
-                }
-                None => {
-                    let (field, array) = self.matched_reader.read_field_by_path(path)?;
-                    (field, array, &self.matched_mask)
-                }
-            };
-        if array.len() != mask.len() {
-            return Err(Error::format(format!(
-                "column {path} has {} rows where the row groups hold {}",
-                array.len(),
-                mask.len()
-            )));
+        let Some(leaf) = flat else {
+            let (field, array) = reader.read_field_by_path(path)?;
+            if array.len() != self.matched_mask.len() {
+                return Err(rows_differ(path, array.len(), self.matched_mask.len()));
+            }
+            return Ok((field, filter_array(&array, &self.matched_mask)));
+        };
+        let top = schema.leaf(leaf).top_level_field;
+        let field = reader
+            .fields()?
+            .into_iter()
+            .nth(top)
+            .ok_or_else(|| Error::InvalidArgument(format!("no field for {path}")))?;
+        if let Some(col) = self.kept.get(&leaf) {
+            probe::hit("predicate.predicate_column_reused");
+            return Ok((field, Array::Primitive(col.clone())));
         }
-        Ok((field, filter_array(&array, mask)))
+        let mut parts = Vec::new();
+        let mut at = 0usize;
+        for batch in reader.batches(&[leaf], EVAL_BATCH)? {
+            let mut batch = batch?;
+            let n = batch.num_rows;
+            check_rows(path, at + n, self.matched_mask.len())?;
+            let col = batch
+                .columns
+                .pop()
+                .ok_or_else(|| Error::format("empty batch"))?;
+            parts.push(filter_column(&col, &self.matched_mask.slice(at, n)));
+            at += n;
+        }
+        if at != self.matched_mask.len() {
+            return Err(rows_differ(path, at, self.matched_mask.len()));
+        }
+        let col = if parts.is_empty() {
+            // No row group with a match: an empty column of the right type.
+            reader.read_column(leaf)?
+        } else {
+            Column::concat(&parts)
+        };
+        Ok((field, Array::Primitive(col)))
+    }
+}
+
+fn rows_differ(path: &str, got: usize, want: usize) -> Error {
+    Error::format(format!(
+        "column {path} has {got} rows where the row groups hold {want}"
+    ))
+}
+
+/// Fails when a column holds more rows than the row groups do (or, for a whole read,
+/// fewer).
+fn check_rows(path: &str, got: usize, want: usize) -> Result<()> {
+    if got > want {
+        return Err(rows_differ(path, got, want));
+    }
+    Ok(())
+}
+
+/// The rows of `col` where `mask` is set.
+fn filter_column(col: &Column, mask: &BooleanBuffer) -> Column {
+    match filter_array(&Array::Primitive(col.clone()), mask) {
+        Array::Primitive(c) => c,
+        _ => unreachable!("a primitive array filters to a primitive array"),
+    }
+}
+
+/// A stream of one or more predicate leaves, batch by batch.
+enum LeafStream<S: Source> {
+    /// Flat leaves, read together.
+    Flat(Vec<usize>, BatchReader<S>),
+    /// A leaf (index, dotted path) under structs, with the structs' nulls folded in.
+    Nested(usize, String, ArrayBatchReader<S>),
+}
+
+impl<S: Source> LeafStream<S> {
+    /// The next batch: rows and each leaf's column.
+    fn next(&mut self, out: &mut HashMap<usize, Column>) -> Result<Option<usize>> {
+        match self {
+            LeafStream::Flat(leaves, r) => match r.next().transpose()? {
+                None => Ok(None),
+                Some(b) => {
+                    out.extend(leaves.iter().copied().zip(b.columns));
+                    Ok(Some(b.num_rows))
+                }
+            },
+            LeafStream::Nested(leaf, path, r) => match r.next().transpose()? {
+                None => Ok(None),
+                Some(mut b) => {
+                    let array = b.arrays.pop().ok_or_else(|| Error::format("empty batch"))?;
+                    out.insert(*leaf, flatten_leaf(array, path)?);
+                    Ok(Some(b.num_rows))
+                }
+            },
+        }
     }
 }
 
@@ -202,7 +280,7 @@ impl<S: Source> ParquetReader<S> {
 
     /// The rows (file row numbers) that satisfy `expr`, exactly.
     pub fn filter_rows(&self, expr: &Expr) -> Result<(RowSelection, FilterStats)> {
-        let (p, evaluated) = self.evaluate(expr)?;
+        let (p, evaluated) = self.evaluate(expr, &[])?;
         let Some(e) = evaluated else {
             return Ok((RowSelection::none(), p.stats));
         };
@@ -232,7 +310,7 @@ impl<S: Source> ParquetReader<S> {
         columns: &[&str],
         expr: &Expr,
     ) -> Result<(Vec<(Field, Array)>, FilterStats)> {
-        let (p, evaluated) = self.evaluate(expr)?;
+        let (p, evaluated) = self.evaluate(expr, columns)?;
         let mut out = Vec::with_capacity(columns.len());
         for c in columns {
             out.push(match &evaluated {
@@ -257,28 +335,30 @@ impl<S: Source> ParquetReader<S> {
         }
     }
 
-    /// Prune, then evaluate exactly over the row groups left: the pruning, a reader of those
-    /// row groups (`None` when there are none) and the mask of matching rows over them.
-    fn evaluate(&self, expr: &Expr) -> Result<(Pruned, Option<Evaluated<S>>)> {
+    /// Prune, then evaluate exactly over the row groups left (`None` when there are none),
+    /// keeping the flat columns of `projection` that the predicate decodes.
+    fn evaluate(&self, expr: &Expr, projection: &[&str]) -> Result<(Pruned, Option<Evaluated<S>>)> {
         let mut p = self.prune_groups(expr)?;
         if p.groups.is_empty() {
             return Ok((p, None));
         }
-        let e = self.evaluate_groups(&p.node, &p.groups)?;
+        let e = self.evaluate_groups(&p.node, &p.groups, projection)?;
         p.stats.rows_matched = e.mask.count_set_bits() as u64;
         Ok((p, Some(e)))
     }
 
-    /// Step (e) over `groups`: decode the predicate's columns, evaluate.
-    fn evaluate_groups(&self, node: &Node, groups: &[Group]) -> Result<Evaluated<S>> {
+    /// Step (e) over `groups`: stream the predicate's columns batch by batch, evaluate each
+    /// batch, and keep (filtered) the flat top-level columns of `projection` among them.
+    fn evaluate_groups(
+        &self,
+        node: &Node,
+        groups: &[Group],
+        projection: &[&str],
+    ) -> Result<Evaluated<S>> {
         let reader = self.with_row_groups(groups.iter().map(|g| g.row_group).collect());
         let total: u64 = groups.iter().map(|g| g.rows).sum();
         let total = usize::try_from(total)
             .map_err(|_| Error::format(format!("{total} rows do not fit in memory")))?;
-        let mut columns = HashMap::new();
-        for c in node.columns() {
-            columns.insert(c, leaf_values(&reader, c)?);
-        }
         // Rows outside the pruned selection are not looked at.
         let mut selected = BooleanBufferBuilder::new(total);
         for g in groups {
@@ -290,7 +370,72 @@ impl<S: Source> ParquetReader<S> {
             }
             selected.append_n((g.first_row + g.rows - next) as usize, false);
         }
-        let mask = &eval(node, &columns, total)? & &selected.finish();
+        let selected = selected.finish();
+
+        let schema = &self.schema;
+        let leaves = node.columns();
+        let is_flat = |c: usize| reader.column_reader(c).is_ok();
+        let flat: Vec<usize> = leaves.iter().copied().filter(|&c| is_flat(c)).collect();
+        let mut streams = Vec::new();
+        if !flat.is_empty() {
+            streams.push(LeafStream::Flat(
+                flat.clone(),
+                reader.batches(&flat, EVAL_BATCH)?,
+            ));
+        }
+        for &c in leaves.iter().filter(|&&c| !is_flat(c)) {
+            let path = schema.leaf(c).path_string();
+            let batches = reader.array_batches(&[&path], EVAL_BATCH)?;
+            streams.push(LeafStream::Nested(c, path, batches));
+        }
+        let keep: Vec<usize> = projection
+            .iter()
+            .filter_map(|p| schema.find(p))
+            .filter(|&c| flat.contains(&c) && schema.leaf(c).path.len() == 1)
+            .collect();
+        let mut kept: HashMap<usize, Vec<Column>> = HashMap::new();
+        let mut mask = BooleanBufferBuilder::new(total);
+        let mut at = 0usize;
+        let mut columns = HashMap::new();
+        loop {
+            columns.clear();
+            let mut rows: Option<usize> = None;
+            let mut ended = 0;
+            for s in &mut streams {
+                match s.next(&mut columns)? {
+                    Some(n) if rows.is_none_or(|r| r == n) => rows = Some(n),
+                    Some(n) => {
+                        return Err(Error::format(format!(
+                            "predicate columns disagree on a batch: {n} and {rows:?} rows"
+                        )))
+                    }
+                    None => ended += 1,
+                }
+            }
+            let n = match (rows, ended) {
+                (None, _) if streams.is_empty() && at < total => total,
+                (None, _) => break,
+                (Some(n), 0) => n,
+                (Some(_), _) => {
+                    return Err(Error::format("predicate columns end at different rows"))
+                }
+            };
+            if at + n > total {
+                return Err(rows_differ("of the predicate", at + n, total));
+            }
+            let m = &eval(node, &columns, n)? & &selected.slice(at, n);
+            for c in &keep {
+                if let Some(col) = columns.get(c) {
+                    kept.entry(*c).or_default().push(filter_column(col, &m));
+                }
+            }
+            mask.append_buffer(&m);
+            at += n;
+        }
+        if at != total {
+            return Err(rows_differ("of the predicate", at, total));
+        }
+        let mask = mask.finish();
         // The row groups with a match, and the mask over them alone: the other projected
         // columns are decoded for those row groups only.
         let mut matched_groups = Vec::new();
@@ -309,9 +454,11 @@ impl<S: Source> ParquetReader<S> {
         Ok(Evaluated {
             matched_reader: self.with_row_groups(matched_groups),
             matched_mask: matched_mask.finish(),
-            reader,
             mask,
-            columns,
+            kept: kept
+                .into_iter()
+                .map(|(c, parts)| (c, Column::concat(&parts)))
+                .collect(),
         })
     }
 
@@ -495,14 +642,9 @@ impl<S: Source> ParquetReader<S> {
     }
 }
 
-/// The values of leaf `column`, one slot per row: a flat column as read, a leaf under
-/// (non-repeated) structs with the structs' nulls folded into its validity.
-fn leaf_values<S: Source>(reader: &ParquetReader<S>, column: usize) -> Result<Column> {
-    if reader.column_reader(column).is_ok() {
-        return reader.read_column(column);
-    }
-    let path = reader.schema().leaf(column).path_string();
-    let (_, mut array) = reader.read_field_by_path(&path)?;
+/// The leaf of a projected field of non-repeated structs, one slot per row, with the
+/// structs' nulls folded into its validity.
+fn flatten_leaf(mut array: Array, path: &str) -> Result<Column> {
     let mut validity: Option<NullBuffer> = None;
     loop {
         match array {
