@@ -347,6 +347,10 @@ fn naive(e: &Expr, r: &Row) -> Option<bool> {
             ("i", Literal::Int(v)) => Some((r.i? as i128).cmp(v)),
             ("u", Literal::Int(v)) => Some((r.u as i128).cmp(v)),
             ("f", Literal::Float(v)) => r.f?.partial_cmp(v),
+            ("f", Literal::Int(v)) => r.f?.partial_cmp(&(*v as f64)),
+            ("f", Literal::Decimal { unscaled, scale }) => {
+                r.f?.partial_cmp(&(*unscaled as f64 / 10f64.powi(*scale as i32)))
+            }
             ("s", Literal::String(v)) => Some(r.s.as_deref()?.as_bytes().cmp(v.as_bytes())),
             _ => unreachable!("{column} {lit:?}"),
         })
@@ -655,4 +659,37 @@ fn many_batches_of_flat_and_struct_leaves() {
         v.to_vec(),
         want.iter().map(|&i| i as i32 * 3).collect::<Vec<_>>()
     );
+}
+
+#[test]
+fn comparisons_take_the_fast_path_where_they_can() {
+    let rows: Vec<Row> = (0..50)
+        .map(|k| Row {
+            i: Some(k % 7),
+            u: k as u32,
+            f: Some(k as f64 / 4.0),
+            s: Some(format!("v{k}")),
+        })
+        .collect();
+    let reader = ParquetReader::new(file_of(&rows, 50, 50, false, false)).unwrap();
+    for (text, fast) in [
+        ("i < 3", true),
+        ("f >= 2.5", true),
+        ("not f < 2.5", true),
+        ("s = 'v7'", true),
+        ("u > 3", false),
+        ("i in (1, 2)", false),
+    ] {
+        probe::reset();
+        let (_, stats) = reader.filter_rows(&Expr::parse(text).unwrap()).unwrap();
+        let want = rows
+            .iter()
+            .filter(|r| naive(&Expr::parse(text).unwrap(), r) == Some(true))
+            .count();
+        assert_eq!(stats.rows_matched, want as u64, "{text}");
+        if probe::ENABLED {
+            assert_eq!(probe::get("predicate.eval_fast_path") == 1, fast, "{text}");
+            assert_eq!(probe::get("predicate.eval_per_value") == 1, !fast, "{text}");
+        }
+    }
 }

@@ -4,6 +4,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use parq_codecs::probe;
 
 use super::literal::{be_to_i128, f16_to_f64, Domain, Scalar};
 use super::{CmpOp, Leaf, Node, Test};
@@ -95,36 +96,51 @@ pub(crate) fn eval_leaf(leaf: &Leaf, col: &Column) -> BooleanBuffer {
             Some(v) => v.inner().clone(),
             None => BooleanBuffer::new_set(n),
         },
-        test => match (&col.values, test, leaf.domain) {
-            // The common numeric comparisons without a per-row enum.
-            (
-                Values::Int32(v),
-                Test::Cmp {
-                    op,
-                    value: Scalar::I32(x),
-                    ..
-                },
-                Domain::I32,
-            ) => masked(
-                col,
-                BooleanBuffer::collect_bool(n, |i| op.holds(v[i].cmp(x))),
-            ),
-            (
-                Values::Int64(v),
-                Test::Cmp {
-                    op,
-                    value: Scalar::I64(x),
-                    ..
-                },
-                Domain::I64,
-            ) => masked(
-                col,
-                BooleanBuffer::collect_bool(n, |i| op.holds(v[i].cmp(x))),
-            ),
-            _ => BooleanBuffer::collect_bool(n, |i| {
+        test => fast_cmp(col, test, leaf.domain).unwrap_or_else(|| {
+            probe::hit("predicate.eval_per_value");
+            BooleanBuffer::collect_bool(n, |i| {
                 value_at(col, leaf.domain, i).is_some_and(|v| value_matches(test, v))
-            }),
-        },
+            })
+        }),
+    }
+}
+
+/// A comparison on the common layouts without a per-row enum: signed integers, floats,
+/// byte arrays as offsets.
+fn fast_cmp(col: &Column, test: &Test, domain: Domain) -> Option<BooleanBuffer> {
+    let Test::Cmp { op, value, or_nan } = test else {
+        return None;
+    };
+    let (op, or_nan, n) = (*op, *or_nan, col.len);
+    let mask = match (&col.values, value, domain) {
+        (Values::Int32(v), Scalar::I32(x), Domain::I32) => {
+            BooleanBuffer::collect_bool(n, |i| op.holds(v[i].cmp(x)))
+        }
+        (Values::Int64(v), Scalar::I64(x), Domain::I64) => {
+            BooleanBuffer::collect_bool(n, |i| op.holds(v[i].cmp(x)))
+        }
+        (Values::Double(v), Scalar::F64(x), _) => {
+            BooleanBuffer::collect_bool(n, |i| float_holds(op, v[i], *x, or_nan))
+        }
+        (Values::Float(v), Scalar::F64(x), _) => {
+            BooleanBuffer::collect_bool(n, |i| float_holds(op, v[i] as f64, *x, or_nan))
+        }
+        (Values::Binary { offsets, data }, Scalar::Bytes(x), Domain::Bytes) => {
+            let bytes = |i: usize| &data[offsets[i] as usize..offsets[i + 1] as usize];
+            BooleanBuffer::collect_bool(n, |i| op.holds(bytes(i).cmp(&x[..])))
+        }
+        _ => return None,
+    };
+    probe::hit("predicate.eval_fast_path");
+    Some(masked(col, mask))
+}
+
+/// `x op v` on floats, IEEE 754: a `NaN` satisfies only `!=` and the `or_nan` orderings.
+#[inline]
+fn float_holds(op: CmpOp, x: f64, v: f64, or_nan: bool) -> bool {
+    match x.partial_cmp(&v) {
+        Some(o) => op.holds(o),
+        None => op == CmpOp::Ne || (or_nan && x.is_nan()),
     }
 }
 
