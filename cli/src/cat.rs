@@ -305,14 +305,15 @@ pub fn run<S: Source>(
     if columns.is_empty() {
         return Ok(());
     }
-    // With a filter, the matching rows come in one batch (pruned and filtered by the
-    // library); without, streamed in batches.
     let (fields, mut batches): (Vec<Field>, Box<dyn Iterator<Item = RowBatch>>) = match filter {
         Some(expr) => {
-            let (read, _) = reader.read_filtered(&columns, expr)?;
-            let rows = read.first().map_or(0, |(_, a)| a.len());
-            let (fields, arrays): (Vec<Field>, Vec<Array>) = read.into_iter().unzip();
-            (fields, Box::new(std::iter::once(Ok((arrays, rows)))))
+            // Pruned, then filtered one row group at a time.
+            let batches = reader.filtered_batches(&columns, expr)?;
+            let fields = batches.fields().to_vec();
+            (
+                fields,
+                Box::new(batches.map(|b| b.map(|b| (b.arrays, b.num_rows)))),
+            )
         }
         None => {
             let batches = reader.array_batches(&columns, 4096)?;
