@@ -271,11 +271,11 @@ impl<S: Source> ParquetReader<S> {
     /// matching row is in the selection; rows that do not match may be too.
     pub fn prune(&self, expr: &Expr) -> Result<(RowSelection, FilterStats)> {
         let p = self.prune_groups(expr)?;
-        let mut out = RowSelection::none();
-        for g in &p.groups {
-            out = out.union(&g.selection);
-        }
-        Ok((out, p.stats))
+        let ranges = p
+            .groups
+            .iter()
+            .flat_map(|g| g.selection.ranges().iter().cloned());
+        Ok((RowSelection::from_ranges(ranges), p.stats))
     }
 
     /// The rows (file row numbers) that satisfy `expr`, exactly.
