@@ -161,7 +161,15 @@ impl Node {
             }
             Expr::Not(e) => Self::bind_inner(e, schema, !negate)?,
             Expr::IsNull { column, negated } => {
-                let (i, domain, _) = leaf(column)?;
+                // Nulls are known for any non-repeated leaf, even one whose values cannot be
+                // compared (INT96, INTERVAL): the domain is then never used.
+                let (i, domain) = match leaf(column) {
+                    Ok((i, domain, _)) => (i, domain),
+                    Err(e) => match schema.find(column) {
+                        Some(i) if schema.leaf(i).max_rep_level == 0 => (i, Domain::Bytes),
+                        _ => return Err(e),
+                    },
+                };
                 let test = if *negated != negate {
                     Test::IsNotNull
                 } else {
@@ -441,6 +449,27 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn nulls_of_incomparable_columns() {
+        let s = SchemaDescriptor::new(&[
+            SchemaElement {
+                name: "schema".into(),
+                num_children: Some(1),
+                ..Default::default()
+            },
+            SchemaElement {
+                name: "t".into(),
+                type_: Some(Type::INT96),
+                repetition_type: Some(FieldRepetitionType::OPTIONAL),
+                ..Default::default()
+            },
+        ])
+        .unwrap();
+        assert!(Node::bind(&col("t").is_not_null(), &s).is_ok());
+        let e = Node::bind(&col("t").eq(1), &s).unwrap_err().to_string();
+        assert!(e.contains("INT96"), "{e}");
     }
 
     #[test]
