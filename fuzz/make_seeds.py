@@ -6,6 +6,7 @@ read_file:      the parquet-testing files: the argument, else $PARQUET_TEST_DATA
                 Among them every nested one (NESTED below: lists, structs, maps, legacy
                 spellings), so the target reaches record assembly from the first run.
 read_footer:    their footers (the thrift FileMetaData) and their first page headers.
+decode_bloom_filter: bloom_filter.xxhash.bin (parquet-mr: header + 1 KiB bitset).
 decompress_*:   4-byte declared size + a page compressed by pyarrow (if installed).
 
 Usage: python3 fuzz/make_seeds.py [parquet-testing data dir]
@@ -73,6 +74,12 @@ def main():
                     put("read_footer", data[-8 - n : -8])
                     put("read_footer", data)
             put("read_footer", data[4:4 + 256])
+    bloom = os.path.join(data_dir, "bloom_filter.xxhash.bin")
+    if os.path.isfile(bloom):
+        with open(bloom, "rb") as f:
+            data = f.read()
+        put("decode_bloom_filter", data)
+        put("read_footer", data[:16])
     print(f"read_file: {files} files from {data_dir}, {len(nested)} of {len(NESTED)} nested")
     missing = sorted(set(NESTED) - nested)
     if os.path.isdir(data_dir) and missing:

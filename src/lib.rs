@@ -14,6 +14,7 @@
 pub mod array;
 #[cfg(feature = "arrow")]
 pub mod arrow;
+pub mod bloom;
 pub mod column;
 mod error;
 pub mod field;

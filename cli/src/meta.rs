@@ -55,7 +55,7 @@ pub fn text(m: &FileMetaData) -> String {
             };
             let _ = writeln!(
                 s,
-                "  {:<24} {:?} {:?} encodings={:?} values={} compressed={} uncompressed={}{}",
+                "  {:<24} {:?} {:?} encodings={:?} values={} compressed={} uncompressed={}{}{}",
                 md.path_in_schema.join("."),
                 md.type_,
                 md.codec,
@@ -66,6 +66,13 @@ pub fn text(m: &FileMetaData) -> String {
                 md.statistics
                     .as_ref()
                     .map(|st| format!(" {}", stats_text(st)))
+                    .unwrap_or_default(),
+                md.bloom_filter_offset
+                    .map(|o| format!(
+                        " bloom_filter=(offset {o}, {} bytes)",
+                        md.bloom_filter_length
+                            .map_or_else(|| "?".to_string(), |n| n.to_string())
+                    ))
                     .unwrap_or_default()
             );
         }
@@ -151,6 +158,14 @@ pub fn json(m: &FileMetaData) -> String {
                     s,
                     ",\"null_count\":{}}}",
                     st.null_count.map_or("null".to_string(), |n| n.to_string())
+                );
+            }
+            if let Some(o) = md.bloom_filter_offset {
+                let _ = write!(
+                    s,
+                    ",\"bloom_filter\":{{\"offset\":{o},\"length\":{}}}",
+                    md.bloom_filter_length
+                        .map_or("null".to_string(), |n| n.to_string())
                 );
             }
             s.push('}');

@@ -1,7 +1,7 @@
 //! Thrift metadata decoders on arbitrary bytes: `decode_file_metadata`, `decode_page_header`,
-//! `decode_column_index`, `decode_offset_index` and `decode_footer`. What decodes re-encodes
-//! to bytes that decode and re-encode to the same bytes (compared as bytes: float statistics
-//! may be NaN).
+//! `decode_column_index`, `decode_offset_index`, `decode_bloom_filter_header` and
+//! `decode_footer`. What decodes re-encodes to bytes that decode and re-encode to the same
+//! bytes (compared as bytes: float statistics may be NaN).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -37,6 +37,15 @@ fuzz_target!(|data: &[u8]| {
         metadata::encode_offset_index(&o, &mut b1);
         let o2 = metadata::decode_offset_index(&b1).expect("re-encoded offset index fails");
         assert_eq!(o, o2);
+    }
+    if let Ok((h, used)) = metadata::decode_bloom_filter_header(data) {
+        assert!(used <= data.len());
+        let mut b1 = Vec::new();
+        metadata::encode_bloom_filter_header(&h, &mut b1);
+        let (h2, used2) =
+            metadata::decode_bloom_filter_header(&b1).expect("re-encoded bloom header fails");
+        assert_eq!(used2, b1.len());
+        assert_eq!(h, h2, "bloom filter header changed by re-encoding");
     }
     let _ = metadata::decode_footer(data);
 });

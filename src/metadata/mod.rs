@@ -14,6 +14,7 @@
 //! errors are [`Error::Format`] whose `offset` is the byte offset inside the buffer that was
 //! passed in (use [`rebase_error`] to turn it into a file offset).
 
+pub use bloom::{BloomFilterHeader, BloomFilterUnion};
 pub use file::{
     AesGcmParams, BoundingBox, ColumnChunk, ColumnCryptoMetaData, ColumnMetaData,
     EncryptionAlgorithm, FileMetaData, GeospatialStatistics, KeyValue, PageEncodingStats, RowGroup,
@@ -29,6 +30,7 @@ pub use types::{
     Encoding, FieldRepetitionType, LogicalType, PageType, TimeUnit, Type,
 };
 
+mod bloom;
 mod file;
 mod page;
 pub mod thrift;
@@ -158,4 +160,17 @@ pub fn decode_offset_index(buf: &[u8]) -> Result<OffsetIndex> {
 /// Appends the compact encoding of `o` to `out`.
 pub fn encode_offset_index(o: &OffsetIndex, out: &mut Vec<u8>) {
     o.write(&mut CompactWriter::new(out));
+}
+
+/// Decodes a `BloomFilterHeader` from the start of `buf`, returning it and its encoded length
+/// (the bitset starts that many bytes into `buf`).
+pub fn decode_bloom_filter_header(buf: &[u8]) -> Result<(BloomFilterHeader, usize)> {
+    let mut r = CompactReader::new(buf);
+    let h = BloomFilterHeader::read(&mut r)?;
+    Ok((h, r.position()))
+}
+
+/// Appends the compact encoding of `h` to `out`.
+pub fn encode_bloom_filter_header(h: &BloomFilterHeader, out: &mut Vec<u8>) {
+    h.write(&mut CompactWriter::new(out));
 }

@@ -14,6 +14,7 @@
 
 mod assemble;
 mod batch;
+mod bloom;
 mod decode;
 mod dictionary_page;
 mod file;

@@ -41,7 +41,7 @@ impl<S: Source> ParquetReader<S> {
             .map_err(|e| e.at(&self.index_location(row_group, column, offset)))
     }
 
-    fn chunk(&self, row_group: usize, column: usize) -> Result<&metadata::ColumnChunk> {
+    pub(super) fn chunk(&self, row_group: usize, column: usize) -> Result<&metadata::ColumnChunk> {
         self.metadata
             .row_groups
             .get(row_group)
@@ -51,7 +51,7 @@ impl<S: Source> ParquetReader<S> {
             })
     }
 
-    fn index_location(&self, row_group: usize, column: usize, offset: i64) -> Location {
+    pub(super) fn index_location(&self, row_group: usize, column: usize, offset: i64) -> Location {
         Location {
             column: self.schema.leaves.get(column).map(|d| d.path_string()),
             row_group: Some(row_group),
@@ -60,7 +60,7 @@ impl<S: Source> ParquetReader<S> {
         }
     }
 
-    fn index_bytes(
+    pub(super) fn index_bytes(
         &self,
         offset: i64,
         len: i32,

@@ -20,11 +20,13 @@ use parq_codecs::encoding::dictionary::{
 use parq_codecs::encoding::{bitpack, byte_stream_split, delta, plain, rle};
 use parq_codecs::probe;
 
+use super::bloom::Distinct;
 use super::nested_pages::{self, LeveledPage};
-use super::options::{EncodingPolicy, PageVersion};
+use super::options::{BloomFilterOptions, EncodingPolicy, PageVersion};
 use super::page_index::ColumnIndexBuilder;
 use super::shred::LeafLevels;
 use super::stats::{self, SortOrder, Stats};
+use crate::bloom::Sbbf;
 use crate::column::{Column, Values};
 use crate::metadata::{
     self, ColumnIndex, ColumnMetaData, CompressionCodec, DataPageHeader, DataPageHeaderV2,
@@ -69,6 +71,7 @@ pub(crate) struct Settings {
     pub page_header_statistics: bool,
     pub truncate: Option<usize>,
     pub page_index: bool,
+    pub bloom_filter: Option<BloomFilterOptions>,
 }
 
 /// Check that `policy` can encode `physical`; `Explicit` dictionary encodings become
@@ -257,6 +260,7 @@ pub(crate) struct EncodedChunk {
     pub meta: ColumnMetaData,
     pub column_index: Option<ColumnIndex>,
     pub offset_index: Option<OffsetIndex>,
+    pub bloom_filter: Option<Sbbf>,
 }
 
 /// Slots `[slot_start, slot_end)` and their non-null values `[value_start, value_end)`.
@@ -816,7 +820,10 @@ impl ColumnWriter {
                 rows: range.slot_end - range.slot_start,
             })
             .collect();
-        self.write_pages(LevelSource::Flat(validity), &dense, &chosen, &pages, sink)
+        let mut chunk =
+            self.write_pages(LevelSource::Flat(validity), &dense, &chosen, &pages, sink)?;
+        chunk.bloom_filter = self.bloom_filter(&dense, &chosen);
+        Ok(chunk)
     }
 
     /// Encode a shredded leaf (all its levels and values in the row group) as one column
@@ -846,7 +853,33 @@ impl ColumnWriter {
             self.target_bits(),
             self.settings.data_page_row_limit,
         );
-        self.write_pages(LevelSource::Nested(leaf), &dense, &chosen, &pages, sink)
+        let mut chunk =
+            self.write_pages(LevelSource::Nested(leaf), &dense, &chosen, &pages, sink)?;
+        chunk.bloom_filter = self.bloom_filter(&dense, &chosen);
+        Ok(chunk)
+    }
+
+    /// The chunk's bloom filter, when the column has one: from the dictionary's distinct
+    /// values when the chunk has a dictionary, else from every value.
+    fn bloom_filter(&self, dense: &Dense<'_>, chosen: &Chosen<'_>) -> Option<Sbbf> {
+        let options = self.settings.bloom_filter.as_ref()?;
+        let width = match dense {
+            Dense::Int32(_) | Dense::Float(_) => 4,
+            Dense::Int64(_) | Dense::Double(_) => 8,
+            Dense::Fixed { width, .. } => *width,
+            Dense::Boolean(_) | Dense::Bytes(_) => 0,
+        };
+        let distinct = match chosen {
+            Chosen::Dictionary(Dict {
+                entries: Some(e), ..
+            }) => Some(Distinct::Bytes(e)),
+            Chosen::Dictionary(d) if width > 0 => Some(Distinct::Fixed {
+                page: &d.page,
+                width,
+            }),
+            _ => None,
+        };
+        super::bloom::build(options, dense, distinct)
     }
 
     fn target_bits(&self) -> u64 {
@@ -1178,6 +1211,7 @@ impl ColumnWriter {
             meta,
             column_index: column_index.and_then(|c| c.finish()),
             offset_index,
+            bloom_filter: None,
         })
     }
 }

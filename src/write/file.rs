@@ -4,9 +4,14 @@
 //! File layout written:
 //!
 //! ```text
-//! "PAR1" <row group 0: chunk 0, chunk 1, ...> ... <column indexes> <offset indexes>
-//! <FileMetaData> <u32 LE length> "PAR1"
+//! "PAR1" <row group 0: chunk 0, chunk 1, ...> [<bloom filters of row group 0>] ...
+//! <column indexes> <offset indexes> <FileMetaData> <u32 LE length> "PAR1"
 //! ```
+//!
+//! A column's bloom filters (opt-in, [`ColumnOptions::bloom_filter`]) follow the data of
+//! their row group, so that only one row group's filters are ever held in memory.
+//!
+//! [`ColumnOptions::bloom_filter`]: super::ColumnOptions::bloom_filter
 //!
 //! A top-level primitive field is buffered as its [`Column`]s and written the flat way (its
 //! definition levels straight from the validity bitmap). Any other field is shredded when
@@ -474,7 +479,19 @@ impl<W: Write> ParquetWriter<W> {
                 page_header_statistics: options.page_header_statistics,
                 truncate: options.statistics_truncate_length,
                 page_index: options.page_index,
+                bloom_filter: over.and_then(|o| o.bloom_filter),
             };
+            if let Some(b) = &settings.bloom_filter {
+                if !(b.fpp > 0.0 && b.fpp < 1.0) || leaf.physical == Type::BOOLEAN {
+                    return Err(Error::InvalidArgument(format!(
+                        "bloom filter of column {} (type {}): fpp {} must be in (0, 1), and \
+                         BOOLEAN columns have none",
+                        leaf.dotted(),
+                        leaf.physical,
+                        b.fpp
+                    )));
+                }
+            }
             columns.push(ColumnWriter::new(leaf, settings, level)?);
         }
         if let Some(path) = options
@@ -755,6 +772,7 @@ impl<W: Write> ParquetWriter<W> {
         let start = self.pos as i64;
         let mut chunks = Vec::with_capacity(self.columns.len());
         let mut indexes = Vec::with_capacity(self.columns.len());
+        let mut blooms = Vec::new();
         let (mut total_uncompressed, mut total_compressed) = (0i64, 0i64);
         for f in 0..self.fields.len() {
             let first = self.fields[f].first_leaf;
@@ -802,6 +820,9 @@ impl<W: Write> ParquetWriter<W> {
                     }
                 }
                 indexes.push((chunk.column_index, offset_index));
+                if let Some(b) = chunk.bloom_filter {
+                    blooms.push((chunks.len(), b));
+                }
                 chunks.push(ColumnChunk {
                     file_path: None,
                     file_offset: base,
@@ -809,6 +830,18 @@ impl<W: Write> ParquetWriter<W> {
                     ..ColumnChunk::default()
                 });
             }
+        }
+        // Bloom filters right after their row group's data: only one row group's filters are
+        // ever held in memory.
+        let mut buf = Vec::new();
+        for (c, filter) in blooms {
+            buf.clear();
+            filter.write(&mut buf);
+            if let Some(meta) = &mut chunks[c].meta_data {
+                meta.bloom_filter_offset = Some(self.pos as i64);
+                meta.bloom_filter_length = Some(index_len(buf.len())?);
+            }
+            self.write_all(&buf)?;
         }
         self.row_groups.push(RowGroup {
             columns: chunks,

@@ -31,6 +31,7 @@
 //! # Ok::<(), parq::Error>(())
 //! ```
 
+mod bloom;
 mod column;
 mod fields;
 mod file;
@@ -43,5 +44,6 @@ pub(crate) mod stats;
 
 pub use file::ParquetWriter;
 pub use options::{
-    ColumnOptions, EncodingPolicy, Field, PageVersion, WriterOptions, DEFAULT_WRITE_ZSTD_LEVEL,
+    BloomFilterOptions, ColumnOptions, EncodingPolicy, Field, PageVersion, WriterOptions,
+    DEFAULT_WRITE_ZSTD_LEVEL,
 };

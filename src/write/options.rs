@@ -302,6 +302,29 @@ pub struct ColumnOptions {
     pub dictionary_size_limit: Option<usize>,
     /// Write statistics (chunk, page headers, column index).
     pub statistics: Option<bool>,
+    /// Write a bloom filter for each chunk of the column (off when `None`).
+    pub bloom_filter: Option<BloomFilterOptions>,
+}
+
+/// A column's bloom filter: sized for `ndv` distinct values at false-positive probability
+/// `fpp`, as `BloomFilter.md` gives (see [`crate::bloom::optimal_num_bytes`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BloomFilterOptions {
+    /// Distinct values per column chunk. `None` takes the chunk's own count: the dictionary
+    /// size when the chunk is dictionary-encoded, else its number of non-null values.
+    pub ndv: Option<u64>,
+    /// False-positive probability, strictly between 0 and 1.
+    pub fpp: f64,
+}
+
+impl Default for BloomFilterOptions {
+    /// The chunk's own distinct count, at 5 % false positives (arrow-rs's default FPP).
+    fn default() -> Self {
+        BloomFilterOptions {
+            ndv: None,
+            fpp: 0.05,
+        }
+    }
 }
 
 /// How to write a file. `WriterOptions::default()` writes what every reader opens: v1 pages
@@ -407,6 +430,11 @@ impl WriterOptions {
     /// Set an override for the column at `path`.
     pub fn with_column(mut self, path: impl Into<String>, options: ColumnOptions) -> Self {
         self.columns.insert(path.into(), options);
+        self
+    }
+    /// Write a bloom filter for the column at `path` (keeping its other overrides).
+    pub fn with_bloom_filter(mut self, path: impl Into<String>, bloom: BloomFilterOptions) -> Self {
+        self.columns.entry(path.into()).or_default().bloom_filter = Some(bloom);
         self
     }
 }

@@ -1,0 +1,133 @@
+//! The bloom filter header of `parquet.thrift` (`BloomFilterHeader` and its three unions).
+//!
+//! ```text
+//! struct BloomFilterHeader {
+//!   1: required i32 numBytes;                        // bytes of the bitset that follows
+//!   2: required BloomFilterAlgorithm algorithm;      // union { 1: SplitBlockAlgorithm BLOCK }
+//!   3: required BloomFilterHash hash;                // union { 1: XxHash XXHASH }
+//!   4: required BloomFilterCompression compression;  // union { 1: Uncompressed UNCOMPRESSED }
+//! }
+//! ```
+//!
+//! Each union has one known variant, an empty struct; a variant this crate does not know is
+//! kept as its field id so that the header re-encodes as it was read.
+
+use super::thrift::{ty, CompactReader, CompactWriter};
+use crate::Result;
+
+/// One of the header's unions of empty structs: the known variant (field 1) or another one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BloomFilterUnion {
+    /// Field 1: `BLOCK` (split-block algorithm), `XXHASH` (xxHash64, seed 0) or
+    /// `UNCOMPRESSED`, depending on the union.
+    Known,
+    /// A variant this crate does not know.
+    Unknown {
+        /// The union field id (0 for an empty union).
+        field_id: i16,
+    },
+}
+
+impl BloomFilterUnion {
+    fn read(r: &mut CompactReader<'_>, name: &'static str) -> Result<Self> {
+        let mut out = None;
+        r.read_struct(name, |r, id, t| {
+            if out.is_none() {
+                out = Some(if id == 1 && t == ty::STRUCT {
+                    BloomFilterUnion::Known
+                } else {
+                    BloomFilterUnion::Unknown { field_id: id }
+                });
+            }
+            r.skip(t)
+        })?;
+        Ok(out.unwrap_or(BloomFilterUnion::Unknown { field_id: 0 }))
+    }
+
+    fn write(&self, w: &mut CompactWriter<'_>) {
+        w.struct_begin();
+        match *self {
+            BloomFilterUnion::Known => w.empty_struct_field(1),
+            BloomFilterUnion::Unknown { field_id } => {
+                if field_id > 0 {
+                    w.empty_struct_field(field_id);
+                }
+            }
+        }
+        w.struct_end();
+    }
+}
+
+/// The header in front of a bloom filter's bitset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BloomFilterHeader {
+    /// Bytes of the bitset that follows the header.
+    pub num_bytes: i32,
+    /// `BloomFilterAlgorithm`: [`Known`](BloomFilterUnion::Known) is the split-block
+    /// algorithm.
+    pub algorithm: BloomFilterUnion,
+    /// `BloomFilterHash`: [`Known`](BloomFilterUnion::Known) is xxHash64 with seed 0.
+    pub hash: BloomFilterUnion,
+    /// `BloomFilterCompression`: [`Known`](BloomFilterUnion::Known) is uncompressed.
+    pub compression: BloomFilterUnion,
+}
+
+impl BloomFilterHeader {
+    /// The header of a split-block, xxHash64, uncompressed bitset of `num_bytes` bytes (the
+    /// only kind the spec defines).
+    pub fn split_block(num_bytes: i32) -> Self {
+        BloomFilterHeader {
+            num_bytes,
+            algorithm: BloomFilterUnion::Known,
+            hash: BloomFilterUnion::Known,
+            compression: BloomFilterUnion::Known,
+        }
+    }
+
+    /// Reads a `BloomFilterHeader` struct.
+    pub fn read(r: &mut CompactReader<'_>) -> Result<Self> {
+        let (mut num_bytes, mut algorithm, mut hash, mut compression) = (None, None, None, None);
+        r.read_struct("BloomFilterHeader", |r, id, t| {
+            match id {
+                1 => num_bytes = Some(r.i32(t)?),
+                2 => {
+                    algorithm =
+                        Some(r.struct_value(t, |r| {
+                            BloomFilterUnion::read(r, "BloomFilterAlgorithm")
+                        })?)
+                }
+                3 => {
+                    hash =
+                        Some(r.struct_value(t, |r| BloomFilterUnion::read(r, "BloomFilterHash"))?)
+                }
+                4 => {
+                    compression =
+                        Some(r.struct_value(t, |r| {
+                            BloomFilterUnion::read(r, "BloomFilterCompression")
+                        })?)
+                }
+                _ => r.skip(t)?,
+            }
+            Ok(())
+        })?;
+        Ok(BloomFilterHeader {
+            num_bytes: r.required(num_bytes, "BloomFilterHeader.numBytes")?,
+            algorithm: r.required(algorithm, "BloomFilterHeader.algorithm")?,
+            hash: r.required(hash, "BloomFilterHeader.hash")?,
+            compression: r.required(compression, "BloomFilterHeader.compression")?,
+        })
+    }
+
+    /// Writes a `BloomFilterHeader` struct.
+    pub fn write(&self, w: &mut CompactWriter<'_>) {
+        w.struct_begin();
+        w.i32_field(1, self.num_bytes);
+        w.field_header(ty::STRUCT, 2);
+        self.algorithm.write(w);
+        w.field_header(ty::STRUCT, 3);
+        self.hash.write(w);
+        w.field_header(ty::STRUCT, 4);
+        self.compression.write(w);
+        w.struct_end();
+    }
+}
