@@ -8,7 +8,7 @@ use parq::codecs::probe;
 use parq::column::{Column, Values};
 use parq::predicate::{col, CmpOp, Expr, Literal};
 use parq::read::{ParquetReader, RowSelection};
-use parq::write::{EncodingPolicy, Field, ParquetWriter, WriterOptions};
+use parq::write::{BloomFilterOptions, EncodingPolicy, Field, ParquetWriter, WriterOptions};
 use proptest::prelude::*;
 
 fn write(fields: Vec<Field>, columns: &[Column], options: WriterOptions) -> Bytes {
@@ -414,7 +414,14 @@ fn naive(e: &Expr, r: &Row) -> Option<bool> {
     }
 }
 
-fn file_of(rows: &[Row], rg_rows: usize, page_rows: usize, page_index: bool, dict: bool) -> Bytes {
+fn file_of(
+    rows: &[Row],
+    rg_rows: usize,
+    page_rows: usize,
+    page_index: bool,
+    dict: bool,
+    bloom: bool,
+) -> Bytes {
     let n = rows.len();
     let i = Column {
         len: n,
@@ -453,6 +460,13 @@ fn file_of(rows: &[Row], rg_rows: usize, page_rows: usize, page_index: bool, dic
                 EncodingPolicy::Plain
             })
     };
+    let options = if bloom {
+        ["i", "u", "f", "s"].iter().fold(options, |o, c| {
+            o.with_bloom_filter(*c, BloomFilterOptions::default())
+        })
+    } else {
+        options
+    };
     write(
         vec![
             Field::int32("i").optional(),
@@ -475,9 +489,10 @@ proptest! {
         page_rows in 1usize..10,
         page_index: bool,
         dict: bool,
+        bloom: bool,
         e in expr(),
     ) {
-        let file = file_of(&rows, rg_rows, page_rows, page_index, dict);
+        let file = file_of(&rows, rg_rows, page_rows, page_index, dict, bloom);
         let reader = ParquetReader::new(file).unwrap();
         let want: Vec<u64> = rows
             .iter()
@@ -671,7 +686,7 @@ fn comparisons_take_the_fast_path_where_they_can() {
             s: Some(format!("v{k}")),
         })
         .collect();
-    let reader = ParquetReader::new(file_of(&rows, 50, 50, false, false)).unwrap();
+    let reader = ParquetReader::new(file_of(&rows, 50, 50, false, false, false)).unwrap();
     for (text, fast) in [
         ("i < 3", true),
         ("f >= 2.5", true),
@@ -692,4 +707,71 @@ fn comparisons_take_the_fast_path_where_they_can() {
             assert_eq!(probe::get("predicate.eval_per_value") == 1, !fast, "{text}");
         }
     }
+}
+
+#[test]
+fn bloom_filters_prune_equality_misses() {
+    // Unsorted, high-cardinality values: every row group's bounds cover almost everything.
+    let values: Vec<i64> = (0..5000i64).map(|i| (i * 7919) % 5000 * 2).collect();
+    let zeros: Vec<f64> = (0..5000)
+        .map(|i| {
+            if i == 2500 {
+                -0.0
+            } else {
+                (i % 1000) as f64 - 499.5
+            }
+        })
+        .collect();
+    let options = WriterOptions::default()
+        .with_row_group_rows(1000)
+        .with_encoding(EncodingPolicy::Plain)
+        .with_bloom_filter(
+            "v",
+            BloomFilterOptions {
+                ndv: None,
+                fpp: 0.001,
+            },
+        )
+        .with_bloom_filter(
+            "z",
+            BloomFilterOptions {
+                ndv: None,
+                fpp: 0.001,
+            },
+        );
+    let z = Column {
+        len: zeros.len(),
+        validity: None,
+        values: Values::Double(zeros.into()),
+    };
+    let file = write(
+        vec![Field::int64("v"), Field::double("z")],
+        &[int64(values.clone()), z],
+        options,
+    );
+    let reader = ParquetReader::new(file).unwrap();
+    probe::reset();
+    // Odd values are never written.
+    let (_, stats) = reader.prune(&col("v").eq(4321)).unwrap();
+    assert_eq!(
+        (stats.pruned_by_statistics, stats.pruned_by_bloom_filter),
+        (0, 5)
+    );
+    if probe::ENABLED {
+        assert_eq!(probe::get("predicate.row_group_pruned_by_bloom_filter"), 5);
+    }
+    // A present value keeps its row group, and only it.
+    let present = values[3456];
+    let (rows, stats) = reader
+        .filter_rows(&col("v").is_in([4321, present]))
+        .unwrap();
+    assert_eq!(stats.pruned_by_bloom_filter, 4);
+    assert_eq!(rows, range_of(3456..3457));
+    // `!=` and ranges are not the filters' business.
+    let (_, stats) = reader.prune(&col("v").ne(4321)).unwrap();
+    assert_eq!(stats.row_groups_pruned, 0);
+    // 0.0 = -0.0, though they hash apart: the row group holding -0.0 is kept.
+    let (rows, stats) = reader.filter_rows(&col("z").eq(0.0)).unwrap();
+    assert_eq!(rows, range_of(2500..2501));
+    assert_eq!((stats.pruned_by_statistics, stats.pruned_by_bloom_filter), (0, 4));
 }

@@ -1,6 +1,7 @@
 //! Filtered reads: prune, evaluate exactly on the predicate's columns, then materialise the
 //! projected columns for the matching rows only.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use super::eval::{eval, filter_array};
 use super::stats::Summary;
 use super::{bloom, dictionary, page_index, stats, Expr, Node};
 use crate::array::Array;
+use crate::bloom::Sbbf;
 use crate::column::Column;
 use crate::field::Field;
 use crate::metadata::ColumnIndex;
@@ -552,7 +554,19 @@ impl<S: Source> ParquetReader<S> {
             }
 
             // (c) Bloom filters.
-            if node.prunes(&mut |leaf| bloom::leaf_prunes(self, rg, leaf))? {
+            let mut filters: HashMap<usize, Option<Sbbf>> = HashMap::new();
+            let by_bloom = node.prunes(&mut |leaf| {
+                let type_length = self.schema.leaf(leaf.column).type_length;
+                let Some(hashes) = bloom::leaf_hashes(leaf, type_length) else {
+                    return Ok(false);
+                };
+                let filter = match filters.entry(leaf.column) {
+                    Entry::Occupied(e) => e.into_mut(),
+                    Entry::Vacant(e) => e.insert(self.read_bloom_filter(rg, leaf.column)?),
+                };
+                Ok(filter.as_ref().is_some_and(|f| bloom::excludes(f, &hashes)))
+            })?;
+            if by_bloom {
                 stats.pruned_by_bloom_filter += 1;
                 pruned(&mut stats, "predicate.row_group_pruned_by_bloom_filter");
                 continue;
@@ -623,7 +637,7 @@ impl<S: Source> ParquetReader<S> {
         rows: u64,
         cache: &'a mut PageIndexes,
     ) -> Result<Option<&'a PageIndex>> {
-        if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(column) {
+        if let Entry::Vacant(slot) = cache.entry(column) {
             let loaded = match (
                 self.read_column_index(rg, column)?,
                 self.read_offset_index(rg, column)?,

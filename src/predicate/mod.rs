@@ -7,7 +7,8 @@
 //!
 //! 1. row-group statistics,
 //! 2. the column index, page by page, giving a [`RowSelection`],
-//! 3. bloom filters, for `=` and `IN`,
+//! 3. bloom filters, for `=` and `IN` (looked up in every stored form of the value: both
+//!    zeros of a float),
 //! 4. dictionary pages, when every data page of a chunk is dictionary-encoded,
 //! 5. and exactly, on the decoded rows ([`eval`]).
 //!
