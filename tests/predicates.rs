@@ -773,5 +773,8 @@ fn bloom_filters_prune_equality_misses() {
     // 0.0 = -0.0, though they hash apart: the row group holding -0.0 is kept.
     let (rows, stats) = reader.filter_rows(&col("z").eq(0.0)).unwrap();
     assert_eq!(rows, range_of(2500..2501));
-    assert_eq!((stats.pruned_by_statistics, stats.pruned_by_bloom_filter), (0, 4));
+    assert_eq!(
+        (stats.pruned_by_statistics, stats.pruned_by_bloom_filter),
+        (0, 4)
+    );
 }

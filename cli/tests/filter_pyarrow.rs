@@ -121,6 +121,47 @@ fn scan_reports_pruning() {
     assert_eq!(v["rows_matched"], 1, "{v}");
     assert_eq!(v["rows"], 1, "{v}");
 
+    // pyarrow's bloom filters: shuffled even values, no dictionary, so that neither the
+    // statistics nor a dictionary can rule out an odd value; the filters (FPP 1e-4) rule out
+    // all 10.
+    let bloom = scratch.join("bloom.parquet");
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, random, pyarrow as pa, pyarrow.parquet as pq; \
+             v = list(range(0, 20000, 2)); random.Random(7).shuffle(v); \
+             pq.write_table(pa.table({'v': pa.array(v, pa.int64())}), sys.argv[1], \
+             row_group_size=1000, use_dictionary=False, \
+             bloom_filter_options={'v': {'ndv': 1000, 'fpp': 0.0001}})",
+        ])
+        .arg(&bloom)
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (filter, pruned, matched) in [("v = 4321", 10, 0), ("v in (4321, 4322)", 9, 1)] {
+        let run = run_parq(
+            &[
+                "scan".as_ref(),
+                bloom.as_os_str(),
+                "--where".as_ref(),
+                filter.as_ref(),
+                "--json".as_ref(),
+                "--repeat".as_ref(),
+                "1".as_ref(),
+            ],
+            &scratch,
+            CAT_TIMEOUT,
+        );
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        let v: Value = serde_json::from_slice(&run.stdout).unwrap();
+        assert_eq!(v["row_groups_pruned"], pruned, "{filter}: {v}");
+        assert_eq!(v["rows_matched"], matched, "{filter}: {v}");
+    }
+
     // A malformed expression: an error that points at the spot.
     let run = parq_cat(&file, &["--where", "id = = 3"], &scratch);
     assert_eq!(run.code, Some(1));
