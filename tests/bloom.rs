@@ -203,6 +203,10 @@ fn false_positive_rate_is_near_the_configured_one() {
             .filter(|k| f.check_hash(hash_i64(ndv as i64 + k)))
             .count();
         let rate = hits as f64 / trials as f64;
+        eprintln!(
+            "ndv {ndv} fpp {fpp}: {rate} measured, {} bytes",
+            f.num_bytes()
+        );
         // A floor of 20 hits keeps the tiniest FPP clear of sampling noise.
         let limit = (2.0 * fpp).max(20.0 / trials as f64);
         assert!(
@@ -249,6 +253,31 @@ fn hash_and_bitset_equal_the_parquet_crates() {
         theirs.write(&mut b).unwrap();
         assert_eq!(a, b, "{num_bytes}-byte filters differ");
         assert_eq!(Sbbf::decode(&b).unwrap(), ours);
+    }
+}
+
+/// Filters are sized as the parquet crate sizes them for the same NDV and FPP.
+#[test]
+fn sizes_equal_the_parquet_crates() {
+    for ndv in [
+        0u64,
+        1,
+        100,
+        1000,
+        4000,
+        65_536,
+        1_000_000,
+        50_000_000,
+        u64::MAX >> 20,
+    ] {
+        for fpp in [0.001, 0.01, 0.05, 0.1, 0.3, 0.9] {
+            let theirs = parquet::bloom_filter::Sbbf::new_with_ndv_fpp(ndv, fpp).unwrap();
+            assert_eq!(
+                Sbbf::with_ndv_fpp(ndv, fpp).num_bytes(),
+                theirs.num_blocks() * 32,
+                "ndv {ndv} fpp {fpp}"
+            );
+        }
     }
 }
 

@@ -131,3 +131,55 @@ impl BloomFilterHeader {
         w.struct_end();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(h: BloomFilterHeader) {
+        let mut out = Vec::new();
+        h.write(&mut CompactWriter::new(&mut out));
+        let mut r = CompactReader::new(&out);
+        assert_eq!(BloomFilterHeader::read(&mut r).unwrap(), h);
+        assert_eq!(r.remaining(), 0);
+    }
+
+    #[test]
+    fn headers_round_trip_known_and_unknown_variants() {
+        round_trip(BloomFilterHeader::split_block(1024));
+        round_trip(BloomFilterHeader {
+            num_bytes: -1,
+            algorithm: BloomFilterUnion::Unknown { field_id: 3 },
+            hash: BloomFilterUnion::Known,
+            compression: BloomFilterUnion::Unknown { field_id: 7 },
+        });
+    }
+
+    #[test]
+    fn parquet_mr_header_decodes() {
+        // The 16-byte header of parquet-testing's bloom_filter.xxhash.bin.
+        let bytes = [
+            0x15, 0x80, 0x10, 0x1c, 0x1c, 0x00, 0x00, 0x1c, 0x1c, 0x00, 0x00, 0x1c, 0x1c, 0x00,
+            0x00, 0x00,
+        ];
+        let mut r = CompactReader::new(&bytes);
+        let h = BloomFilterHeader::read(&mut r).unwrap();
+        assert_eq!(h, BloomFilterHeader::split_block(1024));
+        assert_eq!(r.position(), 16);
+    }
+
+    #[test]
+    fn missing_fields_and_wrong_types_are_errors() {
+        // Only numBytes.
+        assert!(
+            BloomFilterHeader::read(&mut CompactReader::new(&[0x15, 0x80, 0x10, 0x00])).is_err()
+        );
+        // algorithm given as an i32: skipped, then missing.
+        let bytes = [
+            0x15, 0x80, 0x10, 0x15, 0x02, 0x1c, 0x1c, 0x00, 0x00, 0x1c, 0x1c, 0x00, 0x00, 0x00,
+        ];
+        assert!(BloomFilterHeader::read(&mut CompactReader::new(&bytes)).is_err());
+        // Truncated.
+        assert!(BloomFilterHeader::read(&mut CompactReader::new(&[0x15, 0x80])).is_err());
+    }
+}
