@@ -341,9 +341,10 @@ pub(crate) fn coerce(
         } else {
             let p = pow10(lit_scale - target).ok_or_else(|| fail(" (out of range)"))?;
             if unscaled % p != 0 {
-                return Err(fail(&format!(
-                    " (more than {target} digits after the point)"
-                )));
+                return Err(fail(&match scale {
+                    Some(_) => format!(" (more than {target} digits after the point)"),
+                    None => " (not an integer)".to_string(),
+                }));
             }
             Ok(unscaled / p)
         }
