@@ -245,7 +245,7 @@ FIXED = [
 
 
 def parquet_testing(data_dir, out):
-    """Cases over parquet-testing's files: for up to three flat integer, float or string
+    """Cases over parquet-testing's files: for up to three flat integer, float, decimal or string
     columns of each file pyarrow reads, `>=`, `!=` and `=` a value of the column, and
     `is null`, with the number of rows pyarrow keeps ({"file", "where", "column", "count"})."""
     import glob
@@ -264,7 +264,7 @@ def parquet_testing(data_dir, out):
             if used == 3 or not name.isidentifier() or name.lower() in keywords:
                 continue
             if not (pa.types.is_integer(ty) or pa.types.is_floating(ty) or pa.types.is_string(ty)
-                    or pa.types.is_large_string(ty)):
+                    or pa.types.is_large_string(ty) or pa.types.is_decimal(ty)):
                 continue
             values = t[name].drop_null()
             if len(values) == 0:
