@@ -23,6 +23,7 @@ pub mod column;
 mod error;
 pub mod field;
 pub mod metadata;
+pub mod predicate;
 pub mod read;
 pub mod schema;
 #[cfg(test)]

@@ -6,6 +6,7 @@ use parq::array::Array;
 use parq::column::{Column, Values};
 use parq::field::{DataType, Field, Primitive};
 use parq::metadata::{ConvertedType, LogicalType, Type};
+use parq::predicate::Expr;
 use parq::read::{ParquetReader, Source};
 
 use crate::json;
@@ -234,6 +235,9 @@ fn nested_value(out: &mut String, field: &Field, array: &Array, i: usize) {
     }
 }
 
+/// The arrays of a batch of rows and its row count.
+type RowBatch = parq::Result<(Vec<Array>, usize)>;
+
 /// How `parq cat` and `parq head` print rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
@@ -283,6 +287,7 @@ pub fn run<S: Source>(
     columns: Option<&str>,
     limit: Option<usize>,
     format: OutputFormat,
+    filter: Option<&Expr>,
 ) -> parq::Result<()> {
     let all: Vec<String> = reader.fields()?.into_iter().map(|f| f.name).collect();
     let columns: Vec<&str> = match columns {
@@ -300,9 +305,26 @@ pub fn run<S: Source>(
     if columns.is_empty() {
         return Ok(());
     }
-    let batches = reader.array_batches(&columns, 4096)?;
-    let names: Vec<String> = batches
-        .fields()
+    let (fields, mut batches): (Vec<Field>, Box<dyn Iterator<Item = RowBatch>>) = match filter {
+        Some(expr) => {
+            // Pruned, then filtered one row group at a time.
+            let batches = reader.filtered_batches(&columns, expr)?;
+            let fields = batches.fields().to_vec();
+            (
+                fields,
+                Box::new(batches.map(|b| b.map(|b| (b.arrays, b.num_rows)))),
+            )
+        }
+        None => {
+            let batches = reader.array_batches(&columns, 4096)?;
+            let fields = batches.fields().to_vec();
+            (
+                fields,
+                Box::new(batches.map(|b| b.map(|b| (b.arrays, b.num_rows)))),
+            )
+        }
+    };
+    let names: Vec<String> = fields
         .iter()
         .map(|f| {
             let mut s = String::new();
@@ -312,7 +334,7 @@ pub fn run<S: Source>(
         .collect();
     if format == OutputFormat::Csv {
         // The header comes even when no row follows.
-        for (k, f) in batches.fields().iter().enumerate() {
+        for (k, f) in fields.iter().enumerate() {
             if k > 0 {
                 line.push(',');
             }
@@ -325,13 +347,13 @@ pub fn run<S: Source>(
         out.flush().map_err(stdout_err)?;
         return Ok(());
     }
-    for batch in batches {
-        let batch = batch?;
-        for row in 0..batch.num_rows {
+    for batch in &mut batches {
+        let (arrays, num_rows) = batch?;
+        for row in 0..num_rows {
             line.clear();
             match format {
                 OutputFormat::Csv => {
-                    for (k, (field, array)) in batch.fields.iter().zip(&batch.arrays).enumerate() {
+                    for (k, (field, array)) in fields.iter().zip(&arrays).enumerate() {
                         if k > 0 {
                             line.push(',');
                         }
@@ -341,7 +363,7 @@ pub fn run<S: Source>(
                 }
                 OutputFormat::Jsonl => {
                     line.push('{');
-                    for (k, (field, array)) in batch.fields.iter().zip(&batch.arrays).enumerate() {
+                    for (k, (field, array)) in fields.iter().zip(&arrays).enumerate() {
                         if k > 0 {
                             line.push(',');
                         }

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use parq::predicate::Expr;
 use parq::read::{ByteArrayLayout, MmapSource, ParquetReader, ReadOptions};
 
 #[derive(Parser)]
@@ -47,6 +48,10 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = cat::OutputFormat::Jsonl)]
         format: cat::OutputFormat,
+        /// Print only the rows where EXPR holds, e.g. `id >= 10 and name in ('a', 'b')`
+        /// (see "Filtering" in the README).
+        #[arg(long = "where", value_name = "EXPR")]
+        filter: Option<String>,
     },
     /// Print the first N rows, as `cat --limit N` does.
     Head {
@@ -60,6 +65,9 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = cat::OutputFormat::Jsonl)]
         format: cat::OutputFormat,
+        /// Print only the rows where EXPR holds.
+        #[arg(long = "where", value_name = "EXPR")]
+        filter: Option<String>,
     },
     /// List every page of every column chunk: type, encoding, sizes, values, nulls, min/max.
     Pages {
@@ -97,6 +105,10 @@ enum Command {
         /// Decode byte arrays as views into page buffers instead of offsets + copied data.
         #[arg(long)]
         views: bool,
+        /// Read only the rows where EXPR holds (pruning, then exact filtering), and report
+        /// what was pruned.
+        #[arg(long = "where", value_name = "EXPR")]
+        filter: Option<String>,
     },
     /// Read a file and write it again with parq's writer (same schema and key-value metadata).
     Rewrite(rewrite::Args),
@@ -124,6 +136,12 @@ fn open(path: &Path, options: ReadOptions) -> parq::Result<ParquetReader> {
     ParquetReader::with_options(read_file(path)?, options)
 }
 
+/// The `--where` expression, parsed; a malformed one is an error that points at the spot.
+fn parse_filter(text: Option<&str>) -> parq::Result<Option<Expr>> {
+    text.map(|t| Expr::parse(t).map_err(parq::Error::from))
+        .transpose()
+}
+
 fn run(cli: Cli) -> parq::Result<()> {
     match cli.command {
         Command::Schema { file } => {
@@ -143,18 +161,28 @@ fn run(cli: Cli) -> parq::Result<()> {
             columns,
             limit,
             format,
+            filter,
         } => {
+            let filter = parse_filter(filter.as_deref())?;
             let reader = open(&file, ReadOptions::default())?;
-            cat::run(&reader, columns.as_deref(), limit, format)?;
+            cat::run(&reader, columns.as_deref(), limit, format, filter.as_ref())?;
         }
         Command::Head {
             file,
             n,
             columns,
             format,
+            filter,
         } => {
+            let filter = parse_filter(filter.as_deref())?;
             let reader = open(&file, ReadOptions::default())?;
-            cat::run(&reader, columns.as_deref(), Some(n), format)?;
+            cat::run(
+                &reader,
+                columns.as_deref(),
+                Some(n),
+                format,
+                filter.as_ref(),
+            )?;
         }
         Command::Pages {
             file,
@@ -170,7 +198,9 @@ fn run(cli: Cli) -> parq::Result<()> {
             batch_size,
             whole,
             views,
+            filter,
         } => {
+            let filter = parse_filter(filter.as_deref())?;
             let options = ReadOptions {
                 byte_array_layout: if views {
                     ByteArrayLayout::Views
@@ -184,6 +214,7 @@ fn run(cli: Cli) -> parq::Result<()> {
                 repeat,
                 json,
                 batch_size: (!whole).then_some(batch_size),
+                filter: filter.as_ref(),
             };
             if mmap {
                 // SAFETY: not an unsafe block in the library sense: the CLI maps a file the

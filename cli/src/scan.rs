@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
+use parq::predicate::{Expr, FilterStats};
 use parq::read::{ParquetReader, Source};
 
 use crate::json;
@@ -13,10 +14,14 @@ pub struct ScanArgs<'a> {
     pub repeat: usize,
     pub json: bool,
     pub batch_size: Option<usize>,
+    pub filter: Option<&'a Expr>,
 }
 
 pub fn run<S: Source>(reader: &ParquetReader<S>, args: &ScanArgs) -> parq::Result<()> {
     let schema = reader.schema();
+    if let Some(expr) = args.filter {
+        return run_filtered(reader, args, expr);
+    }
     if !schema.is_flat() {
         return run_fields(reader, args);
     }
@@ -52,7 +57,7 @@ pub fn run<S: Source>(reader: &ParquetReader<S>, args: &ScanArgs) -> parq::Resul
         }
         Ok(())
     })?;
-    report(&samples, decoded_bytes, rows, leaves.len(), args)
+    report(&samples, decoded_bytes, rows, leaves.len(), args, None)
 }
 
 /// Scan a schema with nested fields: `--columns` takes top-level names or leaf dotted paths.
@@ -87,7 +92,40 @@ fn run_fields<S: Source>(reader: &ParquetReader<S>, args: &ScanArgs) -> parq::Re
         }
         Ok(())
     })?;
-    report(&samples, decoded_bytes, rows, columns.len(), args)
+    report(&samples, decoded_bytes, rows, columns.len(), args, None)
+}
+
+/// Scan with `--where`: prune, filter exactly, materialise the matching rows of the chosen
+/// columns (top-level names or leaf paths; default every top-level field).
+fn run_filtered<S: Source>(
+    reader: &ParquetReader<S>,
+    args: &ScanArgs,
+    expr: &Expr,
+) -> parq::Result<()> {
+    let names: Vec<String> = match args.columns {
+        Some(list) => list.split(',').map(|p| p.trim().to_string()).collect(),
+        None => reader.fields()?.into_iter().map(|f| f.name).collect(),
+    };
+    let columns: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut stats = FilterStats::default();
+    let (samples, decoded_bytes, rows) = time_runs(args, |bytes, n| {
+        let (read, s) = reader.read_filtered(&columns, expr)?;
+        for (_, array) in &read {
+            *bytes += array.decoded_bytes();
+            *n = array.len() as u64;
+        }
+        drop(std::hint::black_box(read));
+        stats = s;
+        Ok(())
+    })?;
+    report(
+        &samples,
+        decoded_bytes,
+        rows,
+        columns.len(),
+        args,
+        Some(&stats),
+    )
 }
 
 /// Run `scan` (which adds decoded bytes and rows) `--repeat` times, resetting the probes
@@ -117,6 +155,7 @@ fn report(
     rows: u64,
     columns: usize,
     args: &ScanArgs,
+    filter: Option<&FilterStats>,
 ) -> parq::Result<()> {
     let mut text = String::new();
     let mut sorted = samples.to_vec();
@@ -139,6 +178,13 @@ fn report(
             let _ = write!(s, "{t:?}");
         }
         s.push(']');
+        if let Some(f) = filter {
+            let _ = write!(
+                s,
+                ",\"row_groups\":{},\"row_groups_pruned\":{},\"pages\":{},\"pages_pruned\":{},\"rows_selected\":{},\"rows_matched\":{}",
+                f.row_groups, f.row_groups_pruned, f.pages, f.pages_pruned, f.rows_selected, f.rows_matched
+            );
+        }
         if parq::codecs::probe::ENABLED {
             s.push_str(",\"probes\":{");
             for (i, (k, v)) in probes.iter().enumerate() {
@@ -169,6 +215,23 @@ fn report(
             text,
             "throughput      {throughput:.3} GB/s of decoded Arrow buffers"
         );
+        if let Some(f) = filter {
+            let _ = writeln!(
+                text,
+                "row groups      {} of {} pruned",
+                f.row_groups_pruned, f.row_groups
+            );
+            let _ = writeln!(
+                text,
+                "pages           {} of {} pruned",
+                f.pages_pruned, f.pages
+            );
+            let _ = writeln!(
+                text,
+                "rows            {} selected by pruning, {} matched",
+                f.rows_selected, f.rows_matched
+            );
+        }
         if parq::codecs::probe::ENABLED {
             let _ = writeln!(text, "probes (last run):");
             for (k, v) in probes {

@@ -308,7 +308,7 @@ impl<S: Source> ParquetReader<S> {
     }
 
     /// Byte range of a column chunk, checked against the file.
-    fn chunk_range(&self, chunk: &ColumnChunk, loc: &Location) -> Result<(u64, u64)> {
+    pub(crate) fn chunk_range(&self, chunk: &ColumnChunk, loc: &Location) -> Result<(u64, u64)> {
         let meta = chunk
             .meta_data
             .as_ref()

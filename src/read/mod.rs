@@ -16,6 +16,7 @@ mod assemble;
 mod batch;
 mod bloom;
 mod decode;
+mod dictionary_page;
 mod file;
 mod levels;
 mod nested;

@@ -1,0 +1,384 @@
+//! Exact evaluation on decoded columns, and the kernels that keep only the matching rows.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use parq_codecs::probe;
+
+use super::literal::{be_to_i128, f16_to_f64, Domain, Scalar};
+use super::{CmpOp, Leaf, Node, Test};
+use crate::array::{Array, ListArray, ListOffsets, StructArray};
+use crate::column::{Column, Values};
+use crate::{Error, Result};
+
+/// One non-null value of a column, borrowed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Val<'a> {
+    Bool(bool),
+    I32(i32),
+    U32(u32),
+    I64(i64),
+    U64(u64),
+    F64(f64),
+    Bytes(&'a [u8]),
+    Dec(i128),
+}
+
+impl Val<'_> {
+    fn compare(self, s: &Scalar) -> Option<Ordering> {
+        match (self, s) {
+            (Val::Bool(a), Scalar::Bool(b)) => Some(a.cmp(b)),
+            (Val::I32(a), Scalar::I32(b)) => Some(a.cmp(b)),
+            (Val::U32(a), Scalar::U32(b)) => Some(a.cmp(b)),
+            (Val::I64(a), Scalar::I64(b)) => Some(a.cmp(b)),
+            (Val::U64(a), Scalar::U64(b)) => Some(a.cmp(b)),
+            (Val::F64(a), Scalar::F64(b)) => a.partial_cmp(b),
+            (Val::Bytes(a), Scalar::Bytes(b)) => Some(a.cmp(&b[..])),
+            (Val::Dec(a), Scalar::Dec(b)) => Some(a.cmp(b)),
+            _ => None,
+        }
+    }
+
+    fn is_nan(self) -> bool {
+        matches!(self, Val::F64(x) if x.is_nan())
+    }
+}
+
+/// Whether the non-null value `v` satisfies a value test (`IS [NOT] NULL` are the caller's).
+pub(crate) fn value_matches(test: &Test, v: Val<'_>) -> bool {
+    let eq = |s: &Scalar| v.compare(s) == Some(Ordering::Equal);
+    match test {
+        Test::Cmp { op, value, or_nan } => match v.compare(value) {
+            Some(o) => op.holds(o),
+            // A NaN value: only `!=` and the negated orderings hold.
+            None => *op == CmpOp::Ne || (*or_nan && v.is_nan()),
+        },
+        Test::In(values) => values.iter().any(eq),
+        Test::NotIn(values) => !values.iter().any(eq),
+        Test::IsNull => false,
+        Test::IsNotNull => true,
+    }
+}
+
+/// The value of slot `i` of `col` in `domain`; `None` for a null or a value the domain cannot
+/// read (a decimal of 0 or more than 16 bytes).
+pub(crate) fn value_at(col: &Column, domain: Domain, i: usize) -> Option<Val<'_>> {
+    if !col.is_valid(i) {
+        return None;
+    }
+    Some(match (&col.values, domain) {
+        (Values::Boolean(b), _) => Val::Bool(b.value(i)),
+        (Values::Int32(v), Domain::U32) => Val::U32(v[i] as u32),
+        (Values::Int32(v), _) => Val::I32(v[i]),
+        (Values::Int64(v), Domain::U64) => Val::U64(v[i] as u64),
+        (Values::Int64(v), _) => Val::I64(v[i]),
+        (Values::Float(v), _) => Val::F64(v[i] as f64),
+        (Values::Double(v), _) => Val::F64(v[i]),
+        (_, Domain::F16) => {
+            let b = col.bytes(i)?;
+            Val::F64(f16_to_f64(u16::from_le_bytes(b.try_into().ok()?)))
+        }
+        (_, Domain::Decimal) => Val::Dec(be_to_i128(col.bytes(i)?)?),
+        _ => Val::Bytes(col.bytes(i)?),
+    })
+}
+
+/// Rows of `col` that satisfy the leaf's test (nulls never satisfy a value test).
+pub(crate) fn eval_leaf(leaf: &Leaf, col: &Column) -> BooleanBuffer {
+    let n = col.len;
+    match &leaf.test {
+        Test::IsNull => match &col.validity {
+            Some(v) => !v.inner(),
+            None => BooleanBuffer::new_unset(n),
+        },
+        Test::IsNotNull => match &col.validity {
+            Some(v) => v.inner().clone(),
+            None => BooleanBuffer::new_set(n),
+        },
+        test => fast_cmp(col, test, leaf.domain).unwrap_or_else(|| {
+            probe::hit("predicate.eval_per_value");
+            BooleanBuffer::collect_bool(n, |i| {
+                value_at(col, leaf.domain, i).is_some_and(|v| value_matches(test, v))
+            })
+        }),
+    }
+}
+
+/// A comparison on the common layouts without a per-row enum: signed integers, floats,
+/// byte arrays as offsets.
+fn fast_cmp(col: &Column, test: &Test, domain: Domain) -> Option<BooleanBuffer> {
+    let Test::Cmp { op, value, or_nan } = test else {
+        return None;
+    };
+    let (op, or_nan, n) = (*op, *or_nan, col.len);
+    let mask = match (&col.values, value, domain) {
+        (Values::Int32(v), Scalar::I32(x), Domain::I32) => {
+            BooleanBuffer::collect_bool(n, |i| op.holds(v[i].cmp(x)))
+        }
+        (Values::Int64(v), Scalar::I64(x), Domain::I64) => {
+            BooleanBuffer::collect_bool(n, |i| op.holds(v[i].cmp(x)))
+        }
+        (Values::Double(v), Scalar::F64(x), _) => {
+            BooleanBuffer::collect_bool(n, |i| float_holds(op, v[i], *x, or_nan))
+        }
+        (Values::Float(v), Scalar::F64(x), _) => {
+            BooleanBuffer::collect_bool(n, |i| float_holds(op, v[i] as f64, *x, or_nan))
+        }
+        (Values::Binary { offsets, data }, Scalar::Bytes(x), Domain::Bytes) => {
+            let bytes = |i: usize| &data[offsets[i] as usize..offsets[i + 1] as usize];
+            BooleanBuffer::collect_bool(n, |i| op.holds(bytes(i).cmp(&x[..])))
+        }
+        _ => return None,
+    };
+    probe::hit("predicate.eval_fast_path");
+    Some(masked(col, mask))
+}
+
+/// `x op v` on floats, IEEE 754: a `NaN` satisfies only `!=` and the `or_nan` orderings.
+#[inline]
+fn float_holds(op: CmpOp, x: f64, v: f64, or_nan: bool) -> bool {
+    match x.partial_cmp(&v) {
+        Some(o) => op.holds(o),
+        None => op == CmpOp::Ne || (or_nan && x.is_nan()),
+    }
+}
+
+/// `mask` with null slots cleared.
+fn masked(col: &Column, mask: BooleanBuffer) -> BooleanBuffer {
+    match &col.validity {
+        Some(v) => &mask & v.inner(),
+        None => mask,
+    }
+}
+
+/// Rows (of `len`) that satisfy the predicate, given each leaf column's decoded values.
+pub(crate) fn eval(
+    node: &Node,
+    columns: &HashMap<usize, Column>,
+    len: usize,
+) -> Result<BooleanBuffer> {
+    Ok(match node {
+        Node::Const(b) => {
+            if *b {
+                BooleanBuffer::new_set(len)
+            } else {
+                BooleanBuffer::new_unset(len)
+            }
+        }
+        Node::Leaf(l) => {
+            let col = columns.get(&l.column).ok_or_else(|| {
+                Error::InvalidArgument(format!("column {} not decoded", l.column))
+            })?;
+            if col.len != len {
+                return Err(Error::format(format!(
+                    "predicate column has {} rows where {len} were expected",
+                    col.len
+                )));
+            }
+            eval_leaf(l, col)
+        }
+        Node::And(c) => {
+            let mut out = BooleanBuffer::new_set(len);
+            for n in c {
+                out = &out & &eval(n, columns, len)?;
+            }
+            out
+        }
+        Node::Or(c) => {
+            let mut out = BooleanBuffer::new_unset(len);
+            for n in c {
+                out = &out | &eval(n, columns, len)?;
+            }
+            out
+        }
+    })
+}
+
+/// Slots `indices` of `col`, in that order.
+///
+/// # Panics
+/// If an index is out of bounds.
+pub fn take_column(col: &Column, indices: &[usize]) -> Column {
+    let n = indices.len();
+    let validity = col.validity.as_ref().and_then(|v| {
+        let b = BooleanBuffer::collect_bool(n, |k| v.is_valid(indices[k]));
+        let nb = NullBuffer::new(b);
+        (nb.null_count() > 0).then_some(nb)
+    });
+    fn gather<T: arrow_buffer::ArrowNativeType>(
+        v: &ScalarBuffer<T>,
+        idx: &[usize],
+    ) -> ScalarBuffer<T> {
+        idx.iter().map(|&i| v[i]).collect::<Vec<T>>().into()
+    }
+    fn fixed(data: &Buffer, width: usize, idx: &[usize]) -> Buffer {
+        let mut out = Vec::with_capacity(idx.len() * width);
+        for &i in idx {
+            out.extend_from_slice(&data[i * width..(i + 1) * width]);
+        }
+        Buffer::from_vec(out)
+    }
+    let values = match &col.values {
+        Values::Boolean(b) => {
+            Values::Boolean(BooleanBuffer::collect_bool(n, |k| b.value(indices[k])))
+        }
+        Values::Int32(v) => Values::Int32(gather(v, indices)),
+        Values::Int64(v) => Values::Int64(gather(v, indices)),
+        Values::Float(v) => Values::Float(gather(v, indices)),
+        Values::Double(v) => Values::Double(gather(v, indices)),
+        Values::Int96(d) => Values::Int96(fixed(d, 12, indices)),
+        Values::FixedLenByteArray { width, data } => Values::FixedLenByteArray {
+            width: *width,
+            data: fixed(data, *width, indices),
+        },
+        Values::BinaryView { views, buffers } => Values::BinaryView {
+            views: gather(views, indices),
+            buffers: buffers.clone(),
+        },
+        Values::Binary { offsets, data } => {
+            let mut out_offsets = Vec::with_capacity(n + 1);
+            out_offsets.push(0i64);
+            let total: usize = indices
+                .iter()
+                .map(|&i| (offsets[i + 1] - offsets[i]) as usize)
+                .sum();
+            let mut out = Vec::with_capacity(total);
+            for &i in indices {
+                out.extend_from_slice(&data[offsets[i] as usize..offsets[i + 1] as usize]);
+                out_offsets.push(out.len() as i64);
+            }
+            Values::Binary {
+                offsets: OffsetBuffer::new(out_offsets.into()),
+                data: Buffer::from_vec(out),
+            }
+        }
+    };
+    Column {
+        len: n,
+        validity,
+        values,
+    }
+}
+
+/// Slots `indices` of `array`, in that order (lists and maps keep their elements).
+///
+/// # Panics
+/// If an index is out of bounds.
+pub fn take_array(array: &Array, indices: &[usize]) -> Array {
+    let validity = |v: Option<&NullBuffer>| {
+        v.and_then(|v| {
+            let nb = NullBuffer::new(BooleanBuffer::collect_bool(indices.len(), |k| {
+                v.is_valid(indices[k])
+            }));
+            (nb.null_count() > 0).then_some(nb)
+        })
+    };
+    match array {
+        Array::Primitive(c) => Array::Primitive(take_column(c, indices)),
+        Array::Struct(s) => Array::Struct(StructArray {
+            len: indices.len(),
+            validity: validity(s.validity.as_ref()),
+            children: s.children.iter().map(|c| take_array(c, indices)).collect(),
+        }),
+        Array::List(l) | Array::Map(l) => {
+            let mut child = Vec::new();
+            let mut ends = Vec::with_capacity(indices.len() + 1);
+            ends.push(0usize);
+            for &i in indices {
+                child.extend(l.offsets.range(i));
+                ends.push(child.len());
+            }
+            let offsets = if child.len() <= i32::MAX as usize {
+                ListOffsets::Small(OffsetBuffer::new(
+                    ends.iter().map(|&e| e as i32).collect::<Vec<_>>().into(),
+                ))
+            } else {
+                ListOffsets::Large(OffsetBuffer::new(
+                    ends.iter().map(|&e| e as i64).collect::<Vec<_>>().into(),
+                ))
+            };
+            let list = ListArray {
+                validity: validity(l.validity.as_ref()),
+                offsets,
+                values: Box::new(take_array(&l.values, &child)),
+            };
+            if matches!(array, Array::Map(_)) {
+                Array::Map(list)
+            } else {
+                Array::List(list)
+            }
+        }
+    }
+}
+
+/// The rows of `array` where `mask` is set.
+///
+/// # Panics
+/// If `mask` is shorter than the array.
+pub fn filter_array(array: &Array, mask: &BooleanBuffer) -> Array {
+    let indices: Vec<usize> = mask.set_indices().collect();
+    if indices.len() == array.len() {
+        return array.clone();
+    }
+    take_array(array, &indices)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn take_keeps_layouts() {
+        let col = Column {
+            len: 4,
+            validity: Some(NullBuffer::from(vec![true, false, true, true])),
+            values: Values::Binary {
+                offsets: OffsetBuffer::new(vec![0i64, 1, 1, 3, 6].into()),
+                data: Buffer::from(&b"abcdef"[..]),
+            },
+        };
+        let t = take_column(&col, &[3, 1, 0]);
+        assert_eq!(t.bytes(0), Some(&b"def"[..]));
+        assert!(!t.is_valid(1));
+        assert_eq!(t.bytes(2), Some(&b"a"[..]));
+        let list = Array::List(ListArray {
+            validity: None,
+            offsets: ListOffsets::Small(OffsetBuffer::new(vec![0i32, 2, 2, 4].into())),
+            values: Box::new(Array::Primitive(Column {
+                len: 4,
+                validity: None,
+                values: Values::Int32(vec![1, 2, 3, 4].into()),
+            })),
+        });
+        let t = filter_array(&list, &BooleanBuffer::from(vec![false, true, true]));
+        assert_eq!(t.len(), 2);
+        let leaf = |x: i32| crate::array::Value::Leaf(x.to_le_bytes().to_vec());
+        assert_eq!(
+            t.value(1),
+            crate::array::Value::List(vec![leaf(3), leaf(4)])
+        );
+    }
+
+    #[test]
+    fn nan_and_zero_compare_as_ieee() {
+        let cmp = |op, x: f64| Test::Cmp {
+            op,
+            value: Scalar::F64(x),
+            or_nan: false,
+        };
+        assert!(value_matches(&cmp(CmpOp::Eq, 0.0), Val::F64(-0.0)));
+        assert!(!value_matches(&cmp(CmpOp::Lt, 1.0), Val::F64(f64::NAN)));
+        assert!(value_matches(&cmp(CmpOp::Ne, 1.0), Val::F64(f64::NAN)));
+        let negated = Test::Cmp {
+            op: CmpOp::Ge,
+            value: Scalar::F64(1.0),
+            or_nan: true,
+        };
+        assert!(value_matches(&negated, Val::F64(f64::NAN)));
+        assert!(value_matches(
+            &Test::NotIn(vec![Scalar::F64(1.0)]),
+            Val::F64(f64::NAN)
+        ));
+    }
+}

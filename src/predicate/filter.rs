@@ -1,0 +1,683 @@
+//! Filtered reads: prune, evaluate exactly on the predicate's columns, then materialise the
+//! projected columns for the matching rows only.
+
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
+use parq_codecs::probe;
+
+use super::eval::{eval, filter_array};
+use super::stats::Summary;
+use super::{bloom, dictionary, page_index, stats, Expr, Node};
+use crate::array::Array;
+use crate::bloom::Sbbf;
+use crate::column::Column;
+use crate::field::Field;
+use crate::metadata::ColumnIndex;
+use crate::read::{
+    ArrayBatch, ArrayBatchReader, BatchReader, ParquetReader, ReadOptions, RowSelection, Source,
+};
+use crate::{Error, Result};
+
+/// What pruning and filtering did, over the row groups the reader selects.
+///
+/// Probes (feature `probes`) count the same events: `predicate.row_group_pruned_by_statistics`,
+/// `..._by_page_index`, `..._by_bloom_filter`, `..._by_dictionary`, and
+/// `predicate.page_pruned` (pages of the predicate's columns holding no selected row),
+/// `predicate.predicate_column_reused` (a projected column the predicate had decoded), and
+/// `predicate.row_group_without_match` (a row group left by pruning where no row matched:
+/// the other projected columns are not decoded there).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FilterStats {
+    /// Row groups considered.
+    pub row_groups: usize,
+    /// Row groups skipped without decoding a page, by any of the steps below.
+    pub row_groups_pruned: usize,
+    /// ... by row-group statistics.
+    pub pruned_by_statistics: usize,
+    /// ... by the column index (no page of the row group may match).
+    pub pruned_by_page_index: usize,
+    /// ... by bloom filters.
+    pub pruned_by_bloom_filter: usize,
+    /// ... by dictionary pages.
+    pub pruned_by_dictionary: usize,
+    /// Pages of the predicate's columns in the row groups left, where an offset index says
+    /// where pages are.
+    pub pages: usize,
+    /// Of those, pages that hold no selected row.
+    pub pages_pruned: usize,
+    /// Rows considered.
+    pub rows: u64,
+    /// Rows left after pruning (what exact evaluation looks at).
+    pub rows_selected: u64,
+    /// Rows that satisfy the predicate.
+    pub rows_matched: u64,
+}
+
+/// A column index with the row ranges of its pages (relative to the row group).
+type PageIndex = (ColumnIndex, Vec<Range<u64>>);
+
+/// Page indexes of one row group by leaf column, read on first use (`None`: not usable).
+type PageIndexes = HashMap<usize, Option<PageIndex>>;
+
+/// Batches of the rows that satisfy a predicate; see [`ParquetReader::filtered_batches`].
+pub struct FilteredBatches<S: Source> {
+    file: ParquetReader<S>,
+    columns: Vec<String>,
+    fields: Vec<Field>,
+    pruned: Pruned,
+    next: usize,
+}
+
+impl<S: Source> FilteredBatches<S> {
+    /// The fields every batch holds.
+    pub fn fields(&self) -> &[Field] {
+        &self.fields
+    }
+
+    /// What pruning did, and the rows matched in the batches returned so far.
+    pub fn stats(&self) -> &FilterStats {
+        &self.pruned.stats
+    }
+
+    fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
+        let projection: Vec<&str> = self.columns.iter().map(String::as_str).collect();
+        while let Some(g) = self.pruned.groups.get(self.next) {
+            self.next += 1;
+            let e = self.file.evaluate_groups(
+                &self.pruned.node,
+                std::slice::from_ref(g),
+                &projection,
+            )?;
+            let matched = e.mask.count_set_bits();
+            self.pruned.stats.rows_matched += matched as u64;
+            if matched == 0 {
+                continue;
+            }
+            let mut arrays = Vec::with_capacity(self.columns.len());
+            for c in &self.columns {
+                arrays.push(e.materialise(c)?.1);
+            }
+            return Ok(Some(ArrayBatch {
+                num_rows: matched,
+                fields: self.fields.clone(),
+                arrays,
+            }));
+        }
+        Ok(None)
+    }
+}
+
+impl<S: Source> Iterator for FilteredBatches<S> {
+    type Item = Result<ArrayBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_batch() {
+            Ok(b) => b.map(Ok),
+            Err(e) => {
+                // Stop after an error.
+                self.next = self.pruned.groups.len();
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// Rows decoded per batch while evaluating and materialising: big enough that per-batch
+/// work is negligible, small enough that buffers stay in cache and are reused.
+const EVAL_BATCH: usize = 1 << 16;
+
+/// Row groups after exact evaluation.
+struct Evaluated<S: Source> {
+    /// The rows (over the row groups left by pruning, in order) that satisfy the predicate.
+    mask: BooleanBuffer,
+    /// A reader of the row groups with a matching row.
+    matched_reader: ParquetReader<S>,
+    /// `mask` over those row groups only.
+    matched_mask: BooleanBuffer,
+    /// Projected flat columns the predicate decoded, already filtered, by leaf index.
+    kept: HashMap<usize, Column>,
+}
+
+impl<S: Source> Evaluated<S> {
+    /// The matching rows of column `path` (a top-level name or a leaf path). A flat
+    /// top-level column the predicate already decoded is not decoded again; other flat
+    /// columns are streamed and filtered batch by batch; nested ones are read whole.
+    fn materialise(&self, path: &str) -> Result<(Field, Array)> {
+        let reader = &self.matched_reader;
+        let schema = reader.schema();
+        let flat = schema.find(path).filter(|&leaf| {
+            let d = schema.leaf(leaf);
+            d.path.len() == 1 && d.max_rep_level == 0 && d.max_def_level <= 1
+        });
+        let Some(leaf) = flat else {
+            let (field, array) = reader.read_field_by_path(path)?;
+            if array.len() != self.matched_mask.len() {
+                return Err(rows_differ(path, array.len(), self.matched_mask.len()));
+            }
+            return Ok((field, filter_array(&array, &self.matched_mask)));
+        };
+        let top = schema.leaf(leaf).top_level_field;
+        let field = reader
+            .fields()?
+            .into_iter()
+            .nth(top)
+            .ok_or_else(|| Error::InvalidArgument(format!("no field for {path}")))?;
+        if let Some(col) = self.kept.get(&leaf) {
+            probe::hit("predicate.predicate_column_reused");
+            return Ok((field, Array::Primitive(col.clone())));
+        }
+        let mut parts = Vec::new();
+        let mut at = 0usize;
+        for batch in reader.batches(&[leaf], EVAL_BATCH)? {
+            let mut batch = batch?;
+            let n = batch.num_rows;
+            check_rows(path, at + n, self.matched_mask.len())?;
+            let col = batch
+                .columns
+                .pop()
+                .ok_or_else(|| Error::format("empty batch"))?;
+            parts.push(filter_column(&col, &self.matched_mask.slice(at, n)));
+            at += n;
+        }
+        if at != self.matched_mask.len() {
+            return Err(rows_differ(path, at, self.matched_mask.len()));
+        }
+        let col = if parts.is_empty() {
+            // No row group with a match: an empty column of the right type.
+            reader.read_column(leaf)?
+        } else {
+            Column::concat(&parts)
+        };
+        Ok((field, Array::Primitive(col)))
+    }
+}
+
+fn rows_differ(path: &str, got: usize, want: usize) -> Error {
+    Error::format(format!(
+        "column {path} has {got} rows where the row groups hold {want}"
+    ))
+}
+
+/// Fails when a column holds more rows than the row groups do (or, for a whole read,
+/// fewer).
+fn check_rows(path: &str, got: usize, want: usize) -> Result<()> {
+    if got > want {
+        return Err(rows_differ(path, got, want));
+    }
+    Ok(())
+}
+
+/// The rows of `col` where `mask` is set.
+fn filter_column(col: &Column, mask: &BooleanBuffer) -> Column {
+    match filter_array(&Array::Primitive(col.clone()), mask) {
+        Array::Primitive(c) => c,
+        _ => unreachable!("a primitive array filters to a primitive array"),
+    }
+}
+
+/// A stream of one or more predicate leaves, batch by batch.
+enum LeafStream<S: Source> {
+    /// Flat leaves, read together.
+    Flat(Vec<usize>, BatchReader<S>),
+    /// A leaf (index, dotted path) under structs, with the structs' nulls folded in.
+    Nested(usize, String, ArrayBatchReader<S>),
+}
+
+impl<S: Source> LeafStream<S> {
+    /// The next batch: rows and each leaf's column.
+    fn next(&mut self, out: &mut HashMap<usize, Column>) -> Result<Option<usize>> {
+        match self {
+            LeafStream::Flat(leaves, r) => match r.next().transpose()? {
+                None => Ok(None),
+                Some(b) => {
+                    out.extend(leaves.iter().copied().zip(b.columns));
+                    Ok(Some(b.num_rows))
+                }
+            },
+            LeafStream::Nested(leaf, path, r) => match r.next().transpose()? {
+                None => Ok(None),
+                Some(mut b) => {
+                    let array = b.arrays.pop().ok_or_else(|| Error::format("empty batch"))?;
+                    out.insert(*leaf, flatten_leaf(array, path)?);
+                    Ok(Some(b.num_rows))
+                }
+            },
+        }
+    }
+}
+
+/// A row group that pruning kept, with the rows of it that may match.
+struct Group {
+    row_group: usize,
+    /// File row number of its first row.
+    first_row: u64,
+    rows: u64,
+    /// File row numbers that may match (within `first_row..first_row + rows`).
+    selection: RowSelection,
+}
+
+/// The outcome of pruning.
+struct Pruned {
+    node: Node,
+    groups: Vec<Group>,
+    stats: FilterStats,
+}
+
+impl<S: Source> ParquetReader<S> {
+    /// The rows (file row numbers) that may satisfy `expr`, found from metadata alone:
+    /// row-group statistics, the column index, bloom filters and dictionary pages. Every
+    /// matching row is in the selection; rows that do not match may be too.
+    pub fn prune(&self, expr: &Expr) -> Result<(RowSelection, FilterStats)> {
+        let p = self.prune_groups(expr)?;
+        let ranges = p
+            .groups
+            .iter()
+            .flat_map(|g| g.selection.ranges().iter().cloned());
+        Ok((RowSelection::from_ranges(ranges), p.stats))
+    }
+
+    /// The rows (file row numbers) that satisfy `expr`, exactly.
+    pub fn filter_rows(&self, expr: &Expr) -> Result<(RowSelection, FilterStats)> {
+        let (p, evaluated) = self.evaluate(expr, &[])?;
+        let Some(e) = evaluated else {
+            return Ok((RowSelection::none(), p.stats));
+        };
+        let mut ranges: Vec<Range<u64>> = Vec::new();
+        let mut at = 0usize;
+        for g in &p.groups {
+            let part = e.mask.slice(at, g.rows as usize);
+            ranges.extend(
+                RowSelection::from_mask(g.first_row, part.iter())
+                    .ranges()
+                    .iter()
+                    .cloned(),
+            );
+            at += g.rows as usize;
+        }
+        Ok((RowSelection::from_ranges(ranges), p.stats))
+    }
+
+    /// Read `columns` (top-level field names or leaf dotted paths, as
+    /// [`Self::read_field_by_path`] takes them) for the rows that satisfy `expr`.
+    ///
+    /// Row groups and pages are pruned first (see [`Self::prune`]); the predicate's columns
+    /// are decoded for the row groups left and evaluated exactly; the projected columns are
+    /// then decoded for those row groups and only the matching rows kept.
+    pub fn read_filtered(
+        &self,
+        columns: &[&str],
+        expr: &Expr,
+    ) -> Result<(Vec<(Field, Array)>, FilterStats)> {
+        let (p, evaluated) = self.evaluate(expr, columns)?;
+        let mut out = Vec::with_capacity(columns.len());
+        for c in columns {
+            out.push(match &evaluated {
+                Some(e) => e.materialise(c)?,
+                // Nothing survived pruning: an empty array of the right shape.
+                None => self.with_row_groups(Vec::new()).read_field_by_path(c)?,
+            });
+        }
+        Ok((out, p.stats))
+    }
+
+    /// This file with other row groups selected.
+    fn with_row_groups(&self, row_groups: Vec<usize>) -> ParquetReader<S> {
+        ParquetReader {
+            source: Arc::clone(&self.source),
+            metadata: Arc::clone(&self.metadata),
+            schema: Arc::clone(&self.schema),
+            options: ReadOptions {
+                row_groups: Some(row_groups),
+                ..self.options.clone()
+            },
+        }
+    }
+
+    /// Prune, then evaluate exactly over the row groups left (`None` when there are none),
+    /// keeping the flat columns of `projection` that the predicate decodes.
+    fn evaluate(&self, expr: &Expr, projection: &[&str]) -> Result<(Pruned, Option<Evaluated<S>>)> {
+        let mut p = self.prune_groups(expr)?;
+        if p.groups.is_empty() {
+            return Ok((p, None));
+        }
+        let e = self.evaluate_groups(&p.node, &p.groups, projection)?;
+        p.stats.rows_matched = e.mask.count_set_bits() as u64;
+        Ok((p, Some(e)))
+    }
+
+    /// Step (e) over `groups`: stream the predicate's columns batch by batch, evaluate each
+    /// batch, and keep (filtered) the flat top-level columns of `projection` among them.
+    fn evaluate_groups(
+        &self,
+        node: &Node,
+        groups: &[Group],
+        projection: &[&str],
+    ) -> Result<Evaluated<S>> {
+        let reader = self.with_row_groups(groups.iter().map(|g| g.row_group).collect());
+        let total: u64 = groups.iter().map(|g| g.rows).sum();
+        let total = usize::try_from(total)
+            .map_err(|_| Error::format(format!("{total} rows do not fit in memory")))?;
+        // Rows outside the pruned selection are not looked at.
+        let mut selected = BooleanBufferBuilder::new(total);
+        for g in groups {
+            let mut next = g.first_row;
+            for r in g.selection.ranges() {
+                selected.append_n((r.start - next) as usize, false);
+                selected.append_n((r.end - r.start) as usize, true);
+                next = r.end;
+            }
+            selected.append_n((g.first_row + g.rows - next) as usize, false);
+        }
+        let selected = selected.finish();
+
+        let schema = &self.schema;
+        let leaves = node.columns();
+        let is_flat = |c: usize| reader.column_reader(c).is_ok();
+        let flat: Vec<usize> = leaves.iter().copied().filter(|&c| is_flat(c)).collect();
+        let mut streams = Vec::new();
+        if !flat.is_empty() {
+            streams.push(LeafStream::Flat(
+                flat.clone(),
+                reader.batches(&flat, EVAL_BATCH)?,
+            ));
+        }
+        for &c in leaves.iter().filter(|&&c| !is_flat(c)) {
+            let path = schema.leaf(c).path_string();
+            let batches = reader.array_batches(&[&path], EVAL_BATCH)?;
+            streams.push(LeafStream::Nested(c, path, batches));
+        }
+        let keep: Vec<usize> = projection
+            .iter()
+            .filter_map(|p| schema.find(p))
+            .filter(|&c| flat.contains(&c) && schema.leaf(c).path.len() == 1)
+            .collect();
+        let mut kept: HashMap<usize, Vec<Column>> = HashMap::new();
+        let mut mask = BooleanBufferBuilder::new(total);
+        let mut at = 0usize;
+        let mut columns = HashMap::new();
+        loop {
+            columns.clear();
+            let mut rows: Option<usize> = None;
+            let mut ended = 0;
+            for s in &mut streams {
+                match s.next(&mut columns)? {
+                    Some(n) if rows.is_none_or(|r| r == n) => rows = Some(n),
+                    Some(n) => {
+                        return Err(Error::format(format!(
+                            "predicate columns disagree on a batch: {n} and {rows:?} rows"
+                        )))
+                    }
+                    None => ended += 1,
+                }
+            }
+            let n = match (rows, ended) {
+                (None, _) if streams.is_empty() && at < total => total,
+                (None, _) => break,
+                (Some(n), 0) => n,
+                (Some(_), _) => {
+                    return Err(Error::format("predicate columns end at different rows"))
+                }
+            };
+            if at + n > total {
+                return Err(rows_differ("of the predicate", at + n, total));
+            }
+            let m = &eval(node, &columns, n)? & &selected.slice(at, n);
+            for c in &keep {
+                if let Some(col) = columns.get(c) {
+                    kept.entry(*c).or_default().push(filter_column(col, &m));
+                }
+            }
+            mask.append_buffer(&m);
+            at += n;
+        }
+        if at != total {
+            return Err(rows_differ("of the predicate", at, total));
+        }
+        let mask = mask.finish();
+        // The row groups with a match, and the mask over them alone: the other projected
+        // columns are decoded for those row groups only.
+        let mut matched_groups = Vec::new();
+        let mut matched_mask = BooleanBufferBuilder::new(mask.len());
+        let mut at = 0usize;
+        for g in groups {
+            let part = mask.slice(at, g.rows as usize);
+            if part.count_set_bits() > 0 {
+                matched_groups.push(g.row_group);
+                matched_mask.append_buffer(&part);
+            } else {
+                probe::hit("predicate.row_group_without_match");
+            }
+            at += g.rows as usize;
+        }
+        Ok(Evaluated {
+            matched_reader: self.with_row_groups(matched_groups),
+            matched_mask: matched_mask.finish(),
+            mask,
+            kept: kept
+                .into_iter()
+                .map(|(c, parts)| (c, Column::concat(&parts)))
+                .collect(),
+        })
+    }
+
+    /// [`Self::read_filtered`] as a stream: one batch per row group left by pruning that
+    /// holds a matching row, so that memory is bounded by a row group. Pruning is done
+    /// before the first batch; [`FilteredBatches::stats`] counts the rows matched so far.
+    pub fn filtered_batches(&self, columns: &[&str], expr: &Expr) -> Result<FilteredBatches<S>> {
+        let p = self.prune_groups(expr)?;
+        // Check the projection once, up front.
+        let fields = self
+            .with_row_groups(Vec::new())
+            .array_batches(columns, 1)?
+            .fields()
+            .to_vec();
+        Ok(FilteredBatches {
+            file: self.with_row_groups(Vec::new()),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            fields,
+            pruned: p,
+            next: 0,
+        })
+    }
+
+    /// Steps (a)–(d): statistics, column index, bloom filters, dictionaries.
+    fn prune_groups(&self, expr: &Expr) -> Result<Pruned> {
+        let node = Node::bind(expr, &self.schema)?;
+        let columns = node.columns();
+        let orders = self.metadata.column_orders.as_ref();
+        let mut starts = Vec::with_capacity(self.metadata.row_groups.len());
+        let mut next = 0u64;
+        for rg in &self.metadata.row_groups {
+            starts.push(next);
+            next = next.saturating_add(rg.num_rows.max(0) as u64);
+        }
+        let mut stats = FilterStats::default();
+        let mut groups = Vec::new();
+        for rg in self.selected_row_groups() {
+            let group = &self.metadata.row_groups[rg];
+            let (first_row, rows) = (starts[rg], group.num_rows.max(0) as u64);
+            stats.row_groups += 1;
+            stats.rows += rows;
+            let pruned = |stats: &mut FilterStats, probe_name: &'static str| {
+                probe::hit(probe_name);
+                stats.row_groups_pruned += 1;
+            };
+
+            // (a) Row-group statistics.
+            let by_stats = node.prunes(&mut |leaf| {
+                let Some(meta) = group.columns[leaf.column].meta_data.as_ref() else {
+                    return Ok(false);
+                };
+                let order = orders.and_then(|o| o.get(leaf.column));
+                let s = Summary::of_chunk(
+                    meta.statistics.as_ref(),
+                    leaf.domain,
+                    order,
+                    meta.num_values,
+                );
+                Ok(stats::prunes(&leaf.test, &s))
+            })?;
+            if by_stats {
+                stats.pruned_by_statistics += 1;
+                pruned(&mut stats, "predicate.row_group_pruned_by_statistics");
+                continue;
+            }
+
+            // (b) The column index, page by page.
+            let mut indexes = PageIndexes::new();
+            let all = RowSelection::from_ranges(std::iter::once(first_row..first_row + rows));
+            let selection = node.select(&all, &mut |leaf| {
+                let Some((index, pages)) = self.page_index(rg, leaf.column, rows, &mut indexes)?
+                else {
+                    return Ok(None);
+                };
+                let order = orders.and_then(|o| o.get(leaf.column));
+                Ok(
+                    page_index::leaf_ranges(&leaf.test, leaf.domain, order, index, pages).map(
+                        |r| {
+                            RowSelection::from_ranges(
+                                r.into_iter()
+                                    .map(|r| first_row + r.start..first_row + r.end),
+                            )
+                        },
+                    ),
+                )
+            })?;
+            if selection.is_empty() {
+                stats.pruned_by_page_index += 1;
+                pruned(&mut stats, "predicate.row_group_pruned_by_page_index");
+                continue;
+            }
+
+            // (c) Bloom filters.
+            let mut filters: HashMap<usize, Option<Sbbf>> = HashMap::new();
+            let by_bloom = node.prunes(&mut |leaf| {
+                let type_length = self.schema.leaf(leaf.column).type_length;
+                let Some(hashes) = bloom::leaf_hashes(leaf, type_length) else {
+                    return Ok(false);
+                };
+                let filter = match filters.entry(leaf.column) {
+                    Entry::Occupied(e) => e.into_mut(),
+                    Entry::Vacant(e) => e.insert(self.read_bloom_filter(rg, leaf.column)?),
+                };
+                Ok(filter.as_ref().is_some_and(|f| bloom::excludes(f, &hashes)))
+            })?;
+            if by_bloom {
+                stats.pruned_by_bloom_filter += 1;
+                pruned(&mut stats, "predicate.row_group_pruned_by_bloom_filter");
+                continue;
+            }
+
+            // (d) Dictionary pages.
+            let mut dictionaries: HashMap<usize, Option<Column>> = HashMap::new();
+            let by_dictionary = node.prunes(&mut |leaf| {
+                if !dictionary::tests_values(leaf) {
+                    return Ok(false);
+                }
+                let dict = match dictionaries.get(&leaf.column) {
+                    Some(d) => d,
+                    None => {
+                        let fully = group.columns[leaf.column]
+                            .meta_data
+                            .as_ref()
+                            .is_some_and(dictionary::fully_dictionary_encoded);
+                        let d = if fully {
+                            self.read_dictionary_page(rg, leaf.column)?
+                        } else {
+                            None
+                        };
+                        dictionaries.entry(leaf.column).or_insert(d)
+                    }
+                };
+                Ok(dict.as_ref().is_some_and(|d| dictionary::prunes(leaf, d)))
+            })?;
+            if by_dictionary {
+                stats.pruned_by_dictionary += 1;
+                pruned(&mut stats, "predicate.row_group_pruned_by_dictionary");
+                continue;
+            }
+
+            // Pages of the predicate's columns that hold no selected row.
+            for &c in &columns {
+                if let Some((_, pages)) = self.page_index(rg, c, rows, &mut indexes)? {
+                    stats.pages += pages.len();
+                    let skipped = pages
+                        .iter()
+                        .filter(|r| !selection.intersects(first_row + r.start..first_row + r.end))
+                        .count();
+                    probe::hit_n("predicate.page_pruned", skipped as u64);
+                    stats.pages_pruned += skipped;
+                }
+            }
+            stats.rows_selected += selection.row_count();
+            groups.push(Group {
+                row_group: rg,
+                first_row,
+                rows,
+                selection,
+            });
+        }
+        Ok(Pruned {
+            node,
+            groups,
+            stats,
+        })
+    }
+
+    /// The column index of `column` in `rg` with its pages' row ranges, read once per row
+    /// group; `None` when either index is missing or they do not fit together.
+    fn page_index<'a>(
+        &self,
+        rg: usize,
+        column: usize,
+        rows: u64,
+        cache: &'a mut PageIndexes,
+    ) -> Result<Option<&'a PageIndex>> {
+        if let Entry::Vacant(slot) = cache.entry(column) {
+            let loaded = match (
+                self.read_column_index(rg, column)?,
+                self.read_offset_index(rg, column)?,
+            ) {
+                (Some(ci), Some(oi)) => {
+                    let nullable = self.schema.leaf(column).max_def_level > 0;
+                    page_index::page_rows(&oi, rows)
+                        .filter(|pages| page_index::plausible(&ci, pages, nullable))
+                        .map(|pages| (ci, pages))
+                }
+                _ => None,
+            };
+            slot.insert(loaded);
+        }
+        Ok(cache.get(&column).and_then(Option::as_ref))
+    }
+}
+
+/// The leaf of a projected field of non-repeated structs, one slot per row, with the
+/// structs' nulls folded into its validity.
+fn flatten_leaf(mut array: Array, path: &str) -> Result<Column> {
+    let mut validity: Option<NullBuffer> = None;
+    loop {
+        match array {
+            Array::Primitive(mut c) => {
+                c.validity = NullBuffer::union(validity.as_ref(), c.validity.as_ref())
+                    .filter(|v| v.null_count() > 0);
+                return Ok(c);
+            }
+            Array::Struct(s) if s.children.len() == 1 => {
+                validity = NullBuffer::union(validity.as_ref(), s.validity.as_ref());
+                array = s.children.into_iter().next().ok_or_else(|| {
+                    Error::InvalidArgument(format!("column {path}: empty struct"))
+                })?;
+            }
+            _ => {
+                return Err(Error::InvalidArgument(format!(
+                    "column {path}: predicates apply to leaves that are not repeated"
+                )))
+            }
+        }
+    }
+}

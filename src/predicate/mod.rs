@@ -1,0 +1,486 @@
+//! Predicates: an expression over column paths, pruning by metadata, exact filtering.
+//!
+//! An [`Expr`] (built with [`col`] or parsed with [`Expr::parse`]) is bound to a file's
+//! schema: literals are coerced to each column's type, and `NOT` is pushed down to the
+//! leaves (De Morgan, operator inversion; `NOT (x < 1)` on a float column becomes
+//! `x >= 1 OR x is NaN`). The bound predicate is then checked, in order, against:
+//!
+//! 1. row-group statistics,
+//! 2. the column index, page by page, giving a [`RowSelection`],
+//! 3. bloom filters, for `=` and `IN` (looked up in every stored form of the value: both
+//!    zeros of a float),
+//! 4. dictionary pages, when every data page of a chunk is dictionary-encoded,
+//! 5. and exactly, on the decoded rows ([`eval`]).
+//!
+//! Steps 1–4 only ever say "no row here can match" or "maybe": a matching row is never
+//! dropped. Comparisons follow SQL's three-valued logic; a row is kept when the predicate is
+//! true (not when it is unknown because of a null).
+//!
+//! ```
+//! use parq::predicate::{col, Expr};
+//! # use parq::column::{Column, Values};
+//! # use parq::write::{Field, ParquetWriter, WriterOptions};
+//! # let mut file = Vec::new();
+//! # let mut w = ParquetWriter::new(&mut file, vec![Field::int64("id"), Field::double("x")],
+//! #     WriterOptions::default().with_row_group_rows(100))?;
+//! # let ids = Column { len: 1000, validity: None, values: Values::Int64((0..1000i64).collect::<Vec<_>>().into()) };
+//! # let xs = Column { len: 1000, validity: None, values: Values::Double((0..1000).map(|i| i as f64 / 2.0).collect::<Vec<_>>().into()) };
+//! # w.write_batch(&[ids, xs])?;
+//! # w.finish()?;
+//! use parq::read::ParquetReader;
+//!
+//! let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+//! let expr = col("id").ge(250).and(col("id").lt(260)).and(col("x").ne(128.0));
+//! let (columns, stats) = reader.read_filtered(&["x"], &expr)?;
+//! assert_eq!(columns[0].1.len(), 9);
+//! assert_eq!((stats.row_groups, stats.row_groups_pruned), (10, 9));
+//! assert_eq!(stats.rows_matched, 9);
+//! // The same from the `--where` grammar:
+//! let parsed = Expr::parse("id >= 250 and id < 260 and x != 128")?;
+//! assert_eq!(reader.read_filtered(&["x"], &parsed)?.1, stats);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod bloom;
+mod dictionary;
+pub mod eval;
+mod expr;
+mod filter;
+#[doc(hidden)]
+pub mod fuzzing;
+mod literal;
+mod page_index;
+mod parse;
+mod stats;
+
+pub use expr::{col, CmpOp, ColumnRef, Expr};
+pub use filter::{FilterStats, FilteredBatches};
+pub use literal::Literal;
+pub use parse::ParseError;
+
+use crate::read::RowSelection;
+use crate::schema::SchemaDescriptor;
+use crate::{Error, Result};
+use literal::{coerce, Domain, Scalar};
+
+/// One test of one column, with any `NOT` above it already folded in.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Test {
+    /// `x op value`, also true for a `NaN` when `or_nan` (a negated ordering on floats).
+    Cmp {
+        op: CmpOp,
+        value: Scalar,
+        or_nan: bool,
+    },
+    /// `x` equals one of the values (none of which is `NaN`).
+    In(Vec<Scalar>),
+    /// `x` is not null and equals none of the values (none of which is `NaN`).
+    NotIn(Vec<Scalar>),
+    IsNull,
+    IsNotNull,
+}
+
+/// A test of a leaf column.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Leaf {
+    /// Index into the schema's leaves.
+    pub column: usize,
+    pub domain: Domain,
+    pub test: Test,
+}
+
+/// A bound predicate in negation normal form. With no `NOT` left above the leaves, a null
+/// (unknown) leaf can be read as false: AND and OR are monotone, and only "true" keeps a row.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Node {
+    And(Vec<Node>),
+    Or(Vec<Node>),
+    Leaf(Leaf),
+    Const(bool),
+}
+
+impl CmpOp {
+    /// The operator of `NOT (x op v)` for a non-NaN, non-null `x`.
+    fn inverse(self) -> CmpOp {
+        match self {
+            CmpOp::Eq => CmpOp::Ne,
+            CmpOp::Ne => CmpOp::Eq,
+            CmpOp::Lt => CmpOp::Ge,
+            CmpOp::Le => CmpOp::Gt,
+            CmpOp::Gt => CmpOp::Le,
+            CmpOp::Ge => CmpOp::Lt,
+        }
+    }
+
+    /// Whether `x op v` holds when `x` compares to `v` as `ord`.
+    pub(crate) fn holds(self, ord: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::*;
+        match self {
+            CmpOp::Eq => ord == Equal,
+            CmpOp::Ne => ord != Equal,
+            CmpOp::Lt => ord == Less,
+            CmpOp::Le => ord != Greater,
+            CmpOp::Gt => ord == Greater,
+            CmpOp::Ge => ord != Less,
+        }
+    }
+}
+
+impl Node {
+    /// Bind `expr` to `schema`, pushing `NOT` down (`negate` is the parity of the `NOT`s
+    /// above).
+    pub(crate) fn bind(expr: &Expr, schema: &SchemaDescriptor) -> Result<Node> {
+        Self::bind_inner(expr, schema, false).map(Node::fold)
+    }
+
+    fn bind_inner(expr: &Expr, schema: &SchemaDescriptor, negate: bool) -> Result<Node> {
+        let leaf = |column: &str| -> Result<(usize, Domain, Option<i32>)> {
+            let i = schema.find(column).ok_or_else(|| {
+                Error::InvalidArgument(format!("no leaf column {column:?} in the schema"))
+            })?;
+            let (domain, scale) = Domain::of(schema.leaf(i))?;
+            Ok((i, domain, scale))
+        };
+        let node = |column, domain, test| {
+            Node::Leaf(Leaf {
+                column,
+                domain,
+                test,
+            })
+        };
+        Ok(match expr {
+            Expr::And(a, b) | Expr::Or(a, b) => {
+                let children = vec![
+                    Self::bind_inner(a, schema, negate)?,
+                    Self::bind_inner(b, schema, negate)?,
+                ];
+                if matches!(expr, Expr::And(..)) != negate {
+                    Node::And(children)
+                } else {
+                    Node::Or(children)
+                }
+            }
+            Expr::Not(e) => Self::bind_inner(e, schema, !negate)?,
+            Expr::IsNull { column, negated } => {
+                // Nulls are known for any non-repeated leaf, even one whose values cannot be
+                // compared (INT96, INTERVAL): the domain is then never used.
+                let (i, domain) = match leaf(column) {
+                    Ok((i, domain, _)) => (i, domain),
+                    Err(e) => match schema.find(column) {
+                        Some(i) if schema.leaf(i).max_rep_level == 0 => (i, Domain::Bytes),
+                        _ => return Err(e),
+                    },
+                };
+                let test = if *negated != negate {
+                    Test::IsNotNull
+                } else {
+                    Test::IsNull
+                };
+                node(i, domain, test)
+            }
+            Expr::Cmp { column, op, value } => {
+                let (i, domain, scale) = leaf(column)?;
+                let value = coerce(value, domain, scale, column)?;
+                if value.is_nan() {
+                    // Every comparison with NaN is false except `!=`, which holds for every
+                    // value; negated, the other way round. Nulls stay unknown (false).
+                    let always = (*op == CmpOp::Ne) != negate;
+                    return Ok(if always {
+                        node(i, domain, Test::IsNotNull)
+                    } else {
+                        Node::Const(false)
+                    });
+                }
+                let ordering = !matches!(op, CmpOp::Eq | CmpOp::Ne);
+                let (op, or_nan) = if negate {
+                    (op.inverse(), ordering && domain.is_float())
+                } else {
+                    (*op, false)
+                };
+                node(i, domain, Test::Cmp { op, value, or_nan })
+            }
+            Expr::In {
+                column,
+                values,
+                negated,
+            } => {
+                let (i, domain, scale) = leaf(column)?;
+                let mut scalars = Vec::with_capacity(values.len());
+                for v in values {
+                    let s = coerce(v, domain, scale, column)?;
+                    // NaN is in no list; `NOT IN` holds for it.
+                    if !s.is_nan() && !scalars.contains(&s) {
+                        scalars.push(s);
+                    }
+                }
+                let test = if *negated != negate {
+                    Test::NotIn(scalars)
+                } else {
+                    Test::In(scalars)
+                };
+                node(i, domain, test)
+            }
+        })
+    }
+
+    /// Flatten nested ANDs and ORs and fold constants.
+    fn fold(self) -> Node {
+        match self {
+            Node::And(children) => {
+                let mut out = Vec::new();
+                for c in children.into_iter().map(Node::fold) {
+                    match c {
+                        Node::Const(true) => {}
+                        Node::Const(false) => return Node::Const(false),
+                        Node::And(inner) => out.extend(inner),
+                        c => out.push(c),
+                    }
+                }
+                match out.len() {
+                    0 => Node::Const(true),
+                    1 => out.pop().unwrap_or(Node::Const(true)),
+                    _ => Node::And(out),
+                }
+            }
+            Node::Or(children) => {
+                let mut out = Vec::new();
+                for c in children.into_iter().map(Node::fold) {
+                    match c {
+                        Node::Const(false) => {}
+                        Node::Const(true) => return Node::Const(true),
+                        Node::Or(inner) => out.extend(inner),
+                        c => out.push(c),
+                    }
+                }
+                match out.len() {
+                    0 => Node::Const(false),
+                    1 => out.pop().unwrap_or(Node::Const(false)),
+                    _ => Node::Or(out),
+                }
+            }
+            n => n,
+        }
+    }
+
+    /// The leaf columns the predicate reads, each once, in order of first use.
+    pub(crate) fn columns(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        self.visit(&mut |l| {
+            if !out.contains(&l.column) {
+                out.push(l.column);
+            }
+        });
+        out
+    }
+
+    fn visit(&self, f: &mut impl FnMut(&Leaf)) {
+        match self {
+            Node::And(c) | Node::Or(c) => c.iter().for_each(|n| n.visit(f)),
+            Node::Leaf(l) => f(l),
+            Node::Const(_) => {}
+        }
+    }
+
+    /// True when `leaf_prunes` shows that no row can satisfy the predicate.
+    pub(crate) fn prunes(
+        &self,
+        leaf_prunes: &mut impl FnMut(&Leaf) -> Result<bool>,
+    ) -> Result<bool> {
+        Ok(match self {
+            Node::And(c) => {
+                for n in c {
+                    if n.prunes(leaf_prunes)? {
+                        return Ok(true);
+                    }
+                }
+                false
+            }
+            Node::Or(c) => {
+                for n in c {
+                    if !n.prunes(leaf_prunes)? {
+                        return Ok(false);
+                    }
+                }
+                true
+            }
+            Node::Leaf(l) => leaf_prunes(l)?,
+            Node::Const(b) => !b,
+        })
+    }
+
+    /// The rows of `all` that may satisfy the predicate, given the rows each leaf may hold
+    /// in (a subset of `all` or `None` for "all of them").
+    pub(crate) fn select(
+        &self,
+        all: &RowSelection,
+        leaf_select: &mut impl FnMut(&Leaf) -> Result<Option<RowSelection>>,
+    ) -> Result<RowSelection> {
+        Ok(match self {
+            Node::And(c) => {
+                let mut out = all.clone();
+                for n in c {
+                    out = out.intersection(&n.select(all, leaf_select)?);
+                    if out.is_empty() {
+                        break;
+                    }
+                }
+                out
+            }
+            Node::Or(c) => {
+                let mut out = RowSelection::none();
+                for n in c {
+                    out = out.union(&n.select(all, leaf_select)?);
+                }
+                out
+            }
+            Node::Leaf(l) => match leaf_select(l)? {
+                Some(s) => s.intersection(all),
+                None => all.clone(),
+            },
+            Node::Const(true) => all.clone(),
+            Node::Const(false) => RowSelection::none(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metadata::SchemaElement;
+    use crate::metadata::{FieldRepetitionType, Type};
+
+    fn schema() -> SchemaDescriptor {
+        let leaf = |name: &str, t| SchemaElement {
+            name: name.into(),
+            type_: Some(t),
+            repetition_type: Some(FieldRepetitionType::OPTIONAL),
+            ..Default::default()
+        };
+        SchemaDescriptor::new(&[
+            SchemaElement {
+                name: "schema".into(),
+                num_children: Some(2),
+                ..Default::default()
+            },
+            leaf("i", Type::INT32),
+            leaf("f", Type::DOUBLE),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn not_is_pushed_down() {
+        let s = schema();
+        let bind = |text: &str| Node::bind(&Expr::parse(text).unwrap(), &s).unwrap();
+        let cmp = |column, op, value, or_nan| {
+            Node::Leaf(Leaf {
+                column,
+                domain: if column == 0 {
+                    Domain::I32
+                } else {
+                    Domain::F64
+                },
+                test: Test::Cmp { op, value, or_nan },
+            })
+        };
+        assert_eq!(
+            bind("not (i < 3 or f >= 1)"),
+            Node::And(vec![
+                cmp(0, CmpOp::Ge, Scalar::I32(3), false),
+                cmp(1, CmpOp::Lt, Scalar::F64(1.0), true),
+            ])
+        );
+        assert_eq!(
+            bind("not not f = 2"),
+            cmp(1, CmpOp::Eq, Scalar::F64(2.0), false)
+        );
+        assert_eq!(
+            bind("not f != 2"),
+            cmp(1, CmpOp::Eq, Scalar::F64(2.0), false)
+        );
+        assert!(matches!(
+            bind("not i in (1, 2, 1)"),
+            Node::Leaf(Leaf { test: Test::NotIn(v), .. }) if v.len() == 2
+        ));
+        assert_eq!(bind("i is null and not (i is null)"), {
+            let l = |test| {
+                Node::Leaf(Leaf {
+                    column: 0,
+                    domain: Domain::I32,
+                    test,
+                })
+            };
+            Node::And(vec![l(Test::IsNull), l(Test::IsNotNull)])
+        });
+    }
+
+    #[test]
+    fn nan_literals_fold() {
+        let s = schema();
+        let bind = |e: Expr| Node::bind(&e, &s).unwrap();
+        assert_eq!(bind(col("f").lt(f64::NAN)), Node::Const(false));
+        // NOT (f = NaN OR i = 1) = f IS NOT NULL AND i != 1.
+        assert_eq!(
+            bind(col("f").eq(f64::NAN).or(col("i").eq(1)).not()),
+            Node::And(vec![
+                Node::Leaf(Leaf {
+                    column: 1,
+                    domain: Domain::F64,
+                    test: Test::IsNotNull,
+                }),
+                Node::Leaf(Leaf {
+                    column: 0,
+                    domain: Domain::I32,
+                    test: Test::Cmp {
+                        op: CmpOp::Ne,
+                        value: Scalar::I32(1),
+                        or_nan: false,
+                    },
+                }),
+            ])
+        );
+        assert_eq!(
+            bind(col("f").eq(f64::NAN).and(col("i").eq(1))),
+            Node::Const(false)
+        );
+        assert!(matches!(
+            bind(col("f").lt(f64::NAN).not()),
+            Node::Leaf(Leaf {
+                test: Test::IsNotNull,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn nulls_of_incomparable_columns() {
+        let s = SchemaDescriptor::new(&[
+            SchemaElement {
+                name: "schema".into(),
+                num_children: Some(1),
+                ..Default::default()
+            },
+            SchemaElement {
+                name: "t".into(),
+                type_: Some(Type::INT96),
+                repetition_type: Some(FieldRepetitionType::OPTIONAL),
+                ..Default::default()
+            },
+        ])
+        .unwrap();
+        assert!(Node::bind(&col("t").is_not_null(), &s).is_ok());
+        let e = Node::bind(&col("t").eq(1), &s).unwrap_err().to_string();
+        assert!(e.contains("INT96"), "{e}");
+    }
+
+    #[test]
+    fn bad_columns_and_literals_name_the_column() {
+        let s = schema();
+        let e = Node::bind(&col("nope").eq(1), &s).unwrap_err().to_string();
+        assert!(e.contains("nope"), "{e}");
+        let e = Node::bind(&col("i").eq("text"), &s)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("column i"), "{e}");
+    }
+}

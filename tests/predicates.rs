@@ -1,0 +1,780 @@
+//! Predicates: pruning counts on files built so that exactly k row groups or pages survive
+//! (asserted with probes and `FilterStats`), and a proptest of pruned + exact filtering
+//! against a naive evaluation over every row.
+
+use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use bytes::Bytes;
+use parq::codecs::probe;
+use parq::column::{Column, Values};
+use parq::predicate::{col, CmpOp, Expr, Literal};
+use parq::read::{ParquetReader, RowSelection};
+use parq::write::{BloomFilterOptions, EncodingPolicy, Field, ParquetWriter, WriterOptions};
+use proptest::prelude::*;
+
+fn write(fields: Vec<Field>, columns: &[Column], options: WriterOptions) -> Bytes {
+    let mut file = Vec::new();
+    let mut w = ParquetWriter::new(&mut file, fields, options).unwrap();
+    w.write_batch(columns).unwrap();
+    w.finish().unwrap();
+    Bytes::from(file)
+}
+
+fn int64(values: impl IntoIterator<Item = i64>) -> Column {
+    let v: Vec<i64> = values.into_iter().collect();
+    Column {
+        len: v.len(),
+        validity: None,
+        values: Values::Int64(ScalarBuffer::from(v)),
+    }
+}
+
+fn strings(values: &[Option<&str>]) -> Column {
+    let mut offsets = vec![0i64];
+    let mut data = Vec::new();
+    for v in values {
+        data.extend_from_slice(v.unwrap_or("").as_bytes());
+        offsets.push(data.len() as i64);
+    }
+    let validity = values
+        .iter()
+        .any(Option::is_none)
+        .then(|| NullBuffer::from_iter(values.iter().map(Option::is_some)));
+    Column {
+        len: values.len(),
+        validity,
+        values: Values::Binary {
+            offsets: OffsetBuffer::new(offsets.into()),
+            data: Buffer::from_vec(data),
+        },
+    }
+}
+
+/// 1000 sorted ids in 10 row groups of 100 rows, pages of 10 rows, with a page index.
+fn sorted_ids(page_index: bool) -> Bytes {
+    let options = WriterOptions {
+        data_page_row_limit: 10,
+        page_index,
+        ..WriterOptions::default().with_row_group_rows(100)
+    };
+    let ids = int64(0..1000);
+    let other = int64((0..1000).map(|i| i * 7 % 13));
+    write(
+        vec![Field::int64("id"), Field::int64("other")],
+        &[ids, other],
+        options,
+    )
+}
+
+/// The selection of one range of rows.
+fn range_of(r: std::ops::Range<u64>) -> RowSelection {
+    RowSelection::from_ranges(std::iter::once(r))
+}
+
+fn ids_of(reader: &ParquetReader, expr: &Expr) -> Vec<i64> {
+    let (cols, _) = reader.read_filtered(&["id"], expr).unwrap();
+    let Some(Values::Int64(v)) = cols[0].1.as_primitive().map(|c| &c.values) else {
+        panic!("int64 column expected");
+    };
+    v.to_vec()
+}
+
+#[test]
+fn statistics_and_page_index_leave_exactly_k() {
+    let reader = ParquetReader::new(sorted_ids(true)).unwrap();
+    // One row group of ten survives the statistics, one page of ten the column index.
+    probe::reset();
+    let expr = col("id").ge(253).and(col("id").le(257));
+    let (sel, stats) = reader.prune(&expr).unwrap();
+    assert_eq!(sel, range_of(250..260));
+    assert_eq!((stats.row_groups, stats.row_groups_pruned), (10, 9));
+    assert_eq!(stats.pruned_by_statistics, 9);
+    assert_eq!((stats.pages, stats.pages_pruned), (10, 9));
+    assert_eq!(stats.rows_selected, 10);
+    if probe::ENABLED {
+        assert_eq!(probe::get("predicate.row_group_pruned_by_statistics"), 9);
+        assert_eq!(probe::get("predicate.page_pruned"), 9);
+    }
+    probe::reset();
+    assert_eq!(ids_of(&reader, &expr), vec![253, 254, 255, 256, 257]);
+    if probe::ENABLED {
+        // `id` is both the predicate and the projection: decoded once.
+        assert_eq!(probe::get("predicate.predicate_column_reused"), 1);
+    }
+
+    // Pages in two row groups: 195..=204 spans the end of group 1 and the start of group 2.
+    let expr = col("id").is_in([195, 204]).or(col("id").eq(999));
+    let (sel, stats) = reader.prune(&expr).unwrap();
+    assert_eq!(
+        sel,
+        RowSelection::from_ranges([190..200, 200..210, 990..1000])
+    );
+    assert_eq!((stats.row_groups_pruned, stats.pages_pruned), (7, 27));
+    assert_eq!(ids_of(&reader, &expr), vec![195, 204, 999]);
+
+    // A NOT over a range: everything but one page.
+    let expr = Expr::parse("not (id >= 10 and id < 995)").unwrap();
+    let (_, stats) = reader.prune(&expr).unwrap();
+    assert_eq!(stats.row_groups_pruned, 8);
+    let (rows, stats) = reader.filter_rows(&expr).unwrap();
+    assert_eq!(rows, RowSelection::from_ranges([0..10, 995..1000]));
+    assert_eq!(stats.rows_matched, 15);
+}
+
+#[test]
+fn row_groups_without_a_match_are_not_materialised() {
+    let reader = ParquetReader::new(sorted_ids(true)).unwrap();
+    // Metadata cannot rule out row group 1 (nor page 150..160), exact evaluation can.
+    let expr = col("id").eq(150).and(col("id").eq(151));
+    probe::reset();
+    let (cols, stats) = reader.read_filtered(&["other"], &expr).unwrap();
+    assert_eq!((stats.row_groups_pruned, stats.rows_selected), (9, 10));
+    assert_eq!((stats.rows_matched, cols[0].1.len()), (0, 0));
+    if probe::ENABLED {
+        assert_eq!(probe::get("predicate.row_group_without_match"), 1);
+        assert_eq!(probe::get("predicate.predicate_column_reused"), 0);
+    }
+}
+
+#[test]
+fn without_a_page_index_only_row_groups_are_pruned() {
+    let reader = ParquetReader::new(sorted_ids(false)).unwrap();
+    let expr = col("id").ge(253).and(col("id").le(257));
+    let (sel, stats) = reader.prune(&expr).unwrap();
+    assert_eq!(sel, range_of(200..300));
+    assert_eq!(
+        (stats.row_groups_pruned, stats.pages, stats.pages_pruned),
+        (9, 0, 0)
+    );
+    assert_eq!(ids_of(&reader, &expr), vec![253, 254, 255, 256, 257]);
+}
+
+#[test]
+fn page_index_prunes_a_whole_row_group() {
+    // Row group 0 holds 0..50 and 100..150: its statistics say 0..=149, its pages say no 75.
+    let ids = int64((0..50).chain(100..150).chain(50..100).chain(150..200));
+    let options = WriterOptions {
+        data_page_row_limit: 50,
+        ..WriterOptions::default().with_row_group_rows(100)
+    };
+    let reader = ParquetReader::new(write(vec![Field::int64("id")], &[ids], options)).unwrap();
+    probe::reset();
+    let (sel, stats) = reader.prune(&col("id").eq(75)).unwrap();
+    assert_eq!(sel, range_of(100..150));
+    assert_eq!(
+        (stats.pruned_by_statistics, stats.pruned_by_page_index),
+        (0, 1)
+    );
+    if probe::ENABLED {
+        assert_eq!(probe::get("predicate.row_group_pruned_by_page_index"), 1);
+    }
+}
+
+#[test]
+fn dictionaries_prune_what_statistics_cannot() {
+    // Each row group holds "a" and "z" (so every middle value is inside its bounds) and one
+    // more value of its own; only the dictionary knows which.
+    let mut values = Vec::new();
+    for g in 0..4 {
+        let own = ["d", "h", "m", "q"][g];
+        for i in 0..100 {
+            values.push(Some(match i % 3 {
+                0 => "a",
+                1 => "z",
+                _ => own,
+            }));
+        }
+    }
+    let options = WriterOptions::default()
+        .with_row_group_rows(100)
+        .with_encoding(EncodingPolicy::Dictionary);
+    let file = write(vec![Field::string("s")], &[strings(&values)], options);
+    let reader = ParquetReader::new(file).unwrap();
+    probe::reset();
+    let (_, stats) = reader.prune(&col("s").eq("m")).unwrap();
+    assert_eq!(stats.pruned_by_statistics, 0);
+    assert_eq!(stats.pruned_by_dictionary, 3);
+    if probe::ENABLED {
+        assert_eq!(probe::get("predicate.row_group_pruned_by_dictionary"), 3);
+    }
+    let (rows, stats) = reader.filter_rows(&col("s").is_in(["m", "h"])).unwrap();
+    assert_eq!(stats.pruned_by_dictionary, 2);
+    assert_eq!(rows.row_count(), 66);
+    // `!=` passes for the other entries: nothing to prune.
+    let (_, stats) = reader.prune(&col("s").ne("m")).unwrap();
+    assert_eq!(stats.row_groups_pruned, 0);
+    // PLAIN pages: no dictionary to look at.
+    let plain = WriterOptions::default()
+        .with_row_group_rows(100)
+        .with_encoding(EncodingPolicy::Plain);
+    let file = write(vec![Field::string("s")], &[strings(&values)], plain);
+    let (_, stats) = ParquetReader::new(file)
+        .unwrap()
+        .prune(&col("s").eq("m"))
+        .unwrap();
+    assert_eq!(stats.row_groups_pruned, 0);
+}
+
+#[test]
+fn truncated_string_statistics_keep_every_match() {
+    // Long strings with a shared prefix: bounds are truncated to 4 bytes.
+    let values: Vec<String> = (0..300).map(|i| format!("prefix-{:05}", i)).collect();
+    let refs: Vec<Option<&str>> = values.iter().map(|s| Some(s.as_str())).collect();
+    let options = WriterOptions {
+        statistics_truncate_length: Some(4),
+        data_page_row_limit: 20,
+        ..WriterOptions::default().with_row_group_rows(100)
+    };
+    let file = write(vec![Field::string("s")], &[strings(&refs)], options);
+    let reader = ParquetReader::new(file).unwrap();
+    let (rows, _) = reader.filter_rows(&col("s").eq("prefix-00150")).unwrap();
+    assert_eq!(rows, range_of(150..151));
+    let (rows, _) = reader.filter_rows(&col("s").gt("prefix-00298")).unwrap();
+    assert_eq!(rows, range_of(299..300));
+    // Below every (truncated) min: pruned by statistics.
+    let (_, stats) = reader.prune(&col("s").lt("pre")).unwrap();
+    assert_eq!(stats.row_groups_pruned, 3);
+}
+
+#[test]
+fn errors_name_the_column_and_position() {
+    let reader = ParquetReader::new(sorted_ids(true)).unwrap();
+    let e = reader.prune(&col("id").eq("x")).unwrap_err().to_string();
+    assert!(e.contains("column id"), "{e}");
+    let e = reader.prune(&col("nope").eq(1)).unwrap_err().to_string();
+    assert!(e.contains("nope"), "{e}");
+    let e = Expr::parse("id = 1 and and").unwrap_err();
+    assert_eq!(e.offset, 11);
+    assert!(e.to_string().contains("column name"), "{e}");
+}
+
+// ---- proptest: pruned + exact == naive ----
+
+/// One row of the random file.
+#[derive(Debug, Clone)]
+struct Row {
+    i: Option<i32>,
+    u: u32,
+    f: Option<f64>,
+    s: Option<String>,
+}
+
+fn row() -> impl Strategy<Value = Row> {
+    let f = prop_oneof![
+        3 => (-4i32..4).prop_map(|x| Some(x as f64 / 2.0)),
+        1 => Just(Some(f64::NAN)),
+        1 => Just(Some(-0.0)),
+        1 => Just(None),
+    ];
+    let s = prop_oneof![
+        4 => "[a-d]{0,3}".prop_map(Some),
+        1 => Just(None),
+    ];
+    (
+        prop::option::weighted(0.8, -5i32..5),
+        prop_oneof![0u32..4, Just(u32::MAX - 1), Just(1u32 << 31)],
+        f,
+        s,
+    )
+        .prop_map(|(i, u, f, s)| Row { i, u, f, s })
+}
+
+fn literal_for(column: &str) -> BoxedStrategy<Literal> {
+    match column {
+        "i" => (-6i128..6).prop_map(Literal::Int).boxed(),
+        "u" => prop_oneof![
+            (0i128..5).prop_map(Literal::Int),
+            Just(Literal::Int(1 << 31))
+        ]
+        .boxed(),
+        "f" => prop_oneof![
+            (-5i32..5).prop_map(|x| Literal::Float(x as f64 / 2.0)),
+            Just(Literal::Float(-0.0)),
+            Just(Literal::Float(f64::NAN)),
+        ]
+        .boxed(),
+        _ => "[a-e]{0,2}".prop_map(Literal::String).boxed(),
+    }
+}
+
+fn leaf() -> impl Strategy<Value = Expr> {
+    let column = prop::sample::select(vec!["i", "u", "f", "s"]);
+    let op = prop::sample::select(vec![
+        CmpOp::Eq,
+        CmpOp::Ne,
+        CmpOp::Lt,
+        CmpOp::Le,
+        CmpOp::Gt,
+        CmpOp::Ge,
+    ]);
+    column.prop_flat_map(move |c| {
+        prop_oneof![
+            3 => (op.clone(), literal_for(c)).prop_map(move |(op, value)| Expr::Cmp {
+                column: c.into(),
+                op,
+                value,
+            }),
+            1 => (prop::collection::vec(literal_for(c), 0..3), any::<bool>()).prop_map(
+                move |(values, negated)| Expr::In {
+                    column: c.into(),
+                    values,
+                    negated,
+                }
+            ),
+            1 => any::<bool>().prop_map(move |negated| Expr::IsNull {
+                column: c.into(),
+                negated,
+            }),
+        ]
+    })
+}
+
+fn expr() -> impl Strategy<Value = Expr> {
+    leaf().prop_recursive(3, 12, 2, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| a.and(b)),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| a.or(b)),
+            inner.prop_map(Expr::not),
+        ]
+    })
+}
+
+/// SQL three-valued evaluation of `e` on one row, straight from the definition.
+fn naive(e: &Expr, r: &Row) -> Option<bool> {
+    use std::cmp::Ordering;
+    let cmp = |column: &str, lit: &Literal| -> Option<Option<Ordering>> {
+        // Outer None: null value; inner None: unordered (NaN).
+        Some(match (column, lit) {
+            ("i", Literal::Int(v)) => Some((r.i? as i128).cmp(v)),
+            ("u", Literal::Int(v)) => Some((r.u as i128).cmp(v)),
+            ("f", Literal::Float(v)) => r.f?.partial_cmp(v),
+            ("f", Literal::Int(v)) => r.f?.partial_cmp(&(*v as f64)),
+            ("f", Literal::Decimal { unscaled, scale }) => {
+                r.f?.partial_cmp(&(*unscaled as f64 / 10f64.powi(*scale as i32)))
+            }
+            ("s", Literal::String(v)) => Some(r.s.as_deref()?.as_bytes().cmp(v.as_bytes())),
+            _ => unreachable!("{column} {lit:?}"),
+        })
+    };
+    let holds = |op: CmpOp, o: Option<Ordering>| match o {
+        None => op == CmpOp::Ne,
+        Some(o) => match op {
+            CmpOp::Eq => o.is_eq(),
+            CmpOp::Ne => o.is_ne(),
+            CmpOp::Lt => o.is_lt(),
+            CmpOp::Le => o.is_le(),
+            CmpOp::Gt => o.is_gt(),
+            CmpOp::Ge => o.is_ge(),
+        },
+    };
+    match e {
+        Expr::Cmp { column, op, value } => cmp(column, value).map(|o| holds(*op, o)),
+        Expr::In {
+            column,
+            values,
+            negated,
+        } => {
+            let mut any = false;
+            for v in values {
+                any |= holds(CmpOp::Eq, cmp(column, v)?);
+            }
+            // A null value: unknown, unless the list is empty (then false for IN).
+            if values.is_empty() {
+                let is_null = match column.as_str() {
+                    "i" => r.i.is_none(),
+                    "f" => r.f.is_none(),
+                    "s" => r.s.is_none(),
+                    _ => false,
+                };
+                if is_null {
+                    return None;
+                }
+            }
+            Some(any != *negated)
+        }
+        Expr::IsNull { column, negated } => {
+            let is_null = match column.as_str() {
+                "i" => r.i.is_none(),
+                "f" => r.f.is_none(),
+                "s" => r.s.is_none(),
+                _ => false,
+            };
+            Some(is_null != *negated)
+        }
+        Expr::And(a, b) => match (naive(a, r), naive(b, r)) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        },
+        Expr::Or(a, b) => match (naive(a, r), naive(b, r)) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
+        },
+        Expr::Not(a) => naive(a, r).map(|b| !b),
+    }
+}
+
+fn file_of(
+    rows: &[Row],
+    rg_rows: usize,
+    page_rows: usize,
+    page_index: bool,
+    dict: bool,
+    bloom: bool,
+) -> Bytes {
+    let n = rows.len();
+    let i = Column {
+        len: n,
+        validity: Some(NullBuffer::from_iter(rows.iter().map(|r| r.i.is_some()))),
+        values: Values::Int32(
+            rows.iter()
+                .map(|r| r.i.unwrap_or(0))
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+    };
+    let u = Column {
+        len: n,
+        validity: None,
+        values: Values::Int32(rows.iter().map(|r| r.u as i32).collect::<Vec<_>>().into()),
+    };
+    let f = Column {
+        len: n,
+        validity: Some(NullBuffer::from_iter(rows.iter().map(|r| r.f.is_some()))),
+        values: Values::Double(
+            rows.iter()
+                .map(|r| r.f.unwrap_or(0.0))
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+    };
+    let s: Vec<Option<&str>> = rows.iter().map(|r| r.s.as_deref()).collect();
+    let options = WriterOptions {
+        data_page_row_limit: page_rows,
+        page_index,
+        ..WriterOptions::default()
+            .with_row_group_rows(rg_rows)
+            .with_encoding(if dict {
+                EncodingPolicy::Dictionary
+            } else {
+                EncodingPolicy::Plain
+            })
+    };
+    let options = if bloom {
+        ["i", "u", "f", "s"].iter().fold(options, |o, c| {
+            o.with_bloom_filter(*c, BloomFilterOptions::default())
+        })
+    } else {
+        options
+    };
+    write(
+        vec![
+            Field::int32("i").optional(),
+            Field::integer("u", 32, false).required(),
+            Field::double("f").optional(),
+            Field::string("s").optional(),
+        ],
+        &[i, u, f, strings(&s)],
+        options,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn pruned_and_exact_equals_naive(
+        rows in prop::collection::vec(row(), 1..120),
+        rg_rows in 1usize..40,
+        page_rows in 1usize..10,
+        page_index: bool,
+        dict: bool,
+        bloom: bool,
+        e in expr(),
+    ) {
+        let file = file_of(&rows, rg_rows, page_rows, page_index, dict, bloom);
+        let reader = ParquetReader::new(file).unwrap();
+        let want: Vec<u64> = rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| naive(&e, r) == Some(true))
+            .map(|(k, _)| k as u64)
+            .collect();
+        let want = RowSelection::from_ranges(want.iter().map(|&k| k..k + 1));
+        let (pruned, _) = reader.prune(&e).unwrap();
+        prop_assert_eq!(pruned.intersection(&want), want.clone(), "pruning dropped a match of {}", e);
+        let (got, stats) = reader.filter_rows(&e).unwrap();
+        prop_assert_eq!(&got, &want, "{}", e);
+        prop_assert_eq!(stats.rows_matched, want.row_count());
+        // The materialised rows are the matching ones.
+        let (cols, _) = reader.read_filtered(&["u"], &e).unwrap();
+        let Values::Int32(u) = &cols[0].1.as_primitive().unwrap().values else { unreachable!() };
+        let want_u: Vec<i32> = want.ranges().iter().flat_map(|r| r.clone()).map(|k| rows[k as usize].u as i32).collect();
+        prop_assert_eq!(&u.to_vec(), &want_u);
+        // The stream gives the same rows, one batch per row group with a match.
+        let mut batches = reader.filtered_batches(&["u"], &e).unwrap();
+        let mut streamed = Vec::new();
+        for b in &mut batches {
+            let b = b.unwrap();
+            prop_assert!(b.num_rows > 0);
+            let Values::Int32(u) = &b.arrays[0].as_primitive().unwrap().values else { unreachable!() };
+            streamed.extend_from_slice(u);
+        }
+        prop_assert_eq!(streamed, want_u);
+        prop_assert_eq!(batches.stats(), &stats);
+        // The grammar reads back what Display writes (NaN literals aside).
+        if !e.to_string().contains("NaN") {
+            let reparsed = Expr::parse(&e.to_string()).unwrap();
+            let (again, _) = reader.filter_rows(&reparsed).unwrap();
+            prop_assert_eq!(again, got);
+        }
+    }
+}
+
+#[test]
+fn struct_leaves_and_nested_projections() {
+    use parq::array::{Array, ListArray, ListOffsets, StructArray, Value};
+    use parq::field::Field as SchemaField;
+    use parq::metadata::Type;
+    // s: optional struct { b: optional int64 }, l: list<int64>; 6 rows, 3 per row group.
+    let b = Column {
+        len: 6,
+        validity: Some(NullBuffer::from(vec![true, true, false, true, true, true])),
+        values: Values::Int64(vec![1i64, 2, 0, 4, 0, 6].into()),
+    };
+    let s = Array::Struct(StructArray {
+        len: 6,
+        validity: Some(NullBuffer::from(vec![true, true, true, true, false, true])),
+        children: vec![Array::Primitive(b)],
+    });
+    let items = Column {
+        len: 6,
+        validity: None,
+        values: Values::Int64(vec![10i64, 11, 20, 40, 41, 60].into()),
+    };
+    let l = Array::List(ListArray {
+        validity: None,
+        offsets: ListOffsets::Small(OffsetBuffer::new(vec![0i32, 2, 3, 3, 5, 5, 6].into())),
+        values: Box::new(Array::Primitive(items)),
+    });
+    let fields = vec![
+        SchemaField::structure("s", vec![SchemaField::primitive("b", Type::INT64)]),
+        SchemaField::list("l", SchemaField::primitive("element", Type::INT64)),
+    ];
+    let mut file = Vec::new();
+    let options = WriterOptions::default().with_row_group_rows(3);
+    let mut w = ParquetWriter::with_fields(&mut file, fields, options).unwrap();
+    w.write_arrays(&[s, l]).unwrap();
+    w.finish().unwrap();
+    let reader = ParquetReader::new(Bytes::from(file)).unwrap();
+
+    // Row 4's struct is null, so s.b is null there too.
+    let (rows, _) = reader
+        .filter_rows(&Expr::parse("s.b is null").unwrap())
+        .unwrap();
+    assert_eq!(rows, RowSelection::from_ranges([2..3, 4..5]));
+    let (rows, stats) = reader
+        .filter_rows(&Expr::parse("s.b >= 4").unwrap())
+        .unwrap();
+    assert_eq!(rows, RowSelection::from_ranges([3..4, 5..6]));
+    assert_eq!(stats.row_groups_pruned, 1);
+    let (cols, _) = reader
+        .read_filtered(&["l", "s"], &Expr::parse("not s.b < 2").unwrap())
+        .unwrap();
+    let leaf = |x: i64| Value::Leaf(x.to_le_bytes().to_vec());
+    let l = &cols[0].1;
+    assert_eq!(l.len(), 3);
+    assert_eq!(l.value(0), Value::List(vec![leaf(20)]));
+    assert_eq!(l.value(1), Value::List(vec![leaf(40), leaf(41)]));
+    assert_eq!(l.value(2), Value::List(vec![leaf(60)]));
+    assert_eq!(cols[1].1.value(2), Value::Struct(vec![leaf(6)]));
+    // Repeated leaves are refused, with the column named.
+    let e = reader
+        .filter_rows(&col("l.list.element").eq(1))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("l.list.element") && e.contains("repeated"),
+        "{e}"
+    );
+}
+
+#[test]
+fn implausible_column_index_prunes_nothing() {
+    // parquet-mr wrote this file without statistics, and a column index calling every page
+    // a null page with null counts of -1: believed, it would drop every row.
+    let dir = std::env::var_os("PARQUET_TEST_DATA")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/parquet-testing/data")
+        });
+    let file = std::fs::read(dir.join("datapage_v1-uncompressed-checksum.parquet")).unwrap();
+    let reader = ParquetReader::new(Bytes::from(file)).unwrap();
+    let index = reader.read_column_index(0, 0).unwrap().unwrap();
+    assert_eq!(index.null_pages, vec![true, true]);
+    let (_, stats) = reader.filter_rows(&col("a").eq(-33620224)).unwrap();
+    assert_eq!((stats.row_groups_pruned, stats.rows_matched), (0, 40));
+    let (_, stats) = reader.filter_rows(&col("a").is_null()).unwrap();
+    assert_eq!(stats.rows_matched, 0);
+}
+
+#[test]
+fn many_batches_of_flat_and_struct_leaves() {
+    use parq::array::{Array, StructArray};
+    use parq::field::Field as SchemaField;
+    use parq::metadata::Type;
+    // More rows than one evaluation batch, row groups not aligned to batches.
+    const N: usize = 150_000;
+    let id = Column {
+        len: N,
+        validity: None,
+        values: Values::Int64((0..N as i64).collect::<Vec<_>>().into()),
+    };
+    let b = Column {
+        len: N,
+        validity: Some(NullBuffer::from_iter((0..N).map(|i| i % 5 != 0))),
+        values: Values::Int64((0..N as i64).map(|i| i % 1000).collect::<Vec<_>>().into()),
+    };
+    let s = Array::Struct(StructArray {
+        len: N,
+        validity: Some(NullBuffer::from_iter((0..N).map(|i| i % 7 != 0))),
+        children: vec![Array::Primitive(b)],
+    });
+    let v = Column {
+        len: N,
+        validity: None,
+        values: Values::Int32((0..N as i32).map(|i| i * 3).collect::<Vec<_>>().into()),
+    };
+    let fields = vec![
+        SchemaField::primitive("id", Type::INT64).required(),
+        SchemaField::structure("s", vec![SchemaField::primitive("b", Type::INT64)]),
+        SchemaField::primitive("v", Type::INT32).required(),
+    ];
+    let mut file = Vec::new();
+    let options = WriterOptions::default().with_row_group_rows(70_001);
+    let mut w = ParquetWriter::with_fields(&mut file, fields, options).unwrap();
+    w.write_arrays(&[Array::Primitive(id), s, Array::Primitive(v)])
+        .unwrap();
+    w.finish().unwrap();
+    let reader = ParquetReader::new(Bytes::from(file)).unwrap();
+    let expr = Expr::parse("s.b < 10 and id >= 1000 and id != 140000").unwrap();
+    let want: Vec<i64> = (0..N as i64)
+        .filter(|&i| i % 5 != 0 && i % 7 != 0 && i % 1000 < 10 && i >= 1000 && i != 140_000)
+        .collect();
+    let (cols, stats) = reader.read_filtered(&["v", "id"], &expr).unwrap();
+    assert_eq!(stats.rows_matched, want.len() as u64);
+    let Values::Int32(v) = &cols[0].1.as_primitive().unwrap().values else {
+        unreachable!()
+    };
+    let Values::Int64(ids) = &cols[1].1.as_primitive().unwrap().values else {
+        unreachable!()
+    };
+    assert_eq!(ids.to_vec(), want);
+    assert_eq!(
+        v.to_vec(),
+        want.iter().map(|&i| i as i32 * 3).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn comparisons_take_the_fast_path_where_they_can() {
+    let rows: Vec<Row> = (0..50)
+        .map(|k| Row {
+            i: Some(k % 7),
+            u: k as u32,
+            f: Some(k as f64 / 4.0),
+            s: Some(format!("v{k}")),
+        })
+        .collect();
+    let reader = ParquetReader::new(file_of(&rows, 50, 50, false, false, false)).unwrap();
+    for (text, fast) in [
+        ("i < 3", true),
+        ("f >= 2.5", true),
+        ("not f < 2.5", true),
+        ("s = 'v7'", true),
+        ("u > 3", false),
+        ("i in (1, 2)", false),
+    ] {
+        probe::reset();
+        let (_, stats) = reader.filter_rows(&Expr::parse(text).unwrap()).unwrap();
+        let want = rows
+            .iter()
+            .filter(|r| naive(&Expr::parse(text).unwrap(), r) == Some(true))
+            .count();
+        assert_eq!(stats.rows_matched, want as u64, "{text}");
+        if probe::ENABLED {
+            assert_eq!(probe::get("predicate.eval_fast_path") == 1, fast, "{text}");
+            assert_eq!(probe::get("predicate.eval_per_value") == 1, !fast, "{text}");
+        }
+    }
+}
+
+#[test]
+fn bloom_filters_prune_equality_misses() {
+    // Unsorted, high-cardinality values: every row group's bounds cover almost everything.
+    let values: Vec<i64> = (0..5000i64).map(|i| (i * 7919) % 5000 * 2).collect();
+    let zeros: Vec<f64> = (0..5000)
+        .map(|i| {
+            if i == 2500 {
+                -0.0
+            } else {
+                (i % 1000) as f64 - 499.5
+            }
+        })
+        .collect();
+    let options = WriterOptions::default()
+        .with_row_group_rows(1000)
+        .with_encoding(EncodingPolicy::Plain)
+        .with_bloom_filter(
+            "v",
+            BloomFilterOptions {
+                ndv: None,
+                fpp: 0.001,
+            },
+        )
+        .with_bloom_filter(
+            "z",
+            BloomFilterOptions {
+                ndv: None,
+                fpp: 0.001,
+            },
+        );
+    let z = Column {
+        len: zeros.len(),
+        validity: None,
+        values: Values::Double(zeros.into()),
+    };
+    let file = write(
+        vec![Field::int64("v"), Field::double("z")],
+        &[int64(values.clone()), z],
+        options,
+    );
+    let reader = ParquetReader::new(file).unwrap();
+    probe::reset();
+    // Odd values are never written.
+    let (_, stats) = reader.prune(&col("v").eq(4321)).unwrap();
+    assert_eq!(
+        (stats.pruned_by_statistics, stats.pruned_by_bloom_filter),
+        (0, 5)
+    );
+    if probe::ENABLED {
+        assert_eq!(probe::get("predicate.row_group_pruned_by_bloom_filter"), 5);
+    }
+    // A present value keeps its row group, and only it.
+    let present = values[3456];
+    let (rows, stats) = reader
+        .filter_rows(&col("v").is_in([4321, present]))
+        .unwrap();
+    assert_eq!(stats.pruned_by_bloom_filter, 4);
+    assert_eq!(rows, range_of(3456..3457));
+    // `!=` and ranges are not the filters' business.
+    let (_, stats) = reader.prune(&col("v").ne(4321)).unwrap();
+    assert_eq!(stats.row_groups_pruned, 0);
+    // 0.0 = -0.0, though they hash apart: the row group holding -0.0 is kept.
+    let (rows, stats) = reader.filter_rows(&col("z").eq(0.0)).unwrap();
+    assert_eq!(rows, range_of(2500..2501));
+    assert_eq!(
+        (stats.pruned_by_statistics, stats.pruned_by_bloom_filter),
+        (0, 4)
+    );
+}
