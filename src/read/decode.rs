@@ -6,6 +6,7 @@
 //! (only the valid ones) and scattered into their slots one run at a time.
 
 use std::mem::size_of;
+use std::ops::Range;
 
 use arrow_buffer::{
     BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer,
@@ -174,6 +175,93 @@ impl ChunkDecoder {
         Ok(())
     }
 
+    /// Decode only the slots `ranges` (sorted, disjoint, inside the page) of a flat page:
+    /// the rows a selection keeps of it.
+    pub(crate) fn decode_selected(
+        &mut self,
+        page: DataPage,
+        location: Location,
+        ranges: &[Range<usize>],
+    ) -> Result<()> {
+        let v = page_validity(&page).map_err(|e| e.at(&location))?;
+        self.decode_ranges(page, v.bits, v.valid, location, ranges)
+    }
+
+    /// Append the slots `ranges` (sorted, disjoint, inside the page) of a page of
+    /// `page.num_values` slots whose validity is `bits` (`valid` values; `None`: all valid).
+    ///
+    /// The slots between ranges are skipped in the values decoder without being
+    /// materialised: a byte offset for PLAIN, skipped indices for dictionary pages, a stream
+    /// offset for BYTE_STREAM_SPLIT. The DELTA encodings (and RLE booleans) carry state from
+    /// value to value, so their pages are decoded whole, once, and the selected values taken
+    /// from that (decode-and-drop).
+    pub(crate) fn decode_ranges(
+        &mut self,
+        mut page: DataPage,
+        bits: Option<BooleanBuffer>,
+        valid: usize,
+        location: Location,
+        ranges: &[Range<usize>],
+    ) -> Result<()> {
+        let n = page.num_values;
+        if ranges.first().is_some_and(|r| r.start == 0 && r.end == n) {
+            return self.decode_slots(page, bits, valid, location);
+        }
+        if ranges.is_empty() {
+            return Ok(());
+        }
+        if self.values.can_skip(&page) {
+            probe::hit("read.page_skip_in_decoder");
+        } else {
+            probe::hit("read.page_decode_and_drop");
+            let values = self
+                .values
+                .plain_values(&page, valid)
+                .map_err(|e| e.at(&location))?;
+            page = DataPage {
+                encoding: Encoding::PLAIN,
+                values,
+                ..page
+            };
+        }
+        let mut at = PartStart::default();
+        let mut pos = 0;
+        for r in ranges {
+            if r.start < pos || r.start >= r.end || r.end > n {
+                return Err(Error::format(format!(
+                    "selected slots {r:?} are not inside the page of {n} slots after {pos}"
+                ))
+                .at(&location));
+            }
+            let gap = r.start - pos;
+            let gap_valid = bits
+                .as_ref()
+                .map_or(gap, |b| b.slice(pos, gap).count_set_bits());
+            if gap_valid > 0 {
+                at = self
+                    .values
+                    .skip(&page, at, gap_valid)
+                    .map_err(|e| e.at(&location))?;
+            }
+            let slots = r.end - r.start;
+            let part = bits.as_ref().map(|b| b.slice(r.start, slots));
+            let count = part.as_ref().map_or(slots, |b| b.count_set_bits());
+            let part = part.filter(|_| count < slots);
+            self.append_validity(part.as_ref(), slots);
+            let cursor = self
+                .values
+                .decode_part(&page, part.as_ref(), slots, at, count)
+                .map_err(|e| e.at(&location))?;
+            self.len += slots;
+            at = PartStart {
+                first: at.first + count,
+                cursor,
+            };
+            pos = r.end;
+        }
+        Ok(())
+    }
+
     /// True while a split page has slots left.
     pub(crate) fn has_pending(&self) -> bool {
         self.pending.is_some()
@@ -299,6 +387,23 @@ trait ValuesDecoder: Send {
         let _ = page;
         false
     }
+    /// True when values of `page` can be skipped cheaply ([`ValuesDecoder::skip`]) and the
+    /// rest decoded in parts: a page some of whose rows are selected.
+    fn can_skip(&self, page: &DataPage) -> bool {
+        self.can_split(page)
+    }
+    /// Past `n` more dense values of a page that [`ValuesDecoder::can_skip`], from `at`.
+    fn skip(&self, page: &DataPage, at: PartStart, n: usize) -> Result<PartStart> {
+        let _ = page;
+        Ok(PartStart {
+            first: at.first + n,
+            cursor: at.cursor,
+        })
+    }
+    /// The `valid` dense values of a page that cannot skip, decoded and encoded again as
+    /// PLAIN, which can (decode-and-drop, for encodings whose values depend on the ones
+    /// before them).
+    fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes>;
     /// Append `slots` slots (`validity` covers exactly them) holding the page's dense values
     /// `at.first..at.first + count`; returns the cursor to pass with the next part.
     fn decode_part(
@@ -321,6 +426,49 @@ trait ValuesDecoder: Send {
 /// byte cursor, or indices skipped.
 fn splittable(page: &DataPage, has_dictionary: bool) -> bool {
     page.encoding == Encoding::PLAIN || (is_dictionary(page.encoding) && has_dictionary)
+}
+
+/// Fixed-width values also skip in BYTE_STREAM_SPLIT pages: value `i` is byte `i` of each
+/// stream.
+fn skippable_fixed(page: &DataPage, has_dictionary: bool) -> bool {
+    splittable(page, has_dictionary) || page.encoding == Encoding::BYTE_STREAM_SPLIT
+}
+
+/// PLAIN BYTE_ARRAY values `first..` start at byte `cursor`: skip `n` of them by their
+/// length prefixes; dictionary pages skip indices (counted in `first`).
+fn skip_byte_arrays(page: &DataPage, at: PartStart, n: usize) -> Result<PartStart> {
+    let cursor = if page.encoding == Encoding::PLAIN {
+        let rest = page.values.get(at.cursor..).unwrap_or_default();
+        at.cursor + plain::skip_byte_arrays(rest, n)?
+    } else {
+        at.cursor
+    };
+    Ok(PartStart {
+        first: at.first + n,
+        cursor,
+    })
+}
+
+/// Byte arrays in PLAIN: a page's values decoded to offsets and data, encoded again.
+fn byte_arrays_as_plain(page: &DataPage, valid: usize) -> Result<Bytes> {
+    let (mut offsets, mut data) = (vec![0i64], Vec::new());
+    decode_binary_dense(
+        page,
+        PartStart::default(),
+        valid,
+        None,
+        &mut Vec::new(),
+        &mut offsets,
+        &mut data,
+    )?;
+    let mut out = Vec::with_capacity(data.len() + 4 * valid);
+    plain::encode_byte_arrays(
+        offsets
+            .windows(2)
+            .map(|w| &data[w[0] as usize..w[1] as usize]),
+        &mut out,
+    );
+    Ok(Bytes::from(out))
 }
 
 /// Where a part of a page starts: its first dense value and an encoding-specific cursor (the
@@ -531,6 +679,11 @@ fn decode_native_dense<T: Native>(
             expect_count(dec.skip(first)?, first)?;
             rle::gather_dictionary(&mut dec, dict, n, out)?;
         }
+        Encoding::BYTE_STREAM_SPLIT if first > 0 => {
+            bytes.clear();
+            byte_stream_split::decode_range(input, size_of::<T>(), first, n, bytes)?;
+            parq_codecs::kernels::copy::extend_from_unaligned(out, bytes);
+        }
         _ if first > 0 => return Err(Error::format("page split in an unsplittable encoding")),
         Encoding::DELTA_BINARY_PACKED => T::delta_decode(input, n, out)?,
         Encoding::BYTE_STREAM_SPLIT => {
@@ -598,6 +751,17 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
 
     fn can_split(&self, page: &DataPage) -> bool {
         splittable(page, self.dict.is_some())
+    }
+
+    fn can_skip(&self, page: &DataPage) -> bool {
+        skippable_fixed(page, self.dict.is_some())
+    }
+
+    fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes> {
+        let mut values = Vec::new();
+        let dict = self.dict.as_deref();
+        decode_native_dense(page, 0, valid, dict, &mut self.bytes, &mut values)?;
+        Ok(Bytes::copy_from_slice(bytemuck::cast_slice(&values)))
     }
 
     fn decode_part(
@@ -716,6 +880,55 @@ impl ValuesDecoder for BooleanDecoder {
 
     fn clear_dictionary(&mut self) {}
 
+    fn can_skip(&self, page: &DataPage) -> bool {
+        page.encoding == Encoding::PLAIN
+    }
+
+    fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes> {
+        let mut b = BooleanBufferBuilder::new(valid);
+        decode_bool_dense(page, valid, &mut b)?;
+        let mut out = Vec::new();
+        plain::encode_boolean(&b.finish(), &mut out);
+        Ok(Bytes::from(out))
+    }
+
+    fn decode_part(
+        &mut self,
+        page: &DataPage,
+        validity: Option<&BooleanBuffer>,
+        slots: usize,
+        at: PartStart,
+        count: usize,
+    ) -> Result<usize> {
+        if page.encoding != Encoding::PLAIN {
+            return Err(Error::format("boolean page part in a non-PLAIN encoding"));
+        }
+        let out = self
+            .out
+            .get_or_insert_with(|| BooleanBufferBuilder::new(slots));
+        match validity {
+            None => {
+                plain::decode_boolean(&page.values, at.first, slots, out)?;
+            }
+            Some(bits) => {
+                let scratch = self
+                    .scratch
+                    .get_or_insert_with(|| BooleanBufferBuilder::new(count));
+                scratch.truncate(0);
+                plain::decode_boolean(&page.values, at.first, count, scratch)?;
+                levels::scatter_bits(
+                    scratch.as_slice(),
+                    count,
+                    bits.values(),
+                    bits.offset(),
+                    slots,
+                    out,
+                )?;
+            }
+        }
+        Ok(0)
+    }
+
     fn decode(
         &mut self,
         page: &DataPage,
@@ -784,6 +997,7 @@ impl FixedBytesDecoder {
 #[allow(clippy::too_many_arguments)]
 fn decode_fixed_bytes_dense(
     page: &DataPage,
+    first: usize,
     n: usize,
     width: usize,
     dict: Option<&[u8]>,
@@ -793,11 +1007,14 @@ fn decode_fixed_bytes_dense(
 ) -> Result<()> {
     let input = &page.values[..];
     match page.encoding {
-        Encoding::PLAIN => out.extend_from_slice(plain::decode_fixed_bytes(input, width, n)?),
+        Encoding::PLAIN => {
+            let skip = first.saturating_mul(width).min(input.len());
+            out.extend_from_slice(plain::decode_fixed_bytes(&input[skip..], width, n)?)
+        }
         e if is_dictionary(e) => {
             let dict = dict.ok_or_else(missing_dictionary)?;
             let entries = dict.len() / width;
-            with_index_chunks(input, 0, n, indices, |chunk| {
+            with_index_chunks(input, first, n, indices, |chunk| {
                 out.reserve(chunk.len() * width);
                 for &i in chunk {
                     let i = i as usize;
@@ -813,6 +1030,10 @@ fn decode_fixed_bytes_dense(
                 Ok(())
             })?;
         }
+        Encoding::BYTE_STREAM_SPLIT if first > 0 => {
+            byte_stream_split::decode_range(input, width, first, n, out)?
+        }
+        _ if first > 0 => return Err(Error::format("page split in an unsplittable encoding")),
         Encoding::BYTE_STREAM_SPLIT => byte_stream_split::decode(input, width, n, out)?,
         Encoding::DELTA_BYTE_ARRAY => {
             offsets.clear();
@@ -850,30 +1071,52 @@ impl ValuesDecoder for FixedBytesDecoder {
         self.dict = None;
     }
 
-    fn decode(
+    fn can_skip(&self, page: &DataPage) -> bool {
+        skippable_fixed(page, self.dict.is_some())
+    }
+
+    fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes> {
+        let mut out = Vec::new();
+        decode_fixed_bytes_dense(
+            page,
+            0,
+            valid,
+            self.width,
+            self.dict.as_deref(),
+            &mut self.indices,
+            &mut self.offsets,
+            &mut out,
+        )?;
+        Ok(Bytes::from(out))
+    }
+
+    fn decode_part(
         &mut self,
         page: &DataPage,
         validity: Option<&BooleanBuffer>,
-        valid: usize,
-    ) -> Result<()> {
-        let n = page.num_values;
+        slots: usize,
+        at: PartStart,
+        count: usize,
+    ) -> Result<usize> {
         let w = self.width;
         let dict = self.dict.as_deref();
         match validity {
             None => decode_fixed_bytes_dense(
                 page,
-                n,
+                at.first,
+                slots,
                 w,
                 dict,
                 &mut self.indices,
                 &mut self.offsets,
                 &mut self.out,
-            ),
+            )?,
             Some(bits) => {
                 self.scratch.clear();
                 decode_fixed_bytes_dense(
                     page,
-                    valid,
+                    at.first,
+                    count,
                     w,
                     dict,
                     &mut self.indices,
@@ -885,12 +1128,12 @@ impl ValuesDecoder for FixedBytesDecoder {
                     w,
                     bits.values(),
                     bits.offset(),
-                    n,
+                    slots,
                     &mut self.out,
                 )?;
-                Ok(())
             }
         }
+        Ok(0)
     }
 
     fn finish(&mut self) -> Values {
@@ -1031,6 +1274,14 @@ impl ValuesDecoder for BinaryDecoder {
 
     fn can_split(&self, page: &DataPage) -> bool {
         splittable(page, self.dict.is_some())
+    }
+
+    fn skip(&self, page: &DataPage, at: PartStart, n: usize) -> Result<PartStart> {
+        skip_byte_arrays(page, at, n)
+    }
+
+    fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes> {
+        byte_arrays_as_plain(page, valid)
     }
 
     fn decode_part(
@@ -1251,6 +1502,14 @@ impl ValuesDecoder for ViewDecoder {
 
     fn can_split(&self, page: &DataPage) -> bool {
         splittable(page, self.dict.is_some())
+    }
+
+    fn skip(&self, page: &DataPage, at: PartStart, n: usize) -> Result<PartStart> {
+        skip_byte_arrays(page, at, n)
+    }
+
+    fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes> {
+        byte_arrays_as_plain(page, valid)
     }
 
     fn decode_part(
