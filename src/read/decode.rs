@@ -679,7 +679,11 @@ fn decode_native_dense<T: Native>(
             expect_count(dec.skip(first)?, first)?;
             rle::gather_dictionary(&mut dec, dict, n, out)?;
         }
-        Encoding::BYTE_STREAM_SPLIT if first > 0 => {
+        // A part of the page (not all its values from the first): the streams are as long
+        // as the page has values.
+        Encoding::BYTE_STREAM_SPLIT
+            if first > 0 || n.checked_mul(size_of::<T>()) != Some(input.len()) =>
+        {
             bytes.clear();
             byte_stream_split::decode_range(input, size_of::<T>(), first, n, bytes)?;
             parq_codecs::kernels::copy::extend_from_unaligned(out, bytes);
@@ -1030,7 +1034,7 @@ fn decode_fixed_bytes_dense(
                 Ok(())
             })?;
         }
-        Encoding::BYTE_STREAM_SPLIT if first > 0 => {
+        Encoding::BYTE_STREAM_SPLIT if first > 0 || n.checked_mul(width) != Some(input.len()) => {
             byte_stream_split::decode_range(input, width, first, n, out)?
         }
         _ if first > 0 => return Err(Error::format("page split in an unsplittable encoding")),
