@@ -11,11 +11,16 @@
 //! statistics hold the needle, the page whose min/max hold it; its first row comes from the
 //! offset index. Both sides read the three columns:
 //!
-//! * `needle/parq/selected`: `ReadOptions::selection` then `read_column` of each column;
+//! * `needle/parq/selected`: `ReadOptions::selection`, then `batches` of 8,192 rows of the
+//!   three columns;
 //! * `needle/parq/full`: the same without a selection;
 //! * `needle/parquet/selected`: `ParquetRecordBatchReaderBuilder` with the page index on and
-//!   `with_row_selection` (skip, select, skip), batches of 8,192 collected;
+//!   `with_row_selection` (skip, select, skip), batches of 8,192;
 //! * `needle/parquet/full`: the same without a selection.
+//!
+//! Each batch is dropped once counted, on both sides. Every iteration opens the file (parses
+//! the footer; the parquet crate also reads the page index of every chunk, parq reads the
+//! offset index of the chunks it opens).
 //!
 //! Run pinned: `taskset -c 1 cargo bench -p parq-benches --bench needle`.
 
@@ -32,6 +37,7 @@ use parq_benches::Rng;
 use parquet::arrow::arrow_reader::{
     ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection as PqSelection, RowSelector,
 };
+use parquet::file::metadata::PageIndexPolicy;
 
 const PAGE_ROWS: usize = 8192;
 const RG_ROWS: usize = 1 << 20;
@@ -136,11 +142,15 @@ fn parq_read(bytes: &Bytes, selection: Option<RowSelection>) -> usize {
         ..ReadOptions::default()
     };
     let reader = ParquetReader::with_options(bytes.clone(), options).unwrap();
-    (0..3).map(|c| reader.read_column(c).unwrap().len).sum()
+    reader
+        .batches(&[0, 1, 2], 8192)
+        .unwrap()
+        .map(|b| b.unwrap().num_rows * 3)
+        .sum()
 }
 
 fn parquet_read(bytes: &Bytes, selection: Option<&(Range<u64>, u64)>) -> usize {
-    let options = ArrowReaderOptions::new().with_page_index(true);
+    let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Required);
     let mut builder = ParquetRecordBatchReaderBuilder::try_new_with_options(bytes.clone(), options)
         .unwrap()
         .with_batch_size(8192);
