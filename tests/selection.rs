@@ -3,7 +3,6 @@
 //! byte-array layout, with and without the page index; and pages outside the selection are
 //! skipped (asserted with probes, on files built so that exactly k pages survive).
 
-#[allow(dead_code)]
 mod support_write;
 
 use bytes::Bytes;
@@ -287,7 +286,11 @@ fn an_empty_selection_reads_no_rows_and_a_full_one_all() {
     let all = open(&bytes, Some(RowSelection::all(100)), false);
     assert_eq!(all.read_column(0).unwrap(), col);
     // Rows past the end of the file select nothing more.
-    let past = open(&bytes, Some(RowSelection::from_ranges([95..1000])), false);
+    let past = open(
+        &bytes,
+        Some(RowSelection::from_ranges(std::iter::once(95..1000))),
+        false,
+    );
     assert_eq!(past.read_column(0).unwrap(), col.slice(95, 5));
     // With chosen row groups: the selected rows of those row groups, in their order.
     let options = ReadOptions {
@@ -477,7 +480,7 @@ mod probes {
     #[test]
     fn whole_pages_selected_are_decoded_as_without_a_selection() {
         let (bytes, cols) = file(true, false, EncodingPolicy::Plain);
-        let sel = RowSelection::from_ranges([300..500]);
+        let sel = RowSelection::from_ranges(std::iter::once(300..500));
         let reader = open(&bytes, Some(sel.clone()), false);
         probe::reset();
         assert_eq!(reader.read_column(0).unwrap(), filter(&cols[0], &sel));
@@ -538,17 +541,17 @@ mod probes {
         let needle = 70_000i64;
         let first_rows = reader.row_group_first_rows();
         let mut found = None;
-        for rg in 0..reader.metadata().row_groups.len() {
+        for (rg, &first) in first_rows.iter().enumerate() {
             let index = reader.read_column_index(rg, 0).unwrap().unwrap();
             let offsets = reader.read_offset_index(rg, 0).unwrap().unwrap();
             let int = |b: &[u8]| i64::from_le_bytes(b.try_into().unwrap());
             for (p, (lo, hi)) in index.min_values.iter().zip(&index.max_values).enumerate() {
                 if int(lo) <= needle && needle <= int(hi) {
                     let locs = &offsets.page_locations;
-                    let start = first_rows[rg] + locs[p].first_row_index as u64;
+                    let start = first + locs[p].first_row_index as u64;
                     let end = locs.get(p + 1).map_or(
-                        first_rows[rg] + reader.metadata().row_groups[rg].num_rows as u64,
-                        |l| first_rows[rg] + l.first_row_index as u64,
+                        first + reader.metadata().row_groups[rg].num_rows as u64,
+                        |l| first + l.first_row_index as u64,
                     );
                     found = Some((rg, start..end, locs.len()));
                 }
@@ -556,7 +559,7 @@ mod probes {
         }
         let (rg, rows, pages) = found.unwrap();
         assert_eq!((rg, rows.clone()), (2, 65536..73728));
-        let sel = RowSelection::from_ranges([rows.clone()]);
+        let sel = RowSelection::from_ranges(std::iter::once(rows.clone()));
         let selected = open(&bytes, Some(sel.clone()), false);
         let full = open(&bytes, None, false);
         probe::reset();

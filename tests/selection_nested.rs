@@ -3,7 +3,6 @@
 //! pages, with and without the page index (repeated v1 pages without it cannot be skipped by
 //! header: their records are dropped by repetition level instead).
 
-#[allow(dead_code)]
 mod support_nested;
 
 use bytes::Bytes;

@@ -174,7 +174,7 @@ fn bench(c: &mut Criterion) {
     let reader = ParquetReader::new(bytes.clone()).unwrap();
     let needle = (n as i64 / 2) + 12_345;
     let rows = needle_rows(&reader, needle);
-    let sel = RowSelection::from_ranges([rows.clone()]);
+    let sel = RowSelection::from_ranges(std::iter::once(rows.clone()));
     // Both sides read the same rows.
     let want = 3 * (rows.end - rows.start) as usize;
     assert_eq!(parq_read(&bytes, Some(sel.clone())), want);

@@ -439,6 +439,9 @@ struct Segment {
     loc: Location,
 }
 
+/// Runs of whole pages: their file bytes and the index in the chunk of the first.
+type PageRuns = Vec<(Range<u64>, usize)>;
+
 /// The runs of pages of a chunk (file bytes `chunk`, `num_rows` rows) to read for the rows
 /// `sel` of its row group, from its offset index: the dictionary page (whatever precedes the
 /// first data page) and the data pages with a selected row, adjacent ones read together.
@@ -449,7 +452,7 @@ fn plan_segments(
     sel: &RowSelection,
     chunk: Range<u64>,
     num_rows: u64,
-) -> Result<Option<(Vec<(Range<u64>, usize)>, VecDeque<u64>)>> {
+) -> Result<Option<(PageRuns, VecDeque<u64>)>> {
     let locs = &index.page_locations;
     let bad = |what: String| Error::format(format!("offset index: {what}"));
     if locs.is_empty() {
@@ -496,7 +499,7 @@ fn plan_segments(
         return Ok(None);
     }
     probe::hit_n("read.pages_skipped_by_offset_index", skipped as u64);
-    let mut runs: Vec<(Range<u64>, usize)> = Vec::new();
+    let mut runs: PageRuns = Vec::new();
     let first_data = pages[0].0.start;
     let dictionary = chunk.start < first_data;
     if dictionary {
