@@ -575,4 +575,32 @@ mod probes {
         }
         assert_eq!(counts(), (3, 0, 3 * (pages as u64 - 1)));
     }
+
+    /// An offset index that cannot be read is ignored: the pages are skipped by their
+    /// headers instead, and the rows are the same.
+    #[test]
+    fn an_unusable_offset_index_falls_back_to_page_headers() {
+        let (bytes, cols) = file(true, false, EncodingPolicy::Plain);
+        let mut meta = parq::metadata::decode_footer(&bytes).unwrap();
+        let footer_len =
+            u32::from_le_bytes(bytes[bytes.len() - 8..bytes.len() - 4].try_into().unwrap());
+        let footer_start = bytes.len() - 8 - footer_len as usize;
+        for c in &mut meta.row_groups[1].columns {
+            c.offset_index_length = Some(1);
+        }
+        let mut out = bytes[..footer_start].to_vec();
+        let mut footer = Vec::new();
+        parq::metadata::encode_file_metadata(&meta, &mut footer);
+        out.extend_from_slice(&footer);
+        out.extend_from_slice(&(footer.len() as u32).to_le_bytes());
+        out.extend_from_slice(b"PAR1");
+        let bytes = Bytes::from(out);
+        let reader = open(&bytes, Some(selection()), false);
+        for (c, col) in cols.iter().enumerate() {
+            probe::reset();
+            assert_eq!(reader.read_column(c).unwrap(), filter(col, &selection()));
+            assert_eq!(counts(), (2, 8, 0));
+            assert_eq!(probe::get("read.offset_index_unusable"), 1);
+        }
+    }
 }

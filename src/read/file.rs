@@ -571,23 +571,32 @@ impl<S: Source> ColumnReader<S> {
         decoder.clear_dictionary();
         self.chunk_started = true;
         if let Some(sel) = &self.chunk_selection {
-            if let Some(index) = self.file.read_offset_index(rg, self.column)? {
-                let num_rows = rows.end - rows.start;
-                let plan =
-                    plan_segments(&index, sel, start..end, num_rows).map_err(|e| e.at(&loc))?;
-                if let Some((runs, first_rows)) = plan {
-                    self.segments = runs
-                        .into_iter()
-                        .map(|(bytes, first_page)| Segment {
-                            bytes,
-                            first_page,
-                            codec,
-                            loc: loc.clone(),
-                        })
-                        .collect();
-                    self.indexed_first_rows = Some(first_rows);
-                    return Ok(true);
-                }
+            // The offset index only saves work: one that cannot be read or does not fit the
+            // chunk is ignored, and the pages are skipped by their headers instead.
+            let num_rows = rows.end - rows.start;
+            let plan = self
+                .file
+                .read_offset_index(rg, self.column)
+                .and_then(|index| match index {
+                    Some(index) => plan_segments(&index, sel, start..end, num_rows),
+                    None => Ok(None),
+                })
+                .unwrap_or_else(|_| {
+                    probe::hit("read.offset_index_unusable");
+                    None
+                });
+            if let Some((runs, first_rows)) = plan {
+                self.segments = runs
+                    .into_iter()
+                    .map(|(bytes, first_page)| Segment {
+                        bytes,
+                        first_page,
+                        codec,
+                        loc: loc.clone(),
+                    })
+                    .collect();
+                self.indexed_first_rows = Some(first_rows);
+                return Ok(true);
             }
         }
         let bytes = self.file.source.read(start..end)?;
