@@ -604,3 +604,64 @@ mod probes {
         }
     }
 }
+
+/// Files from other writers (parquet-testing: parquet-mr, parquet-cpp, arrow-rs, Impala,
+/// ...; some with a page index, v2 pages, every encoding): every field that reads whole
+/// reads the selected rows the same.
+#[test]
+fn parquet_testing_files_read_selected_rows() {
+    let dir = std::env::var_os("PARQUET_TEST_DATA")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("testdata/parquet-testing/data")
+        });
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
+    paths.sort();
+    let mut checked = 0;
+    for path in paths {
+        let bytes = Bytes::from(std::fs::read(&path).unwrap());
+        let Ok(full) = ParquetReader::new(bytes.clone()) else {
+            continue;
+        };
+        let n = full
+            .metadata()
+            .row_groups
+            .iter()
+            .map(|rg| rg.num_rows as u64)
+            .sum::<u64>();
+        let Ok(fields) = full.fields() else { continue };
+        let selections = [
+            RowSelection::from_ranges((0..n).step_by(3).map(|r| r..r + 2)),
+            RowSelection::from_ranges(std::iter::once(n / 3..n / 3 + n / 4 + 1)),
+            RowSelection::from_ranges([0..1, n.saturating_sub(1)..n]),
+        ];
+        for i in 0..fields.len() {
+            let Ok((_, whole)) = full.read_field(i) else {
+                continue;
+            };
+            if whole.len() as u64 != n {
+                continue;
+            }
+            for sel in &selections {
+                let r = open(&bytes, Some(sel.clone()), false);
+                let (_, got) = r
+                    .read_field(i)
+                    .unwrap_or_else(|e| panic!("{}: field {i}: {e}", path.display()));
+                let want: Vec<_> = (0..whole.len())
+                    .filter(|&j| sel.contains(j as u64))
+                    .map(|j| whole.value(j))
+                    .collect();
+                let got: Vec<_> = (0..got.len()).map(|j| got.value(j)).collect();
+                assert_eq!(got, want, "{}: field {i}, {sel:?}", path.display());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} fields checked");
+}
