@@ -576,6 +576,40 @@ mod probes {
         assert_eq!(counts(), (3, 0, 3 * (pages as u64 - 1)));
     }
 
+    /// DELTA_LENGTH_BYTE_ARRAY pages skip by their lengths, in both byte-array layouts.
+    #[test]
+    fn delta_length_byte_array_pages_skip_by_length() {
+        let n = 2000;
+        let mut r = Rng::new(5);
+        let col = gen_column(&kinds()[10], n, 0.3, &mut r);
+        let options = WriterOptions {
+            data_page_row_limit: 100,
+            row_group_rows: 1000,
+            ..WriterOptions::default()
+        }
+        .with_column(
+            "s",
+            ColumnOptions {
+                encoding: Some(EncodingPolicy::Explicit(Encoding::DELTA_LENGTH_BYTE_ARRAY)),
+                ..ColumnOptions::default()
+            },
+        );
+        let bytes = write(vec![Field::string("s").optional()], options, &[col]);
+        for views in [false, true] {
+            let want = filter(
+                &open(&bytes, None, views).read_column(0).unwrap(),
+                &selection(),
+            );
+            probe::reset();
+            let got = open(&bytes, Some(selection()), views)
+                .read_column(0)
+                .unwrap();
+            assert_eq!(got, want, "views {views}");
+            assert_eq!(probe::get("read.page_skip_in_decoder"), 2);
+            assert_eq!(probe::get("read.page_decode_and_drop"), 0);
+        }
+    }
+
     /// An offset index that cannot be read is ignored: the pages are skipped by their
     /// headers instead, and the rows are the same.
     #[test]

@@ -192,9 +192,10 @@ impl ChunkDecoder {
     ///
     /// The slots between ranges are skipped in the values decoder without being
     /// materialised: a byte offset for PLAIN, skipped indices for dictionary pages, a stream
-    /// offset for BYTE_STREAM_SPLIT. The DELTA encodings (and RLE booleans) carry state from
-    /// value to value, so their pages are decoded whole, once, and the selected values taken
-    /// from that (decode-and-drop).
+    /// offset for BYTE_STREAM_SPLIT, the byte lengths of DELTA_LENGTH_BYTE_ARRAY values
+    /// (decoded once per page). DELTA_BINARY_PACKED, DELTA_BYTE_ARRAY (and RLE booleans)
+    /// carry state from value to value, so their pages are decoded whole, once, and the
+    /// selected values taken from that (decode-and-drop).
     pub(crate) fn decode_ranges(
         &mut self,
         mut page: DataPage,
@@ -212,6 +213,12 @@ impl ChunkDecoder {
         }
         if self.values.can_skip(&page) {
             probe::hit("read.page_skip_in_decoder");
+            self.values
+                .start_skipping(&page)
+                .map_err(|e| e.at(&location))?;
+            let decoded = self.decode_parts(&page, bits.as_ref(), &location, ranges);
+            self.values.end_skipping();
+            return decoded;
         } else {
             probe::hit("read.page_decode_and_drop");
             let values = self
@@ -224,6 +231,18 @@ impl ChunkDecoder {
                 ..page
             };
         }
+        self.decode_parts(&page, bits.as_ref(), &location, ranges)
+    }
+
+    /// The loop of [`ChunkDecoder::decode_ranges`] over a page that can skip.
+    fn decode_parts(
+        &mut self,
+        page: &DataPage,
+        bits: Option<&BooleanBuffer>,
+        location: &Location,
+        ranges: &[Range<usize>],
+    ) -> Result<()> {
+        let n = page.num_values;
         let mut at = PartStart::default();
         let mut pos = 0;
         for r in ranges {
@@ -231,27 +250,25 @@ impl ChunkDecoder {
                 return Err(Error::format(format!(
                     "selected slots {r:?} are not inside the page of {n} slots after {pos}"
                 ))
-                .at(&location));
+                .at(location));
             }
             let gap = r.start - pos;
-            let gap_valid = bits
-                .as_ref()
-                .map_or(gap, |b| b.slice(pos, gap).count_set_bits());
+            let gap_valid = bits.map_or(gap, |b| b.slice(pos, gap).count_set_bits());
             if gap_valid > 0 {
                 at = self
                     .values
-                    .skip(&page, at, gap_valid)
-                    .map_err(|e| e.at(&location))?;
+                    .skip(page, at, gap_valid)
+                    .map_err(|e| e.at(location))?;
             }
             let slots = r.end - r.start;
-            let part = bits.as_ref().map(|b| b.slice(r.start, slots));
+            let part = bits.map(|b| b.slice(r.start, slots));
             let count = part.as_ref().map_or(slots, |b| b.count_set_bits());
             let part = part.filter(|_| count < slots);
             self.append_validity(part.as_ref(), slots);
             let cursor = self
                 .values
-                .decode_part(&page, part.as_ref(), slots, at, count)
-                .map_err(|e| e.at(&location))?;
+                .decode_part(page, part.as_ref(), slots, at, count)
+                .map_err(|e| e.at(location))?;
             self.len += slots;
             at = PartStart {
                 first: at.first + count,
@@ -392,6 +409,15 @@ trait ValuesDecoder: Send {
     fn can_skip(&self, page: &DataPage) -> bool {
         self.can_split(page)
     }
+    /// Before the parts of a page that [`ValuesDecoder::can_skip`]: load what skipping needs
+    /// (the lengths of a DELTA_LENGTH_BYTE_ARRAY page), kept until
+    /// [`ValuesDecoder::end_skipping`].
+    fn start_skipping(&mut self, page: &DataPage) -> Result<()> {
+        let _ = page;
+        Ok(())
+    }
+    /// After the parts of a page: forget what [`ValuesDecoder::start_skipping`] loaded.
+    fn end_skipping(&mut self) {}
     /// Past `n` more dense values of a page that [`ValuesDecoder::can_skip`], from `at`.
     fn skip(&self, page: &DataPage, at: PartStart, n: usize) -> Result<PartStart> {
         let _ = page;
@@ -434,6 +460,11 @@ fn skippable_fixed(page: &DataPage, has_dictionary: bool) -> bool {
     splittable(page, has_dictionary) || page.encoding == Encoding::BYTE_STREAM_SPLIT
 }
 
+/// Byte arrays also skip in DELTA_LENGTH_BYTE_ARRAY pages, by their lengths.
+fn skippable_bytes(page: &DataPage, has_dictionary: bool) -> bool {
+    splittable(page, has_dictionary) || page.encoding == Encoding::DELTA_LENGTH_BYTE_ARRAY
+}
+
 /// PLAIN BYTE_ARRAY values `first..` start at byte `cursor`: skip `n` of them by their
 /// length prefixes; dictionary pages skip indices (counted in `first`).
 fn skip_byte_arrays(page: &DataPage, at: PartStart, n: usize) -> Result<PartStart> {
@@ -449,6 +480,78 @@ fn skip_byte_arrays(page: &DataPage, at: PartStart, n: usize) -> Result<PartStar
     })
 }
 
+/// The lengths of the DELTA_LENGTH_BYTE_ARRAY page being read in parts, decoded once, so
+/// that values are skipped by their lengths (none of their bytes copied) and the rest read
+/// from where the lengths put them. Loaded per page by `start_skipping`, dropped by
+/// `end_skipping`.
+#[derive(Default)]
+struct PageLengths {
+    loaded: bool,
+    lengths: Vec<i32>,
+    /// Where the value bytes start in the page.
+    data_start: usize,
+}
+
+impl PageLengths {
+    fn load(&mut self, page: &DataPage) -> Result<()> {
+        self.loaded = false;
+        self.lengths.clear();
+        if page.encoding != Encoding::DELTA_LENGTH_BYTE_ARRAY {
+            return Ok(());
+        }
+        let pos =
+            delta::decode_binary_packed_i32(&page.values, page.num_values, &mut self.lengths)?;
+        let mut total = 0usize;
+        for &len in &self.lengths {
+            let len = usize::try_from(len)
+                .map_err(|_| Error::format("negative DELTA_LENGTH_BYTE_ARRAY length"))?;
+            total = total.saturating_add(len);
+        }
+        if total > page.values.len().saturating_sub(pos) {
+            return Err(Error::format(format!(
+                "DELTA_LENGTH_BYTE_ARRAY lengths add up to {total} bytes, {} left in the page",
+                page.values.len().saturating_sub(pos)
+            )));
+        }
+        self.data_start = pos;
+        self.loaded = true;
+        Ok(())
+    }
+
+    /// The lengths of values `first..first + n`, when loaded for a DELTA_LENGTH_BYTE_ARRAY
+    /// page.
+    fn get(&self, page: &DataPage, first: usize, n: usize) -> Option<Result<&[i32]>> {
+        if !self.loaded || page.encoding != Encoding::DELTA_LENGTH_BYTE_ARRAY {
+            return None;
+        }
+        Some(
+            first
+                .checked_add(n)
+                .and_then(|end| self.lengths.get(first..end))
+                .ok_or_else(|| {
+                    Error::format(format!(
+                        "DELTA_LENGTH_BYTE_ARRAY page holds {} values, not {}",
+                        self.lengths.len(),
+                        first.saturating_add(n)
+                    ))
+                }),
+        )
+    }
+
+    /// Past `n` values from `at` (`cursor`: bytes of values before `at.first`).
+    fn skip(&self, page: &DataPage, at: PartStart, n: usize) -> Option<Result<PartStart>> {
+        let lengths = match self.get(page, at.first, n)? {
+            Ok(l) => l,
+            Err(e) => return Some(Err(e)),
+        };
+        let bytes: usize = lengths.iter().map(|&l| l as usize).sum();
+        Some(Ok(PartStart {
+            first: at.first + n,
+            cursor: at.cursor + bytes,
+        }))
+    }
+}
+
 /// Byte arrays in PLAIN: a page's values decoded to offsets and data, encoded again.
 fn byte_arrays_as_plain(page: &DataPage, valid: usize) -> Result<Bytes> {
     let (mut offsets, mut data) = (vec![0i64], Vec::new());
@@ -456,6 +559,7 @@ fn byte_arrays_as_plain(page: &DataPage, valid: usize) -> Result<Bytes> {
         page,
         PartStart::default(),
         valid,
+        None,
         None,
         &mut Vec::new(),
         &mut offsets,
@@ -1162,6 +1266,7 @@ struct BinaryDecoder {
     data: Vec<u8>,
     dense_offsets: Vec<i64>,
     indices: Vec<u32>,
+    lengths: PageLengths,
 }
 
 impl Default for BinaryDecoder {
@@ -1172,6 +1277,7 @@ impl Default for BinaryDecoder {
             data: Vec::new(),
             dense_offsets: Vec::new(),
             indices: Vec::new(),
+            lengths: PageLengths::default(),
         }
     }
 }
@@ -1215,15 +1321,43 @@ fn is_monotonic(offsets: &[i64]) -> bool {
 
 /// Decode `n` byte arrays, appending ends to `offsets` (whose last element is the current
 /// end of `data`) and bytes to `data`.
+#[allow(clippy::too_many_arguments)]
 fn decode_binary_dense(
     page: &DataPage,
     at: PartStart,
     n: usize,
     dict: Option<&ByteArrayDictionary>,
+    lengths: Option<&PageLengths>,
     indices: &mut Vec<u32>,
     offsets: &mut Vec<i64>,
     data: &mut Vec<u8>,
 ) -> Result<usize> {
+    if let Some(l) = lengths {
+        if let Some(part) = l.get(page, at.first, n) {
+            // A part of a DELTA_LENGTH_BYTE_ARRAY page: its bytes start `cursor` bytes into
+            // the page's value bytes.
+            let part = part?;
+            let total: usize = part.iter().map(|&len| len as usize).sum();
+            let start = l.data_start + at.cursor;
+            let bytes = page
+                .values
+                .get(start..start + total)
+                .ok_or_else(|| Error::format("DELTA_LENGTH_BYTE_ARRAY value past the page"))?;
+            let mut end = match offsets.last() {
+                Some(&end) => end,
+                None => {
+                    offsets.push(0);
+                    0
+                }
+            };
+            offsets.extend(part.iter().map(|&len| {
+                end += len as i64;
+                end
+            }));
+            data.extend_from_slice(bytes);
+            return Ok(at.cursor + total);
+        }
+    }
     let input = page.values.get(at.cursor..).unwrap_or_default();
     let before = offsets.len();
     let mut cursor = at.cursor;
@@ -1280,8 +1414,22 @@ impl ValuesDecoder for BinaryDecoder {
         splittable(page, self.dict.is_some())
     }
 
+    fn can_skip(&self, page: &DataPage) -> bool {
+        skippable_bytes(page, self.dict.is_some())
+    }
+
+    fn start_skipping(&mut self, page: &DataPage) -> Result<()> {
+        self.lengths.load(page)
+    }
+
+    fn end_skipping(&mut self) {
+        self.lengths.loaded = false;
+    }
+
     fn skip(&self, page: &DataPage, at: PartStart, n: usize) -> Result<PartStart> {
-        skip_byte_arrays(page, at, n)
+        self.lengths
+            .skip(page, at, n)
+            .unwrap_or_else(|| skip_byte_arrays(page, at, n))
     }
 
     fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes> {
@@ -1332,12 +1480,14 @@ impl BinaryDecoder {
         count: usize,
     ) -> Result<usize> {
         let dict = self.dict.as_ref();
+        let lengths = Some(&self.lengths);
         match validity {
             None => decode_binary_dense(
                 page,
                 at,
                 slots,
                 dict,
+                lengths,
                 &mut self.indices,
                 &mut self.offsets,
                 &mut self.data,
@@ -1351,6 +1501,7 @@ impl BinaryDecoder {
                     at,
                     count,
                     dict,
+                    lengths,
                     &mut self.indices,
                     &mut self.dense_offsets,
                     &mut self.data,
@@ -1383,6 +1534,7 @@ struct ViewDecoder {
     scratch: Vec<u128>,
     offsets: Vec<i64>,
     data: Vec<u8>,
+    lengths: PageLengths,
 }
 
 /// Point every long view of `views` at buffer `index`.
@@ -1434,6 +1586,27 @@ impl ViewDecoder {
         };
         let before = out.len();
         let input = &page.values;
+        if let Some(part) = self.lengths.get(page, at.first, n) {
+            // A part of a DELTA_LENGTH_BYTE_ARRAY page: views into its bytes, which start
+            // `cursor` bytes into the page's value bytes, registered as their own buffer.
+            let part = part?;
+            let total: usize = part.iter().map(|&len| len as usize).sum();
+            let start = self.lengths.data_start + at.cursor;
+            if start + total > input.len() || u32::try_from(total).is_err() {
+                return Err(Error::format("DELTA_LENGTH_BYTE_ARRAY value past the page"));
+            }
+            let bytes = input.slice(start..start + total);
+            let index = self.buffers.len() as u32;
+            out.reserve(n);
+            let mut off = 0;
+            for &len in part {
+                let len = len as usize;
+                out.push(make_view(&bytes[off..off + len], index, off as u32));
+                off += len;
+            }
+            self.buffers.push(Buffer::from(bytes));
+            return Ok(at.cursor + total);
+        }
         let mut cursor = at.cursor;
         match page.encoding {
             Encoding::PLAIN => {
@@ -1508,8 +1681,22 @@ impl ValuesDecoder for ViewDecoder {
         splittable(page, self.dict.is_some())
     }
 
+    fn can_skip(&self, page: &DataPage) -> bool {
+        skippable_bytes(page, self.dict.is_some())
+    }
+
+    fn start_skipping(&mut self, page: &DataPage) -> Result<()> {
+        self.lengths.load(page)
+    }
+
+    fn end_skipping(&mut self) {
+        self.lengths.loaded = false;
+    }
+
     fn skip(&self, page: &DataPage, at: PartStart, n: usize) -> Result<PartStart> {
-        skip_byte_arrays(page, at, n)
+        self.lengths
+            .skip(page, at, n)
+            .unwrap_or_else(|| skip_byte_arrays(page, at, n))
     }
 
     fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes> {
