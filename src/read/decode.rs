@@ -6,6 +6,7 @@
 //! (only the valid ones) and scattered into their slots one run at a time.
 
 use std::mem::size_of;
+use std::ops::Range;
 
 use arrow_buffer::{
     BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer,
@@ -174,6 +175,110 @@ impl ChunkDecoder {
         Ok(())
     }
 
+    /// Decode only the slots `ranges` (sorted, disjoint, inside the page) of a flat page:
+    /// the rows a selection keeps of it.
+    pub(crate) fn decode_selected(
+        &mut self,
+        page: DataPage,
+        location: Location,
+        ranges: &[Range<usize>],
+    ) -> Result<()> {
+        let v = page_validity(&page).map_err(|e| e.at(&location))?;
+        self.decode_ranges(page, v.bits, v.valid, location, ranges)
+    }
+
+    /// Append the slots `ranges` (sorted, disjoint, inside the page) of a page of
+    /// `page.num_values` slots whose validity is `bits` (`valid` values; `None`: all valid).
+    ///
+    /// The slots between ranges are skipped in the values decoder without being
+    /// materialised: a byte offset for PLAIN, skipped indices for dictionary pages, a stream
+    /// offset for BYTE_STREAM_SPLIT, the byte lengths of DELTA_LENGTH_BYTE_ARRAY values
+    /// (decoded once per page). DELTA_BINARY_PACKED, DELTA_BYTE_ARRAY (and RLE booleans)
+    /// carry state from value to value, so their pages are decoded whole, once, and the
+    /// selected values taken from that (decode-and-drop).
+    pub(crate) fn decode_ranges(
+        &mut self,
+        mut page: DataPage,
+        bits: Option<BooleanBuffer>,
+        valid: usize,
+        location: Location,
+        ranges: &[Range<usize>],
+    ) -> Result<()> {
+        let n = page.num_values;
+        if ranges.first().is_some_and(|r| r.start == 0 && r.end == n) {
+            return self.decode_slots(page, bits, valid, location);
+        }
+        if ranges.is_empty() {
+            return Ok(());
+        }
+        if self.values.can_skip(&page) {
+            probe::hit("read.page_skip_in_decoder");
+            self.values
+                .start_skipping(&page)
+                .map_err(|e| e.at(&location))?;
+            let decoded = self.decode_parts(&page, bits.as_ref(), &location, ranges);
+            self.values.end_skipping();
+            return decoded;
+        } else {
+            probe::hit("read.page_decode_and_drop");
+            let values = self
+                .values
+                .plain_values(&page, valid)
+                .map_err(|e| e.at(&location))?;
+            page = DataPage {
+                encoding: Encoding::PLAIN,
+                values,
+                ..page
+            };
+        }
+        self.decode_parts(&page, bits.as_ref(), &location, ranges)
+    }
+
+    /// The loop of [`ChunkDecoder::decode_ranges`] over a page that can skip.
+    fn decode_parts(
+        &mut self,
+        page: &DataPage,
+        bits: Option<&BooleanBuffer>,
+        location: &Location,
+        ranges: &[Range<usize>],
+    ) -> Result<()> {
+        let n = page.num_values;
+        let mut at = PartStart::default();
+        let mut pos = 0;
+        for r in ranges {
+            if r.start < pos || r.start >= r.end || r.end > n {
+                return Err(Error::format(format!(
+                    "selected slots {r:?} are not inside the page of {n} slots after {pos}"
+                ))
+                .at(location));
+            }
+            let gap = r.start - pos;
+            let gap_valid = bits.map_or(gap, |b| b.slice(pos, gap).count_set_bits());
+            if gap_valid > 0 {
+                at = self
+                    .values
+                    .skip(page, at, gap_valid)
+                    .map_err(|e| e.at(location))?;
+            }
+            let slots = r.end - r.start;
+            let part = bits.map(|b| b.slice(r.start, slots));
+            let count = part.as_ref().map_or(slots, |b| b.count_set_bits());
+            let part = part.filter(|_| count < slots);
+            self.append_validity(part.as_ref(), slots);
+            let cursor = self
+                .values
+                .decode_part(page, part.as_ref(), slots, at, count)
+                .map_err(|e| e.at(location))?;
+            self.len += slots;
+            at = PartStart {
+                first: at.first + count,
+                cursor,
+            };
+            pos = r.end;
+        }
+        Ok(())
+    }
+
     /// True while a split page has slots left.
     pub(crate) fn has_pending(&self) -> bool {
         self.pending.is_some()
@@ -299,6 +404,32 @@ trait ValuesDecoder: Send {
         let _ = page;
         false
     }
+    /// True when values of `page` can be skipped cheaply ([`ValuesDecoder::skip`]) and the
+    /// rest decoded in parts: a page some of whose rows are selected.
+    fn can_skip(&self, page: &DataPage) -> bool {
+        self.can_split(page)
+    }
+    /// Before the parts of a page that [`ValuesDecoder::can_skip`]: load what skipping needs
+    /// (the lengths of a DELTA_LENGTH_BYTE_ARRAY page), kept until
+    /// [`ValuesDecoder::end_skipping`].
+    fn start_skipping(&mut self, page: &DataPage) -> Result<()> {
+        let _ = page;
+        Ok(())
+    }
+    /// After the parts of a page: forget what [`ValuesDecoder::start_skipping`] loaded.
+    fn end_skipping(&mut self) {}
+    /// Past `n` more dense values of a page that [`ValuesDecoder::can_skip`], from `at`.
+    fn skip(&self, page: &DataPage, at: PartStart, n: usize) -> Result<PartStart> {
+        let _ = page;
+        Ok(PartStart {
+            first: at.first + n,
+            cursor: at.cursor,
+        })
+    }
+    /// The `valid` dense values of a page that cannot skip, decoded and encoded again as
+    /// PLAIN, which can (decode-and-drop, for encodings whose values depend on the ones
+    /// before them).
+    fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes>;
     /// Append `slots` slots (`validity` covers exactly them) holding the page's dense values
     /// `at.first..at.first + count`; returns the cursor to pass with the next part.
     fn decode_part(
@@ -321,6 +452,127 @@ trait ValuesDecoder: Send {
 /// byte cursor, or indices skipped.
 fn splittable(page: &DataPage, has_dictionary: bool) -> bool {
     page.encoding == Encoding::PLAIN || (is_dictionary(page.encoding) && has_dictionary)
+}
+
+/// Fixed-width values also skip in BYTE_STREAM_SPLIT pages: value `i` is byte `i` of each
+/// stream.
+fn skippable_fixed(page: &DataPage, has_dictionary: bool) -> bool {
+    splittable(page, has_dictionary) || page.encoding == Encoding::BYTE_STREAM_SPLIT
+}
+
+/// Byte arrays also skip in DELTA_LENGTH_BYTE_ARRAY pages, by their lengths.
+fn skippable_bytes(page: &DataPage, has_dictionary: bool) -> bool {
+    splittable(page, has_dictionary) || page.encoding == Encoding::DELTA_LENGTH_BYTE_ARRAY
+}
+
+/// PLAIN BYTE_ARRAY values `first..` start at byte `cursor`: skip `n` of them by their
+/// length prefixes; dictionary pages skip indices (counted in `first`).
+fn skip_byte_arrays(page: &DataPage, at: PartStart, n: usize) -> Result<PartStart> {
+    let cursor = if page.encoding == Encoding::PLAIN {
+        let rest = page.values.get(at.cursor..).unwrap_or_default();
+        at.cursor + plain::skip_byte_arrays(rest, n)?
+    } else {
+        at.cursor
+    };
+    Ok(PartStart {
+        first: at.first + n,
+        cursor,
+    })
+}
+
+/// The lengths of the DELTA_LENGTH_BYTE_ARRAY page being read in parts, decoded once, so
+/// that values are skipped by their lengths (none of their bytes copied) and the rest read
+/// from where the lengths put them. Loaded per page by `start_skipping`, dropped by
+/// `end_skipping`.
+#[derive(Default)]
+struct PageLengths {
+    loaded: bool,
+    lengths: Vec<i32>,
+    /// Where the value bytes start in the page.
+    data_start: usize,
+}
+
+impl PageLengths {
+    fn load(&mut self, page: &DataPage) -> Result<()> {
+        self.loaded = false;
+        self.lengths.clear();
+        if page.encoding != Encoding::DELTA_LENGTH_BYTE_ARRAY {
+            return Ok(());
+        }
+        let pos =
+            delta::decode_binary_packed_i32(&page.values, page.num_values, &mut self.lengths)?;
+        let mut total = 0usize;
+        for &len in &self.lengths {
+            let len = usize::try_from(len)
+                .map_err(|_| Error::format("negative DELTA_LENGTH_BYTE_ARRAY length"))?;
+            total = total.saturating_add(len);
+        }
+        if total > page.values.len().saturating_sub(pos) {
+            return Err(Error::format(format!(
+                "DELTA_LENGTH_BYTE_ARRAY lengths add up to {total} bytes, {} left in the page",
+                page.values.len().saturating_sub(pos)
+            )));
+        }
+        self.data_start = pos;
+        self.loaded = true;
+        Ok(())
+    }
+
+    /// The lengths of values `first..first + n`, when loaded for a DELTA_LENGTH_BYTE_ARRAY
+    /// page.
+    fn get(&self, page: &DataPage, first: usize, n: usize) -> Option<Result<&[i32]>> {
+        if !self.loaded || page.encoding != Encoding::DELTA_LENGTH_BYTE_ARRAY {
+            return None;
+        }
+        Some(
+            first
+                .checked_add(n)
+                .and_then(|end| self.lengths.get(first..end))
+                .ok_or_else(|| {
+                    Error::format(format!(
+                        "DELTA_LENGTH_BYTE_ARRAY page holds {} values, not {}",
+                        self.lengths.len(),
+                        first.saturating_add(n)
+                    ))
+                }),
+        )
+    }
+
+    /// Past `n` values from `at` (`cursor`: bytes of values before `at.first`).
+    fn skip(&self, page: &DataPage, at: PartStart, n: usize) -> Option<Result<PartStart>> {
+        let lengths = match self.get(page, at.first, n)? {
+            Ok(l) => l,
+            Err(e) => return Some(Err(e)),
+        };
+        let bytes: usize = lengths.iter().map(|&l| l as usize).sum();
+        Some(Ok(PartStart {
+            first: at.first + n,
+            cursor: at.cursor + bytes,
+        }))
+    }
+}
+
+/// Byte arrays in PLAIN: a page's values decoded to offsets and data, encoded again.
+fn byte_arrays_as_plain(page: &DataPage, valid: usize) -> Result<Bytes> {
+    let (mut offsets, mut data) = (vec![0i64], Vec::new());
+    decode_binary_dense(
+        page,
+        PartStart::default(),
+        valid,
+        None,
+        None,
+        &mut Vec::new(),
+        &mut offsets,
+        &mut data,
+    )?;
+    let mut out = Vec::with_capacity(data.len() + 4 * valid);
+    plain::encode_byte_arrays(
+        offsets
+            .windows(2)
+            .map(|w| &data[w[0] as usize..w[1] as usize]),
+        &mut out,
+    );
+    Ok(Bytes::from(out))
 }
 
 /// Where a part of a page starts: its first dense value and an encoding-specific cursor (the
@@ -531,6 +783,15 @@ fn decode_native_dense<T: Native>(
             expect_count(dec.skip(first)?, first)?;
             rle::gather_dictionary(&mut dec, dict, n, out)?;
         }
+        // A part of the page (not all its values from the first): the streams are as long
+        // as the page has values.
+        Encoding::BYTE_STREAM_SPLIT
+            if first > 0 || n.checked_mul(size_of::<T>()) != Some(input.len()) =>
+        {
+            bytes.clear();
+            byte_stream_split::decode_range(input, size_of::<T>(), first, n, bytes)?;
+            parq_codecs::kernels::copy::extend_from_unaligned(out, bytes);
+        }
         _ if first > 0 => return Err(Error::format("page split in an unsplittable encoding")),
         Encoding::DELTA_BINARY_PACKED => T::delta_decode(input, n, out)?,
         Encoding::BYTE_STREAM_SPLIT => {
@@ -598,6 +859,17 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
 
     fn can_split(&self, page: &DataPage) -> bool {
         splittable(page, self.dict.is_some())
+    }
+
+    fn can_skip(&self, page: &DataPage) -> bool {
+        skippable_fixed(page, self.dict.is_some())
+    }
+
+    fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes> {
+        let mut values = Vec::new();
+        let dict = self.dict.as_deref();
+        decode_native_dense(page, 0, valid, dict, &mut self.bytes, &mut values)?;
+        Ok(Bytes::copy_from_slice(bytemuck::cast_slice(&values)))
     }
 
     fn decode_part(
@@ -716,6 +988,55 @@ impl ValuesDecoder for BooleanDecoder {
 
     fn clear_dictionary(&mut self) {}
 
+    fn can_skip(&self, page: &DataPage) -> bool {
+        page.encoding == Encoding::PLAIN
+    }
+
+    fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes> {
+        let mut b = BooleanBufferBuilder::new(valid);
+        decode_bool_dense(page, valid, &mut b)?;
+        let mut out = Vec::new();
+        plain::encode_boolean(&b.finish(), &mut out);
+        Ok(Bytes::from(out))
+    }
+
+    fn decode_part(
+        &mut self,
+        page: &DataPage,
+        validity: Option<&BooleanBuffer>,
+        slots: usize,
+        at: PartStart,
+        count: usize,
+    ) -> Result<usize> {
+        if page.encoding != Encoding::PLAIN {
+            return Err(Error::format("boolean page part in a non-PLAIN encoding"));
+        }
+        let out = self
+            .out
+            .get_or_insert_with(|| BooleanBufferBuilder::new(slots));
+        match validity {
+            None => {
+                plain::decode_boolean(&page.values, at.first, slots, out)?;
+            }
+            Some(bits) => {
+                let scratch = self
+                    .scratch
+                    .get_or_insert_with(|| BooleanBufferBuilder::new(count));
+                scratch.truncate(0);
+                plain::decode_boolean(&page.values, at.first, count, scratch)?;
+                levels::scatter_bits(
+                    scratch.as_slice(),
+                    count,
+                    bits.values(),
+                    bits.offset(),
+                    slots,
+                    out,
+                )?;
+            }
+        }
+        Ok(0)
+    }
+
     fn decode(
         &mut self,
         page: &DataPage,
@@ -784,6 +1105,7 @@ impl FixedBytesDecoder {
 #[allow(clippy::too_many_arguments)]
 fn decode_fixed_bytes_dense(
     page: &DataPage,
+    first: usize,
     n: usize,
     width: usize,
     dict: Option<&[u8]>,
@@ -793,11 +1115,14 @@ fn decode_fixed_bytes_dense(
 ) -> Result<()> {
     let input = &page.values[..];
     match page.encoding {
-        Encoding::PLAIN => out.extend_from_slice(plain::decode_fixed_bytes(input, width, n)?),
+        Encoding::PLAIN => {
+            let skip = first.saturating_mul(width).min(input.len());
+            out.extend_from_slice(plain::decode_fixed_bytes(&input[skip..], width, n)?)
+        }
         e if is_dictionary(e) => {
             let dict = dict.ok_or_else(missing_dictionary)?;
             let entries = dict.len() / width;
-            with_index_chunks(input, 0, n, indices, |chunk| {
+            with_index_chunks(input, first, n, indices, |chunk| {
                 out.reserve(chunk.len() * width);
                 for &i in chunk {
                     let i = i as usize;
@@ -813,6 +1138,10 @@ fn decode_fixed_bytes_dense(
                 Ok(())
             })?;
         }
+        Encoding::BYTE_STREAM_SPLIT if first > 0 || n.checked_mul(width) != Some(input.len()) => {
+            byte_stream_split::decode_range(input, width, first, n, out)?
+        }
+        _ if first > 0 => return Err(Error::format("page split in an unsplittable encoding")),
         Encoding::BYTE_STREAM_SPLIT => byte_stream_split::decode(input, width, n, out)?,
         Encoding::DELTA_BYTE_ARRAY => {
             offsets.clear();
@@ -850,30 +1179,52 @@ impl ValuesDecoder for FixedBytesDecoder {
         self.dict = None;
     }
 
-    fn decode(
+    fn can_skip(&self, page: &DataPage) -> bool {
+        skippable_fixed(page, self.dict.is_some())
+    }
+
+    fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes> {
+        let mut out = Vec::new();
+        decode_fixed_bytes_dense(
+            page,
+            0,
+            valid,
+            self.width,
+            self.dict.as_deref(),
+            &mut self.indices,
+            &mut self.offsets,
+            &mut out,
+        )?;
+        Ok(Bytes::from(out))
+    }
+
+    fn decode_part(
         &mut self,
         page: &DataPage,
         validity: Option<&BooleanBuffer>,
-        valid: usize,
-    ) -> Result<()> {
-        let n = page.num_values;
+        slots: usize,
+        at: PartStart,
+        count: usize,
+    ) -> Result<usize> {
         let w = self.width;
         let dict = self.dict.as_deref();
         match validity {
             None => decode_fixed_bytes_dense(
                 page,
-                n,
+                at.first,
+                slots,
                 w,
                 dict,
                 &mut self.indices,
                 &mut self.offsets,
                 &mut self.out,
-            ),
+            )?,
             Some(bits) => {
                 self.scratch.clear();
                 decode_fixed_bytes_dense(
                     page,
-                    valid,
+                    at.first,
+                    count,
                     w,
                     dict,
                     &mut self.indices,
@@ -885,12 +1236,12 @@ impl ValuesDecoder for FixedBytesDecoder {
                     w,
                     bits.values(),
                     bits.offset(),
-                    n,
+                    slots,
                     &mut self.out,
                 )?;
-                Ok(())
             }
         }
+        Ok(0)
     }
 
     fn finish(&mut self) -> Values {
@@ -915,6 +1266,7 @@ struct BinaryDecoder {
     data: Vec<u8>,
     dense_offsets: Vec<i64>,
     indices: Vec<u32>,
+    lengths: PageLengths,
 }
 
 impl Default for BinaryDecoder {
@@ -925,6 +1277,7 @@ impl Default for BinaryDecoder {
             data: Vec::new(),
             dense_offsets: Vec::new(),
             indices: Vec::new(),
+            lengths: PageLengths::default(),
         }
     }
 }
@@ -968,15 +1321,43 @@ fn is_monotonic(offsets: &[i64]) -> bool {
 
 /// Decode `n` byte arrays, appending ends to `offsets` (whose last element is the current
 /// end of `data`) and bytes to `data`.
+#[allow(clippy::too_many_arguments)]
 fn decode_binary_dense(
     page: &DataPage,
     at: PartStart,
     n: usize,
     dict: Option<&ByteArrayDictionary>,
+    lengths: Option<&PageLengths>,
     indices: &mut Vec<u32>,
     offsets: &mut Vec<i64>,
     data: &mut Vec<u8>,
 ) -> Result<usize> {
+    if let Some(l) = lengths {
+        if let Some(part) = l.get(page, at.first, n) {
+            // A part of a DELTA_LENGTH_BYTE_ARRAY page: its bytes start `cursor` bytes into
+            // the page's value bytes.
+            let part = part?;
+            let total: usize = part.iter().map(|&len| len as usize).sum();
+            let start = l.data_start + at.cursor;
+            let bytes = page
+                .values
+                .get(start..start + total)
+                .ok_or_else(|| Error::format("DELTA_LENGTH_BYTE_ARRAY value past the page"))?;
+            let mut end = match offsets.last() {
+                Some(&end) => end,
+                None => {
+                    offsets.push(0);
+                    0
+                }
+            };
+            offsets.extend(part.iter().map(|&len| {
+                end += len as i64;
+                end
+            }));
+            data.extend_from_slice(bytes);
+            return Ok(at.cursor + total);
+        }
+    }
     let input = page.values.get(at.cursor..).unwrap_or_default();
     let before = offsets.len();
     let mut cursor = at.cursor;
@@ -1033,6 +1414,28 @@ impl ValuesDecoder for BinaryDecoder {
         splittable(page, self.dict.is_some())
     }
 
+    fn can_skip(&self, page: &DataPage) -> bool {
+        skippable_bytes(page, self.dict.is_some())
+    }
+
+    fn start_skipping(&mut self, page: &DataPage) -> Result<()> {
+        self.lengths.load(page)
+    }
+
+    fn end_skipping(&mut self) {
+        self.lengths.loaded = false;
+    }
+
+    fn skip(&self, page: &DataPage, at: PartStart, n: usize) -> Result<PartStart> {
+        self.lengths
+            .skip(page, at, n)
+            .unwrap_or_else(|| skip_byte_arrays(page, at, n))
+    }
+
+    fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes> {
+        byte_arrays_as_plain(page, valid)
+    }
+
     fn decode_part(
         &mut self,
         page: &DataPage,
@@ -1077,12 +1480,14 @@ impl BinaryDecoder {
         count: usize,
     ) -> Result<usize> {
         let dict = self.dict.as_ref();
+        let lengths = Some(&self.lengths);
         match validity {
             None => decode_binary_dense(
                 page,
                 at,
                 slots,
                 dict,
+                lengths,
                 &mut self.indices,
                 &mut self.offsets,
                 &mut self.data,
@@ -1096,6 +1501,7 @@ impl BinaryDecoder {
                     at,
                     count,
                     dict,
+                    lengths,
                     &mut self.indices,
                     &mut self.dense_offsets,
                     &mut self.data,
@@ -1128,6 +1534,7 @@ struct ViewDecoder {
     scratch: Vec<u128>,
     offsets: Vec<i64>,
     data: Vec<u8>,
+    lengths: PageLengths,
 }
 
 /// Point every long view of `views` at buffer `index`.
@@ -1179,6 +1586,27 @@ impl ViewDecoder {
         };
         let before = out.len();
         let input = &page.values;
+        if let Some(part) = self.lengths.get(page, at.first, n) {
+            // A part of a DELTA_LENGTH_BYTE_ARRAY page: views into its bytes, which start
+            // `cursor` bytes into the page's value bytes, registered as their own buffer.
+            let part = part?;
+            let total: usize = part.iter().map(|&len| len as usize).sum();
+            let start = self.lengths.data_start + at.cursor;
+            if start + total > input.len() || u32::try_from(total).is_err() {
+                return Err(Error::format("DELTA_LENGTH_BYTE_ARRAY value past the page"));
+            }
+            let bytes = input.slice(start..start + total);
+            let index = self.buffers.len() as u32;
+            out.reserve(n);
+            let mut off = 0;
+            for &len in part {
+                let len = len as usize;
+                out.push(make_view(&bytes[off..off + len], index, off as u32));
+                off += len;
+            }
+            self.buffers.push(Buffer::from(bytes));
+            return Ok(at.cursor + total);
+        }
         let mut cursor = at.cursor;
         match page.encoding {
             Encoding::PLAIN => {
@@ -1251,6 +1679,28 @@ impl ValuesDecoder for ViewDecoder {
 
     fn can_split(&self, page: &DataPage) -> bool {
         splittable(page, self.dict.is_some())
+    }
+
+    fn can_skip(&self, page: &DataPage) -> bool {
+        skippable_bytes(page, self.dict.is_some())
+    }
+
+    fn start_skipping(&mut self, page: &DataPage) -> Result<()> {
+        self.lengths.load(page)
+    }
+
+    fn end_skipping(&mut self) {
+        self.lengths.loaded = false;
+    }
+
+    fn skip(&self, page: &DataPage, at: PartStart, n: usize) -> Result<PartStart> {
+        self.lengths
+            .skip(page, at, n)
+            .unwrap_or_else(|| skip_byte_arrays(page, at, n))
+    }
+
+    fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes> {
+        byte_arrays_as_plain(page, valid)
     }
 
     fn decode_part(

@@ -58,7 +58,8 @@ impl<S: Source> ParquetReader<S> {
             loc,
         );
         let mut decompressor = Decompressor::new(self.options.limits);
-        let Some(Page::Dictionary { values, num_values }) = pages.next_page(&mut decompressor)?
+        let Some(Page::Dictionary { values, num_values }) =
+            pages.next_page_or_skip(&mut decompressor, &mut |_| false)?
         else {
             return Ok(None);
         };

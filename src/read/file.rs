@@ -1,12 +1,16 @@
 //! Opening a file: footer, schema, column chunks.
 
+use std::collections::VecDeque;
+use std::ops::Range;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use parq_codecs::compression::{CodecKind, Decompressor, Limits};
+use parq_codecs::probe;
 
 use super::decode::{ByteArrayLayout, ChunkDecoder};
 use super::page::{DataPage, Page, PageReader};
+use super::selection::RowSelection;
 use super::source::Source;
 use crate::column::Column;
 use crate::error::Location;
@@ -29,6 +33,11 @@ pub struct ReadOptions {
     pub max_page_values: usize,
     /// Largest footer accepted, in bytes.
     pub max_footer_size: usize,
+    /// Rows to read, as file row numbers (`None` = all rows). Every read honours it: the
+    /// output holds exactly the selected rows of the selected row groups, in order. A row
+    /// group without a selected row is not read at all; a page without one is not
+    /// decompressed (nor read, when the offset index locates the pages).
+    pub selection: Option<RowSelection>,
 }
 
 impl Default for ReadOptions {
@@ -40,6 +49,7 @@ impl Default for ReadOptions {
             limits: Limits::default(),
             max_page_values: 1 << 27,
             max_footer_size: 256 << 20,
+            selection: None,
         }
     }
 }
@@ -203,6 +213,37 @@ impl<S: Source> ParquetReader<S> {
             .sum()
     }
 
+    /// The first file row number of each row group (row group `k` starts at the sum of the
+    /// `num_rows` of the row groups before it), for building a [`RowSelection`].
+    pub fn row_group_first_rows(&self) -> Vec<u64> {
+        let mut first = 0u64;
+        self.metadata
+            .row_groups
+            .iter()
+            .map(|rg| {
+                let f = first;
+                first = first.saturating_add(rg.num_rows.max(0) as u64);
+                f
+            })
+            .collect()
+    }
+
+    /// Rows the options select: those of the selected row groups, and of the selection when
+    /// there is one.
+    pub fn selected_rows(&self) -> u64 {
+        let Some(sel) = &self.options.selection else {
+            return self.num_rows();
+        };
+        let first = self.row_group_first_rows();
+        self.selected_row_groups()
+            .iter()
+            .map(|&i| {
+                let n = self.metadata.row_groups[i].num_rows.max(0) as u64;
+                sel.slice(first[i]..first[i] + n).row_count()
+            })
+            .sum()
+    }
+
     /// Index of the leaf column with dotted path `path`.
     pub fn column_index(&self, path: &str) -> Result<usize> {
         self.schema
@@ -249,7 +290,7 @@ impl<S: Source> ParquetReader<S> {
         // encodings just grow the buffer) and by a fixed ceiling.
         const MAX_RESERVE: u64 = 1 << 26;
         let by_file = self.source.len().saturating_mul(8);
-        decoder.reserve(self.num_rows().min(by_file).min(MAX_RESERVE) as usize);
+        decoder.reserve(self.selected_rows().min(by_file).min(MAX_RESERVE) as usize);
         while reader.next_page_into(&mut decoder, None)? {}
         Ok(decoder.finish())
     }
@@ -286,15 +327,37 @@ impl<S: Source> ParquetReader<S> {
         let desc = self.schema.leaves.get(column).ok_or_else(|| {
             Error::InvalidArgument(format!("column {column} of {}", self.schema.leaves.len()))
         })?;
+        // Row groups without a selected row are never opened; the others keep their first
+        // file row, to cut the selection to them.
+        let first = self.row_group_first_rows();
+        let row_groups = self
+            .selected_row_groups()
+            .into_iter()
+            .map(|rg| {
+                let n = self.metadata.row_groups[rg].num_rows.max(0) as u64;
+                (rg, first[rg]..first[rg] + n)
+            })
+            .filter(|(_, rows)| {
+                self.options
+                    .selection
+                    .as_ref()
+                    .is_none_or(|s| s.intersects(rows.clone()))
+            })
+            .collect();
         Ok(ColumnReader {
             file: self.clone_handle(),
             column,
             desc: desc.clone(),
-            row_groups: self.selected_row_groups(),
+            row_groups,
             next_rg: 0,
             pages: None,
+            segments: VecDeque::new(),
             decompressor: Decompressor::new(self.options.limits),
             chunk_started: false,
+            chunk_selection: None,
+            next_row: None,
+            page_first_row: None,
+            indexed_first_rows: None,
         })
     }
 
@@ -346,12 +409,116 @@ pub(crate) struct ColumnReader<S: Source> {
     file: ParquetReader<S>,
     column: usize,
     pub(crate) desc: ColumnDescriptor,
-    row_groups: Vec<usize>,
+    /// Row groups to read, each with its file rows.
+    row_groups: Vec<(usize, Range<u64>)>,
     next_rg: usize,
     pages: Option<PageReader>,
+    /// Runs of pages of the open chunk still to read, found through its offset index.
+    segments: VecDeque<Segment>,
     decompressor: Decompressor,
     /// Set when a column chunk is opened: its first page must start a record.
     pub(crate) chunk_started: bool,
+    /// The selection inside the open chunk, in rows of its row group; `None` when every row
+    /// of the chunk is selected.
+    chunk_selection: Option<RowSelection>,
+    /// Row (in the row group) of the next data page, while page headers tell it.
+    next_row: Option<u64>,
+    /// Row (in the row group) of the data page most recently returned, when known: always
+    /// for flat columns, for v2 pages and through the offset index.
+    page_first_row: Option<u64>,
+    /// Through the offset index: the first rows of the data pages still to come.
+    indexed_first_rows: Option<VecDeque<u64>>,
+}
+
+/// Whole pages of a chunk, located by its offset index.
+struct Segment {
+    bytes: Range<u64>,
+    /// Index of its first page in the chunk (for error locations).
+    first_page: usize,
+    codec: CodecKind,
+    loc: Location,
+}
+
+/// Runs of whole pages: their file bytes and the index in the chunk of the first.
+type PageRuns = Vec<(Range<u64>, usize)>;
+
+/// The runs of pages of a chunk (file bytes `chunk`, `num_rows` rows) to read for the rows
+/// `sel` of its row group, from its offset index: the dictionary page (whatever precedes the
+/// first data page) and the data pages with a selected row, adjacent ones read together.
+/// `None` when every page has a selected row. Returns the runs, with no codec or location
+/// yet, and the first row of each page read.
+fn plan_segments(
+    index: &metadata::OffsetIndex,
+    sel: &RowSelection,
+    chunk: Range<u64>,
+    num_rows: u64,
+) -> Result<Option<(PageRuns, VecDeque<u64>)>> {
+    let locs = &index.page_locations;
+    let bad = |what: String| Error::format(format!("offset index: {what}"));
+    if locs.is_empty() {
+        return Err(bad("no pages".into()));
+    }
+    // Each page's bytes and rows, checked: inside the chunk, in order, rows from 0 up.
+    let mut pages = Vec::with_capacity(locs.len());
+    let mut prev_end = chunk.start;
+    for (i, l) in locs.iter().enumerate() {
+        let (Ok(offset), Ok(size)) = (
+            u64::try_from(l.offset),
+            u64::try_from(l.compressed_page_size),
+        ) else {
+            return Err(bad(format!(
+                "page {i} at {} with {} bytes",
+                l.offset, l.compressed_page_size
+            )));
+        };
+        let end = offset.saturating_add(size);
+        if offset < prev_end || end > chunk.end || size == 0 {
+            return Err(bad(format!(
+                "page {i} at {offset} with {size} bytes is outside its chunk or out of order"
+            )));
+        }
+        prev_end = end;
+        let first = u64::try_from(l.first_row_index).unwrap_or(u64::MAX);
+        let last = match locs.get(i + 1) {
+            Some(n) => u64::try_from(n.first_row_index).unwrap_or(u64::MAX),
+            None => num_rows,
+        };
+        if (i == 0 && first != 0) || first > last || last > num_rows {
+            return Err(bad(format!(
+                "page {i} starts at row {first} (next at {last}) of {num_rows}"
+            )));
+        }
+        pages.push((offset..end, first..last));
+    }
+    let keep: Vec<bool> = pages
+        .iter()
+        .map(|(_, rows)| sel.intersects(rows.clone()))
+        .collect();
+    let skipped = keep.iter().filter(|k| !**k).count();
+    if skipped == 0 {
+        return Ok(None);
+    }
+    probe::hit_n("read.pages_skipped_by_offset_index", skipped as u64);
+    let mut runs: PageRuns = Vec::new();
+    let first_data = pages[0].0.start;
+    let dictionary = chunk.start < first_data;
+    if dictionary {
+        runs.push((chunk.start..first_data, 0));
+    }
+    let mut first_rows = VecDeque::new();
+    let mut last_kept: Option<usize> = None;
+    for (i, ((bytes, rows), k)) in pages.iter().zip(&keep).enumerate() {
+        if !*k {
+            continue;
+        }
+        first_rows.push_back(rows.start);
+        match runs.last_mut() {
+            Some(run) if last_kept == Some(i.wrapping_sub(1)) => run.0.end = bytes.end,
+            _ => runs.push((bytes.clone(), i + dictionary as usize)),
+        }
+        last_kept = Some(i);
+    }
+    Ok(Some((runs, first_rows)))
 }
 
 impl<S: Source> ColumnReader<S> {
@@ -364,10 +531,21 @@ impl<S: Source> ColumnReader<S> {
     }
 
     fn open_next_chunk(&mut self, decoder: &mut ChunkDecoder) -> Result<bool> {
-        let Some(&rg) = self.row_groups.get(self.next_rg) else {
+        let Some((rg, rows)) = self.row_groups.get(self.next_rg).cloned() else {
             return Ok(false);
         };
         self.next_rg += 1;
+        self.chunk_selection = self
+            .file
+            .options
+            .selection
+            .as_ref()
+            .map(|s| s.slice(rows.clone()))
+            .filter(|s| s.row_count() < rows.end - rows.start);
+        self.next_row = Some(0);
+        self.page_first_row = None;
+        self.indexed_first_rows = None;
+        self.segments.clear();
         let loc = Location {
             column: Some(self.desc.path_string()),
             row_group: Some(rg),
@@ -390,8 +568,38 @@ impl<S: Source> ColumnReader<S> {
             return Ok(true);
         }
         let (start, end) = self.file.chunk_range(chunk, &loc)?;
-        let bytes = self.file.source.read(start..end)?;
         decoder.clear_dictionary();
+        self.chunk_started = true;
+        if let Some(sel) = &self.chunk_selection {
+            // The offset index only saves work: one that cannot be read or does not fit the
+            // chunk is ignored, and the pages are skipped by their headers instead.
+            let num_rows = rows.end - rows.start;
+            let plan = self
+                .file
+                .read_offset_index(rg, self.column)
+                .and_then(|index| match index {
+                    Some(index) => plan_segments(&index, sel, start..end, num_rows),
+                    None => Ok(None),
+                })
+                .unwrap_or_else(|_| {
+                    probe::hit("read.offset_index_unusable");
+                    None
+                });
+            if let Some((runs, first_rows)) = plan {
+                self.segments = runs
+                    .into_iter()
+                    .map(|(bytes, first_page)| Segment {
+                        bytes,
+                        first_page,
+                        codec,
+                        loc: loc.clone(),
+                    })
+                    .collect();
+                self.indexed_first_rows = Some(first_rows);
+                return Ok(true);
+            }
+        }
+        let bytes = self.file.source.read(start..end)?;
         self.pages = Some(PageReader::new(
             bytes,
             start,
@@ -401,7 +609,6 @@ impl<S: Source> ColumnReader<S> {
             self.file.options.verify_crc,
             loc,
         ));
-        self.chunk_started = true;
         Ok(true)
     }
 
@@ -414,11 +621,46 @@ impl<S: Source> ColumnReader<S> {
     ) -> Result<bool> {
         match self.next_data_page(decoder)? {
             Some((page, loc)) => {
-                decoder.decode_page(page, loc, limit)?;
+                match self.page_selection(page.num_values, &loc)? {
+                    None => decoder.decode_page(page, loc, limit)?,
+                    Some(rows) => decoder.decode_selected(page, loc, &rows)?,
+                }
                 Ok(true)
             }
             None => Ok(false),
         }
+    }
+
+    /// The selection inside the open chunk, in rows of its row group (`None`: all rows).
+    pub(crate) fn chunk_selection(&self) -> Option<&RowSelection> {
+        self.chunk_selection.as_ref()
+    }
+
+    /// Row (in its row group) of the data page most recently returned, when known.
+    pub(crate) fn page_first_row(&self) -> Option<u64> {
+        self.page_first_row
+    }
+
+    /// The selected rows of the flat page just returned, which has `rows` rows, as ranges
+    /// local to the page; `None` when all of them are selected.
+    fn page_selection(&self, rows: usize, loc: &Location) -> Result<Option<Vec<Range<usize>>>> {
+        let Some(sel) = &self.chunk_selection else {
+            return Ok(None);
+        };
+        let first = self.page_first_row.ok_or_else(|| {
+            Error::format("a data page past the last page of the offset index").at(loc)
+        })?;
+        let local = sel.slice(first..first.saturating_add(rows as u64));
+        if local.row_count() == rows as u64 {
+            return Ok(None);
+        }
+        Ok(Some(
+            local
+                .ranges()
+                .iter()
+                .map(|r| r.start as usize..r.end as usize)
+                .collect(),
+        ))
     }
 
     /// The next data page, with dictionary pages on the way handed to `decoder`; `None`
@@ -428,13 +670,43 @@ impl<S: Source> ColumnReader<S> {
         decoder: &mut ChunkDecoder,
     ) -> Result<Option<(DataPage, Location)>> {
         loop {
-            if self.pages.is_none() && !self.open_next_chunk(decoder)? {
-                return Ok(None);
+            if self.pages.is_none() {
+                if let Some(seg) = self.segments.pop_front() {
+                    let bytes = self.file.source.read(seg.bytes.clone())?;
+                    self.pages = Some(PageReader::segment(
+                        bytes,
+                        seg.bytes.start,
+                        seg.codec,
+                        (self.desc.max_rep_level, self.desc.max_def_level),
+                        self.file.options.verify_crc,
+                        seg.loc,
+                        seg.first_page,
+                    ));
+                } else if !self.open_next_chunk(decoder)? {
+                    return Ok(None);
+                }
             }
             let Some(pages) = self.pages.as_mut() else {
                 continue;
             };
-            match pages.next_page(&mut self.decompressor)? {
+            // Pages read through the offset index all have a selected row; otherwise a data
+            // page is skipped by its header when its rows are known and none is selected.
+            let sel = self.chunk_selection.as_ref();
+            let indexed = self.indexed_first_rows.is_some();
+            let (next_row, page_first_row) = (&mut self.next_row, &mut self.page_first_row);
+            let mut skip = |rows: Option<usize>| {
+                if indexed {
+                    return false;
+                }
+                let first = *next_row;
+                *next_row = first.zip(rows).map(|(f, r)| f.saturating_add(r as u64));
+                *page_first_row = first;
+                match (sel, first, rows) {
+                    (Some(sel), Some(f), Some(r)) => !sel.intersects(f..f.saturating_add(r as u64)),
+                    _ => false,
+                }
+            };
+            match pages.next_page_or_skip(&mut self.decompressor, &mut skip)? {
                 None => self.pages = None,
                 Some(Page::Dictionary { values, num_values }) => {
                     let loc = pages.last_location();
@@ -444,6 +716,10 @@ impl<S: Source> ColumnReader<S> {
                 }
                 Some(Page::Data(page)) => {
                     let loc = pages.last_location();
+                    probe::hit("read.pages_decoded");
+                    if let Some(first_rows) = &mut self.indexed_first_rows {
+                        self.page_first_row = first_rows.pop_front();
+                    }
                     if page.num_values > self.file.options.max_page_values {
                         return Err(Error::format(format!(
                             "page of {} values exceeds the limit of {}",

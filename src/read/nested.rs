@@ -5,6 +5,7 @@
 //! only whole records: a run of records ends just before a pair with repetition level 0.
 
 use std::collections::{BTreeSet, VecDeque};
+use std::ops::Range;
 
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
 use parq_codecs::{nested_levels, probe};
@@ -43,6 +44,8 @@ pub(crate) struct LeafState<S: Source> {
     ready: VecDeque<Column>,
     front_offset: usize,
     done: bool,
+    /// Under a selection: the row (in the row group) the next record start begins.
+    next_record: u64,
 }
 
 impl<S: Source> LeafState<S> {
@@ -63,6 +66,7 @@ impl<S: Source> LeafState<S> {
             ready: VecDeque::new(),
             front_offset: 0,
             done: false,
+            next_record: 0,
         })
     }
 
@@ -95,12 +99,20 @@ impl<S: Source> LeafState<S> {
         read_levels(&page.def_levels, self.max_def, n, &mut self.def)
             .map_err(|e| levels_error("definition", e).at(loc))?;
         self.entries += n;
+        let chunk_start = std::mem::take(&mut self.reader.chunk_started);
+        if let Some(keep) = self.selected_entries(start, n, chunk_start) {
+            if chunk_start && self.rep.get(start).is_some_and(|&r| r != 0) {
+                return Err(Error::format(
+                    "a column chunk starts inside a record (repetition level above 0)",
+                )
+                .at(loc));
+            }
+            return self.decode_selected(page, loc, start, &keep);
+        }
         let rep = &self.rep[self.rep.len().min(start)..];
         let def = &self.def[self.def.len().min(start)..];
         if self.max_rep > 0 {
-            if std::mem::take(&mut self.reader.chunk_started)
-                && rep.first().is_some_and(|&r| r != 0)
-            {
+            if chunk_start && rep.first().is_some_and(|&r| r != 0) {
                 return Err(Error::format(
                     "a column chunk starts inside a record (repetition level above 0)",
                 )
@@ -127,6 +139,115 @@ impl<S: Source> LeafState<S> {
         if self.decoder.can_borrow() {
             // A fixed-width page that may be lent out: hand it on as its own buffer (zero-copy
             // when PLAIN, aligned and without nulls) rather than copying it into a growing one.
+            let col = self.decoder.finish();
+            self.ready.push_back(col);
+        }
+        Ok(())
+    }
+
+    /// Under a selection that drops some of the page's records: the ranges of its `n` level
+    /// pairs (buffered from `start`) that belong to selected records. `None` when every
+    /// record of the page is selected.
+    fn selected_entries(
+        &mut self,
+        start: usize,
+        n: usize,
+        chunk_start: bool,
+    ) -> Option<Vec<Range<usize>>> {
+        let sel = self.reader.chunk_selection()?;
+        // Records are counted from the page's first row when the reader knows it (always
+        // when pages may have been skipped), else on from the page before in the chunk.
+        if let Some(first) = self.reader.page_first_row() {
+            self.next_record = first;
+        } else if chunk_start {
+            self.next_record = 0;
+        }
+        let mut keep: Vec<Range<usize>> = Vec::new();
+        // Pairs continuing a record begun on the page before belong to that record.
+        let mut selected = self
+            .next_record
+            .checked_sub(1)
+            .is_some_and(|r| sel.contains(r));
+        for i in 0..n {
+            if self.max_rep == 0 || self.rep[start + i] == 0 {
+                selected = sel.contains(self.next_record);
+                self.next_record += 1;
+            }
+            if selected {
+                match keep.last_mut() {
+                    Some(r) if r.end == i => r.end = i + 1,
+                    _ => keep.push(i..i + 1),
+                }
+            }
+        }
+        if keep.len() == 1 && keep[0] == (0..n) {
+            return None;
+        }
+        Some(keep)
+    }
+
+    /// Decode the pairs `keep` of a page whose `n` level pairs are buffered from `start`:
+    /// the other pairs are dropped from the buffers and their slots skipped in the decoder.
+    fn decode_selected(
+        &mut self,
+        page: DataPage,
+        loc: &Location,
+        start: usize,
+        keep: &[Range<usize>],
+    ) -> Result<()> {
+        let n = page.num_values;
+        probe::hit("nested.page_records_skipped");
+        let (slots, bits, valid, slot_ranges) = if self.max_def == 0 {
+            (n, None, n, keep.to_vec())
+        } else {
+            let def = &self.def[start..start + n];
+            let (slots, bits, valid) = leaf_slots(def, self.def_slot, self.max_def);
+            // Slot ranges of the kept pairs: pairs with d >= def_slot hold a slot.
+            let mut ranges = Vec::with_capacity(keep.len());
+            let (mut pair, mut slot) = (0, 0);
+            let count =
+                |a: usize, b: usize| def[a..b].iter().filter(|&&d| d >= self.def_slot).count();
+            for r in keep {
+                slot += count(pair, r.start);
+                let len = count(r.start, r.end);
+                if len > 0 {
+                    ranges.push(slot..slot + len);
+                }
+                slot += len;
+                pair = r.end;
+            }
+            (slots, bits, valid, ranges)
+        };
+        let page = DataPage {
+            num_values: slots,
+            num_nulls: None,
+            encoding: page.encoding,
+            rep_levels: Levels::None,
+            def_levels: Levels::None,
+            values: page.values,
+        };
+        self.decoder
+            .decode_ranges(page, bits, valid, loc.clone(), &slot_ranges)?;
+        // Keep only the selected pairs' levels.
+        let kept: usize = keep.iter().map(|r| r.end - r.start).sum();
+        for levels in [&mut self.rep, &mut self.def] {
+            if levels.is_empty() {
+                continue;
+            }
+            let mut w = start;
+            for r in keep {
+                levels.copy_within(start + r.start..start + r.end, w);
+                w += r.end - r.start;
+            }
+            levels.truncate(w);
+        }
+        self.entries = start + kept;
+        self.starts += if self.max_rep > 0 {
+            nested_levels::count_equal(&self.rep[start..], 0)
+        } else {
+            kept
+        };
+        if self.decoder.can_borrow() {
             let col = self.decoder.finish();
             self.ready.push_back(col);
         }

@@ -2,6 +2,7 @@
 
 use bytes::Bytes;
 use parq_codecs::compression::{CodecKind, Decompressor};
+use parq_codecs::probe;
 
 use crate::error::Location;
 use crate::metadata::{self, Encoding, PageHeader, PageType};
@@ -62,6 +63,9 @@ pub(crate) struct PageReader {
     max_def: i16,
     verify_crc: bool,
     page_index: usize,
+    /// A run of whole pages cut out of a chunk (through the offset index): it ends where its
+    /// bytes end, whatever the chunk's value count.
+    segment: bool,
     loc: Location,
     last: Location,
 }
@@ -87,9 +91,28 @@ impl PageReader {
             max_def,
             verify_crc,
             page_index: 0,
+            segment: false,
             last: loc.clone(),
             loc,
         }
+    }
+
+    /// A reader of the whole pages in `bytes` (a run of a chunk found through the offset
+    /// index, starting at file offset `offset`), ending where the bytes end; `first_page` is
+    /// the index in the chunk of its first page, for error locations.
+    pub(crate) fn segment(
+        bytes: Bytes,
+        offset: u64,
+        codec: CodecKind,
+        levels: (i16, i16),
+        verify_crc: bool,
+        loc: Location,
+        first_page: usize,
+    ) -> Self {
+        let mut r = Self::new(bytes, offset, codec, i64::MAX, levels, verify_crc, loc);
+        r.segment = true;
+        r.page_index = first_page;
+        r
     }
 
     /// Location of the page about to be (or just) read.
@@ -106,11 +129,18 @@ impl PageReader {
         self.last.clone()
     }
 
-    /// The next dictionary or data page, skipping index pages and unknown page types.
-    pub(crate) fn next_page(&mut self, dec: &mut Decompressor) -> Result<Option<Page>> {
+    /// The next dictionary or data page, skipping index pages, unknown page types and the
+    /// data pages for which `skip` returns true. `skip` sees every data page's row count as
+    /// its header gives it (`None` for a v1 page of a repeated column, whose rows only its
+    /// repetition levels tell) before the page is decompressed; a skipped page never is.
+    pub(crate) fn next_page_or_skip(
+        &mut self,
+        dec: &mut Decompressor,
+        skip: &mut dyn FnMut(Option<usize>) -> bool,
+    ) -> Result<Option<Page>> {
         loop {
-            if self.values_left <= 0 || self.pos >= self.chunk.len() {
-                if self.values_left > 0 {
+            if (!self.segment && self.values_left <= 0) || self.pos >= self.chunk.len() {
+                if self.values_left > 0 && !self.segment {
                     return Err(Error::format(format!(
                         "column chunk ended with {} values missing",
                         self.values_left
@@ -148,6 +178,16 @@ impl PageReader {
             })?;
             let body = self.chunk.slice(body_start..body_start + compressed);
             self.pos = body_start + compressed;
+            if let Some((rows, values)) =
+                header_rows(&header, self.max_rep).map_err(|e| e.at(&loc))?
+            {
+                if skip(rows) {
+                    probe::hit("read.pages_skipped");
+                    self.page_index += 1;
+                    self.values_left -= values as i64;
+                    continue;
+                }
+            }
             let page = self
                 .decode_body(&header, body, uncompressed, dec)
                 .map_err(|e| e.at(&loc));
@@ -303,6 +343,31 @@ impl PageReader {
             // Index pages and page types from the future carry nothing we decode.
             _ => Ok(None),
         }
+    }
+}
+
+/// For a data page, its rows as the header gives them (see `next_page_or_skip`) and its
+/// values; `None` for other pages.
+fn header_rows(header: &PageHeader, max_rep: i16) -> Result<Option<(Option<usize>, usize)>> {
+    match header.type_ {
+        PageType::DATA_PAGE => {
+            let h = header
+                .data_page_header
+                .as_ref()
+                .ok_or_else(|| Error::format("data page without data_page_header"))?;
+            let values = non_negative(h.num_values, "data page num_values")?;
+            Ok(Some(((max_rep == 0).then_some(values), values)))
+        }
+        PageType::DATA_PAGE_V2 => {
+            let h = header
+                .data_page_header_v2
+                .as_ref()
+                .ok_or_else(|| Error::format("data page v2 without data_page_header_v2"))?;
+            let values = non_negative(h.num_values, "data page num_values")?;
+            let rows = non_negative(h.num_rows, "data page num_rows")?;
+            Ok(Some((Some(rows), values)))
+        }
+        _ => Ok(None),
     }
 }
 

@@ -69,6 +69,43 @@ pub fn decode(input: &[u8], width: usize, n: usize, out: &mut Vec<u8>) -> Result
     Ok(())
 }
 
+/// Decode values `first..first + n` of the `input.len() / width` values whose `width` streams
+/// make up `input` (a whole page's values), appending their `n * width` bytes to `out`: the
+/// values before `first` are skipped, not decoded.
+///
+/// Errors with [`Error::InvalidData`] when `input` is not whole streams and
+/// [`Error::Truncated`] when the range passes the last value.
+pub fn decode_range(
+    input: &[u8],
+    width: usize,
+    first: usize,
+    n: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    check_width(width)?;
+    if input.len() % width != 0 {
+        return Err(Error::InvalidData {
+            offset: 0,
+            what: "byte stream split data is not a whole number of values",
+        });
+    }
+    let total = input.len() / width;
+    let end = first
+        .checked_add(n)
+        .filter(|e| *e <= total)
+        .ok_or(Error::Truncated {
+            offset: 0,
+            needed: first.saturating_add(n).saturating_mul(width),
+            available: input.len(),
+        })?;
+    probe::hit("bss.range");
+    out.reserve(n * width);
+    for i in first..end {
+        out.extend((0..width).map(|b| input[b * total + i]));
+    }
+    Ok(())
+}
+
 /// Encode `values` (back-to-back values of `width` bytes) as `width` byte streams appended to
 /// `out`.
 ///
@@ -104,6 +141,21 @@ pub fn encode(values: &[u8], width: usize, out: &mut Vec<u8>) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn decode_range_matches_a_slice_of_the_whole() {
+        for width in [1usize, 2, 4, 8, 12] {
+            let values: Vec<u8> = (0..width * 37).map(|i| (i * 7 % 251) as u8).collect();
+            let mut enc = Vec::new();
+            super::encode(&values, width, &mut enc).unwrap();
+            for (first, n) in [(0, 37), (0, 0), (5, 10), (36, 1), (37, 0)] {
+                let mut out = Vec::new();
+                super::decode_range(&enc, width, first, n, &mut out).unwrap();
+                assert_eq!(out, &values[first * width..(first + n) * width]);
+            }
+            assert!(super::decode_range(&enc, width, 30, 8, &mut Vec::new()).is_err());
+        }
+    }
+
     use super::*;
     use proptest::prelude::*;
 

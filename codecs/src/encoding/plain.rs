@@ -169,6 +169,16 @@ pub fn byte_arrays(input: &[u8], n: usize) -> ByteArrayIter<'_> {
     }
 }
 
+/// Skip `n` PLAIN BYTE_ARRAY values at the start of `input` without copying them: returns the
+/// bytes they take (where the value after them starts).
+pub fn skip_byte_arrays(input: &[u8], n: usize) -> Result<usize> {
+    let mut values = byte_arrays(input, n);
+    for v in values.by_ref() {
+        v?;
+    }
+    Ok(values.position())
+}
+
 /// Append `n` PLAIN BYTE_ARRAY values in Arrow's offsets layout: the value bytes to `data`,
 /// and one end offset per value to `offsets`. Returns the bytes of `input` consumed.
 ///
@@ -364,6 +374,17 @@ pub fn encode_byte_arrays<'a>(values: impl Iterator<Item = &'a [u8]>, out: &mut 
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn skip_byte_arrays_lands_on_the_next_value() {
+        let mut enc = Vec::new();
+        super::encode_byte_arrays([&b"ab"[..], b"", b"cde"].into_iter(), &mut enc);
+        assert_eq!(super::skip_byte_arrays(&enc, 0).unwrap(), 0);
+        assert_eq!(super::skip_byte_arrays(&enc, 2).unwrap(), 10);
+        assert_eq!(super::skip_byte_arrays(&enc, 3).unwrap(), enc.len());
+        assert!(super::skip_byte_arrays(&enc, 4).is_err());
+        assert!(super::skip_byte_arrays(&enc[..8], 3).is_err());
+    }
+
     use super::*;
     use proptest::prelude::*;
 
