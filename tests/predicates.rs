@@ -778,3 +778,25 @@ fn bloom_filters_prune_equality_misses() {
         (0, 4)
     );
 }
+
+/// Late materialisation through the row selection: a needle query decodes one page of the
+/// predicate column, and one page of each other projected column, out of 100 each.
+#[test]
+fn a_needle_decodes_one_page_per_column() {
+    let reader = ParquetReader::new(sorted_ids(true)).unwrap();
+    probe::reset();
+    let (cols, stats) = reader
+        .read_filtered(&["id", "other"], &col("id").eq(537))
+        .unwrap();
+    assert_eq!(stats.rows_matched, 1);
+    assert_eq!(cols[1].1.len(), 1);
+    let Some(Values::Int64(v)) = cols[1].1.as_primitive().map(|c| &c.values) else {
+        panic!("int64 column expected");
+    };
+    assert_eq!(v[0], 537 * 7 % 13);
+    if probe::ENABLED {
+        // `id`: one page while evaluating (reused for the projection); `other`: one page.
+        assert_eq!(probe::get("read.pages_decoded"), 2);
+        assert_eq!(probe::get("predicate.predicate_column_reused"), 1);
+    }
+}

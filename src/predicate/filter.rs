@@ -92,7 +92,7 @@ impl<S: Source> FilteredBatches<S> {
                 std::slice::from_ref(g),
                 &projection,
             )?;
-            let matched = e.mask.count_set_bits();
+            let matched = e.matched.row_count() as usize;
             self.pruned.stats.rows_matched += matched as u64;
             if matched == 0 {
                 continue;
@@ -132,83 +132,49 @@ const EVAL_BATCH: usize = 1 << 16;
 
 /// Row groups after exact evaluation.
 struct Evaluated<S: Source> {
-    /// The rows (over the row groups left by pruning, in order) that satisfy the predicate.
-    mask: BooleanBuffer,
-    /// A reader of the row groups with a matching row.
+    /// The rows (file row numbers) that satisfy the predicate.
+    matched: RowSelection,
+    /// A reader of the row groups with a matching row, selecting exactly the matching rows:
+    /// the other projected columns skip every page and row that does not match.
     matched_reader: ParquetReader<S>,
-    /// `mask` over those row groups only.
-    matched_mask: BooleanBuffer,
     /// Projected flat columns the predicate decoded, already filtered, by leaf index.
     kept: HashMap<usize, Column>,
 }
 
 impl<S: Source> Evaluated<S> {
     /// The matching rows of column `path` (a top-level name or a leaf path). A flat
-    /// top-level column the predicate already decoded is not decoded again; other flat
-    /// columns are streamed and filtered batch by batch; nested ones are read whole.
+    /// top-level column the predicate already decoded is not decoded again; the others are
+    /// read through the row selection of the matching rows (late materialisation).
     fn materialise(&self, path: &str) -> Result<(Field, Array)> {
         let reader = &self.matched_reader;
         let schema = reader.schema();
-        let flat = schema.find(path).filter(|&leaf| {
-            let d = schema.leaf(leaf);
-            d.path.len() == 1 && d.max_rep_level == 0 && d.max_def_level <= 1
-        });
-        let Some(leaf) = flat else {
-            let (field, array) = reader.read_field_by_path(path)?;
-            if array.len() != self.matched_mask.len() {
-                return Err(rows_differ(path, array.len(), self.matched_mask.len()));
-            }
-            return Ok((field, filter_array(&array, &self.matched_mask)));
-        };
-        let top = schema.leaf(leaf).top_level_field;
-        let field = reader
-            .fields()?
-            .into_iter()
-            .nth(top)
-            .ok_or_else(|| Error::InvalidArgument(format!("no field for {path}")))?;
-        if let Some(col) = self.kept.get(&leaf) {
+        let want = self.matched.row_count();
+        let kept = schema
+            .find(path)
+            .filter(|&leaf| schema.leaf(leaf).path.len() == 1)
+            .and_then(|leaf| self.kept.get(&leaf).map(|col| (leaf, col)));
+        if let Some((leaf, col)) = kept {
             probe::hit("predicate.predicate_column_reused");
+            let top = schema.leaf(leaf).top_level_field;
+            let field = reader
+                .fields()?
+                .into_iter()
+                .nth(top)
+                .ok_or_else(|| Error::InvalidArgument(format!("no field for {path}")))?;
             return Ok((field, Array::Primitive(col.clone())));
         }
-        let mut parts = Vec::new();
-        let mut at = 0usize;
-        for batch in reader.batches(&[leaf], EVAL_BATCH)? {
-            let mut batch = batch?;
-            let n = batch.num_rows;
-            check_rows(path, at + n, self.matched_mask.len())?;
-            let col = batch
-                .columns
-                .pop()
-                .ok_or_else(|| Error::format("empty batch"))?;
-            parts.push(filter_column(&col, &self.matched_mask.slice(at, n)));
-            at += n;
+        let (field, array) = reader.read_field_by_path(path)?;
+        if array.len() as u64 != want {
+            return Err(rows_differ(path, array.len() as u64, want));
         }
-        if at != self.matched_mask.len() {
-            return Err(rows_differ(path, at, self.matched_mask.len()));
-        }
-        let col = if parts.is_empty() {
-            // No row group with a match: an empty column of the right type.
-            reader.read_column(leaf)?
-        } else {
-            Column::concat(&parts)
-        };
-        Ok((field, Array::Primitive(col)))
+        Ok((field, array))
     }
 }
 
-fn rows_differ(path: &str, got: usize, want: usize) -> Error {
+fn rows_differ(path: &str, got: u64, want: u64) -> Error {
     Error::format(format!(
         "column {path} has {got} rows where the row groups hold {want}"
     ))
-}
-
-/// Fails when a column holds more rows than the row groups do (or, for a whole read,
-/// fewer).
-fn check_rows(path: &str, got: usize, want: usize) -> Result<()> {
-    if got > want {
-        return Err(rows_differ(path, got, want));
-    }
-    Ok(())
 }
 
 /// The rows of `col` where `mask` is set.
@@ -286,19 +252,7 @@ impl<S: Source> ParquetReader<S> {
         let Some(e) = evaluated else {
             return Ok((RowSelection::none(), p.stats));
         };
-        let mut ranges: Vec<Range<u64>> = Vec::new();
-        let mut at = 0usize;
-        for g in &p.groups {
-            let part = e.mask.slice(at, g.rows as usize);
-            ranges.extend(
-                RowSelection::from_mask(g.first_row, part.iter())
-                    .ranges()
-                    .iter()
-                    .cloned(),
-            );
-            at += g.rows as usize;
-        }
-        Ok((RowSelection::from_ranges(ranges), p.stats))
+        Ok((e.matched, p.stats))
     }
 
     /// Read `columns` (top-level field names or leaf dotted paths, as
@@ -326,12 +280,22 @@ impl<S: Source> ParquetReader<S> {
 
     /// This file with other row groups selected.
     fn with_row_groups(&self, row_groups: Vec<usize>) -> ParquetReader<S> {
+        self.with_rows(row_groups, self.options.selection.clone())
+    }
+
+    /// This file with other row groups and rows selected.
+    fn with_rows(
+        &self,
+        row_groups: Vec<usize>,
+        selection: Option<RowSelection>,
+    ) -> ParquetReader<S> {
         ParquetReader {
             source: Arc::clone(&self.source),
             metadata: Arc::clone(&self.metadata),
             schema: Arc::clone(&self.schema),
             options: ReadOptions {
                 row_groups: Some(row_groups),
+                selection,
                 ..self.options.clone()
             },
         }
@@ -345,7 +309,7 @@ impl<S: Source> ParquetReader<S> {
             return Ok((p, None));
         }
         let e = self.evaluate_groups(&p.node, &p.groups, projection)?;
-        p.stats.rows_matched = e.mask.count_set_bits() as u64;
+        p.stats.rows_matched = e.matched.row_count();
         Ok((p, Some(e)))
     }
 
@@ -357,22 +321,19 @@ impl<S: Source> ParquetReader<S> {
         groups: &[Group],
         projection: &[&str],
     ) -> Result<Evaluated<S>> {
-        let reader = self.with_row_groups(groups.iter().map(|g| g.row_group).collect());
-        let total: u64 = groups.iter().map(|g| g.rows).sum();
+        // Only the rows pruning left are decoded: pages without one are skipped.
+        let pruned = RowSelection::from_ranges(
+            groups
+                .iter()
+                .flat_map(|g| g.selection.ranges().iter().cloned()),
+        );
+        let reader = self.with_rows(
+            groups.iter().map(|g| g.row_group).collect(),
+            Some(pruned.clone()),
+        );
+        let total = pruned.row_count();
         let total = usize::try_from(total)
             .map_err(|_| Error::format(format!("{total} rows do not fit in memory")))?;
-        // Rows outside the pruned selection are not looked at.
-        let mut selected = BooleanBufferBuilder::new(total);
-        for g in groups {
-            let mut next = g.first_row;
-            for r in g.selection.ranges() {
-                selected.append_n((r.start - next) as usize, false);
-                selected.append_n((r.end - r.start) as usize, true);
-                next = r.end;
-            }
-            selected.append_n((g.first_row + g.rows - next) as usize, false);
-        }
-        let selected = selected.finish();
 
         let schema = &self.schema;
         let leaves = node.columns();
@@ -423,9 +384,13 @@ impl<S: Source> ParquetReader<S> {
                 }
             };
             if at + n > total {
-                return Err(rows_differ("of the predicate", at + n, total));
+                return Err(rows_differ(
+                    "of the predicate",
+                    (at + n) as u64,
+                    total as u64,
+                ));
             }
-            let m = &eval(node, &columns, n)? & &selected.slice(at, n);
+            let m = eval(node, &columns, n)?;
             for c in &keep {
                 if let Some(col) = columns.get(c) {
                     kept.entry(*c).or_default().push(filter_column(col, &m));
@@ -435,28 +400,31 @@ impl<S: Source> ParquetReader<S> {
             at += n;
         }
         if at != total {
-            return Err(rows_differ("of the predicate", at, total));
+            return Err(rows_differ("of the predicate", at as u64, total as u64));
         }
         let mask = mask.finish();
-        // The row groups with a match, and the mask over them alone: the other projected
-        // columns are decoded for those row groups only.
-        let mut matched_groups = Vec::new();
-        let mut matched_mask = BooleanBufferBuilder::new(mask.len());
+        // The mask is over the pruned rows, in order: map it back to file row numbers.
+        let mut ranges = Vec::new();
         let mut at = 0usize;
+        for r in pruned.ranges() {
+            let len = (r.end - r.start) as usize;
+            let part = RowSelection::from_mask(r.start, mask.slice(at, len).iter());
+            ranges.extend(part.ranges().iter().cloned());
+            at += len;
+        }
+        let matched = RowSelection::from_ranges(ranges);
+        // The other projected columns are decoded for the matching rows only.
+        let mut matched_groups = Vec::new();
         for g in groups {
-            let part = mask.slice(at, g.rows as usize);
-            if part.count_set_bits() > 0 {
+            if matched.intersects(g.first_row..g.first_row + g.rows) {
                 matched_groups.push(g.row_group);
-                matched_mask.append_buffer(&part);
             } else {
                 probe::hit("predicate.row_group_without_match");
             }
-            at += g.rows as usize;
         }
         Ok(Evaluated {
-            matched_reader: self.with_row_groups(matched_groups),
-            matched_mask: matched_mask.finish(),
-            mask,
+            matched_reader: self.with_rows(matched_groups, Some(matched.clone())),
+            matched,
             kept: kept
                 .into_iter()
                 .map(|(c, parts)| (c, Column::concat(&parts)))
@@ -529,7 +497,10 @@ impl<S: Source> ParquetReader<S> {
 
             // (b) The column index, page by page.
             let mut indexes = PageIndexes::new();
-            let all = RowSelection::from_ranges(std::iter::once(first_row..first_row + rows));
+            let mut all = RowSelection::from_ranges(std::iter::once(first_row..first_row + rows));
+            if let Some(user) = &self.options.selection {
+                all = all.intersection(user);
+            }
             let selection = node.select(&all, &mut |leaf| {
                 let Some((index, pages)) = self.page_index(rg, leaf.column, rows, &mut indexes)?
                 else {
