@@ -29,6 +29,10 @@ pub struct ReadOptions {
     pub max_page_values: usize,
     /// Largest footer accepted, in bytes.
     pub max_footer_size: usize,
+    /// Threads that decode (1, the default, decodes on the calling thread and spawns none).
+    /// Work is split across row groups, columns and page ranges of large column chunks; see
+    /// [`ParquetReader::read_leaves`].
+    pub threads: usize,
 }
 
 impl Default for ReadOptions {
@@ -40,6 +44,7 @@ impl Default for ReadOptions {
             limits: Limits::default(),
             max_page_values: 1 << 27,
             max_footer_size: 256 << 20,
+            threads: 1,
         }
     }
 }
@@ -242,6 +247,11 @@ impl<S: Source> ParquetReader<S> {
     /// # Ok::<(), parq::Error>(())
     /// ```
     pub fn read_column(&self, column: usize) -> Result<Column> {
+        if self.options.threads > 1 {
+            return self
+                .read_leaves_parallel(&[column])
+                .map(|mut c| c.remove(0));
+        }
         let mut reader = self.column_reader(column)?;
         let mut decoder = reader.new_decoder()?;
         // The slot count comes from the footer, so it is only a hint: cap what it may reserve
@@ -298,7 +308,7 @@ impl<S: Source> ParquetReader<S> {
         })
     }
 
-    fn clone_handle(&self) -> ParquetReader<S> {
+    pub(crate) fn clone_handle(&self) -> ParquetReader<S> {
         ParquetReader {
             source: Arc::clone(&self.source),
             metadata: Arc::clone(&self.metadata),
@@ -308,7 +318,7 @@ impl<S: Source> ParquetReader<S> {
     }
 
     /// Byte range of a column chunk, checked against the file.
-    fn chunk_range(&self, chunk: &ColumnChunk, loc: &Location) -> Result<(u64, u64)> {
+    pub(crate) fn chunk_range(&self, chunk: &ColumnChunk, loc: &Location) -> Result<(u64, u64)> {
         let meta = chunk
             .meta_data
             .as_ref()
@@ -344,7 +354,7 @@ impl<S: Source> ParquetReader<S> {
 /// Reads the pages of one leaf column across the selected row groups.
 pub(crate) struct ColumnReader<S: Source> {
     file: ParquetReader<S>,
-    column: usize,
+    pub(crate) column: usize,
     pub(crate) desc: ColumnDescriptor,
     row_groups: Vec<usize>,
     next_rg: usize,

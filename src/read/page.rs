@@ -92,6 +92,13 @@ impl PageReader {
         }
     }
 
+    /// Number the pages from `index` (for a reader over a page range that does not start the
+    /// chunk), so that errors name the page as a reader of the whole chunk would.
+    pub(crate) fn first_page(mut self, index: usize) -> Self {
+        self.page_index = index;
+        self
+    }
+
     /// Location of the page about to be (or just) read.
     pub(crate) fn location(&self) -> Location {
         Location {
