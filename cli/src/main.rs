@@ -47,6 +47,9 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = cat::OutputFormat::Jsonl)]
         format: cat::OutputFormat,
+        /// Decoding threads (work split across row groups, columns and page ranges).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+        threads: u16,
     },
     /// Print the first N rows, as `cat --limit N` does.
     Head {
@@ -60,6 +63,9 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = cat::OutputFormat::Jsonl)]
         format: cat::OutputFormat,
+        /// Decoding threads (work split across row groups, columns and page ranges).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+        threads: u16,
     },
     /// List every page of every column chunk: type, encoding, sizes, values, nulls, min/max.
     Pages {
@@ -72,7 +78,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Decode columns to Arrow buffers N times (one thread) and report the timing.
+    /// Decode columns to Arrow buffers N times and report the timing.
     Scan {
         file: PathBuf,
         /// Comma-separated column paths.
@@ -97,6 +103,9 @@ enum Command {
         /// Decode byte arrays as views into page buffers instead of offsets + copied data.
         #[arg(long)]
         views: bool,
+        /// Decoding threads (work split across row groups, columns and page ranges).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+        threads: u16,
     },
     /// Read a file and write it again with parq's writer (same schema and key-value metadata).
     Rewrite(rewrite::Args),
@@ -124,6 +133,14 @@ fn open(path: &Path, options: ReadOptions) -> parq::Result<ParquetReader> {
     ParquetReader::with_options(read_file(path)?, options)
 }
 
+/// Default options with `threads` decoding threads.
+fn threads_option(threads: u16) -> ReadOptions {
+    ReadOptions {
+        threads: threads.into(),
+        ..ReadOptions::default()
+    }
+}
+
 fn run(cli: Cli) -> parq::Result<()> {
     match cli.command {
         Command::Schema { file } => {
@@ -143,8 +160,9 @@ fn run(cli: Cli) -> parq::Result<()> {
             columns,
             limit,
             format,
+            threads,
         } => {
-            let reader = open(&file, ReadOptions::default())?;
+            let reader = open(&file, threads_option(threads))?;
             cat::run(&reader, columns.as_deref(), limit, format)?;
         }
         Command::Head {
@@ -152,8 +170,9 @@ fn run(cli: Cli) -> parq::Result<()> {
             n,
             columns,
             format,
+            threads,
         } => {
-            let reader = open(&file, ReadOptions::default())?;
+            let reader = open(&file, threads_option(threads))?;
             cat::run(&reader, columns.as_deref(), Some(n), format)?;
         }
         Command::Pages {
@@ -170,6 +189,7 @@ fn run(cli: Cli) -> parq::Result<()> {
             batch_size,
             whole,
             views,
+            threads,
         } => {
             let options = ReadOptions {
                 byte_array_layout: if views {
@@ -177,13 +197,14 @@ fn run(cli: Cli) -> parq::Result<()> {
                 } else {
                     ByteArrayLayout::Offsets
                 },
-                ..ReadOptions::default()
+                ..threads_option(threads)
             };
             let args = scan::ScanArgs {
                 columns: columns.as_deref(),
                 repeat,
                 json,
                 batch_size: (!whole).then_some(batch_size),
+                threads: threads.into(),
             };
             if mmap {
                 // SAFETY: not an unsafe block in the library sense: the CLI maps a file the

@@ -509,38 +509,45 @@ impl<S: Source> ParallelFeed<S> {
     /// Decode pieces until every column has `want` rows ready (`ready[i]` now) or is done;
     /// returns the decoded columns per requested column, in file order.
     pub(crate) fn fill(&mut self, ready: &[usize], want: usize) -> Result<Vec<Vec<Column>>> {
-        let file = &self.file;
         let mut out: Vec<Vec<Column>> = vec![Vec::new(); self.columns.len()];
-        // Plan the next row group while a column short of rows has no piece left.
-        while (0..self.columns.len()).any(|i| ready[i] < want && self.queues[i].is_empty()) {
-            let Some(rg) = self.row_groups.pop_front() else {
-                break;
-            };
-            let target = file.piece_target(&self.columns, &[rg]);
-            let mut pieces = Vec::new();
-            for (slot, (&c, desc)) in self.columns.iter().zip(&self.descs).enumerate() {
-                file.plan_chunk(slot, c, desc, rg, target, &mut self.dec, &mut pieces)?;
-            }
-            for p in pieces {
-                self.queues[p.slot].push_back(p);
-            }
-        }
-        let threads = file.options.threads.max(1);
+        let threads = self.file.options.threads.max(1);
         let mut take = Vec::new();
-        for (i, q) in self.queues.iter_mut().enumerate() {
-            let mut rows = ready[i];
-            let mut taken = 0;
+        for (i, &ready) in ready.iter().enumerate() {
+            let (mut rows, mut taken) = (ready, 0);
             // Enough pieces to cover the batch and to keep every thread busy.
             while rows < want || (taken > 0 && taken < threads) {
-                let Some(p) = q.pop_front() else { break };
+                if self.queues[i].is_empty() && !self.plan_next_row_group()? {
+                    break;
+                }
+                let Some(p) = self.queues[i].pop_front() else {
+                    break;
+                };
                 rows += p.rows();
                 taken += 1;
                 take.push(p);
             }
         }
+        let file = &self.file;
         for (p, col) in take.iter().zip(file.decode_pieces(&take, &self.descs)?) {
             out[p.slot].push(col);
         }
         Ok(out)
+    }
+
+    /// Plan the pieces of every column in the next row group; false when none is left.
+    fn plan_next_row_group(&mut self) -> Result<bool> {
+        let Some(rg) = self.row_groups.pop_front() else {
+            return Ok(false);
+        };
+        let target = self.file.piece_target(&self.columns, &[rg]);
+        let mut pieces = Vec::new();
+        for (slot, (&c, desc)) in self.columns.iter().zip(&self.descs).enumerate() {
+            self.file
+                .plan_chunk(slot, c, desc, rg, target, &mut self.dec, &mut pieces)?;
+        }
+        for p in pieces {
+            self.queues[p.slot].push_back(p);
+        }
+        Ok(true)
     }
 }
