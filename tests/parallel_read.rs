@@ -39,6 +39,7 @@ struct Reads {
     leaves: Result<Vec<Column>, String>,
     batches: Vec<Result<Vec<(usize, Vec<Column>)>, String>>,
     fields: Result<Vec<Vec<parq::array::Value>>, String>,
+    whole_fields: Vec<Result<Vec<parq::array::Value>, String>>,
 }
 
 fn reads(bytes: &Bytes, threads: usize, layout: ByteArrayLayout) -> Option<Reads> {
@@ -80,11 +81,19 @@ fn reads(bytes: &Bytes, threads: usize, layout: ByteArrayLayout) -> Option<Reads
             Ok(rows)
         })
         .map_err(|e| e.to_string());
+    let whole_fields = (0..r.fields().map_or(0, |f| f.len()))
+        .map(|i| {
+            r.read_field(i)
+                .map(|(_, a)| (0..a.len()).map(|k| a.value(k)).collect())
+                .map_err(|e| e.to_string())
+        })
+        .collect();
     Some(Reads {
         columns,
         leaves,
         batches,
         fields,
+        whole_fields,
     })
 }
 
@@ -126,8 +135,11 @@ fn assert_parallel_equal(name: &str, bytes: &Bytes, layouts: &[ByteArrayLayout])
                         y.as_ref().err()
                     ),
                 }
-            } else {
+            } else if a.fields != b.fields {
                 "fields".to_string()
+            } else {
+                let i = (0..a.whole_fields.len()).find(|&i| a.whole_fields[i] != b.whole_fields[i]);
+                format!("read_field {i:?}")
             };
             panic!("{name}: {threads} threads ({layout:?}) differ from one: {what}");
         }
@@ -330,5 +342,70 @@ mod probes {
         r.read_leaves(&[0, 1, 2, 3, 4]).unwrap();
         assert_eq!(probe::get("parallel.chunk"), 5 * groups);
         assert_eq!(probe::get("parallel.page_range"), 0);
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn nested_fields_over_many_row_groups_read_the_same_on_any_thread_count() {
+    use parq::array::{Array, ListArray, ListOffsets, StructArray};
+    use parq::field::Field as F;
+    use parq::metadata::Type;
+    const N: usize = 20_000;
+    // list<int64>: list i has i % 4 items, every 9th list null.
+    let mut offsets = vec![0i32];
+    for i in 0..N {
+        let k = if i % 9 == 0 { 0 } else { i % 4 };
+        offsets.push(offsets[i] + k as i32);
+    }
+    let items = *offsets.last().unwrap() as usize;
+    let list = Array::List(ListArray {
+        validity: Some(NullBuffer::from_iter((0..N).map(|i| i % 9 != 0))),
+        offsets: ListOffsets::Small(OffsetBuffer::new(offsets.into())),
+        values: Box::new(Array::Primitive(Column {
+            len: items,
+            validity: None,
+            values: Values::Int64((0..items as i64).collect::<Vec<_>>().into()),
+        })),
+    });
+    let st = Array::Struct(StructArray {
+        len: N,
+        validity: Some(NullBuffer::from_iter((0..N).map(|i| i % 5 != 1))),
+        children: vec![Array::Primitive(Column {
+            len: N,
+            validity: Some(NullBuffer::from_iter((0..N).map(|i| i % 3 != 0))),
+            values: Values::Int32((0..N as i32).collect::<Vec<_>>().into()),
+        })],
+    });
+    let schema = vec![
+        F::list("l", F::primitive("element", Type::INT64)),
+        F::structure("s", vec![F::primitive("x", Type::INT32)]),
+    ];
+    let mut out = Vec::new();
+    let options = WriterOptions {
+        row_group_rows: 3_000,
+        data_page_size: 2 << 10,
+        ..WriterOptions::default()
+    };
+    let mut w = ParquetWriter::with_fields(&mut out, schema, options).unwrap();
+    w.write_arrays(&[list, st]).unwrap();
+    w.finish().unwrap();
+    let file = Bytes::from(out);
+    assert!(
+        ParquetReader::new(file.clone())
+            .unwrap()
+            .metadata()
+            .row_groups
+            .len()
+            > 5
+    );
+    assert_parallel_equal("nested", &file, &[ByteArrayLayout::Offsets]);
+    #[cfg(feature = "probes")]
+    {
+        let r = open(&file, 2, ByteArrayLayout::Offsets).unwrap();
+        parq::codecs::probe::reset();
+        r.read_field(0).unwrap();
+        let groups = r.metadata().row_groups.len() as u64;
+        assert_eq!(parq::codecs::probe::get("parallel.row_group"), groups);
     }
 }

@@ -19,11 +19,13 @@
 //!
 //! Probe names (one hit per piece decoded):
 //! - `parallel.chunk`: a whole column chunk;
-//! - `parallel.page_range`: a page range of a chunk cut at page boundaries.
+//! - `parallel.page_range`: a page range of a chunk cut at page boundaries;
+//! - `parallel.row_group`: a nested field's row group (see `read_nested_parallel`).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use arrow_buffer::{BooleanBufferBuilder, NullBuffer, OffsetBuffer};
 use bytes::Bytes;
 use parq_codecs::compression::{CodecKind, Decompressor};
 use parq_codecs::probe;
@@ -32,6 +34,7 @@ use super::decode::ChunkDecoder;
 use super::file::ParquetReader;
 use super::page::{Page, PageReader};
 use super::source::Source;
+use crate::array::{Array, ListArray, ListOffsets, StructArray};
 use crate::column::Column;
 use crate::error::Location;
 use crate::metadata::{self, PageType};
@@ -550,4 +553,135 @@ impl<S: Source> ParallelFeed<S> {
         }
         Ok(true)
     }
+}
+
+impl<S: Source> ParquetReader<S> {
+    /// A nested field over the selected row groups, one row group per piece on the reader's
+    /// threads, joined in file order (`parallel.row_group` counts the pieces). Records never
+    /// cross a column chunk, so row groups assemble on their own; the leaves of one field
+    /// are cut at the same records, which page boundaries do not give without an offset
+    /// index, so a row group is not split further.
+    pub(crate) fn read_nested_parallel(&self, plan: &super::plan::FieldPlan) -> Result<Array> {
+        let parts: Vec<ParquetReader<S>> = self
+            .selected_row_groups()
+            .into_iter()
+            .map(|rg| {
+                let mut part = self.clone_handle();
+                part.options.row_groups = Some(vec![rg]);
+                part.options.threads = 1;
+                part
+            })
+            .collect();
+        probe::hit_n("parallel.row_group", parts.len() as u64);
+        let arrays = run(
+            self.options.threads,
+            self.options.limits,
+            &parts,
+            |part, _| part.read_nested_whole(plan.clone()),
+        )
+        .into_iter()
+        .collect::<Result<Vec<_>>>()?;
+        match arrays.len() {
+            0 => self.read_nested_whole(plan.clone()),
+            1 => Ok(arrays.into_iter().next().expect("one part")),
+            _ => concat_arrays(&arrays),
+        }
+    }
+}
+
+/// Join arrays of one shape end to end (list offsets are rebased; i32 offsets become i64
+/// when the children no longer fit).
+fn concat_arrays(parts: &[Array]) -> Result<Array> {
+    let mismatch = || Error::format("row groups assemble to different shapes");
+    let validity = |parts: &[Array]| -> Option<NullBuffer> {
+        if parts.iter().all(|a| a.validity().is_none()) {
+            return None;
+        }
+        let len = parts.iter().map(Array::len).sum();
+        let mut b = BooleanBufferBuilder::new(len);
+        for a in parts {
+            match a.validity() {
+                Some(v) => b.append_buffer(v.inner()),
+                None => b.append_n(a.len(), true),
+            }
+        }
+        Some(NullBuffer::new(b.finish())).filter(|n| n.null_count() > 0)
+    };
+    Ok(match &parts[0] {
+        Array::Primitive(_) => {
+            let cols = parts
+                .iter()
+                .map(|a| a.as_primitive().cloned().ok_or_else(mismatch))
+                .collect::<Result<Vec<_>>>()?;
+            Array::Primitive(Column::concat(&cols))
+        }
+        Array::Struct(first) => {
+            let structs = parts
+                .iter()
+                .map(|a| match a {
+                    Array::Struct(s) if s.children.len() == first.children.len() => Ok(s),
+                    _ => Err(mismatch()),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let children = (0..first.children.len())
+                .map(|k| {
+                    let c: Vec<Array> = structs.iter().map(|s| s.children[k].clone()).collect();
+                    concat_arrays(&c)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Array::Struct(StructArray {
+                len: structs.iter().map(|s| s.len).sum(),
+                validity: validity(parts),
+                children,
+            })
+        }
+        Array::List(_) | Array::Map(_) => {
+            let is_map = matches!(parts[0], Array::Map(_));
+            let lists = parts
+                .iter()
+                .map(|a| match a {
+                    Array::List(l) if !is_map => Ok(l),
+                    Array::Map(l) if is_map => Ok(l),
+                    _ => Err(mismatch()),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            // Each part's offsets rebased past the children before it; the children are
+            // sliced to the range their offsets use.
+            let mut offsets = vec![0i64];
+            let mut children = Vec::with_capacity(lists.len());
+            for l in &lists {
+                let n = l.offsets.len();
+                let (first, last) = if n == 0 {
+                    (0, 0)
+                } else {
+                    (l.offsets.range(0).start, l.offsets.range(n - 1).end)
+                };
+                let base = *offsets.last().expect("non-empty") - first as i64;
+                offsets.extend((0..n).map(|i| l.offsets.range(i).end as i64 + base));
+                children.push(l.values.slice(first, last - first));
+            }
+            let all_small = lists
+                .iter()
+                .all(|l| matches!(l.offsets, ListOffsets::Small(_)));
+            let small = offsets
+                .iter()
+                .map(|&o| i32::try_from(o).ok())
+                .collect::<Option<Vec<i32>>>()
+                .filter(|_| all_small);
+            let offsets = match small {
+                Some(small) => ListOffsets::Small(OffsetBuffer::new(small.into())),
+                None => ListOffsets::Large(OffsetBuffer::new(offsets.into())),
+            };
+            let list = ListArray {
+                validity: validity(parts),
+                offsets,
+                values: Box::new(concat_arrays(&children)?),
+            };
+            if is_map {
+                Array::Map(list)
+            } else {
+                Array::List(list)
+            }
+        }
+    })
 }
