@@ -260,6 +260,7 @@ impl<S: Source> ParquetReader<S> {
         const MAX_RESERVE: u64 = 1 << 26;
         let by_file = self.source.len().saturating_mul(8);
         decoder.reserve(self.num_rows().min(by_file).min(MAX_RESERVE) as usize);
+        decoder.reserve_bytes(self.value_bytes_hint(column, &self.selected_row_groups()));
         while reader.next_page_into(&mut decoder, None)? {}
         Ok(decoder.finish())
     }

@@ -50,6 +50,11 @@ const MIN_PIECE: u64 = 64 << 10;
 const MAX_PIECE: u64 = 8 << 20;
 /// The most slots a piece reserves up front (a hint: buffers still grow past it).
 const MAX_RESERVE: u64 = 1 << 26;
+/// The most value bytes reserved up front from a size in the file (a hint: buffers still
+/// grow past it).
+const MAX_RESERVE_BYTES: u64 = 1 << 32;
+/// How many times its stored size a column may be assumed to decompress to when reserving.
+const MAX_EXPANSION: u64 = 32;
 
 /// One unit of work: pages of one column chunk, decoded into one column.
 pub(crate) struct Piece {
@@ -63,6 +68,8 @@ pub(crate) struct Piece {
     first_page: usize,
     /// Slots (level pairs) in the pages of `bytes`; 0 for an empty chunk.
     num_values: i64,
+    /// Decompressed bytes of the pages, as their headers (or the footer) declare.
+    weight: u64,
     /// The chunk's decompressed dictionary page, for a page range after it.
     dictionary: Option<(Bytes, usize, Location)>,
     codec: CodecKind,
@@ -170,6 +177,20 @@ impl<S: Source> ParquetReader<S> {
         )
     }
 
+    /// Value bytes the chunks of `column` in `row_groups` decompress to, from the footer:
+    /// room for byte arrays reserved once rather than grown. Only a hint, so it is capped by
+    /// the file's length times [`MAX_EXPANSION`] and by a fixed ceiling.
+    pub(crate) fn value_bytes_hint(&self, column: usize, row_groups: &[usize]) -> usize {
+        let total = row_groups
+            .iter()
+            .filter_map(|&rg| self.metadata.row_groups[rg].columns.get(column))
+            .filter_map(|chunk| chunk.meta_data.as_ref())
+            .map(|m| m.total_uncompressed_size.max(0) as u64)
+            .fold(0u64, u64::saturating_add);
+        let cap = self.source.len().saturating_mul(MAX_EXPANSION);
+        total.min(cap).min(MAX_RESERVE_BYTES) as usize
+    }
+
     /// Decompressed bytes a page range should hold: the read's share per piece, from the
     /// footer's sizes (only a target: nothing is allocated by it).
     pub(crate) fn piece_target(&self, columns: &[usize], row_groups: &[usize]) -> u64 {
@@ -223,6 +244,7 @@ impl<S: Source> ParquetReader<S> {
             offset,
             first_page: 0,
             num_values,
+            weight: meta.total_uncompressed_size.max(0) as u64,
             dictionary: None,
             codec,
             range: false,
@@ -285,6 +307,7 @@ impl<S: Source> ParquetReader<S> {
                     offset: start + range_start as u64,
                     first_page: range_first,
                     num_values: values,
+                    weight,
                     dictionary: dictionary.clone(),
                     codec,
                     range: true,
@@ -336,8 +359,10 @@ impl<S: Source> ParquetReader<S> {
                 .set_dictionary(values.clone(), *n)
                 .map_err(|e| e.at(loc))?;
         }
-        let by_bytes = (piece.bytes.len() as u64).saturating_mul(8);
-        decoder.reserve((piece.num_values as u64).min(by_bytes).min(MAX_RESERVE) as usize);
+        let stored = piece.bytes.len() as u64;
+        decoder.reserve((piece.num_values as u64).min(stored * 8).min(MAX_RESERVE) as usize);
+        let bytes = piece.weight.min(stored.saturating_mul(MAX_EXPANSION));
+        decoder.reserve_bytes(bytes.min(MAX_RESERVE_BYTES) as usize);
         let mut pages = PageReader::new(
             piece.bytes.clone(),
             piece.offset,
