@@ -11,24 +11,31 @@
 
 use crate::probe;
 
-/// Reservations from this many bytes up are advised to use huge pages (a few huge pages:
-/// below it the 2 MiB alignment would leave little to back).
-pub const HUGE_PAGE_MIN_BYTES: usize = 8 << 20;
+/// Reservations from this many bytes up are advised to use huge pages.
+pub const HUGE_PAGE_MIN_BYTES: usize = 2 << 20;
+
+/// The huge page size advised for (x86-64 and aarch64 with 4 KiB base pages).
+const HUGE: usize = 2 << 20;
 
 /// Reserve room for `additional` more elements in `v` (as `Vec::reserve`), and when the
 /// allocation is at least [`HUGE_PAGE_MIN_BYTES`], ask the OS to back its untouched part
 /// with huge pages. Only how pages are backed changes: contents and capacity are as after
 /// `Vec::reserve`.
 pub fn reserve_huge<T>(v: &mut Vec<T>, additional: usize) {
-    v.reserve(additional);
-    let bytes = v.capacity().saturating_mul(std::mem::size_of::<T>());
-    if bytes >= HUGE_PAGE_MIN_BYTES {
-        let start = v.as_ptr() as usize;
-        // The part not yet written: pages already touched keep their backing anyway.
-        let used = v.len() * std::mem::size_of::<T>();
-        if advise_huge(start + used, bytes - used) {
-            probe::hit("memory.huge_pages_advised");
-        }
+    let size = std::mem::size_of::<T>().max(1);
+    let wanted = v.len().saturating_add(additional).saturating_mul(size);
+    if wanted < HUGE_PAGE_MIN_BYTES || v.capacity() >= v.len().saturating_add(additional) {
+        v.reserve(additional);
+        return;
+    }
+    // One huge page more, so that the 2 MiB-aligned part (the allocation itself is only
+    // 4 KiB-aligned) covers everything past the first huge page boundary.
+    v.reserve(additional.saturating_add(HUGE / size));
+    let bytes = v.capacity().saturating_mul(size);
+    // The part not yet written: pages already touched keep their backing anyway.
+    let used = v.len() * size;
+    if advise_huge(v.as_ptr() as usize + used, bytes - used) {
+        probe::hit("memory.huge_pages_advised");
     }
 }
 
@@ -36,7 +43,6 @@ pub fn reserve_huge<T>(v: &mut Vec<T>, additional: usize) {
 /// advice was given (and accepted).
 #[cfg(all(target_os = "linux", not(miri)))]
 fn advise_huge(start: usize, len: usize) -> bool {
-    const HUGE: usize = 2 << 20;
     let lo = start.next_multiple_of(HUGE);
     let hi = (start + len) & !(HUGE - 1);
     if hi <= lo {
@@ -63,6 +69,9 @@ mod tests {
         let mut v: Vec<u64> = (0..1000).collect();
         reserve_huge(&mut v, (HUGE_PAGE_MIN_BYTES / 8) * 2);
         assert!(v.capacity() >= 1000 + HUGE_PAGE_MIN_BYTES / 4);
+        let cap = v.capacity();
+        reserve_huge(&mut v, 10);
+        assert_eq!(v.capacity(), cap, "room enough: nothing reserved");
         assert!(v.iter().copied().eq(0..1000));
         v.extend(1000..5000);
         assert_eq!(v[4999], 4999);
