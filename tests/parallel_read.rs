@@ -409,3 +409,30 @@ fn nested_fields_over_many_row_groups_read_the_same_on_any_thread_count() {
         assert_eq!(parq::codecs::probe::get("parallel.row_group"), groups);
     }
 }
+
+/// A whole-column read of a big column reserves its output once, advised onto huge pages.
+#[cfg(all(feature = "probes", target_os = "linux"))]
+#[test]
+#[cfg_attr(miri, ignore)]
+fn big_whole_column_outputs_are_advised_onto_huge_pages() {
+    use parq::codecs::probe;
+    let file = mixed_file(
+        CodecKind::Uncompressed,
+        PageVersion::V1,
+        EncodingPolicy::Plain,
+        ROWS,
+    );
+    let r = open(&file, 1, ByteArrayLayout::Offsets).unwrap();
+    probe::reset();
+    r.read_column(0).unwrap(); // 40,000 int64: 320 KB, too small to advise
+    assert_eq!(probe::get("memory.huge_pages_advised"), 0);
+    let big = write(
+        vec![Field::int64("id")],
+        &[Column::concat(&vec![int64s(None); 8])],
+        WriterOptions::default(),
+    );
+    let r = open(&big, 1, ByteArrayLayout::Offsets).unwrap();
+    probe::reset();
+    r.read_column(0).unwrap(); // 320,000 int64: 2.5 MB
+    assert_eq!(probe::get("memory.huge_pages_advised"), 1);
+}
