@@ -32,12 +32,15 @@ fn open(bytes: &Bytes, threads: usize, layout: ByteArrayLayout) -> Option<Parque
     ParquetReader::with_options(bytes.clone(), options).ok()
 }
 
+/// Batches as (rows, columns), or the error.
+type Batches = Result<Vec<(usize, Vec<Column>)>, String>;
+
 /// Every read the API offers, as comparable values (errors as their messages).
 #[derive(Debug, PartialEq)]
 struct Reads {
     columns: Vec<Result<Column, String>>,
     leaves: Result<Vec<Column>, String>,
-    batches: Vec<Result<Vec<(usize, Vec<Column>)>, String>>,
+    batches: Vec<Batches>,
     fields: Result<Vec<Vec<parq::array::Value>>, String>,
     whole_fields: Vec<Result<Vec<parq::array::Value>, String>>,
 }

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, LargeBinaryArray, RecordBatch,
 };
-use arrow_schema::{DataType, Field, Schema};
+use arrow_schema::{Field, Schema};
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use parq::read::{ParquetReader, ReadOptions};

@@ -114,7 +114,7 @@ impl<S: Source> ColumnState<S> {
 pub struct BatchReader<S: Source> {
     columns: Vec<ColumnState<S>>,
     /// With more than one thread: decodes pieces of every column in parallel.
-    feed: Option<ParallelFeed<S>>,
+    feed: Option<Box<ParallelFeed<S>>>,
     batch_size: usize,
     failed: bool,
 }
@@ -172,10 +172,10 @@ impl<S: Source> ParquetReader<S> {
             })
             .collect::<Result<Vec<_>>>()?;
         let feed = if self.options.threads > 1 {
-            Some(ParallelFeed::new(
+            Some(Box::new(ParallelFeed::new(
                 self,
                 &columns.iter().map(|c| c.reader.column).collect::<Vec<_>>(),
-            )?)
+            )?))
         } else {
             None
         };
