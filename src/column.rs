@@ -7,6 +7,7 @@
 use arrow_buffer::{
     BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer,
 };
+use parq_codecs::kernels::memory::reserve_huge;
 
 /// The values of a column, one variant per Parquet physical type (plus a view layout for
 /// byte arrays).
@@ -171,14 +172,16 @@ impl Column {
             parts: &[Column],
             get: impl Fn(&Values) -> &ScalarBuffer<T>,
         ) -> ScalarBuffer<T> {
-            let mut v = Vec::with_capacity(parts.iter().map(|c| c.len).sum());
+            let mut v = Vec::new();
+            reserve_huge(&mut v, parts.iter().map(|c| c.len).sum());
             for c in parts {
                 v.extend_from_slice(get(&c.values));
             }
             ScalarBuffer::from(v)
         }
         fn fixed(parts: &[Column], width: usize) -> Buffer {
-            let mut v = Vec::with_capacity(parts.iter().map(|c| c.len * width).sum());
+            let mut v = Vec::new();
+            reserve_huge(&mut v, parts.iter().map(|c| c.len * width).sum());
             for c in parts {
                 match &c.values {
                     Values::Int96(d) | Values::FixedLenByteArray { data: d, .. } => {
@@ -223,9 +226,15 @@ impl Column {
                 data: fixed(parts, *width),
             },
             Values::Binary { .. } => {
-                let mut offsets = Vec::with_capacity(len + 1);
+                let mut offsets = Vec::new();
+                reserve_huge(&mut offsets, len + 1);
                 offsets.push(0i64);
                 let mut data = Vec::new();
+                let bytes = parts.iter().map(|c| match &c.values {
+                    Values::Binary { offsets: o, .. } => (o[o.len() - 1] - o[0]) as usize,
+                    _ => 0,
+                });
+                reserve_huge(&mut data, bytes.sum());
                 for c in parts {
                     let Values::Binary {
                         offsets: o,
@@ -245,7 +254,8 @@ impl Column {
                 }
             }
             Values::BinaryView { .. } => {
-                let mut views = Vec::with_capacity(len);
+                let mut views = Vec::new();
+                reserve_huge(&mut views, len);
                 let mut buffers = Vec::new();
                 for c in parts {
                     let Values::BinaryView {

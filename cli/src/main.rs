@@ -52,6 +52,9 @@ enum Command {
         /// (see "Filtering" in the README).
         #[arg(long = "where", value_name = "EXPR")]
         filter: Option<String>,
+        /// Decoding threads (work split across row groups, columns and page ranges).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+        threads: u16,
     },
     /// Print the first N rows, as `cat --limit N` does.
     Head {
@@ -68,6 +71,9 @@ enum Command {
         /// Print only the rows where EXPR holds.
         #[arg(long = "where", value_name = "EXPR")]
         filter: Option<String>,
+        /// Decoding threads (work split across row groups, columns and page ranges).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+        threads: u16,
     },
     /// List every page of every column chunk: type, encoding, sizes, values, nulls, min/max.
     Pages {
@@ -80,7 +86,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Decode columns to Arrow buffers N times (one thread) and report the timing.
+    /// Decode columns to Arrow buffers N times and report the timing.
     Scan {
         file: PathBuf,
         /// Comma-separated column paths.
@@ -109,6 +115,9 @@ enum Command {
         /// what was pruned.
         #[arg(long = "where", value_name = "EXPR")]
         filter: Option<String>,
+        /// Decoding threads (work split across row groups, columns and page ranges).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+        threads: u16,
     },
     /// Read a file and write it again with parq's writer (same schema and key-value metadata).
     Rewrite(rewrite::Args),
@@ -142,6 +151,14 @@ fn parse_filter(text: Option<&str>) -> parq::Result<Option<Expr>> {
         .transpose()
 }
 
+/// Default options with `threads` decoding threads.
+fn threads_option(threads: u16) -> ReadOptions {
+    ReadOptions {
+        threads: threads.into(),
+        ..ReadOptions::default()
+    }
+}
+
 fn run(cli: Cli) -> parq::Result<()> {
     match cli.command {
         Command::Schema { file } => {
@@ -162,9 +179,10 @@ fn run(cli: Cli) -> parq::Result<()> {
             limit,
             format,
             filter,
+            threads,
         } => {
             let filter = parse_filter(filter.as_deref())?;
-            let reader = open(&file, ReadOptions::default())?;
+            let reader = open(&file, threads_option(threads))?;
             cat::run(&reader, columns.as_deref(), limit, format, filter.as_ref())?;
         }
         Command::Head {
@@ -173,9 +191,10 @@ fn run(cli: Cli) -> parq::Result<()> {
             columns,
             format,
             filter,
+            threads,
         } => {
             let filter = parse_filter(filter.as_deref())?;
-            let reader = open(&file, ReadOptions::default())?;
+            let reader = open(&file, threads_option(threads))?;
             cat::run(
                 &reader,
                 columns.as_deref(),
@@ -199,6 +218,7 @@ fn run(cli: Cli) -> parq::Result<()> {
             whole,
             views,
             filter,
+            threads,
         } => {
             let filter = parse_filter(filter.as_deref())?;
             let options = ReadOptions {
@@ -207,7 +227,7 @@ fn run(cli: Cli) -> parq::Result<()> {
                 } else {
                     ByteArrayLayout::Offsets
                 },
-                ..ReadOptions::default()
+                ..threads_option(threads)
             };
             let args = scan::ScanArgs {
                 columns: columns.as_deref(),
@@ -215,6 +235,7 @@ fn run(cli: Cli) -> parq::Result<()> {
                 json,
                 batch_size: (!whole).then_some(batch_size),
                 filter: filter.as_ref(),
+                threads: threads.into(),
             };
             if mmap {
                 // SAFETY: not an unsafe block in the library sense: the CLI maps a file the

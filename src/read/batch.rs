@@ -12,6 +12,7 @@ use parq_codecs::probe;
 
 use super::decode::ChunkDecoder;
 use super::file::{ColumnReader, ParquetReader};
+use super::parallel::ParallelFeed;
 use super::source::Source;
 use crate::column::Column;
 use crate::{Error, Result};
@@ -112,6 +113,8 @@ impl<S: Source> ColumnState<S> {
 /// An iterator of [`Batch`]es over chosen columns of the selected row groups.
 pub struct BatchReader<S: Source> {
     columns: Vec<ColumnState<S>>,
+    /// With more than one thread: decodes pieces of every column in parallel.
+    feed: Option<Box<ParallelFeed<S>>>,
     batch_size: usize,
     failed: bool,
 }
@@ -168,8 +171,17 @@ impl<S: Source> ParquetReader<S> {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        let feed = if self.runs_parallel() {
+            Some(Box::new(ParallelFeed::new(
+                self,
+                &columns.iter().map(|c| c.reader.column).collect::<Vec<_>>(),
+            )?))
+        } else {
+            None
+        };
         Ok(BatchReader {
             columns,
+            feed,
             batch_size,
             failed: false,
         })
@@ -178,8 +190,22 @@ impl<S: Source> ParquetReader<S> {
 
 impl<S: Source> BatchReader<S> {
     fn next_batch(&mut self) -> Result<Option<Batch>> {
-        for c in &mut self.columns {
-            c.fill(self.batch_size)?;
+        if let Some(feed) = &mut self.feed {
+            let ready: Vec<usize> = self.columns.iter().map(|c| c.ready_rows).collect();
+            for (c, cols) in self
+                .columns
+                .iter_mut()
+                .zip(feed.fill(&ready, self.batch_size)?)
+            {
+                for col in cols.into_iter().filter(|col| col.len > 0) {
+                    c.ready_rows += col.len;
+                    c.ready.push_back(col);
+                }
+            }
+        } else {
+            for c in &mut self.columns {
+                c.fill(self.batch_size)?;
+            }
         }
         let Some(first) = self.columns.first() else {
             return Ok(None);

@@ -14,6 +14,7 @@ use arrow_buffer::{
 use bytes::Bytes;
 use parq_codecs::encoding::{byte_stream_split, delta, plain, rle};
 use parq_codecs::kernels::gather::ByteArrayDictionary;
+use parq_codecs::kernels::memory;
 use parq_codecs::{levels, probe};
 
 use super::levels::page_validity;
@@ -109,6 +110,11 @@ impl ChunkDecoder {
     /// borrowing pages (their values would be copied into the big buffer anyway).
     pub(crate) fn reserve(&mut self, slots: usize) {
         self.values.reserve(slots);
+    }
+
+    /// Collect about `bytes` value bytes into one buffer (byte arrays as offsets; a hint).
+    pub(crate) fn reserve_bytes(&mut self, bytes: usize) {
+        self.values.reserve_bytes(bytes);
     }
 
     /// The next run collects about `slots` more slots into one buffer: at its first page,
@@ -381,6 +387,10 @@ trait ValuesDecoder: Send {
     }
     /// Prepare for about `slots` more slots collected into one buffer (whole-column reads).
     fn reserve(&mut self, slots: usize);
+    /// Prepare for about `bytes` more value bytes (byte arrays copied out of their pages).
+    fn reserve_bytes(&mut self, bytes: usize) {
+        let _ = bytes;
+    }
     /// Before the first page of a planned run: make room for `pages` pages like `page` (`n`
     /// slots, `valid` values), without changing how pages are decoded.
     fn reserve_run(&mut self, page: &DataPage, n: usize, valid: usize, pages: usize) {
@@ -812,7 +822,7 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
 
     fn reserve(&mut self, slots: usize) {
         self.allow_borrow = false;
-        self.out.reserve(slots);
+        memory::reserve_huge(&mut self.out, slots);
     }
 
     fn reserve_run(&mut self, _: &DataPage, n: usize, _: usize, pages: usize) {
@@ -1166,7 +1176,7 @@ fn decode_fixed_bytes_dense(
 
 impl ValuesDecoder for FixedBytesDecoder {
     fn reserve(&mut self, slots: usize) {
-        self.out.reserve(slots.saturating_mul(self.width));
+        memory::reserve_huge(&mut self.out, slots.saturating_mul(self.width));
     }
 
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {
@@ -1388,7 +1398,11 @@ fn decode_binary_dense(
 
 impl ValuesDecoder for BinaryDecoder {
     fn reserve(&mut self, slots: usize) {
-        self.offsets.reserve(slots);
+        memory::reserve_huge(&mut self.offsets, slots);
+    }
+
+    fn reserve_bytes(&mut self, bytes: usize) {
+        memory::reserve_huge(&mut self.data, bytes);
     }
 
     fn reserve_run(&mut self, page: &DataPage, n: usize, valid: usize, pages: usize) {
@@ -1660,7 +1674,7 @@ impl ViewDecoder {
 
 impl ValuesDecoder for ViewDecoder {
     fn reserve(&mut self, slots: usize) {
-        self.views.reserve(slots);
+        memory::reserve_huge(&mut self.views, slots);
     }
 
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {

@@ -58,8 +58,7 @@ impl<S: Source> ParquetReader<S> {
             loc,
         );
         let mut decompressor = Decompressor::new(self.options.limits);
-        let Some(Page::Dictionary { values, num_values }) =
-            pages.next_page_or_skip(&mut decompressor, &mut |_| false)?
+        let Some(Page::Dictionary { values, num_values }) = pages.next_page(&mut decompressor)?
         else {
             return Ok(None);
         };

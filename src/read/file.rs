@@ -38,6 +38,11 @@ pub struct ReadOptions {
     /// group without a selected row is not read at all; a page without one is not
     /// decompressed (nor read, when the offset index locates the pages).
     pub selection: Option<RowSelection>,
+    /// Threads that decode (1, the default, decodes on the calling thread and spawns none).
+    /// Work is split across row groups, columns and page ranges of large column chunks; see
+    /// [`ParquetReader::read_leaves`]. A read with a [`selection`](Self::selection) runs on
+    /// the calling thread.
+    pub threads: usize,
 }
 
 impl Default for ReadOptions {
@@ -50,6 +55,7 @@ impl Default for ReadOptions {
             max_page_values: 1 << 27,
             max_footer_size: 256 << 20,
             selection: None,
+            threads: 1,
         }
     }
 }
@@ -283,6 +289,11 @@ impl<S: Source> ParquetReader<S> {
     /// # Ok::<(), parq::Error>(())
     /// ```
     pub fn read_column(&self, column: usize) -> Result<Column> {
+        if self.runs_parallel() {
+            return self
+                .read_leaves_parallel(&[column])
+                .map(|mut c| c.remove(0));
+        }
         let mut reader = self.column_reader(column)?;
         let mut decoder = reader.new_decoder()?;
         // The slot count comes from the footer, so it is only a hint: cap what it may reserve
@@ -291,6 +302,10 @@ impl<S: Source> ParquetReader<S> {
         const MAX_RESERVE: u64 = 1 << 26;
         let by_file = self.source.len().saturating_mul(8);
         decoder.reserve(self.selected_rows().min(by_file).min(MAX_RESERVE) as usize);
+        // The footer's byte sizes are for whole chunks: a selection reads fewer.
+        if self.options.selection.is_none() {
+            decoder.reserve_bytes(self.value_bytes_hint(column, &self.selected_row_groups()));
+        }
         while reader.next_page_into(&mut decoder, None)? {}
         Ok(decoder.finish())
     }
@@ -361,7 +376,7 @@ impl<S: Source> ParquetReader<S> {
         })
     }
 
-    fn clone_handle(&self) -> ParquetReader<S> {
+    pub(crate) fn clone_handle(&self) -> ParquetReader<S> {
         ParquetReader {
             source: Arc::clone(&self.source),
             metadata: Arc::clone(&self.metadata),
@@ -407,7 +422,7 @@ impl<S: Source> ParquetReader<S> {
 /// Reads the pages of one leaf column across the selected row groups.
 pub(crate) struct ColumnReader<S: Source> {
     file: ParquetReader<S>,
-    column: usize,
+    pub(crate) column: usize,
     pub(crate) desc: ColumnDescriptor,
     /// Row groups to read, each with its file rows.
     row_groups: Vec<(usize, Range<u64>)>,

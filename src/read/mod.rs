@@ -22,6 +22,7 @@ mod levels;
 mod nested;
 mod page;
 mod page_index;
+mod parallel;
 pub(crate) mod plan;
 mod selection;
 mod source;

@@ -721,14 +721,22 @@ impl<S: Source> ParquetReader<S> {
                 return Ok((field, Array::Primitive(self.read_column(column)?)));
             }
         }
-        // Every record in one go: the count comes from the pages, not from the footer's
-        // num_rows (some writers leave it 0), and nothing is sized by it.
-        let mut r = FieldReader::new(self, plan)?;
-        let array = match r.next(usize::MAX)? {
-            Some((a, _)) => a,
-            None => empty_array(&r.plan, self)?,
+        let array = if self.runs_parallel() {
+            self.read_nested_parallel(&plan)?
+        } else {
+            self.read_nested_whole(plan)?
         };
         Ok((field, array))
+    }
+
+    /// Every record of `plan`'s field in one go: the count comes from the pages, not from
+    /// the footer's num_rows (some writers leave it 0), and nothing is sized by it.
+    pub(crate) fn read_nested_whole(&self, plan: FieldPlan) -> Result<Array> {
+        let mut r = FieldReader::new(self, plan)?;
+        match r.next(usize::MAX)? {
+            Some((a, _)) => Ok(a),
+            None => empty_array(&r.plan, self),
+        }
     }
 
     /// Stream batches of `batch_size` records of `columns` (top-level field names or leaf

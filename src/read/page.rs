@@ -115,6 +115,13 @@ impl PageReader {
         r
     }
 
+    /// Number the pages from `index` (for a reader over a page range that does not start the
+    /// chunk), so that errors name the page as a reader of the whole chunk would.
+    pub(crate) fn first_page(mut self, index: usize) -> Self {
+        self.page_index = index;
+        self
+    }
+
     /// Location of the page about to be (or just) read.
     pub(crate) fn location(&self) -> Location {
         Location {
@@ -127,6 +134,11 @@ impl PageReader {
     /// Location of the page most recently returned.
     pub(crate) fn last_location(&self) -> Location {
         self.last.clone()
+    }
+
+    /// The next dictionary or data page, skipping index pages and unknown page types.
+    pub(crate) fn next_page(&mut self, dec: &mut Decompressor) -> Result<Option<Page>> {
+        self.next_page_or_skip(dec, &mut |_| false)
     }
 
     /// The next dictionary or data page, skipping index pages, unknown page types and the

@@ -4,5 +4,6 @@ pub mod bitpack;
 pub mod copy;
 pub mod expand;
 pub mod gather;
+pub mod memory;
 pub mod pext;
 pub mod shuffle;

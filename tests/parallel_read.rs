@@ -1,0 +1,477 @@
+//! Reads with several threads equal one-thread reads, value for value: whole columns,
+//! several columns at once, batches and nested fields, on parquet-testing files and on
+//! generated files with many pages, dictionary pages with a plain fallback, nulls and
+//! strings. With `probes`, the work split is checked too.
+
+use std::path::PathBuf;
+
+use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use bytes::Bytes;
+use parq::codecs::compression::CodecKind;
+use parq::column::{Column, Values};
+use parq::read::{ByteArrayLayout, ParquetReader, ReadOptions, RowSelection};
+use parq::write::{EncodingPolicy, Field, PageVersion, ParquetWriter, WriterOptions};
+
+const THREADS: [usize; 3] = [2, 3, 8];
+
+fn data_dir() -> PathBuf {
+    std::env::var_os("PARQUET_TEST_DATA")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/parquet-testing/data")
+        })
+}
+
+fn open(bytes: &Bytes, threads: usize, layout: ByteArrayLayout) -> Option<ParquetReader> {
+    let options = ReadOptions {
+        threads,
+        byte_array_layout: layout,
+        ..ReadOptions::default()
+    };
+    ParquetReader::with_options(bytes.clone(), options).ok()
+}
+
+/// Batches as (rows, columns), or the error.
+type Batches = Result<Vec<(usize, Vec<Column>)>, String>;
+
+/// Every read the API offers, as comparable values (errors as their messages).
+#[derive(Debug, PartialEq)]
+struct Reads {
+    columns: Vec<Result<Column, String>>,
+    leaves: Result<Vec<Column>, String>,
+    batches: Vec<Batches>,
+    fields: Result<Vec<Vec<parq::array::Value>>, String>,
+    whole_fields: Vec<Result<Vec<parq::array::Value>, String>>,
+}
+
+fn reads(bytes: &Bytes, threads: usize, layout: ByteArrayLayout) -> Option<Reads> {
+    let r = open(bytes, threads, layout)?;
+    let flat: Vec<usize> = (0..r.schema().leaves.len())
+        .filter(|&i| {
+            let l = r.schema().leaf(i);
+            l.max_rep_level == 0 && l.max_def_level <= 1
+        })
+        .collect();
+    let columns = flat
+        .iter()
+        .map(|&c| r.read_column(c).map_err(|e| e.to_string()))
+        .collect();
+    let leaves = r.read_leaves(&flat).map_err(|e| e.to_string());
+    let batches = [1000, 1 << 20]
+        .iter()
+        .map(|&size| {
+            r.batches(&flat, size)
+                .and_then(|b| {
+                    b.map(|b| b.map(|b| (b.num_rows, b.columns)))
+                        .collect::<parq::Result<Vec<_>>>()
+                })
+                .map_err(|e| e.to_string())
+        })
+        .collect();
+    let fields = r
+        .fields()
+        .map(|f| f.into_iter().map(|f| f.name).collect::<Vec<_>>())
+        .and_then(|names| {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let mut rows = Vec::new();
+            for batch in r.array_batches(&names, 777)? {
+                let batch = batch?;
+                for i in 0..batch.num_rows {
+                    rows.push(batch.arrays.iter().map(|a| a.value(i)).collect());
+                }
+            }
+            Ok(rows)
+        })
+        .map_err(|e| e.to_string());
+    let whole_fields = (0..r.fields().map_or(0, |f| f.len()))
+        .map(|i| {
+            r.read_field(i)
+                .map(|(_, a)| (0..a.len()).map(|k| a.value(k)).collect())
+                .map_err(|e| e.to_string())
+        })
+        .collect();
+    Some(Reads {
+        columns,
+        leaves,
+        batches,
+        fields,
+        whole_fields,
+    })
+}
+
+fn assert_parallel_equal(name: &str, bytes: &Bytes, layouts: &[ByteArrayLayout]) {
+    for &layout in layouts {
+        let one = reads(bytes, 1, layout);
+        for threads in THREADS {
+            let many = reads(bytes, threads, layout);
+            if one == many {
+                continue;
+            }
+            let (a, b) = (one.as_ref().unwrap(), many.as_ref().unwrap());
+            let what = if a.columns != b.columns {
+                let i = (0..a.columns.len()).find(|&i| a.columns[i] != b.columns[i]);
+                let i = i.unwrap_or(0);
+                match (&a.columns[i], &b.columns[i]) {
+                    (Err(x), Err(y)) => format!("column {i}: errors {x:?} / {y:?}"),
+                    (Err(x), Ok(_)) | (Ok(_), Err(x)) => format!("column {i}: only one fails: {x}"),
+                    (Ok(x), Ok(y)) => format!(
+                        "column {i}: lens {} / {}, first differing slot {:?}",
+                        x.len,
+                        y.len,
+                        (0..x.len.min(y.len)).find(|&k| x.value_bytes(k) != y.value_bytes(k))
+                    ),
+                }
+            } else if a.leaves != b.leaves {
+                "read_leaves".to_string()
+            } else if a.batches != b.batches {
+                let i = (0..2).find(|&i| a.batches[i] != b.batches[i]).unwrap();
+                match (&a.batches[i], &b.batches[i]) {
+                    (Ok(x), Ok(y)) => format!(
+                        "batches {i}: sizes {:?} / {:?}",
+                        x.iter().map(|b| b.0).collect::<Vec<_>>(),
+                        y.iter().map(|b| b.0).collect::<Vec<_>>()
+                    ),
+                    (x, y) => format!(
+                        "batches {i}: {:?} / {:?}",
+                        x.as_ref().err(),
+                        y.as_ref().err()
+                    ),
+                }
+            } else if a.fields != b.fields {
+                "fields".to_string()
+            } else {
+                let i = (0..a.whole_fields.len()).find(|&i| a.whole_fields[i] != b.whole_fields[i]);
+                format!("read_field {i:?}")
+            };
+            panic!("{name}: {threads} threads ({layout:?}) differ from one: {what}");
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn parquet_testing_files_read_the_same_on_any_thread_count() {
+    let mut files: Vec<_> = std::fs::read_dir(data_dir())
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
+    files.sort();
+    assert!(files.len() > 50, "parquet-testing data not found");
+    for path in files {
+        let bytes = Bytes::from(std::fs::read(&path).unwrap());
+        assert_parallel_equal(
+            &path.display().to_string(),
+            &bytes,
+            &[ByteArrayLayout::Offsets],
+        );
+    }
+}
+
+const ROWS: usize = 40_000;
+
+fn int64s(nulls_every: Option<usize>) -> Column {
+    let values: Vec<i64> = (0..ROWS as i64)
+        .map(|i| i.wrapping_mul(0x1E37_79B9_7F4A_7C15))
+        .collect();
+    Column {
+        len: ROWS,
+        validity: nulls_every.map(|k| NullBuffer::from_iter((0..ROWS).map(|i| i % k != 0))),
+        values: Values::Int64(ScalarBuffer::from(values)),
+    }
+}
+
+/// Strings `prefix + i % modulo`, a null every `nulls_every` rows.
+fn strings(modulo: usize, nulls_every: Option<usize>) -> Column {
+    let mut offsets = vec![0i64];
+    let mut data = Vec::new();
+    for i in 0..ROWS {
+        data.extend_from_slice(format!("value number {:08}", i % modulo).as_bytes());
+        offsets.push(data.len() as i64);
+    }
+    Column {
+        len: ROWS,
+        validity: nulls_every.map(|k| NullBuffer::from_iter((0..ROWS).map(|i| i % k != 3))),
+        values: Values::Binary {
+            offsets: OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            data: Buffer::from_vec(data),
+        },
+    }
+}
+
+fn write(fields: Vec<Field>, columns: &[Column], options: WriterOptions) -> Bytes {
+    let mut out = Vec::new();
+    let mut w = ParquetWriter::new(&mut out, fields, options).unwrap();
+    w.write_batch(columns).unwrap();
+    w.finish().unwrap();
+    Bytes::from(out)
+}
+
+fn mixed_file(
+    codec: CodecKind,
+    version: PageVersion,
+    encoding: EncodingPolicy,
+    row_group_rows: usize,
+) -> Bytes {
+    let fields = vec![
+        Field::int64("id"),
+        Field::int64("maybe").optional(),
+        Field::string("unique").optional(),
+        Field::string("repeated"),
+        Field::string("fallback").optional(),
+    ];
+    let columns = [
+        int64s(None),
+        int64s(Some(7)),
+        strings(usize::MAX, Some(5)),
+        strings(100, None),
+        // Too many distinct values for the small dictionary: plain pages follow.
+        strings(15_000, Some(11)),
+    ];
+    let options = WriterOptions {
+        compression: codec,
+        page_version: version,
+        encoding,
+        data_page_size: 4 << 10,
+        row_group_rows,
+        dictionary_size_limit: 32 << 10,
+        ..WriterOptions::default()
+    };
+    write(fields, &columns, options)
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn generated_files_with_many_pages_read_the_same_on_any_thread_count() {
+    for (codec, version, encoding, rows) in [
+        (
+            CodecKind::Uncompressed,
+            PageVersion::V1,
+            EncodingPolicy::Auto,
+            ROWS,
+        ),
+        (
+            CodecKind::Zstd,
+            PageVersion::V2,
+            EncodingPolicy::Dictionary,
+            50_000,
+        ),
+        (
+            CodecKind::Snappy,
+            PageVersion::V1,
+            EncodingPolicy::Plain,
+            30_000,
+        ),
+    ] {
+        let file = mixed_file(codec, version, encoding, rows);
+        assert_parallel_equal(
+            &format!("{codec:?} {version:?} {encoding:?}"),
+            &file,
+            &[ByteArrayLayout::Offsets, ByteArrayLayout::Views],
+        );
+    }
+}
+
+#[test]
+fn the_default_is_one_thread() {
+    assert_eq!(ReadOptions::default().threads, 1);
+}
+
+#[cfg(feature = "probes")]
+mod probes {
+    use super::*;
+    use parq::codecs::probe;
+
+    fn one_big_column() -> Bytes {
+        let options = WriterOptions {
+            compression: CodecKind::Zstd,
+            data_page_size: 8 << 10,
+            ..WriterOptions::default()
+        };
+        write(
+            vec![Field::string("s").optional()],
+            &[strings(usize::MAX, Some(9))],
+            options,
+        )
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn one_column_of_one_row_group_is_split_into_page_ranges() {
+        let file = one_big_column();
+        let one = open(&file, 1, ByteArrayLayout::Offsets).unwrap();
+        assert_eq!(one.metadata().row_groups.len(), 1);
+        probe::reset();
+        let expected = one.read_column(0).unwrap();
+        assert_eq!(probe::get("parallel.page_range"), 0);
+        assert_eq!(probe::get("parallel.chunk"), 0);
+
+        let two = open(&file, 2, ByteArrayLayout::Offsets).unwrap();
+        probe::reset();
+        assert_eq!(two.read_column(0).unwrap(), expected);
+        assert!(
+            probe::get("parallel.page_range") >= 8,
+            "{:?}",
+            probe::snapshot()
+        );
+        assert_eq!(probe::get("parallel.chunk"), 0);
+
+        // Streaming splits the same way.
+        probe::reset();
+        let rows: usize = two
+            .batches(&[0], 4096)
+            .unwrap()
+            .map(|b| b.unwrap().num_rows)
+            .sum();
+        assert_eq!(rows, ROWS);
+        assert!(probe::get("parallel.page_range") >= 8);
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn small_chunks_are_whole_pieces() {
+        // Many row groups of small chunks: each chunk is one piece.
+        let file = mixed_file(
+            CodecKind::Snappy,
+            PageVersion::V1,
+            EncodingPolicy::Auto,
+            2_000,
+        );
+        let r = open(&file, 2, ByteArrayLayout::Offsets).unwrap();
+        let groups = r.metadata().row_groups.len() as u64;
+        assert_eq!(groups, (ROWS / 2_000) as u64);
+        probe::reset();
+        r.read_leaves(&[0, 1, 2, 3, 4]).unwrap();
+        assert_eq!(probe::get("parallel.chunk"), 5 * groups);
+        assert_eq!(probe::get("parallel.page_range"), 0);
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn nested_fields_over_many_row_groups_read_the_same_on_any_thread_count() {
+    use parq::array::{Array, ListArray, ListOffsets, StructArray};
+    use parq::field::Field as F;
+    use parq::metadata::Type;
+    const N: usize = 20_000;
+    // list<int64>: list i has i % 4 items, every 9th list null.
+    let mut offsets = vec![0i32];
+    for i in 0..N {
+        let k = if i % 9 == 0 { 0 } else { i % 4 };
+        offsets.push(offsets[i] + k as i32);
+    }
+    let items = *offsets.last().unwrap() as usize;
+    let list = Array::List(ListArray {
+        validity: Some(NullBuffer::from_iter((0..N).map(|i| i % 9 != 0))),
+        offsets: ListOffsets::Small(OffsetBuffer::new(offsets.into())),
+        values: Box::new(Array::Primitive(Column {
+            len: items,
+            validity: None,
+            values: Values::Int64((0..items as i64).collect::<Vec<_>>().into()),
+        })),
+    });
+    let st = Array::Struct(StructArray {
+        len: N,
+        validity: Some(NullBuffer::from_iter((0..N).map(|i| i % 5 != 1))),
+        children: vec![Array::Primitive(Column {
+            len: N,
+            validity: Some(NullBuffer::from_iter((0..N).map(|i| i % 3 != 0))),
+            values: Values::Int32((0..N as i32).collect::<Vec<_>>().into()),
+        })],
+    });
+    let schema = vec![
+        F::list("l", F::primitive("element", Type::INT64)),
+        F::structure("s", vec![F::primitive("x", Type::INT32)]),
+    ];
+    let mut out = Vec::new();
+    let options = WriterOptions {
+        row_group_rows: 3_000,
+        data_page_size: 2 << 10,
+        ..WriterOptions::default()
+    };
+    let mut w = ParquetWriter::with_fields(&mut out, schema, options).unwrap();
+    w.write_arrays(&[list, st]).unwrap();
+    w.finish().unwrap();
+    let file = Bytes::from(out);
+    assert!(
+        ParquetReader::new(file.clone())
+            .unwrap()
+            .metadata()
+            .row_groups
+            .len()
+            > 5
+    );
+    assert_parallel_equal("nested", &file, &[ByteArrayLayout::Offsets]);
+    #[cfg(feature = "probes")]
+    {
+        let r = open(&file, 2, ByteArrayLayout::Offsets).unwrap();
+        parq::codecs::probe::reset();
+        r.read_field(0).unwrap();
+        let groups = r.metadata().row_groups.len() as u64;
+        assert_eq!(parq::codecs::probe::get("parallel.row_group"), groups);
+    }
+}
+
+/// A whole-column read of a big column reserves its output once, advised onto huge pages.
+#[cfg(all(feature = "probes", target_os = "linux"))]
+#[test]
+#[cfg_attr(miri, ignore)]
+fn big_whole_column_outputs_are_advised_onto_huge_pages() {
+    use parq::codecs::probe;
+    let file = mixed_file(
+        CodecKind::Uncompressed,
+        PageVersion::V1,
+        EncodingPolicy::Plain,
+        ROWS,
+    );
+    let r = open(&file, 1, ByteArrayLayout::Offsets).unwrap();
+    probe::reset();
+    r.read_column(0).unwrap(); // 40,000 int64: 320 KB, too small to advise
+    assert_eq!(probe::get("memory.huge_pages_advised"), 0);
+    let big = write(
+        vec![Field::int64("id")],
+        &[Column::concat(&vec![int64s(None); 8])],
+        WriterOptions::default(),
+    );
+    let r = open(&big, 1, ByteArrayLayout::Offsets).unwrap();
+    probe::reset();
+    r.read_column(0).unwrap(); // 320,000 int64: 2.5 MB
+    assert_eq!(probe::get("memory.huge_pages_advised"), 1);
+}
+
+/// A selected read with several threads returns the same rows as with one (selected reads run
+/// on the calling thread; the thread count must not make them ignore the selection).
+#[test]
+#[cfg_attr(miri, ignore)]
+fn selected_reads_ignore_no_rows_with_threads() {
+    let file = mixed_file(
+        CodecKind::Snappy,
+        PageVersion::V1,
+        EncodingPolicy::Auto,
+        30_000,
+    );
+    let selection = RowSelection::from_ranges([5..17, 20_000..20_100, 39_990..40_000]);
+    let read = |threads: usize| {
+        let options = ReadOptions {
+            threads,
+            selection: Some(selection.clone()),
+            ..ReadOptions::default()
+        };
+        let reader = ParquetReader::with_options(file.clone(), options).unwrap();
+        let whole = reader.read_leaves(&[0, 2, 4]).unwrap();
+        let batched: Vec<usize> = reader
+            .batches(&[0, 2], 64)
+            .unwrap()
+            .map(|b| b.unwrap().num_rows)
+            .collect();
+        (whole, batched)
+    };
+    let (one, one_batches) = read(1);
+    assert_eq!(one[0].len, 122);
+    for threads in [2, 3] {
+        let (many, many_batches) = read(threads);
+        assert_eq!(many, one, "{threads} threads");
+        assert_eq!(many_batches, one_batches, "{threads} threads");
+    }
+}
