@@ -9,12 +9,18 @@
 //! embedded `ARROW:schema`), `ParquetReader::record_batches` (an
 //! `arrow_array::RecordBatchReader` over parq's buffers, without copying values) and
 //! `ArrowWriter` (`RecordBatch`es in).
+//!
+//! The `encryption` feature adds `parq::encryption`: Parquet modular encryption (AES-GCM and
+//! AES-GCM-CTR), read through `ReadOptions::decryption` and written through
+//! `WriterOptions::encryption`.
 #![deny(missing_docs)]
 
 pub mod array;
 #[cfg(feature = "arrow")]
 pub mod arrow;
 pub mod column;
+#[cfg(feature = "encryption")]
+pub mod encryption;
 mod error;
 pub mod field;
 pub mod metadata;

@@ -29,6 +29,9 @@ pub struct ReadOptions {
     pub max_page_values: usize,
     /// Largest footer accepted, in bytes.
     pub max_footer_size: usize,
+    /// Keys and AAD prefix of an encrypted file (feature `encryption`).
+    #[cfg(feature = "encryption")]
+    pub decryption: Option<crate::encryption::FileDecryptionProperties>,
 }
 
 impl Default for ReadOptions {
@@ -40,6 +43,8 @@ impl Default for ReadOptions {
             limits: Limits::default(),
             max_page_values: 1 << 27,
             max_footer_size: 256 << 20,
+            #[cfg(feature = "encryption")]
+            decryption: None,
         }
     }
 }
@@ -50,6 +55,9 @@ pub struct ParquetReader<S: Source = Bytes> {
     pub(crate) metadata: Arc<FileMetaData>,
     pub(crate) schema: Arc<SchemaDescriptor>,
     pub(crate) options: ReadOptions,
+    /// Decrypts the modules of an encrypted file.
+    #[cfg(feature = "encryption")]
+    pub(crate) decryptor: Option<Arc<crate::encryption::read::FileDecryptor>>,
 }
 
 const MAGIC: &[u8; 4] = b"PAR1";
@@ -125,13 +133,20 @@ impl<S: Source> ParquetReader<S> {
             )));
         }
         let head = source.read(0..4)?;
-        if &head[..] != MAGIC {
+        #[cfg(feature = "encryption")]
+        let head_ok = &head[..] == MAGIC || &head[..] == metadata::MAGIC_ENCRYPTED;
+        #[cfg(not(feature = "encryption"))]
+        let head_ok = &head[..] == MAGIC;
+        if !head_ok {
             return Err(Error::format("missing PAR1 magic at the start of the file"));
         }
         let tail = source.read(len - 8..len)?;
         let tail: [u8; 8] = tail[..]
             .try_into()
             .map_err(|_| Error::format("short footer read"))?;
+        #[cfg(feature = "encryption")]
+        let (footer_len, encrypted_footer) = crate::encryption::read::parse_tail(&tail)?;
+        #[cfg(not(feature = "encryption"))]
         let footer_len = metadata::parse_footer_len(&tail)?;
         if footer_len as u64 > len - 12 || footer_len > options.max_footer_size {
             return Err(Error::format(format!(
@@ -140,12 +155,21 @@ impl<S: Source> ParquetReader<S> {
         }
         let start = len - 8 - footer_len as u64;
         let footer = source.read(start..len - 8)?;
-        let metadata = metadata::decode_file_metadata(&footer).map_err(|e| {
+        let at_footer = |e: Error| {
             e.at(&Location {
                 offset: Some(start),
                 ..Location::default()
             })
-        })?;
+        };
+        #[cfg(feature = "encryption")]
+        let (metadata, decryptor) = crate::encryption::read::decode_footer(
+            &footer,
+            encrypted_footer,
+            options.decryption.as_ref(),
+        )
+        .map_err(at_footer)?;
+        #[cfg(not(feature = "encryption"))]
+        let metadata = metadata::decode_file_metadata(&footer).map_err(at_footer)?;
         let schema = SchemaDescriptor::new(&metadata.schema)?;
         for (i, rg) in metadata.row_groups.iter().enumerate() {
             if rg.columns.len() != schema.leaves.len() {
@@ -169,6 +193,8 @@ impl<S: Source> ParquetReader<S> {
             metadata: Arc::new(metadata),
             schema: Arc::new(schema),
             options,
+            #[cfg(feature = "encryption")]
+            decryptor,
         })
     }
 
@@ -304,6 +330,8 @@ impl<S: Source> ParquetReader<S> {
             metadata: Arc::clone(&self.metadata),
             schema: Arc::clone(&self.schema),
             options: self.options.clone(),
+            #[cfg(feature = "encryption")]
+            decryptor: self.decryptor.clone(),
         }
     }
 
@@ -379,6 +407,16 @@ impl<S: Source> ColumnReader<S> {
                 "column chunk in an external file".into(),
             ));
         }
+        #[cfg(feature = "encryption")]
+        let crypt = match &self.file.decryptor {
+            Some(d) => d.chunk(
+                rg,
+                self.column,
+                &self.desc.path_string(),
+                chunk.meta_data.as_ref(),
+            )?,
+            None => None,
+        };
         let meta = chunk
             .meta_data
             .as_ref()
@@ -401,6 +439,10 @@ impl<S: Source> ColumnReader<S> {
             self.file.options.verify_crc,
             loc,
         ));
+        #[cfg(feature = "encryption")]
+        if let Some(pages) = &mut self.pages {
+            pages.decryptor = crypt;
+        }
         self.chunk_started = true;
         Ok(true)
     }

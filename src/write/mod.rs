@@ -31,7 +31,7 @@
 //! # Ok::<(), parq::Error>(())
 //! ```
 
-mod column;
+pub(crate) mod column;
 mod fields;
 mod file;
 mod levels;
