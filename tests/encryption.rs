@@ -182,3 +182,372 @@ fn parquet_testing_encrypted_files_equal_the_parquet_crate() {
         assert_same(&expected, &got, &who);
     }
 }
+
+#[test]
+fn external_key_material_is_refused_with_an_error_that_says_so() {
+    let path = data_dir().join("external_key_material_java.parquet.encrypted");
+    let bytes = Bytes::from(std::fs::read(path).unwrap());
+    let props = FileDecryptionProperties::builder().build().unwrap();
+    let e = read_parq(bytes, Some(props)).unwrap_err().to_string();
+    assert!(e.contains("key material stored outside the file"), "{e}");
+}
+
+// ---- files parq writes -------------------------------------------------------------------
+
+fn sample(rows: usize, seed: u64) -> RecordBatch {
+    use arrow_array::builder::{Int32Builder, ListBuilder};
+    use arrow_array::{ArrayRef, Float64Array, Int64Array, StringArray};
+    let mut x = seed | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let ids: Int64Array = (0..rows as i64)
+        .map(|i| i * 3 + (seed as i64 % 7))
+        .collect();
+    let names: StringArray = (0..rows)
+        .map(|i| (next() % 5 != 0).then(|| format!("name-{}", (i * 7) % 23)))
+        .collect();
+    let scores: Float64Array = (0..rows).map(|_| (next() % 1000) as f64 / 8.0).collect();
+    let mut tags = ListBuilder::new(Int32Builder::new());
+    for i in 0..rows {
+        if i % 9 == 4 {
+            tags.append_null();
+            continue;
+        }
+        for j in 0..(next() % 4) {
+            tags.values().append_value((i as i32) * 10 + j as i32);
+        }
+        tags.append(true);
+    }
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("id", Arc::new(ids)),
+        ("name", Arc::new(names)),
+        ("score", Arc::new(scores)),
+        ("tags", Arc::new(tags.finish())),
+    ];
+    RecordBatch::try_from_iter(columns).unwrap()
+}
+
+/// Small pages and row groups: several of each, dictionary pages for `name`.
+fn writer_options(encryption: FileEncryptionProperties) -> parq::write::WriterOptions {
+    parq::write::WriterOptions {
+        encryption: Some(encryption),
+        data_page_size: 2048,
+        row_group_rows: 1500,
+        compression: parq::codecs::compression::CodecKind::Zstd,
+        ..parq::write::WriterOptions::default()
+    }
+}
+
+fn write_parq(batch: &RecordBatch, options: parq::write::WriterOptions) -> Bytes {
+    let mut w = parq::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), options).unwrap();
+    w.write(batch).unwrap();
+    Bytes::from(w.into_inner().unwrap())
+}
+
+/// A writing mode and the keys a reader needs for it.
+struct Mode {
+    name: &'static str,
+    enc: FileEncryptionProperties,
+    footer: Vec<u8>,
+    columns: Vec<(&'static str, Vec<u8>)>,
+    aad_prefix: Option<Vec<u8>>,
+}
+
+fn modes() -> Vec<Mode> {
+    let f16 = b"0123456789abcdef".to_vec();
+    let f24 = b"0123456789abcdef01234567".to_vec();
+    let f32 = b"0123456789abcdef0123456789abcdef".to_vec();
+    let k_name = b"namekey-16-bytes".to_vec();
+    let k_tags = b"tags-key-24-bytes-long!!".to_vec();
+    let b = |k: &Vec<u8>| FileEncryptionProperties::builder(k.clone());
+    let mut out = vec![
+        Mode {
+            name: "uniform, encrypted footer",
+            enc: b(&f16).build().unwrap(),
+            footer: f16.clone(),
+            columns: vec![],
+            aad_prefix: None,
+        },
+        Mode {
+            name: "uniform, plaintext footer, 256-bit",
+            enc: b(&f32).with_plaintext_footer(true).build().unwrap(),
+            footer: f32.clone(),
+            columns: vec![],
+            aad_prefix: None,
+        },
+        Mode {
+            name: "column keys, encrypted footer, 192-bit (parq only)",
+            enc: b(&f24)
+                .with_column_key("name", k_name.clone())
+                .with_column_key("tags.list.item", k_tags.clone())
+                .build()
+                .unwrap(),
+            footer: f24.clone(),
+            columns: vec![("name", k_name.clone()), ("tags.list.item", k_tags.clone())],
+            aad_prefix: None,
+        },
+        Mode {
+            name: "column keys and a footer-key column, plaintext footer",
+            enc: b(&f16)
+                .with_plaintext_footer(true)
+                .with_column_key("name", k_name.clone())
+                .with_column_footer_key("score")
+                .build()
+                .unwrap(),
+            footer: f16.clone(),
+            columns: vec![("name", k_name.clone())],
+            aad_prefix: None,
+        },
+        Mode {
+            name: "column keys, encrypted footer",
+            enc: b(&f16)
+                .with_column_key("name", k_name.clone())
+                .with_column_key("tags.list.item", f32.clone())
+                .build()
+                .unwrap(),
+            footer: f16.clone(),
+            columns: vec![("name", k_name.clone()), ("tags.list.item", f32.clone())],
+            aad_prefix: None,
+        },
+        Mode {
+            name: "stored AAD prefix",
+            enc: b(&f16)
+                .with_column_key("name", k_name.clone())
+                .with_aad_prefix(b"table-2026".to_vec())
+                .build()
+                .unwrap(),
+            footer: f16.clone(),
+            columns: vec![("name", k_name.clone())],
+            aad_prefix: None,
+        },
+        Mode {
+            name: "AAD prefix not stored, plaintext footer",
+            enc: b(&f16)
+                .with_plaintext_footer(true)
+                .with_column_key("name", k_name.clone())
+                .with_aad_prefix(b"table-2026".to_vec())
+                .with_aad_prefix_storage(false)
+                .build()
+                .unwrap(),
+            footer: f16.clone(),
+            columns: vec![("name", k_name.clone())],
+            aad_prefix: Some(b"table-2026".to_vec()),
+        },
+    ];
+    // The same modes with AES_GCM_CTR_V1 (parq reads them; the parquet crate cannot).
+    let ctr: Vec<Mode> = vec![
+        Mode {
+            name: "CTR, uniform, encrypted footer",
+            enc: b(&f16)
+                .with_algorithm(Algorithm::AesGcmCtrV1)
+                .build()
+                .unwrap(),
+            footer: f16.clone(),
+            columns: vec![],
+            aad_prefix: None,
+        },
+        Mode {
+            name: "CTR, column keys, plaintext footer, unstored prefix",
+            enc: b(&f32)
+                .with_algorithm(Algorithm::AesGcmCtrV1)
+                .with_plaintext_footer(true)
+                .with_column_key("name", k_name.clone())
+                .with_aad_prefix(b"p".to_vec())
+                .with_aad_prefix_storage(false)
+                .build()
+                .unwrap(),
+            footer: f32,
+            columns: vec![("name", k_name)],
+            aad_prefix: Some(b"p".to_vec()),
+        },
+    ];
+    out.extend(ctr);
+    out
+}
+
+fn mode_parq_props(m: &Mode) -> FileDecryptionProperties {
+    let mut b = FileDecryptionProperties::builder().with_footer_key(m.footer.clone());
+    for (c, k) in &m.columns {
+        b = b.with_column_key(*c, k.clone());
+    }
+    if let Some(p) = &m.aad_prefix {
+        b = b.with_aad_prefix(p.clone());
+    }
+    b.build().unwrap()
+}
+
+fn mode_parquet_props(m: &Mode) -> Arc<parquet::encryption::decrypt::FileDecryptionProperties> {
+    let mut b = parquet::encryption::decrypt::FileDecryptionProperties::builder(m.footer.clone());
+    for (c, k) in &m.columns {
+        b = b.with_column_key(c, k.clone());
+    }
+    if let Some(p) = &m.aad_prefix {
+        b = b.with_aad_prefix(p.clone());
+    }
+    b.build().unwrap()
+}
+
+#[test]
+fn parq_encrypted_files_read_back_in_parq_and_the_parquet_crate() {
+    let batch = sample(4000, 11);
+    for m in modes() {
+        let file = write_parq(&batch, writer_options(m.enc.clone()));
+        let magic = if m.enc.plaintext_footer() {
+            b"PAR1"
+        } else {
+            b"PARE"
+        };
+        assert_eq!(&file[..4], magic, "{}", m.name);
+        assert_eq!(&file[file.len() - 4..], magic, "{}", m.name);
+        let got = read_parq(file.clone(), Some(mode_parq_props(&m)))
+            .unwrap_or_else(|e| panic!("{}: {e}", m.name));
+        assert_same(&batch, &got, m.name);
+        // The parquet crate implements neither AES_GCM_CTR_V1 nor 192-bit keys (ring).
+        let no_192 = m.footer.len() != 24 && m.columns.iter().all(|(_, k)| k.len() != 24);
+        if m.enc.algorithm() == Algorithm::AesGcmV1 && no_192 {
+            let theirs = read_parquet_crate(file.clone(), mode_parquet_props(&m));
+            assert_same(&batch, &theirs, &format!("parquet crate, {}", m.name));
+        }
+        // The page index decrypts too, and its locations point at the encrypted pages.
+        let options = ReadOptions {
+            decryption: Some(mode_parq_props(&m)),
+            ..ReadOptions::default()
+        };
+        let reader = ParquetReader::with_options(file.clone(), options).unwrap();
+        for rg in 0..reader.metadata().row_groups.len() {
+            for c in 0..reader.schema().leaves.len() {
+                let oi = reader
+                    .read_offset_index(rg, c)
+                    .unwrap()
+                    .expect("offset index");
+                let ci = reader
+                    .read_column_index(rg, c)
+                    .unwrap()
+                    .expect("column index");
+                assert_eq!(oi.page_locations.len(), ci.null_pages.len(), "{}", m.name);
+                let meta = reader.metadata().row_groups[rg].columns[c]
+                    .meta_data
+                    .as_ref()
+                    .unwrap();
+                assert_eq!(
+                    oi.page_locations[0].offset, meta.data_page_offset,
+                    "{}",
+                    m.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn plaintext_footer_files_keep_plaintext_columns_readable_and_hide_encrypted_statistics() {
+    let m = &modes()[3]; // column keys and a footer-key column, plaintext footer
+    let batch = sample(3000, 5);
+    let file = write_parq(&batch, writer_options(m.enc.clone()));
+    // Without keys: the footer opens, plaintext columns read, encrypted ones say why not.
+    let reader = ParquetReader::new(file.clone()).unwrap();
+    let id = reader.read_column_by_path("id").unwrap();
+    assert_eq!(id.len, 3000);
+    let e = reader.read_column_by_path("name").unwrap_err().to_string();
+    assert!(
+        e.contains("column name is encrypted") && e.contains("no key"),
+        "{e}"
+    );
+    let e = reader.read_column_by_path("score").unwrap_err().to_string();
+    assert!(
+        e.contains("column score is encrypted with the footer key"),
+        "{e}"
+    );
+    // The plaintext footer holds no statistics of encrypted columns (Encryption.md §5.5).
+    let footer = parq::metadata::decode_footer(&file).unwrap();
+    for rg in &footer.row_groups {
+        for chunk in &rg.columns {
+            let meta = chunk.meta_data.as_ref().unwrap();
+            let encrypted = chunk.crypto_metadata.is_some();
+            assert_eq!(encrypted, chunk.encrypted_column_metadata.is_some());
+            assert_eq!(
+                meta.statistics.is_some(),
+                !encrypted,
+                "{:?}",
+                meta.path_in_schema
+            );
+        }
+    }
+    // With the keys, the statistics come back from the encrypted column metadata.
+    let options = ReadOptions {
+        decryption: Some(mode_parq_props(m)),
+        ..ReadOptions::default()
+    };
+    let reader = ParquetReader::with_options(file, options).unwrap();
+    for rg in &reader.metadata().row_groups {
+        for chunk in &rg.columns {
+            assert!(chunk.meta_data.as_ref().unwrap().statistics.is_some());
+        }
+    }
+}
+
+#[test]
+fn parquet_crate_encrypted_files_read_in_parq() {
+    use parquet::arrow::ArrowWriter;
+    use parquet::encryption::encrypt::FileEncryptionProperties as TheirProps;
+    use parquet::file::properties::WriterProperties;
+    let batch = sample(5000, 3);
+    let footer = b"0123456789012345".to_vec();
+    let k_name = b"1234567890123450".to_vec();
+    let cases: Vec<(&str, Arc<TheirProps>, Vec<(&str, Vec<u8>)>, Option<Vec<u8>>)> = vec![
+        (
+            "uniform",
+            TheirProps::builder(footer.clone()).build().unwrap(),
+            vec![],
+            None,
+        ),
+        (
+            "column key, plaintext footer",
+            TheirProps::builder(footer.clone())
+                .with_column_key("name", k_name.clone())
+                .with_plaintext_footer(true)
+                .build()
+                .unwrap(),
+            vec![("name", k_name.clone())],
+            None,
+        ),
+        (
+            "column key, unstored AAD prefix",
+            TheirProps::builder(footer.clone())
+                .with_column_key("name", k_name.clone())
+                .with_aad_prefix(b"x".to_vec())
+                .with_aad_prefix_storage(false)
+                .build()
+                .unwrap(),
+            vec![("name", k_name.clone())],
+            Some(b"x".to_vec()),
+        ),
+    ];
+    for (name, props, columns, prefix) in cases {
+        let wp = WriterProperties::builder()
+            .with_file_encryption_properties(props)
+            .set_data_page_size_limit(2048)
+            .set_max_row_group_row_count(Some(2000))
+            .build();
+        let mut out = Vec::new();
+        let mut w = ArrowWriter::try_new(&mut out, batch.schema(), Some(wp)).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let m = Mode {
+            name,
+            enc: FileEncryptionProperties::builder(footer.clone())
+                .build()
+                .unwrap(),
+            footer: footer.clone(),
+            columns,
+            aad_prefix: prefix,
+        };
+        let got = read_parq(Bytes::from(out), Some(mode_parq_props(&m)))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_same(&batch, &got, name);
+    }
+}

@@ -42,7 +42,9 @@ impl FileEncryptor {
         let dotted: Vec<String> = leaves.iter().map(|p| p.join(".")).collect();
         if let Some(unknown) = props.column_keys().keys().find(|k| !dotted.contains(k)) {
             return Err(Error::InvalidArgument(format!(
-                "encryption key for column {unknown:?}, which the schema does not have"
+                "encryption key for column {unknown:?}, which the schema does not have \
+                 (its leaves: {})",
+                dotted.join(", ")
             )));
         }
         let footer = Arc::new(KeyCipher::new(props.footer_key(), "footer key")?);
