@@ -551,3 +551,317 @@ fn parquet_crate_encrypted_files_read_in_parq() {
         assert_same(&batch, &got, name);
     }
 }
+
+// ---- failures: clean errors naming the module, never a panic, never plaintext ------------
+
+/// A GCM file with an encrypted footer, `name` under its own key, the rest under the footer
+/// key, and its reader's keys.
+fn victim(plaintext_footer: bool) -> (Bytes, FileDecryptionProperties) {
+    let enc = FileEncryptionProperties::builder(FOOTER_128.to_vec())
+        .with_column_key("name", DOUBLE_128.to_vec())
+        .with_column_footer_key("id")
+        .with_plaintext_footer(plaintext_footer)
+        .with_aad_prefix(b"tester".to_vec())
+        .build()
+        .unwrap();
+    let file = write_parq(&sample(3000, 9), writer_options(enc));
+    let props = FileDecryptionProperties::builder()
+        .with_footer_key(FOOTER_128.to_vec())
+        .with_column_key("name", DOUBLE_128.to_vec())
+        .build()
+        .unwrap();
+    (file, props)
+}
+
+/// Reads every column; the first error, as text.
+fn read_all(file: Bytes, props: FileDecryptionProperties) -> Result<(), String> {
+    read_parq(file, Some(props))
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+fn flip(file: &Bytes, at: usize) -> Bytes {
+    let mut v = file.to_vec();
+    v[at] ^= 0x10;
+    Bytes::from(v)
+}
+
+fn expect_error(result: Result<(), String>, needles: &[&str]) {
+    let e = result.expect_err("must fail");
+    for n in needles {
+        assert!(e.contains(n), "{e:?} should mention {n:?}");
+    }
+}
+
+#[test]
+fn wrong_and_missing_keys_and_prefixes_are_clean_errors() {
+    let (file, _) = victim(false);
+    let with = |footer: &[u8], name: Option<&[u8]>, prefix: Option<&[u8]>| {
+        let mut b = FileDecryptionProperties::builder().with_footer_key(footer.to_vec());
+        if let Some(k) = name {
+            b = b.with_column_key("name", k.to_vec());
+        }
+        if let Some(p) = prefix {
+            b = b.with_aad_prefix(p.to_vec());
+        }
+        read_all(file.clone(), b.build().unwrap())
+    };
+    expect_error(
+        with(FLOAT_128, Some(DOUBLE_128), None),
+        &["decrypting the footer", "authentication failed"],
+    );
+    expect_error(
+        with(FOOTER_128, Some(FLOAT_128), None),
+        &[
+            "decrypting column metadata of column name in row group 0",
+            "authentication failed",
+        ],
+    );
+    expect_error(
+        with(FOOTER_128, None, None),
+        &["column name is encrypted", "no key of column name"],
+    );
+    expect_error(
+        with(FOOTER_128, Some(DOUBLE_128), Some(b"other")),
+        &["AAD prefix", "differs"],
+    );
+    expect_error(
+        read_parq(file.clone(), None)
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
+        &["footer is encrypted"],
+    );
+    // A file whose prefix is not stored: a wrong prefix fails the footer's authentication.
+    let enc = FileEncryptionProperties::builder(FOOTER_128.to_vec())
+        .with_aad_prefix(b"tester".to_vec())
+        .with_aad_prefix_storage(false)
+        .build()
+        .unwrap();
+    let file = write_parq(&sample(100, 1), writer_options(enc));
+    let props = |p: Option<&[u8]>| {
+        let mut b = FileDecryptionProperties::builder().with_footer_key(FOOTER_128.to_vec());
+        if let Some(p) = p {
+            b = b.with_aad_prefix(p.to_vec());
+        }
+        b.build().unwrap()
+    };
+    expect_error(
+        read_all(file.clone(), props(Some(b"tester!"))),
+        &["decrypting the footer", "authentication failed"],
+    );
+    expect_error(
+        read_all(file.clone(), props(None)),
+        &["AAD prefix it does not store"],
+    );
+    read_all(file, props(Some(b"tester"))).unwrap();
+}
+
+#[test]
+fn flipped_bits_are_clean_errors_naming_the_module() {
+    let (file, props) = victim(false);
+    read_all(file.clone(), props.clone()).unwrap();
+    let reader = ParquetReader::with_options(
+        file.clone(),
+        ReadOptions {
+            decryption: Some(props.clone()),
+            ..ReadOptions::default()
+        },
+    )
+    .unwrap();
+    let meta = reader.metadata().row_groups[0].columns[0]
+        .meta_data
+        .clone()
+        .unwrap(); // id
+    let header = meta.data_page_offset as usize;
+    let header_len = u32::from_le_bytes(file[header..header + 4].try_into().unwrap()) as usize;
+    let body = header + 4 + header_len;
+    // Ciphertext of the first data page of `id`.
+    expect_error(
+        read_all(flip(&file, body + 4 + 12 + 3), props.clone()),
+        &[
+            "decrypting data page 0 of column id in row group 0",
+            "authentication failed",
+        ],
+    );
+    // Its header.
+    expect_error(
+        read_all(flip(&file, header + 4 + 12 + 1), props.clone()),
+        &[
+            "decrypting data page header 0 of column id in row group 0",
+            "authentication failed",
+        ],
+    );
+    // A dictionary page header of `name`.
+    let name = reader.metadata().row_groups[0].columns[1]
+        .meta_data
+        .clone()
+        .unwrap();
+    let dict = name.dictionary_page_offset.expect("name has a dictionary") as usize;
+    expect_error(
+        read_all(flip(&file, dict + 20), props.clone()),
+        &["decrypting dictionary page header of column name in row group 0"],
+    );
+    // The encrypted footer (its tag is just before the 8-byte tail).
+    expect_error(
+        read_all(flip(&file, file.len() - 8 - 3), props.clone()),
+        &["decrypting the footer", "authentication failed"],
+    );
+    // An offset index.
+    let chunk = &reader.metadata().row_groups[0].columns[0];
+    let oi = chunk.offset_index_offset.unwrap() as usize;
+    let broken = ParquetReader::with_options(
+        flip(&file, oi + 20),
+        ReadOptions {
+            decryption: Some(props.clone()),
+            ..ReadOptions::default()
+        },
+    )
+    .unwrap();
+    let e = broken.read_offset_index(0, 0).unwrap_err().to_string();
+    assert!(
+        e.contains("decrypting offset index of column id in row group 0"),
+        "{e}"
+    );
+
+    // Plaintext footer: a changed footer byte or signature byte fails the signature.
+    let (file, props) = victim(true);
+    read_all(file.clone(), props.clone()).unwrap();
+    let at = file
+        .windows(12)
+        .rposition(|w| w == b"parq version")
+        .expect("created_by in the footer");
+    expect_error(
+        read_all(flip(&file, at + 1), props.clone()),
+        &["footer signature", "does not match"],
+    );
+    expect_error(
+        read_all(flip(&file, file.len() - 8 - 2), props.clone()),
+        &["footer signature", "does not match"],
+    );
+}
+
+#[test]
+fn truncated_and_cut_files_are_errors_not_panics() {
+    for plaintext_footer in [false, true] {
+        let (file, props) = victim(plaintext_footer);
+        for cut in (0..file.len())
+            .step_by(97)
+            .chain(file.len() - 40..file.len())
+        {
+            let mut v = file[..cut].to_vec();
+            // Also keep a valid-looking tail so the reader gets past the magic checks.
+            let short = Bytes::from(v.clone());
+            assert!(read_all(short, props.clone()).is_err());
+            v.extend_from_slice(&file[file.len() - 8..]);
+            let _ = read_all(Bytes::from(v), props.clone());
+        }
+        // Every byte of the last 200 flipped: never a panic, and a flipped module never
+        // reads as data.
+        for at in file.len() - 200..file.len() {
+            let _ = read_all(flip(&file, at), props.clone());
+        }
+    }
+}
+
+/// The `aes` crate takes its AES-NI path when the CPU has it; the probe says which path ran.
+#[cfg(feature = "probes")]
+#[test]
+fn the_aes_ni_path_is_taken_where_the_cpu_has_aes() {
+    use parq::codecs::probe;
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    let hardware =
+        std::arch::is_x86_feature_detected!("aes") && std::arch::is_x86_feature_detected!("sse2");
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    let hardware = false;
+    assert_eq!(parq::encryption::aes_ni_available(), hardware);
+    let (file, props) = victim(false);
+    probe::reset();
+    read_all(file, props).unwrap();
+    let (ni, soft) = (probe::get("crypto.aes_ni"), probe::get("crypto.aes_soft"));
+    if hardware {
+        assert!(ni > 10 && soft == 0, "aes_ni {ni}, aes_soft {soft}");
+    } else {
+        assert!(soft > 10 && ni == 0, "aes_ni {ni}, aes_soft {soft}");
+    }
+}
+
+mod round_trips {
+    use super::*;
+    use proptest::prelude::*;
+    use proptest::test_runner::FileFailurePersistence;
+
+    const LEAVES: [&str; 4] = ["id", "name", "score", "tags.list.item"];
+
+    fn key(len_choice: u8, seed: u8) -> Vec<u8> {
+        let len = [16, 24, 32][len_choice as usize % 3];
+        (0..len)
+            .map(|i| seed.wrapping_mul(31).wrapping_add(i as u8))
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 16,
+            failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("regressions"))),
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn random_keys_columns_and_modes(
+            rows in 1usize..1500,
+            seed in any::<u64>(),
+            footer_len in 0u8..3,
+            key_seed in any::<u8>(),
+            // Per leaf: 0 plaintext, 1 own key, 2 footer key; all plaintext means uniform.
+            columns in proptest::collection::vec((0u8..3, 0u8..3), 4),
+            ctr in any::<bool>(),
+            plaintext_footer in any::<bool>(),
+            prefix in 0u8..3, // none, stored, not stored
+        ) {
+            let batch = sample(rows, seed);
+            let footer = key(footer_len, key_seed);
+            let mut enc = FileEncryptionProperties::builder(footer.clone())
+                .with_plaintext_footer(plaintext_footer)
+                .with_algorithm(if ctr { Algorithm::AesGcmCtrV1 } else { Algorithm::AesGcmV1 });
+            let mut dec = FileDecryptionProperties::builder().with_footer_key(footer.clone());
+            let mut keys = vec![footer.len()];
+            for (i, (choice, len)) in columns.iter().enumerate() {
+                match choice {
+                    1 => {
+                        let k = key(*len, key_seed.wrapping_add(i as u8 + 1));
+                        keys.push(k.len());
+                        enc = enc.with_column_key(LEAVES[i], k.clone());
+                        dec = dec.with_column_key(LEAVES[i], k);
+                    }
+                    2 => enc = enc.with_column_footer_key(LEAVES[i]),
+                    _ => {}
+                }
+            }
+            if prefix > 0 {
+                enc = enc.with_aad_prefix(b"prop".to_vec()).with_aad_prefix_storage(prefix == 1);
+            }
+            if prefix == 2 {
+                dec = dec.with_aad_prefix(b"prop".to_vec());
+            }
+            let mut options = writer_options(enc.build().unwrap());
+            options.data_page_size = 512;
+            options.row_group_rows = 700;
+            let file = write_parq(&batch, options);
+            let got = read_parq(file.clone(), Some(dec.build().unwrap())).unwrap();
+            assert_same(&batch, &got, "parq");
+            if !ctr && !keys.contains(&24) {
+                let mut b = parquet::encryption::decrypt::FileDecryptionProperties::builder(footer);
+                for (i, (choice, len)) in columns.iter().enumerate() {
+                    if *choice == 1 {
+                        b = b.with_column_key(LEAVES[i], key(*len, key_seed.wrapping_add(i as u8 + 1)));
+                    }
+                }
+                if prefix == 2 {
+                    b = b.with_aad_prefix(b"prop".to_vec());
+                }
+                let theirs = read_parquet_crate(file, b.build().unwrap());
+                assert_same(&batch, &theirs, "parquet crate");
+            }
+        }
+    }
+}

@@ -222,12 +222,15 @@ impl FileDecryptor {
             };
             let mut states = Vec::with_capacity(rg.columns.len());
             for (j, chunk) in rg.columns.iter_mut().enumerate() {
-                let name = || {
-                    chunk
-                        .meta_data
-                        .as_ref()
-                        .map(|m| m.path_in_schema.join("."))
-                        .unwrap_or_else(|| format!("#{j}"))
+                let name = || match (&chunk.meta_data, &chunk.crypto_metadata) {
+                    (Some(m), _) => m.path_in_schema.join("."),
+                    (
+                        None,
+                        Some(ColumnCryptoMetaData::EncryptionWithColumnKey {
+                            path_in_schema, ..
+                        }),
+                    ) => path_in_schema.join("."),
+                    _ => format!("#{j}"),
                 };
                 let key = match &chunk.crypto_metadata {
                     None => {
@@ -257,7 +260,10 @@ impl FileDecryptor {
                                 )?;
                                 KeyCipher::new(&k, &what)
                                     .map(Arc::new)
-                                    .map_err(|e| e.to_string())
+                                    .map_err(|e| match e {
+                                        Error::Crypto(m) => m,
+                                        e => e.to_string(),
+                                    })
                             })
                             .clone()
                             .map_err(|e| format!("column {path} is encrypted: {e}"))
@@ -285,7 +291,7 @@ impl FileDecryptor {
                                     chunk.meta_data = Some(m);
                                     ChunkKey::Key(cipher)
                                 }
-                                Err(e) => ChunkKey::Unavailable(crypto_error(&what, e).to_string()),
+                                Err(e) => ChunkKey::Unavailable(format!("decrypting {what}: {e}")),
                             }
                         }
                     },
