@@ -498,7 +498,13 @@ fn parquet_crate_encrypted_files_read_in_parq() {
     let batch = sample(5000, 3);
     let footer = b"0123456789012345".to_vec();
     let k_name = b"1234567890123450".to_vec();
-    let cases: Vec<(&str, Arc<TheirProps>, Vec<(&str, Vec<u8>)>, Option<Vec<u8>>)> = vec![
+    type Case = (
+        &'static str,
+        Arc<TheirProps>,
+        Vec<(&'static str, Vec<u8>)>,
+        Option<Vec<u8>>,
+    );
+    let cases: Vec<Case> = vec![
         (
             "uniform",
             TheirProps::builder(footer.clone()).build().unwrap(),

@@ -31,6 +31,9 @@ pub(crate) fn parse_tail(tail: &[u8; 8]) -> Result<(usize, bool)> {
     Ok((metadata::parse_footer_len(tail)?, false))
 }
 
+/// A column key's cipher, or why there is none.
+type KeyOrWhy = std::result::Result<Arc<KeyCipher>, String>;
+
 /// How the chunks of one column in one row group are decrypted.
 enum ChunkKey {
     /// Not encrypted.
@@ -209,10 +212,7 @@ impl FileDecryptor {
         footer: Option<Arc<KeyCipher>>,
         ctr_pages: bool,
     ) -> Result<Self> {
-        let mut keys: HashMap<
-            (String, Option<Vec<u8>>),
-            std::result::Result<Arc<KeyCipher>, String>,
-        > = HashMap::new();
+        let mut keys: HashMap<(String, Option<Vec<u8>>), KeyOrWhy> = HashMap::new();
         let mut chunks = Vec::with_capacity(meta.row_groups.len());
         for (i, rg) in meta.row_groups.iter_mut().enumerate() {
             let ordinal = match rg.ordinal {
