@@ -2,6 +2,7 @@
 
 mod cat;
 mod json;
+mod keys;
 mod meta;
 mod pages;
 mod rewrite;
@@ -27,13 +28,19 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Print the schema tree.
-    Schema { file: PathBuf },
+    Schema {
+        file: PathBuf,
+        #[command(flatten)]
+        keys: keys::KeyArgs,
+    },
     /// Print row groups and column chunks (encodings, codec, sizes, statistics).
     Meta {
         file: PathBuf,
         /// One JSON object instead of text.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        keys: keys::KeyArgs,
     },
     /// Print rows as JSON Lines (default) or CSV.
     Cat {
@@ -47,6 +54,8 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = cat::OutputFormat::Jsonl)]
         format: cat::OutputFormat,
+        #[command(flatten)]
+        keys: keys::KeyArgs,
     },
     /// Print the first N rows, as `cat --limit N` does.
     Head {
@@ -60,6 +69,8 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = cat::OutputFormat::Jsonl)]
         format: cat::OutputFormat,
+        #[command(flatten)]
+        keys: keys::KeyArgs,
     },
     /// List every page of every column chunk: type, encoding, sizes, values, nulls, min/max.
     Pages {
@@ -97,6 +108,8 @@ enum Command {
         /// Decode byte arrays as views into page buffers instead of offsets + copied data.
         #[arg(long)]
         views: bool,
+        #[command(flatten)]
+        keys: keys::KeyArgs,
     },
     /// Read a file and write it again with parq's writer (same schema and key-value metadata).
     Rewrite(rewrite::Args),
@@ -126,12 +139,12 @@ fn open(path: &Path, options: ReadOptions) -> parq::Result<ParquetReader> {
 
 fn run(cli: Cli) -> parq::Result<()> {
     match cli.command {
-        Command::Schema { file } => {
-            let reader = open(&file, ReadOptions::default())?;
+        Command::Schema { file, keys } => {
+            let reader = open(&file, keys.read_options()?)?;
             print!("{}", reader.schema().display_tree());
         }
-        Command::Meta { file, json } => {
-            let reader = open(&file, ReadOptions::default())?;
+        Command::Meta { file, json, keys } => {
+            let reader = open(&file, keys.read_options()?)?;
             if json {
                 println!("{}", meta::json(reader.metadata()));
             } else {
@@ -143,8 +156,9 @@ fn run(cli: Cli) -> parq::Result<()> {
             columns,
             limit,
             format,
+            keys,
         } => {
-            let reader = open(&file, ReadOptions::default())?;
+            let reader = open(&file, keys.read_options()?)?;
             cat::run(&reader, columns.as_deref(), limit, format)?;
         }
         Command::Head {
@@ -152,8 +166,9 @@ fn run(cli: Cli) -> parq::Result<()> {
             n,
             columns,
             format,
+            keys,
         } => {
-            let reader = open(&file, ReadOptions::default())?;
+            let reader = open(&file, keys.read_options()?)?;
             cat::run(&reader, columns.as_deref(), Some(n), format)?;
         }
         Command::Pages {
@@ -170,6 +185,7 @@ fn run(cli: Cli) -> parq::Result<()> {
             batch_size,
             whole,
             views,
+            keys,
         } => {
             let options = ReadOptions {
                 byte_array_layout: if views {
@@ -177,7 +193,7 @@ fn run(cli: Cli) -> parq::Result<()> {
                 } else {
                     ByteArrayLayout::Offsets
                 },
-                ..ReadOptions::default()
+                ..keys.read_options()?
             };
             let args = scan::ScanArgs {
                 columns: columns.as_deref(),
