@@ -871,3 +871,190 @@ mod round_trips {
         }
     }
 }
+
+// ---- pyarrow, uniform encryption (its direct-key API) --------------------------------------
+
+fn hex(key: &[u8]) -> String {
+    key.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn pyarrow(args: &[&str]) {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/support_encryption/pyarrow_uniform.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args(args)
+        .output()
+        .expect("python3 with pyarrow (the oracle; .ci/test installs it)");
+    assert!(
+        out.status.success(),
+        "pyarrow {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn read_ipc(path: &std::path::Path) -> RecordBatch {
+    let reader =
+        arrow_ipc::reader::FileReader::try_new(std::fs::File::open(path).unwrap(), None).unwrap();
+    let schema = reader.schema();
+    let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
+    arrow_select::concat::concat_batches(&schema, &batches).unwrap()
+}
+
+fn write_ipc(path: &std::path::Path, batch: &RecordBatch) {
+    let mut w = arrow_ipc::writer::FileWriter::try_new(
+        std::fs::File::create(path).unwrap(),
+        &batch.schema(),
+    )
+    .unwrap();
+    w.write(batch).unwrap();
+    w.finish().unwrap();
+}
+
+/// Column by column; a list compares its offsets, validity and values (pyarrow and parq
+/// may name a list's item field differently).
+fn assert_same_values(expected: &RecordBatch, got: &RecordBatch, who: &str) {
+    use arrow_array::Array;
+    assert_eq!(expected.num_rows(), got.num_rows(), "{who}: rows");
+    for (i, f) in expected.schema().fields().iter().enumerate() {
+        let (e, g) = (expected.column(i), got.column(i));
+        match (
+            e.as_any().downcast_ref::<arrow_array::ListArray>(),
+            g.as_any().downcast_ref::<arrow_array::ListArray>(),
+        ) {
+            (Some(e), Some(g)) => {
+                assert_eq!(e.offsets(), g.offsets(), "{who}: {} offsets", f.name());
+                assert_eq!(e.nulls(), g.nulls(), "{who}: {} validity", f.name());
+                assert_eq!(
+                    e.values().as_ref(),
+                    g.values().as_ref(),
+                    "{who}: {} values",
+                    f.name()
+                );
+            }
+            _ => assert_eq!(e.as_ref(), g.as_ref(), "{who}: column {}", f.name()),
+        }
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("parq-encryption-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn uniform_files_equal_pyarrow() {
+    let dir = scratch("uniform");
+    for (path, key) in [
+        (
+            data_dir().join("uniform_encryption.parquet.encrypted"),
+            FOOTER_128,
+        ),
+        (
+            data_dir().join("aes256/uniform_encryption.parquet.encrypted"),
+            FOOTER_256,
+        ),
+    ] {
+        let ipc = dir.join("uniform.arrow");
+        pyarrow(&[
+            "read",
+            &hex(key),
+            "-",
+            path.to_str().unwrap(),
+            ipc.to_str().unwrap(),
+        ]);
+        let expected = read_ipc(&ipc);
+        let props = FileDecryptionProperties::builder()
+            .with_footer_key(key.to_vec())
+            .build()
+            .unwrap();
+        let got = read_parq(Bytes::from(std::fs::read(&path).unwrap()), Some(props)).unwrap();
+        assert_same_values(&expected, &got, &path.display().to_string());
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn pyarrow_reads_parq_uniform_files_and_parq_reads_pyarrows() {
+    let dir = scratch("pyarrow");
+    let batch = sample(3000, 21);
+    let ipc_in = dir.join("in.arrow");
+    write_ipc(&ipc_in, &batch);
+    let key16 = b"0123456789abcdef".to_vec();
+    let key32 = b"0123456789abcdef0123456789abcdef".to_vec();
+    // (key, algorithm, plaintext footer, AAD prefix, store it)
+    let cases: [(&Vec<u8>, Algorithm, bool, Option<&str>, bool); 4] = [
+        (&key16, Algorithm::AesGcmV1, false, None, true),
+        (&key32, Algorithm::AesGcmCtrV1, false, Some("part-1"), true),
+        (&key16, Algorithm::AesGcmV1, true, Some("part-2"), false),
+        (&key32, Algorithm::AesGcmCtrV1, true, None, true),
+    ];
+    for (key, algorithm, plaintext, prefix, store) in cases {
+        let who = format!(
+            "{algorithm:?}, plaintext footer {plaintext}, prefix {prefix:?} stored {store}"
+        );
+        let (alg, aad) = (
+            match algorithm {
+                Algorithm::AesGcmV1 => "AES_GCM_V1",
+                Algorithm::AesGcmCtrV1 => "AES_GCM_CTR_V1",
+            },
+            prefix.unwrap_or("-"),
+        );
+        // parq writes, pyarrow reads.
+        let mut enc = FileEncryptionProperties::builder(key.clone())
+            .with_algorithm(algorithm)
+            .with_plaintext_footer(plaintext);
+        if let Some(p) = prefix {
+            enc = enc
+                .with_aad_prefix(p.as_bytes().to_vec())
+                .with_aad_prefix_storage(store);
+        }
+        let file = dir.join("parq.parquet");
+        std::fs::write(
+            &file,
+            write_parq(&batch, writer_options(enc.build().unwrap())),
+        )
+        .unwrap();
+        let ipc_out = dir.join("out.arrow");
+        pyarrow(&[
+            "read",
+            &hex(key),
+            aad,
+            file.to_str().unwrap(),
+            ipc_out.to_str().unwrap(),
+        ]);
+        assert_same_values(
+            &batch,
+            &read_ipc(&ipc_out),
+            &format!("pyarrow reads parq, {who}"),
+        );
+        // pyarrow writes, parq reads.
+        let theirs = dir.join("pyarrow.parquet");
+        let (p, s) = (
+            if plaintext { "1" } else { "0" },
+            if store { "1" } else { "0" },
+        );
+        pyarrow(&[
+            "write",
+            &hex(key),
+            aad,
+            alg,
+            p,
+            s,
+            ipc_in.to_str().unwrap(),
+            theirs.to_str().unwrap(),
+        ]);
+        let mut dec = FileDecryptionProperties::builder().with_footer_key(key.clone());
+        if let (Some(p), false) = (prefix, store) {
+            dec = dec.with_aad_prefix(p.as_bytes().to_vec());
+        }
+        let got = read_parq(
+            Bytes::from(std::fs::read(&theirs).unwrap()),
+            Some(dec.build().unwrap()),
+        )
+        .unwrap_or_else(|e| panic!("parq reads pyarrow, {who}: {e}"));
+        assert_same_values(&batch, &got, &format!("parq reads pyarrow, {who}"));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

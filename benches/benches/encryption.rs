@@ -33,7 +33,9 @@ fn batch(rows: usize) -> RecordBatch {
     let words: Vec<String> = (0..1000)
         .map(|i| {
             let len = 8 + i % 17;
-            (0..len).map(|j| (b'a' + ((i * 7 + j * 13) % 26) as u8) as char).collect()
+            (0..len)
+                .map(|j| (b'a' + ((i * 7 + j * 13) % 26) as u8) as char)
+                .collect()
         })
         .collect();
     let names: StringArray = (0..rows)
@@ -63,8 +65,8 @@ fn write_parq(batch: &RecordBatch, algorithm: Option<Algorithm>) -> Vec<u8> {
         encryption: encryption(algorithm),
         ..WriterOptions::default()
     };
-    let mut w = parq::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), options)
-        .expect("writer");
+    let mut w =
+        parq::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), options).expect("writer");
     w.write(batch).expect("write");
     w.into_inner().expect("finish")
 }
@@ -135,8 +137,16 @@ fn bench(c: &mut Criterion) {
         .map(|(id, a)| (*id, Bytes::from(write_parq(&batch, *a)), a.is_some()))
         .collect();
     let theirs = [
-        ("parquet/plain", Bytes::from(write_parquet(&batch, false)), false),
-        ("parquet/gcm", Bytes::from(write_parquet(&batch, true)), true),
+        (
+            "parquet/plain",
+            Bytes::from(write_parquet(&batch, false)),
+            false,
+        ),
+        (
+            "parquet/gcm",
+            Bytes::from(write_parquet(&batch, true)),
+            true,
+        ),
     ];
     for (id, f, _) in files.iter().chain(&theirs) {
         eprintln!("{id}: {} bytes", f.len());

@@ -196,7 +196,11 @@ impl PageReader {
             ModuleType::DataPageHeader
         };
         let (plain, used) = d.decrypt_module(module, ordinal, &self.chunk[self.pos..])?;
-        let (header, _) = metadata::decode_page_header(&plain)?;
+        let (mut header, _) = metadata::decode_page_header(&plain)?;
+        // A CRC covers the page as stored, i.e. its ciphertext, not the plaintext this
+        // reader decodes; the GCM tag authenticates those bytes (AES_GCM_CTR_V1 leaves page
+        // bodies unauthenticated, as the spec accepts).
+        header.crc = None;
         Ok((header, used))
     }
 
