@@ -1,6 +1,8 @@
 //! An encrypted Parquet file from arbitrary bytes, opened with fixed keys (those of
-//! parquet-testing's encrypted files): the first byte picks the key set (128- or 256-bit keys,
-//! with or without the AAD prefix "tester"), the rest is the file. Open it, read every flat
+//! parquet-testing's encrypted files): the first byte picks the key set (bit 1: 128- or
+//! 256-bit keys; bit 0: the AAD prefix "tester"; bit 2: skip the plaintext footer's signature
+//! check, so that mutated plaintext footers reach the schema, the column metadata and the
+//! plaintext columns), the rest is the file. Open it, read every flat
 //! column, every top-level field and every page index. Errors are fine (almost every
 //! mutation fails authentication); a panic, a hang or an allocation past the limits is not,
 //! and whatever decodes must be well formed.
@@ -39,6 +41,9 @@ fn props(selector: u8) -> FileDecryptionProperties {
     }
     if selector & 1 != 0 {
         b = b.with_aad_prefix(b"tester".to_vec());
+    }
+    if selector & 4 != 0 {
+        b = b.without_footer_signature_verification();
     }
     b.build().expect("fixed keys are valid")
 }
