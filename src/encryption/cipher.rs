@@ -14,7 +14,7 @@
 
 use aes::{Aes128, Aes192, Aes256};
 use aes_gcm::aead::consts::U12;
-use aes_gcm::aead::{AeadInPlace, KeyInit};
+use aes_gcm::aead::{AeadInOut, KeyInit};
 use aes_gcm::{AesGcm, Nonce, Tag};
 use ctr::cipher::{KeyIvInit, StreamCipher};
 
@@ -159,11 +159,12 @@ impl KeyCipher {
 
     fn gcm_seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
         probe();
-        let nonce = Nonce::from_slice(nonce);
+        let nonce = <&Nonce<U12>>::try_from(nonce)
+            .map_err(|_| Error::Crypto(format!("nonce of {} bytes", nonce.len())))?;
         match &self.gcm {
-            Gcm::A128(c) => c.encrypt_in_place_detached(nonce, aad, buf),
-            Gcm::A192(c) => c.encrypt_in_place_detached(nonce, aad, buf),
-            Gcm::A256(c) => c.encrypt_in_place_detached(nonce, aad, buf),
+            Gcm::A128(c) => c.encrypt_inout_detached(nonce, aad, buf.into()),
+            Gcm::A192(c) => c.encrypt_inout_detached(nonce, aad, buf.into()),
+            Gcm::A256(c) => c.encrypt_inout_detached(nonce, aad, buf.into()),
         }
         .map_err(|_| Error::Crypto("module too large for AES-GCM".into()))
     }
@@ -211,11 +212,15 @@ impl KeyCipher {
         let (ct, tag) = rest.split_at(rest.len() - TAG_LEN);
         let mut buf = ct.to_vec();
         probe();
-        let (nonce, tag) = (Nonce::from_slice(nonce), Tag::from_slice(tag));
+        // `split` guarantees 12 and 16 bytes.
+        let (Ok(nonce), Ok(tag)) = (<&Nonce<U12>>::try_from(nonce), <&Tag>::try_from(tag)) else {
+            return Err(ModuleError::Authentication);
+        };
+        let inout = buf.as_mut_slice().into();
         match &self.gcm {
-            Gcm::A128(c) => c.decrypt_in_place_detached(nonce, aad, &mut buf, tag),
-            Gcm::A192(c) => c.decrypt_in_place_detached(nonce, aad, &mut buf, tag),
-            Gcm::A256(c) => c.decrypt_in_place_detached(nonce, aad, &mut buf, tag),
+            Gcm::A128(c) => c.decrypt_inout_detached(nonce, aad, inout, tag),
+            Gcm::A192(c) => c.decrypt_inout_detached(nonce, aad, inout, tag),
+            Gcm::A256(c) => c.decrypt_inout_detached(nonce, aad, inout, tag),
         }
         .map_err(|_| ModuleError::Authentication)?;
         Ok((buf, total))
@@ -318,7 +323,7 @@ mod tests {
     #[test]
     fn ctr_iv_counter_starts_at_one() {
         // With CTR, the first keystream block is AES(nonce || 00 00 00 01).
-        use aes::cipher::{BlockEncrypt, KeyInit as _};
+        use aes::cipher::{BlockCipherEncrypt, KeyInit as _};
         let key = [9u8; 16];
         let c = KeyCipher::new(&key, "key").unwrap();
         let mut m = Vec::new();
