@@ -84,7 +84,7 @@ impl std::fmt::Display for ModuleError {
 pub fn aes_ni_available() -> bool {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     {
-        cpufeatures::new!(aes_intrinsics, "aes", "sse2");
+        cpufeatures::new!(aes_intrinsics, "aes");
         aes_intrinsics::get()
     }
     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]

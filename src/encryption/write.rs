@@ -124,20 +124,22 @@ impl FileEncryptor {
     }
 
     /// Encrypts the pages of a chunk written in plaintext to `plain` (offsets relative to
-    /// its start), fixing the chunk's offsets and sizes; returns the encrypted chunk.
+    /// its start) into `sink`, page by page, fixing the chunk's offsets and sizes.
     pub(crate) fn encrypt_chunk(
         &self,
         plain: &[u8],
         chunk: &mut EncodedChunk,
-        row_group: usize,
-        column: usize,
-    ) -> Result<Vec<u8>> {
+        (row_group, column): (usize, usize),
+        sink: &mut dyn std::io::Write,
+    ) -> Result<()> {
         let c = self.column(column)?;
         let overhead = match self.props.algorithm() {
             Algorithm::AesGcmV1 => GCM_OVERHEAD,
             Algorithm::AesGcmCtrV1 => CTR_OVERHEAD,
         };
-        let mut out = Vec::with_capacity(plain.len() + plain.len() / 512 + 256);
+        // One page's modules at a time; `written` counts what went to `sink`.
+        let mut out = Vec::new();
+        let mut written = 0usize;
         // (plaintext offset, encrypted offset, encrypted length) of every page.
         let mut moved: Vec<(usize, usize, usize)> = Vec::new();
         let mut header_buf = Vec::new();
@@ -160,11 +162,13 @@ impl FileEncryptor {
             })?;
             header_buf.clear();
             metadata::encode_page_header(&header, &mut header_buf);
-            let start = out.len();
+            out.clear();
             let ords = (row_group, column, data_pages);
             self.encrypt_module(c, header_module, ords, &header_buf, &mut out)?;
             self.encrypt_module(c, body_module, ords, body, &mut out)?;
-            moved.push((pos, start, out.len() - start));
+            sink.write_all(&out)?;
+            moved.push((pos, written, out.len()));
+            written += out.len();
             if !dictionary {
                 data_pages += 1;
             }
@@ -189,9 +193,9 @@ impl FileEncryptor {
                 })?;
             }
         }
-        chunk.meta.total_compressed_size = out.len() as i64;
-        chunk.len = out.len();
-        Ok(out)
+        chunk.meta.total_compressed_size = written as i64;
+        chunk.len = written;
+        Ok(())
     }
 
     /// Encrypts a serialized column or offset index of an encrypted column (others pass

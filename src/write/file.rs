@@ -121,8 +121,7 @@ fn put_chunk(
     if let Some(e) = encryptor.as_ref().filter(|e| e.is_encrypted(leaf)) {
         let mut plain = Vec::new();
         let mut chunk = write(&mut plain)?;
-        let out = e.encrypt_chunk(&plain, &mut chunk, row_group, leaf)?;
-        sink.write_all(&out)?;
+        e.encrypt_chunk(&plain, &mut chunk, (row_group, leaf), sink)?;
         return Ok(chunk);
     }
     let _ = (encryptor, row_group, leaf);
