@@ -983,7 +983,8 @@ fn pyarrow_reads_parq_uniform_files_and_parq_reads_pyarrows() {
     let key16 = b"0123456789abcdef".to_vec();
     let key32 = b"0123456789abcdef0123456789abcdef".to_vec();
     // (key, algorithm, plaintext footer, AAD prefix, store it)
-    let cases: [(&Vec<u8>, Algorithm, bool, Option<&str>, bool); 4] = [
+    type Case<'a> = (&'a Vec<u8>, Algorithm, bool, Option<&'a str>, bool);
+    let cases: [Case; 4] = [
         (&key16, Algorithm::AesGcmV1, false, None, true),
         (&key32, Algorithm::AesGcmCtrV1, false, Some("part-1"), true),
         (&key16, Algorithm::AesGcmV1, true, Some("part-2"), false),
