@@ -7,6 +7,8 @@ read_file:      the parquet-testing files: the argument, else $PARQUET_TEST_DATA
                 spellings), so the target reaches record assembly from the first run.
 read_footer:    their footers (the thrift FileMetaData) and their first page headers.
 decode_bloom_filter: bloom_filter.xxhash.bin (parquet-mr: header + 1 KiB bitset).
+read_encrypted: the encrypted parquet-testing files (data/ and data/aes256/), each behind the
+                key-set byte that opens it (see fuzz_targets/read_encrypted.rs).
 decompress_*:   4-byte declared size + a page compressed by pyarrow (if installed).
 
 Usage: python3 fuzz/make_seeds.py [parquet-testing data dir]
@@ -81,6 +83,24 @@ def main():
         put("decode_bloom_filter", data)
         put("read_footer", data[:16])
     print(f"read_file: {files} files from {data_dir}, {len(nested)} of {len(NESTED)} nested")
+    encrypted = 0
+    for sub, base in [("", 0), ("aes256", 2)]:
+        d = os.path.join(data_dir, sub)
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            if not name.endswith(".parquet.encrypted"):
+                continue
+            with open(os.path.join(d, name), "rb") as f:
+                data = f.read()
+            # Key set: 128-bit keys (0, 1) or 256-bit keys (2, 3); odd: AAD prefix "tester";
+            # +4: the plaintext footer's signature is not checked.
+            selector = base + (1 if "aad" in name else 0)
+            put("read_encrypted", bytes([selector]) + data)
+            if data[-4:] == b"PAR1":  # plaintext footer: also without its signature check
+                put("read_encrypted", bytes([selector | 4]) + data)
+            encrypted += 1
+    print(f"read_encrypted: {encrypted} files")
     missing = sorted(set(NESTED) - nested)
     if os.path.isdir(data_dir) and missing:
         print("read_file: nested files missing: " + ", ".join(missing))

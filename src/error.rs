@@ -72,6 +72,9 @@ pub enum Error {
     /// The caller asked for something that does not exist or does not fit (a column path,
     /// a row group index, mismatched buffers).
     InvalidArgument(String),
+    /// An encrypted module that could not be decrypted or verified (missing or wrong key,
+    /// wrong AAD prefix, modified bytes); the message names the module.
+    Crypto(String),
 }
 
 /// `Result` with this crate's [`Error`].
@@ -133,6 +136,7 @@ impl fmt::Display for Error {
             }
             Error::Unsupported(what) => write!(f, "unsupported: {what}"),
             Error::InvalidArgument(what) => write!(f, "invalid argument: {what}"),
+            Error::Crypto(what) => write!(f, "encryption: {what}"),
         }
     }
 }

@@ -13,6 +13,10 @@
 //! The `testing` feature adds `parq::testing`: proptest strategies and an
 //! `arbitrary::Arbitrary` spec of valid random files, a round-trip checker and named
 //! near-valid corruptions, for other crates' test suites and fuzz targets.
+//!
+//! The `encryption` feature adds `parq::encryption`: Parquet modular encryption (AES-GCM and
+//! AES-GCM-CTR), read through `ReadOptions::decryption` and written through
+//! `WriterOptions::encryption`.
 #![deny(missing_docs)]
 
 pub mod array;
@@ -20,6 +24,8 @@ pub mod array;
 pub mod arrow;
 pub mod bloom;
 pub mod column;
+#[cfg(feature = "encryption")]
+pub mod encryption;
 mod error;
 pub mod field;
 pub mod metadata;

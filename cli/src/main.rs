@@ -2,6 +2,7 @@
 
 mod cat;
 mod json;
+mod keys;
 mod meta;
 mod pages;
 mod rewrite;
@@ -28,13 +29,19 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Print the schema tree.
-    Schema { file: PathBuf },
+    Schema {
+        file: PathBuf,
+        #[command(flatten)]
+        keys: keys::KeyArgs,
+    },
     /// Print row groups and column chunks (encodings, codec, sizes, statistics).
     Meta {
         file: PathBuf,
         /// One JSON object instead of text.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        keys: keys::KeyArgs,
     },
     /// Print rows as JSON Lines (default) or CSV.
     Cat {
@@ -55,6 +62,8 @@ enum Command {
         /// Decoding threads (work split across row groups, columns and page ranges).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
         threads: u16,
+        #[command(flatten)]
+        keys: keys::KeyArgs,
     },
     /// Print the first N rows, as `cat --limit N` does.
     Head {
@@ -74,6 +83,8 @@ enum Command {
         /// Decoding threads (work split across row groups, columns and page ranges).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
         threads: u16,
+        #[command(flatten)]
+        keys: keys::KeyArgs,
     },
     /// List every page of every column chunk: type, encoding, sizes, values, nulls, min/max.
     Pages {
@@ -118,6 +129,8 @@ enum Command {
         /// Decoding threads (work split across row groups, columns and page ranges).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
         threads: u16,
+        #[command(flatten)]
+        keys: keys::KeyArgs,
     },
     /// Read a file and write it again with parq's writer (same schema and key-value metadata).
     Rewrite(rewrite::Args),
@@ -151,22 +164,14 @@ fn parse_filter(text: Option<&str>) -> parq::Result<Option<Expr>> {
         .transpose()
 }
 
-/// Default options with `threads` decoding threads.
-fn threads_option(threads: u16) -> ReadOptions {
-    ReadOptions {
-        threads: threads.into(),
-        ..ReadOptions::default()
-    }
-}
-
 fn run(cli: Cli) -> parq::Result<()> {
     match cli.command {
-        Command::Schema { file } => {
-            let reader = open(&file, ReadOptions::default())?;
+        Command::Schema { file, keys } => {
+            let reader = open(&file, keys.read_options()?)?;
             print!("{}", reader.schema().display_tree());
         }
-        Command::Meta { file, json } => {
-            let reader = open(&file, ReadOptions::default())?;
+        Command::Meta { file, json, keys } => {
+            let reader = open(&file, keys.read_options()?)?;
             if json {
                 println!("{}", meta::json(reader.metadata()));
             } else {
@@ -180,9 +185,10 @@ fn run(cli: Cli) -> parq::Result<()> {
             format,
             filter,
             threads,
+            keys,
         } => {
             let filter = parse_filter(filter.as_deref())?;
-            let reader = open(&file, threads_option(threads))?;
+            let reader = open(&file, keys.read_options_with(threads)?)?;
             cat::run(&reader, columns.as_deref(), limit, format, filter.as_ref())?;
         }
         Command::Head {
@@ -192,9 +198,10 @@ fn run(cli: Cli) -> parq::Result<()> {
             format,
             filter,
             threads,
+            keys,
         } => {
             let filter = parse_filter(filter.as_deref())?;
-            let reader = open(&file, threads_option(threads))?;
+            let reader = open(&file, keys.read_options_with(threads)?)?;
             cat::run(
                 &reader,
                 columns.as_deref(),
@@ -219,6 +226,7 @@ fn run(cli: Cli) -> parq::Result<()> {
             views,
             filter,
             threads,
+            keys,
         } => {
             let filter = parse_filter(filter.as_deref())?;
             let options = ReadOptions {
@@ -227,7 +235,7 @@ fn run(cli: Cli) -> parq::Result<()> {
                 } else {
                     ByteArrayLayout::Offsets
                 },
-                ..threads_option(threads)
+                ..keys.read_options_with(threads)?
             };
             let args = scan::ScanArgs {
                 columns: columns.as_deref(),

@@ -35,6 +35,12 @@ pub struct Args {
     /// Rows per row group; default: keep the input's row groups.
     #[arg(long)]
     row_group_rows: Option<usize>,
+    /// Keys of the input.
+    #[command(flatten)]
+    keys: crate::keys::KeyArgs,
+    /// Encryption of the output.
+    #[command(flatten)]
+    encrypt: crate::keys::EncryptArgs,
 }
 
 fn codec(name: &str) -> Result<CodecKind> {
@@ -45,7 +51,7 @@ pub fn run(args: &Args) -> Result<()> {
     let start = Instant::now();
     let bytes = crate::read_file(&args.input)?;
     let in_len = bytes.len();
-    let reader = ParquetReader::new(bytes.clone())?;
+    let reader = ParquetReader::with_options(bytes.clone(), args.keys.read_options()?)?;
     let meta = reader.metadata().clone();
     let encoding = match args.encoding.to_ascii_lowercase().as_str() {
         "auto" => EncodingPolicy::Auto,
@@ -68,6 +74,7 @@ pub fn run(args: &Args) -> Result<()> {
         key_value_metadata: meta.key_value_metadata.clone().unwrap_or_default(),
         row_group_rows: args.row_group_rows.unwrap_or(usize::MAX),
         row_group_bytes: usize::MAX,
+        encryption: args.encrypt.encryption()?,
         ..WriterOptions::default()
     };
     if let Some(c) = &args.compression {
@@ -132,7 +139,7 @@ fn write(
             bytes.clone(),
             ReadOptions {
                 row_groups: Some(vec![rg]),
-                ..ReadOptions::default()
+                ..args.keys.read_options()?
             },
         )?;
         let groups = meta.row_groups.len();

@@ -569,7 +569,7 @@ impl ColumnMetaData {
     }
 }
 
-/// The `ColumnCryptoMetaData` union (kept so encrypted-column files still parse).
+/// The `ColumnCryptoMetaData` union (acted on by the `encryption` feature).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ColumnCryptoMetaData {
     /// The column is encrypted with the footer key.
@@ -894,7 +894,7 @@ impl AesGcmParams {
     }
 }
 
-/// The `EncryptionAlgorithm` union (kept, not acted on: encryption is unsupported).
+/// The `EncryptionAlgorithm` union (acted on by the `encryption` feature).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum EncryptionAlgorithm {
     /// AES-GCM (field 1).

@@ -7,7 +7,8 @@
 //! <FileMetaData, thrift compact> <u32 little-endian length of it> "PAR1"
 //! ```
 //!
-//! (`"PARE"` instead of `"PAR1"` means the footer is encrypted, which is unsupported).
+//! (`"PARE"` instead of `"PAR1"` means the footer is encrypted: see `parq::encryption`,
+//! feature `encryption`).
 //! Every struct decodes straight from bytes into the owned Rust structs of this module with
 //! `T::read(&mut CompactReader)` and encodes with `T::write(&mut CompactWriter)`; the
 //! functions below do that for the top-level structs. Decoding never panics on bad input;

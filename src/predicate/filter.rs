@@ -4,7 +4,6 @@
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::Arc;
 
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
 use parq_codecs::probe;
@@ -17,9 +16,7 @@ use crate::bloom::Sbbf;
 use crate::column::Column;
 use crate::field::Field;
 use crate::metadata::ColumnIndex;
-use crate::read::{
-    ArrayBatch, ArrayBatchReader, BatchReader, ParquetReader, ReadOptions, RowSelection, Source,
-};
+use crate::read::{ArrayBatch, ArrayBatchReader, BatchReader, ParquetReader, RowSelection, Source};
 use crate::{Error, Result};
 
 /// What pruning and filtering did, over the row groups the reader selects.
@@ -289,16 +286,10 @@ impl<S: Source> ParquetReader<S> {
         row_groups: Vec<usize>,
         selection: Option<RowSelection>,
     ) -> ParquetReader<S> {
-        ParquetReader {
-            source: Arc::clone(&self.source),
-            metadata: Arc::clone(&self.metadata),
-            schema: Arc::clone(&self.schema),
-            options: ReadOptions {
-                row_groups: Some(row_groups),
-                selection,
-                ..self.options.clone()
-            },
-        }
+        let mut reader = self.clone_handle();
+        reader.options.row_groups = Some(row_groups);
+        reader.options.selection = selection;
+        reader
     }
 
     /// Prune, then evaluate exactly over the row groups left (`None` when there are none),
@@ -533,7 +524,11 @@ impl<S: Source> ParquetReader<S> {
                 };
                 let filter = match filters.entry(leaf.column) {
                     Entry::Occupied(e) => e.into_mut(),
-                    Entry::Vacant(e) => e.insert(self.read_bloom_filter(rg, leaf.column)?),
+                    // A filter parq cannot read (unknown algorithm, encrypted) prunes nothing.
+                    Entry::Vacant(e) => e.insert(match self.read_bloom_filter(rg, leaf.column) {
+                        Err(Error::Unsupported(_)) => None,
+                        other => other?,
+                    }),
                 };
                 Ok(filter.as_ref().is_some_and(|f| bloom::excludes(f, &hashes)))
             })?;

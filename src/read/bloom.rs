@@ -50,6 +50,13 @@ impl<S: Source> ParquetReader<S> {
         let Some(offset) = meta.bloom_filter_offset else {
             return Ok(None);
         };
+        if chunk.crypto_metadata.is_some() {
+            // Its header and bitset are encrypted modules, which parq does not decrypt yet.
+            return Err(Error::Unsupported(format!(
+                "the bloom filter of encrypted column {}",
+                self.schema.leaf(column).path_string()
+            )));
+        }
         let at = self.index_location(row_group, column, offset);
         let what = "bloom filter";
         if let Some(len) = meta.bloom_filter_length {

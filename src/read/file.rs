@@ -43,6 +43,9 @@ pub struct ReadOptions {
     /// [`ParquetReader::read_leaves`]. A read with a [`selection`](Self::selection) runs on
     /// the calling thread.
     pub threads: usize,
+    /// Keys and AAD prefix of an encrypted file (feature `encryption`).
+    #[cfg(feature = "encryption")]
+    pub decryption: Option<crate::encryption::FileDecryptionProperties>,
 }
 
 impl Default for ReadOptions {
@@ -56,6 +59,8 @@ impl Default for ReadOptions {
             max_footer_size: 256 << 20,
             selection: None,
             threads: 1,
+            #[cfg(feature = "encryption")]
+            decryption: None,
         }
     }
 }
@@ -66,6 +71,9 @@ pub struct ParquetReader<S: Source = Bytes> {
     pub(crate) metadata: Arc<FileMetaData>,
     pub(crate) schema: Arc<SchemaDescriptor>,
     pub(crate) options: ReadOptions,
+    /// Decrypts the modules of an encrypted file.
+    #[cfg(feature = "encryption")]
+    pub(crate) decryptor: Option<Arc<crate::encryption::read::FileDecryptor>>,
 }
 
 const MAGIC: &[u8; 4] = b"PAR1";
@@ -141,13 +149,20 @@ impl<S: Source> ParquetReader<S> {
             )));
         }
         let head = source.read(0..4)?;
-        if &head[..] != MAGIC {
+        #[cfg(feature = "encryption")]
+        let head_ok = &head[..] == MAGIC || &head[..] == metadata::MAGIC_ENCRYPTED;
+        #[cfg(not(feature = "encryption"))]
+        let head_ok = &head[..] == MAGIC;
+        if !head_ok {
             return Err(Error::format("missing PAR1 magic at the start of the file"));
         }
         let tail = source.read(len - 8..len)?;
         let tail: [u8; 8] = tail[..]
             .try_into()
             .map_err(|_| Error::format("short footer read"))?;
+        #[cfg(feature = "encryption")]
+        let (footer_len, encrypted_footer) = crate::encryption::read::parse_tail(&tail)?;
+        #[cfg(not(feature = "encryption"))]
         let footer_len = metadata::parse_footer_len(&tail)?;
         if footer_len as u64 > len - 12 || footer_len > options.max_footer_size {
             return Err(Error::format(format!(
@@ -156,12 +171,21 @@ impl<S: Source> ParquetReader<S> {
         }
         let start = len - 8 - footer_len as u64;
         let footer = source.read(start..len - 8)?;
-        let metadata = metadata::decode_file_metadata(&footer).map_err(|e| {
+        let at_footer = |e: Error| {
             e.at(&Location {
                 offset: Some(start),
                 ..Location::default()
             })
-        })?;
+        };
+        #[cfg(feature = "encryption")]
+        let (metadata, decryptor) = crate::encryption::read::decode_footer(
+            &footer,
+            encrypted_footer,
+            options.decryption.as_ref(),
+        )
+        .map_err(at_footer)?;
+        #[cfg(not(feature = "encryption"))]
+        let metadata = metadata::decode_file_metadata(&footer).map_err(at_footer)?;
         let schema = SchemaDescriptor::new(&metadata.schema)?;
         for (i, rg) in metadata.row_groups.iter().enumerate() {
             if rg.columns.len() != schema.leaves.len() {
@@ -185,6 +209,8 @@ impl<S: Source> ParquetReader<S> {
             metadata: Arc::new(metadata),
             schema: Arc::new(schema),
             options,
+            #[cfg(feature = "encryption")]
+            decryptor,
         })
     }
 
@@ -382,6 +408,8 @@ impl<S: Source> ParquetReader<S> {
             metadata: Arc::clone(&self.metadata),
             schema: Arc::clone(&self.schema),
             options: self.options.clone(),
+            #[cfg(feature = "encryption")]
+            decryptor: self.decryptor.clone(),
         }
     }
 
@@ -572,6 +600,16 @@ impl<S: Source> ColumnReader<S> {
                 "column chunk in an external file".into(),
             ));
         }
+        #[cfg(feature = "encryption")]
+        let crypt = match &self.file.decryptor {
+            Some(d) => d.chunk(
+                rg,
+                self.column,
+                &self.desc.path_string(),
+                chunk.meta_data.as_ref(),
+            )?,
+            None => None,
+        };
         let meta = chunk
             .meta_data
             .as_ref()
@@ -585,7 +623,13 @@ impl<S: Source> ColumnReader<S> {
         let (start, end) = self.file.chunk_range(chunk, &loc)?;
         decoder.clear_dictionary();
         self.chunk_started = true;
-        if let Some(sel) = &self.chunk_selection {
+        // Pages of an encrypted chunk are skipped by their (decrypted) headers: the runs
+        // found through the offset index are read without a decryptor.
+        #[cfg(feature = "encryption")]
+        let encrypted = crypt.is_some();
+        #[cfg(not(feature = "encryption"))]
+        let encrypted = false;
+        if let (Some(sel), false) = (&self.chunk_selection, encrypted) {
             // The offset index only saves work: one that cannot be read or does not fit the
             // chunk is ignored, and the pages are skipped by their headers instead.
             let num_rows = rows.end - rows.start;
@@ -624,6 +668,10 @@ impl<S: Source> ColumnReader<S> {
             self.file.options.verify_crc,
             loc,
         ));
+        #[cfg(feature = "encryption")]
+        if let Some(pages) = &mut self.pages {
+            pages.decryptor = crypt;
+        }
         Ok(true)
     }
 

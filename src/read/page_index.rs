@@ -19,6 +19,13 @@ impl<S: Source> ParquetReader<S> {
             return Ok(None);
         };
         let bytes = self.index_bytes(offset, len, "column index", row_group, column)?;
+        #[cfg(feature = "encryption")]
+        let bytes = self.decrypt_index(
+            bytes,
+            crate::encryption::ModuleType::ColumnIndex,
+            row_group,
+            column,
+        )?;
         metadata::decode_column_index(&bytes)
             .map(Some)
             .map_err(|e| e.at(&self.index_location(row_group, column, offset)))
@@ -36,6 +43,13 @@ impl<S: Source> ParquetReader<S> {
             return Ok(None);
         };
         let bytes = self.index_bytes(offset, len, "offset index", row_group, column)?;
+        #[cfg(feature = "encryption")]
+        let bytes = self.decrypt_index(
+            bytes,
+            crate::encryption::ModuleType::OffsetIndex,
+            row_group,
+            column,
+        )?;
         metadata::decode_offset_index(&bytes)
             .map(Some)
             .map_err(|e| e.at(&self.index_location(row_group, column, offset)))

@@ -137,10 +137,15 @@ impl<S: Source> ParquetReader<S> {
         }
     }
 
-    /// Whether reads go through the parallel path: more than one thread and no row
-    /// selection (a selected read skips pages and rows on the calling thread).
+    /// Whether reads go through the parallel path: more than one thread, no row selection
+    /// (a selected read skips pages and rows on the calling thread) and no encryption (the
+    /// planner walks page headers, which an encrypted chunk only shows to its decryptor).
     pub(crate) fn runs_parallel(&self) -> bool {
-        self.options.threads > 1 && self.options.selection.is_none()
+        #[cfg(feature = "encryption")]
+        let encrypted = self.decryptor.is_some();
+        #[cfg(not(feature = "encryption"))]
+        let encrypted = false;
+        self.options.threads > 1 && self.options.selection.is_none() && !encrypted
     }
 
     /// [`Self::read_leaves`] on several threads.

@@ -23,7 +23,7 @@
 
 use std::io::Write;
 
-use super::column::{resolve_policy, ColumnWriter, Leaf, Settings};
+use super::column::{resolve_policy, ColumnWriter, EncodedChunk, Leaf, Settings};
 use super::options::{Field, WriterOptions, DEFAULT_WRITE_ZSTD_LEVEL};
 use super::shred::{self, LeafLevels, Node};
 use super::stats::SortOrder;
@@ -105,6 +105,32 @@ pub struct ParquetWriter<W: Write> {
     options: WriterOptions,
     /// Set after an error that may have left the file half-written: every later call fails.
     poisoned: bool,
+    encryptor: Encryptor,
+}
+
+/// Encrypts the modules of an encrypted file (feature `encryption`).
+#[cfg(feature = "encryption")]
+type Encryptor = Option<crate::encryption::write::FileEncryptor>;
+#[cfg(not(feature = "encryption"))]
+type Encryptor = ();
+
+/// Writes one chunk of leaf `leaf` through `write`; an encrypted column is written to a
+/// buffer first and its pages encrypted on the way to `sink`.
+fn put_chunk(
+    sink: &mut dyn Write,
+    encryptor: &Encryptor,
+    (row_group, leaf): (usize, usize),
+    write: impl FnOnce(&mut dyn Write) -> Result<EncodedChunk>,
+) -> Result<EncodedChunk> {
+    #[cfg(feature = "encryption")]
+    if let Some(e) = encryptor.as_ref().filter(|e| e.is_encrypted(leaf)) {
+        let mut plain = Vec::new();
+        let mut chunk = write(&mut plain)?;
+        e.encrypt_chunk(&plain, &mut chunk, (row_group, leaf), sink)?;
+        return Ok(chunk);
+    }
+    let _ = (encryptor, row_group, leaf);
+    write(sink)
 }
 
 /// A top-level field and its buffered rows.
@@ -503,7 +529,32 @@ impl<W: Write> ParquetWriter<W> {
                 "options for column {path}, which the schema does not have"
             )));
         }
+        #[cfg(feature = "encryption")]
+        let encryptor = match &options.encryption {
+            Some(p) => {
+                let leaves: Vec<Vec<String>> =
+                    columns.iter().map(|c| c.leaf.path.clone()).collect();
+                let e = crate::encryption::write::FileEncryptor::new(p, &leaves)?;
+                // Bloom filters would go out in plaintext: the encrypted bloom filter modules
+                // are not written yet, so an encrypted column gets none.
+                if let Some((_, c)) = columns
+                    .iter()
+                    .enumerate()
+                    .find(|(i, c)| c.settings.bloom_filter.is_some() && e.is_encrypted(*i))
+                {
+                    return Err(Error::Unsupported(format!(
+                        "a bloom filter for encrypted column {}",
+                        c.leaf.dotted()
+                    )));
+                }
+                Some(e)
+            }
+            None => None,
+        };
+        #[cfg(not(feature = "encryption"))]
+        let encryptor = ();
         Ok(ParquetWriter {
+            encryptor,
             sink,
             pos: 0,
             columns,
@@ -747,7 +798,11 @@ impl<W: Write> ParquetWriter<W> {
 
     fn start(&mut self) -> Result<()> {
         if self.pos == 0 {
-            self.write_all(MAGIC)?;
+            #[cfg(feature = "encryption")]
+            let magic = self.encryptor.as_ref().map_or(MAGIC, |e| e.head_magic());
+            #[cfg(not(feature = "encryption"))]
+            let magic = MAGIC;
+            self.write_all(magic)?;
         }
         Ok(())
     }
@@ -785,7 +840,9 @@ impl<W: Write> ParquetWriter<W> {
                         Err(parts) => Column::concat(&parts),
                     };
                     let base = self.pos;
-                    let chunk = self.columns[first].write_chunk(&col, &mut self.sink);
+                    let chunk = put_chunk(&mut self.sink, &self.encryptor, (ordinal, first), |s| {
+                        self.columns[first].write_chunk(&col, s)
+                    });
                     drop(col);
                     let chunk = chunk.map_err(|e| chunk_error(e, &self.columns[first], ordinal))?;
                     self.pos += chunk.len as u64;
@@ -796,7 +853,10 @@ impl<W: Write> ParquetWriter<W> {
                         debug_assert_eq!(leaf.records(), rows, "records of a shredded leaf");
                         let base = self.pos;
                         let column = &mut self.columns[first + j];
-                        let chunk = column.write_leveled_chunk(leaf, &mut self.sink);
+                        let chunk =
+                            put_chunk(&mut self.sink, &self.encryptor, (ordinal, first + j), |s| {
+                                column.write_leveled_chunk(leaf, s)
+                            });
                         leaf.clear();
                         let chunk = chunk.map_err(|e| chunk_error(e, column, ordinal))?;
                         self.pos += chunk.len as u64;
@@ -898,6 +958,11 @@ impl<W: Write> ParquetWriter<W> {
                 if let Some(ci) = ci {
                     buf.clear();
                     metadata::encode_column_index(ci, &mut buf);
+                    #[cfg(feature = "encryption")]
+                    if let Some(e) = &self.encryptor {
+                        let m = crate::encryption::ModuleType::ColumnIndex;
+                        buf = e.index(std::mem::take(&mut buf), m, rg, c)?;
+                    }
                     let chunk = &mut self.row_groups[rg].columns[c];
                     chunk.column_index_offset = Some(self.pos as i64);
                     chunk.column_index_length = Some(index_len(buf.len())?);
@@ -910,6 +975,11 @@ impl<W: Write> ParquetWriter<W> {
                 if let Some(oi) = oi {
                     buf.clear();
                     metadata::encode_offset_index(oi, &mut buf);
+                    #[cfg(feature = "encryption")]
+                    if let Some(e) = &self.encryptor {
+                        let m = crate::encryption::ModuleType::OffsetIndex;
+                        buf = e.index(std::mem::take(&mut buf), m, rg, c)?;
+                    }
                     let chunk = &mut self.row_groups[rg].columns[c];
                     chunk.offset_index_offset = Some(self.pos as i64);
                     chunk.offset_index_length = Some(index_len(buf.len())?);
@@ -918,7 +988,8 @@ impl<W: Write> ParquetWriter<W> {
             }
         }
         let kv = std::mem::take(&mut self.options.key_value_metadata);
-        let meta = FileMetaData {
+        #[allow(unused_mut)]
+        let mut meta = FileMetaData {
             version: 1,
             schema: self.schema.clone(),
             num_rows: self.num_rows,
@@ -930,11 +1001,17 @@ impl<W: Write> ParquetWriter<W> {
             footer_signing_key_metadata: None,
         };
         buf.clear();
-        metadata::encode_file_metadata(&meta, &mut buf);
-        let len = u32::try_from(buf.len())
-            .map_err(|_| Error::InvalidArgument("footer larger than 4 GiB".into()))?;
-        buf.extend_from_slice(&len.to_le_bytes());
-        buf.extend_from_slice(MAGIC);
+        #[cfg(feature = "encryption")]
+        if let Some(e) = &self.encryptor {
+            buf = e.footer(&mut meta)?;
+        }
+        if buf.is_empty() {
+            metadata::encode_file_metadata(&meta, &mut buf);
+            let len = u32::try_from(buf.len())
+                .map_err(|_| Error::InvalidArgument("footer larger than 4 GiB".into()))?;
+            buf.extend_from_slice(&len.to_le_bytes());
+            buf.extend_from_slice(MAGIC);
+        }
         self.write_all(&buf)?;
         if let Err(e) = self.sink.flush() {
             self.poisoned = true;

@@ -32,7 +32,7 @@
 //! ```
 
 mod bloom;
-mod column;
+pub(crate) mod column;
 mod fields;
 mod file;
 mod levels;

@@ -370,6 +370,9 @@ pub struct WriterOptions {
     pub created_by: String,
     /// Per-column overrides, by dotted column path (the column name for flat schemas).
     pub columns: HashMap<String, ColumnOptions>,
+    /// Encrypt the file (feature `encryption`).
+    #[cfg(feature = "encryption")]
+    pub encryption: Option<crate::encryption::FileEncryptionProperties>,
 }
 
 /// 1 MiB.
@@ -397,6 +400,8 @@ impl Default for WriterOptions {
             key_value_metadata: Vec::new(),
             created_by: concat!("parq version ", env!("CARGO_PKG_VERSION")).to_string(),
             columns: HashMap::new(),
+            #[cfg(feature = "encryption")]
+            encryption: None,
         }
     }
 }

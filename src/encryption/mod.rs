@@ -1,0 +1,94 @@
+//! Parquet modular encryption (apache/parquet-format `Encryption.md`): AES_GCM_V1 and
+//! AES_GCM_CTR_V1 with 128-, 192- and 256-bit keys, encrypted or plaintext (signed) footers,
+//! a footer key and per-column keys. Feature `encryption`; the ciphers are RustCrypto's
+//! `aes-gcm`, `aes` and `ctr`.
+//!
+//! Reading: give [`crate::read::ReadOptions::decryption`] a [`FileDecryptionProperties`].
+//! Writing: give [`crate::write::WriterOptions::encryption`] a [`FileEncryptionProperties`].
+//!
+//! ```
+//! use parq::column::{Column, Values};
+//! use parq::encryption::{FileDecryptionProperties, FileEncryptionProperties};
+//! use parq::read::{ParquetReader, ReadOptions};
+//! use parq::write::{Field, ParquetWriter, WriterOptions};
+//!
+//! let footer_key = b"0123456789012345".to_vec();
+//! let options = WriterOptions {
+//!     encryption: Some(FileEncryptionProperties::builder(footer_key.clone()).build()?),
+//!     ..WriterOptions::default()
+//! };
+//! let mut file = Vec::new();
+//! let mut w = ParquetWriter::new(&mut file, vec![Field::int64("id")], options)?;
+//! w.write_batch(&[Column { len: 3, validity: None, values: Values::Int64(vec![1i64, 2, 3].into()) }])?;
+//! w.finish()?;
+//! assert_eq!(&file[..4], b"PARE"); // encrypted footer
+//!
+//! let options = ReadOptions {
+//!     decryption: Some(FileDecryptionProperties::builder().with_footer_key(footer_key).build()?),
+//!     ..ReadOptions::default()
+//! };
+//! let reader = ParquetReader::with_options(bytes::Bytes::from(file.clone()), options)?;
+//! assert_eq!(reader.read_column(0)?.len, 3);
+//!
+//! // Without the key the footer stays closed.
+//! assert!(ParquetReader::new(bytes::Bytes::from(file)).is_err());
+//! # Ok::<(), parq::Error>(())
+//! ```
+
+mod aad;
+mod cipher;
+mod keys;
+pub(crate) mod read;
+pub(crate) mod write;
+
+pub use aad::{footer_aad, module_aad, ModuleType, MAX_ORDINAL};
+pub use cipher::{aes_ni_available, CTR_OVERHEAD, GCM_OVERHEAD, NONCE_LEN, TAG_LEN};
+pub use keys::{
+    Algorithm, ColumnKey, FileDecryptionProperties, FileDecryptionPropertiesBuilder,
+    FileEncryptionProperties, FileEncryptionPropertiesBuilder, KeyRetriever,
+};
+pub use read::SIGNATURE_LEN;
+
+use crate::metadata::thrift::ty;
+use crate::metadata::{CompactReader, CompactWriter, EncryptionAlgorithm};
+use crate::Result;
+
+/// The `FileCryptoMetaData` written before an encrypted footer (Encryption.md §5.4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileCryptoMetaData {
+    /// The algorithm and its AAD parameters.
+    pub encryption_algorithm: EncryptionAlgorithm,
+    /// Retrieval metadata of the footer key.
+    pub key_metadata: Option<Vec<u8>>,
+}
+
+impl FileCryptoMetaData {
+    /// Reads a `FileCryptoMetaData` struct.
+    pub fn read(r: &mut CompactReader<'_>) -> Result<Self> {
+        let (mut algorithm, mut key_metadata) = (None, None);
+        r.read_struct("FileCryptoMetaData", |r, id, t| {
+            match id {
+                1 => algorithm = Some(r.struct_value(t, EncryptionAlgorithm::read)?),
+                2 => key_metadata = Some(r.bytes(t)?),
+                _ => r.skip(t)?,
+            }
+            Ok(())
+        })?;
+        Ok(FileCryptoMetaData {
+            encryption_algorithm: r
+                .required(algorithm, "FileCryptoMetaData.encryption_algorithm")?,
+            key_metadata,
+        })
+    }
+
+    /// Writes a `FileCryptoMetaData` struct.
+    pub fn write(&self, w: &mut CompactWriter<'_>) {
+        w.struct_begin();
+        w.field_header(ty::STRUCT, 1);
+        self.encryption_algorithm.write(w);
+        if let Some(k) = &self.key_metadata {
+            w.binary_field(2, k);
+        }
+        w.struct_end();
+    }
+}
