@@ -1077,7 +1077,7 @@ fn bloom_filters_only_on_plaintext_columns() {
     let fields = || vec![Field::int64("id"), Field::int64("secret")];
     let refused = WriterOptions {
         encryption: Some(encryption.clone()),
-        ..WriterOptions::default().with_bloom_filter("secret", bloom.clone())
+        ..WriterOptions::default().with_bloom_filter("secret", bloom)
     };
     let err = ParquetWriter::new(Vec::new(), fields(), refused).err().expect("refused");
     assert!(err.to_string().contains("secret"), "{err}");
