@@ -23,7 +23,7 @@ pub enum BloomFilterUnion {
     Known,
     /// A variant this crate does not know.
     Unknown {
-        /// The union field id (0 for an empty union).
+        /// The union field id (0 for an empty union or a field id below 1).
         field_id: i16,
     },
 }
@@ -32,11 +32,15 @@ impl BloomFilterUnion {
     fn read(r: &mut CompactReader<'_>, name: &'static str) -> Result<Self> {
         let mut out = None;
         r.read_struct(name, |r, id, t| {
+            if id == 1 && t != ty::STRUCT {
+                return Err(r.error(format!("{name} field 1 has wire type {t}, not a struct")));
+            }
             if out.is_none() {
-                out = Some(if id == 1 && t == ty::STRUCT {
-                    BloomFilterUnion::Known
-                } else {
-                    BloomFilterUnion::Unknown { field_id: id }
+                out = Some(match id {
+                    1 => BloomFilterUnion::Known,
+                    // An id that cannot be written back reads as the empty union.
+                    id if id <= 0 => BloomFilterUnion::Unknown { field_id: 0 },
+                    id => BloomFilterUnion::Unknown { field_id: id },
                 });
             }
             r.skip(t)
@@ -153,6 +157,31 @@ mod tests {
             hash: BloomFilterUnion::Known,
             compression: BloomFilterUnion::Unknown { field_id: 7 },
         });
+    }
+
+    #[test]
+    fn unions_that_cannot_be_written_back_are_normalised_or_refused() {
+        use crate::metadata::thrift::{CompactReader, CompactWriter};
+        // A union holding field -5 (an empty struct): read as the empty union.
+        let mut buf = Vec::new();
+        let mut w = CompactWriter::new(&mut buf);
+        w.struct_begin();
+        w.empty_struct_field(-5);
+        w.struct_end();
+        let mut r = CompactReader::new(&buf);
+        assert_eq!(
+            BloomFilterUnion::read(&mut r, "BloomFilterCompression").unwrap(),
+            BloomFilterUnion::Unknown { field_id: 0 }
+        );
+        // Field 1 with a non-struct wire type: an error, not Unknown { field_id: 1 } (which
+        // would be written back as the known variant).
+        let mut buf = Vec::new();
+        let mut w = CompactWriter::new(&mut buf);
+        w.struct_begin();
+        w.binary_field(1, b"x");
+        w.struct_end();
+        let mut r = CompactReader::new(&buf);
+        assert!(BloomFilterUnion::read(&mut r, "BloomFilterHash").is_err());
     }
 
     #[test]
