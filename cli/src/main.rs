@@ -55,15 +55,8 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = cat::OutputFormat::Jsonl)]
         format: cat::OutputFormat,
-        /// Print only the rows where EXPR holds, e.g. `id >= 10 and name in ('a', 'b')`
-        /// (see "Filtering" in the README).
-        #[arg(long = "where", value_name = "EXPR")]
-        filter: Option<String>,
-        /// Decoding threads (work split across row groups, columns and page ranges).
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
-        threads: u16,
         #[command(flatten)]
-        keys: keys::KeyArgs,
+        read: ReadArgs,
     },
     /// Print the first N rows, as `cat --limit N` does.
     Head {
@@ -77,14 +70,8 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = cat::OutputFormat::Jsonl)]
         format: cat::OutputFormat,
-        /// Print only the rows where EXPR holds.
-        #[arg(long = "where", value_name = "EXPR")]
-        filter: Option<String>,
-        /// Decoding threads (work split across row groups, columns and page ranges).
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
-        threads: u16,
         #[command(flatten)]
-        keys: keys::KeyArgs,
+        read: ReadArgs,
     },
     /// List every page of every column chunk: type, encoding, sizes, values, nulls, min/max.
     Pages {
@@ -122,15 +109,8 @@ enum Command {
         /// Decode byte arrays as views into page buffers instead of offsets + copied data.
         #[arg(long)]
         views: bool,
-        /// Read only the rows where EXPR holds (pruning, then exact filtering), and report
-        /// what was pruned.
-        #[arg(long = "where", value_name = "EXPR")]
-        filter: Option<String>,
-        /// Decoding threads (work split across row groups, columns and page ranges).
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
-        threads: u16,
         #[command(flatten)]
-        keys: keys::KeyArgs,
+        read: ReadArgs,
     },
     /// Read a file and write it again with parq's writer (same schema and key-value metadata).
     Rewrite(rewrite::Args),
@@ -147,6 +127,35 @@ fn main() -> ExitCode {
     }
 }
 
+/// How `cat`, `head` and `scan` read: a filter, threads, and keys of an encrypted file.
+#[derive(clap::Args, Debug)]
+struct ReadArgs {
+    /// Only the rows where EXPR holds, e.g. `id >= 10 and name in ('a', 'b')` (see
+    /// "Filtering" in the README); `scan` reports what was pruned.
+    #[arg(long = "where", value_name = "EXPR")]
+    filter: Option<String>,
+    /// Decoding threads (work split across row groups, columns and page ranges).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: u16,
+    #[command(flatten)]
+    keys: keys::KeyArgs,
+}
+
+impl ReadArgs {
+    /// The `--where` expression, parsed; a malformed one is an error that points at the spot.
+    fn filter(&self) -> parq::Result<Option<Expr>> {
+        self.filter
+            .as_deref()
+            .map(|t| Expr::parse(t).map_err(parq::Error::from))
+            .transpose()
+    }
+
+    /// Read options with the threads and keys given.
+    fn options(&self) -> parq::Result<ReadOptions> {
+        self.keys.read_options_with(self.threads)
+    }
+}
+
 /// The whole file at `path`; an I/O error names `path`.
 fn read_file(path: &Path) -> parq::Result<bytes::Bytes> {
     std::fs::read(path)
@@ -156,12 +165,6 @@ fn read_file(path: &Path) -> parq::Result<bytes::Bytes> {
 
 fn open(path: &Path, options: ReadOptions) -> parq::Result<ParquetReader> {
     ParquetReader::with_options(read_file(path)?, options)
-}
-
-/// The `--where` expression, parsed; a malformed one is an error that points at the spot.
-fn parse_filter(text: Option<&str>) -> parq::Result<Option<Expr>> {
-    text.map(|t| Expr::parse(t).map_err(parq::Error::from))
-        .transpose()
 }
 
 fn run(cli: Cli) -> parq::Result<()> {
@@ -183,12 +186,10 @@ fn run(cli: Cli) -> parq::Result<()> {
             columns,
             limit,
             format,
-            filter,
-            threads,
-            keys,
+            read,
         } => {
-            let filter = parse_filter(filter.as_deref())?;
-            let reader = open(&file, keys.read_options_with(threads)?)?;
+            let filter = read.filter()?;
+            let reader = open(&file, read.options()?)?;
             cat::run(&reader, columns.as_deref(), limit, format, filter.as_ref())?;
         }
         Command::Head {
@@ -196,12 +197,10 @@ fn run(cli: Cli) -> parq::Result<()> {
             n,
             columns,
             format,
-            filter,
-            threads,
-            keys,
+            read,
         } => {
-            let filter = parse_filter(filter.as_deref())?;
-            let reader = open(&file, keys.read_options_with(threads)?)?;
+            let filter = read.filter()?;
+            let reader = open(&file, read.options()?)?;
             cat::run(
                 &reader,
                 columns.as_deref(),
@@ -224,18 +223,16 @@ fn run(cli: Cli) -> parq::Result<()> {
             batch_size,
             whole,
             views,
-            filter,
-            threads,
-            keys,
+            read,
         } => {
-            let filter = parse_filter(filter.as_deref())?;
+            let filter = read.filter()?;
             let options = ReadOptions {
                 byte_array_layout: if views {
                     ByteArrayLayout::Views
                 } else {
                     ByteArrayLayout::Offsets
                 },
-                ..keys.read_options_with(threads)?
+                ..read.options()?
             };
             let args = scan::ScanArgs {
                 columns: columns.as_deref(),
@@ -243,7 +240,7 @@ fn run(cli: Cli) -> parq::Result<()> {
                 json,
                 batch_size: (!whole).then_some(batch_size),
                 filter: filter.as_ref(),
-                threads: threads.into(),
+                threads: read.threads.into(),
             };
             if mmap {
                 // SAFETY: not an unsafe block in the library sense: the CLI maps a file the
