@@ -1104,3 +1104,64 @@ fn bloom_filters_only_on_plaintext_columns() {
         .expect("a filter on id");
     assert!(filter.check_hash(parq::bloom::hash_i64(2)));
 }
+
+/// A selected read of an encrypted file skips pages through the (decrypted) offset index and
+/// decrypts the pages it keeps with their own module ordinals: the rows equal the full read's.
+#[test]
+fn selected_reads_of_encrypted_files_skip_pages_by_the_offset_index() {
+    use parq::codecs::probe;
+    use parq::column::{Column, Values};
+    use parq::read::RowSelection;
+    use parq::write::{Field, ParquetWriter, WriterOptions};
+    let key = b"0123456789012345".to_vec();
+    for algorithm in [Algorithm::AesGcmV1, Algorithm::AesGcmCtrV1] {
+        let encryption = FileEncryptionProperties::builder(key.clone())
+            .with_algorithm(algorithm)
+            .build()
+            .unwrap();
+        let options = WriterOptions {
+            encryption: Some(encryption),
+            data_page_row_limit: 100,
+            ..WriterOptions::default()
+        };
+        let mut file = Vec::new();
+        let mut w = ParquetWriter::new(&mut file, vec![Field::int64("id")], options).unwrap();
+        let ids: Vec<i64> = (0..1000).collect();
+        w.write_batch(&[Column {
+            len: ids.len(),
+            validity: None,
+            values: Values::Int64(ids.into()),
+        }])
+        .unwrap();
+        w.finish().unwrap();
+        let file = Bytes::from(file);
+        let decryption = || {
+            FileDecryptionProperties::builder()
+                .with_footer_key(key.clone())
+                .build()
+                .unwrap()
+        };
+        let selection = RowSelection::from_ranges([150..160, 720..730]);
+        let options = ReadOptions {
+            decryption: Some(decryption()),
+            selection: Some(selection),
+            ..ReadOptions::default()
+        };
+        probe::reset();
+        let reader = ParquetReader::with_options(file, options).unwrap();
+        let col = reader.read_column(0).unwrap();
+        let Values::Int64(v) = &col.values else {
+            panic!("int64 expected")
+        };
+        let want: Vec<i64> = (150..160).chain(720..730).collect();
+        assert_eq!(&v[..], &want[..], "{algorithm:?}");
+        if probe::ENABLED {
+            assert_eq!(
+                probe::get("read.pages_skipped_by_offset_index"),
+                8,
+                "{algorithm:?}"
+            );
+            assert_eq!(probe::get("read.pages_decoded"), 2, "{algorithm:?}");
+        }
+    }
+}

@@ -8,7 +8,6 @@ mod support_nested;
 use bytes::Bytes;
 use parq::array::Value;
 use parq::field::Field;
-use parq::metadata::Type;
 use parq::read::{ParquetReader, ReadOptions, RowSelection};
 use parq::write::{PageVersion, WriterOptions};
 use proptest::prelude::*;
@@ -108,7 +107,11 @@ fn nested_pages_outside_the_selection_are_skipped() {
     use parq::codecs::probe;
     // One list<int64> field, 1000 records of 0..3 elements in one row group, 100 records a
     // page: the selection touches pages 3 and 8 only.
-    let field = Field::list("l", Field::primitive("element", Type::INT64)).optional();
+    let field = Field::list(
+        "l",
+        Field::primitive("element", parq::metadata::Type::INT64),
+    )
+    .optional();
     let mut rng = Rng::new(11);
     let rows: Vec<Value> = (0..1000)
         .map(|_| random_value(&field, &mut rng, 0.2, 3))

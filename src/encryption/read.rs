@@ -338,6 +338,7 @@ impl FileDecryptor {
 }
 
 /// Decrypts the modules of one column chunk.
+#[derive(Clone)]
 pub(crate) struct ChunkDecryptor {
     cipher: Arc<KeyCipher>,
     ctr_pages: bool,

@@ -476,10 +476,13 @@ pub(crate) struct ColumnReader<S: Source> {
 /// Whole pages of a chunk, located by its offset index.
 struct Segment {
     bytes: Range<u64>,
-    /// Index of its first page in the chunk (for error locations).
+    /// Index of its first page in the chunk (for error locations and module ordinals).
     first_page: usize,
     codec: CodecKind,
     loc: Location,
+    /// The chunk's decryptor, when it is encrypted.
+    #[cfg(feature = "encryption")]
+    decryptor: Option<crate::encryption::read::ChunkDecryptor>,
 }
 
 /// Runs of whole pages: their file bytes and the index in the chunk of the first.
@@ -623,13 +626,7 @@ impl<S: Source> ColumnReader<S> {
         let (start, end) = self.file.chunk_range(chunk, &loc)?;
         decoder.clear_dictionary();
         self.chunk_started = true;
-        // Pages of an encrypted chunk are skipped by their (decrypted) headers: the runs
-        // found through the offset index are read without a decryptor.
-        #[cfg(feature = "encryption")]
-        let encrypted = crypt.is_some();
-        #[cfg(not(feature = "encryption"))]
-        let encrypted = false;
-        if let (Some(sel), false) = (&self.chunk_selection, encrypted) {
+        if let Some(sel) = &self.chunk_selection {
             // The offset index only saves work: one that cannot be read or does not fit the
             // chunk is ignored, and the pages are skipped by their headers instead.
             let num_rows = rows.end - rows.start;
@@ -652,6 +649,8 @@ impl<S: Source> ColumnReader<S> {
                         first_page,
                         codec,
                         loc: loc.clone(),
+                        #[cfg(feature = "encryption")]
+                        decryptor: crypt.clone(),
                     })
                     .collect();
                 self.indexed_first_rows = Some(first_rows);
@@ -736,7 +735,8 @@ impl<S: Source> ColumnReader<S> {
             if self.pages.is_none() {
                 if let Some(seg) = self.segments.pop_front() {
                     let bytes = self.file.source.read(seg.bytes.clone())?;
-                    self.pages = Some(PageReader::segment(
+                    #[allow(unused_mut)]
+                    let mut pages = PageReader::segment(
                         bytes,
                         seg.bytes.start,
                         seg.codec,
@@ -744,7 +744,12 @@ impl<S: Source> ColumnReader<S> {
                         self.file.options.verify_crc,
                         seg.loc,
                         seg.first_page,
-                    ));
+                    );
+                    #[cfg(feature = "encryption")]
+                    {
+                        pages.decryptor = seg.decryptor;
+                    }
+                    self.pages = Some(pages);
                 } else if !self.open_next_chunk(decoder)? {
                     return Ok(None);
                 }
