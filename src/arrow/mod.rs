@@ -10,6 +10,7 @@
 //!   conversions copy.
 //! - [`ArrowWriter`] writes `RecordBatch`es and stores `ARROW:schema`.
 
+mod ipc_check;
 mod read;
 mod schema;
 mod write;

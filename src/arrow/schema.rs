@@ -42,8 +42,11 @@ pub fn decode_arrow_schema(encoded: &str) -> Result<Schema> {
     let schema = message
         .header_as_schema()
         .ok_or_else(|| Error::format(format!("{ARROW_SCHEMA_META_KEY} is not a Schema")))?;
-    arrow_ipc::convert::try_fb_to_schema(schema)
-        .map_err(|e| Error::format(format!("{ARROW_SCHEMA_META_KEY}: {e}")))
+    // `try_fb_to_schema` exists only from arrow 60 on; the check makes the shared
+    // `fb_to_schema` safe on untrusted input.
+    super::ipc_check::check_schema(&schema)?;
+    #[allow(deprecated)] // deprecated in 60 for `try_fb_to_schema`, which 59 lacks
+    Ok(arrow_ipc::convert::fb_to_schema(schema))
 }
 
 /// Encode `schema` as an `ARROW:schema` value (what arrow-rs and pyarrow write).
