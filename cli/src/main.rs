@@ -3,6 +3,7 @@
 mod cat;
 mod json;
 mod keys;
+mod limits;
 mod meta;
 mod pages;
 mod rewrite;
@@ -122,6 +123,9 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("parq: error: {e}");
+            if let Some(hint) = limits::hint(&e) {
+                eprintln!("parq: hint: {hint}");
+            }
             ExitCode::FAILURE
         }
     }
@@ -139,6 +143,8 @@ struct ReadArgs {
     threads: u16,
     #[command(flatten)]
     keys: keys::KeyArgs,
+    #[command(flatten)]
+    limits: limits::LimitArgs,
 }
 
 impl ReadArgs {
@@ -150,9 +156,11 @@ impl ReadArgs {
             .transpose()
     }
 
-    /// Read options with the threads and keys given.
+    /// Read options with the threads, keys and limits given.
     fn options(&self) -> parq::Result<ReadOptions> {
-        self.keys.read_options_with(self.threads)
+        Ok(self
+            .limits
+            .apply(self.keys.read_options_with(self.threads)?))
     }
 }
 

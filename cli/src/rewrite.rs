@@ -41,6 +41,8 @@ pub struct Args {
     /// Encryption of the output.
     #[command(flatten)]
     encrypt: crate::keys::EncryptArgs,
+    #[command(flatten)]
+    limits: crate::limits::LimitArgs,
 }
 
 fn codec(name: &str) -> Result<CodecKind> {
@@ -51,7 +53,8 @@ pub fn run(args: &Args) -> Result<()> {
     let start = Instant::now();
     let bytes = crate::read_file(&args.input)?;
     let in_len = bytes.len();
-    let reader = ParquetReader::with_options(bytes.clone(), args.keys.read_options()?)?;
+    let read_options = args.limits.apply(args.keys.read_options()?);
+    let reader = ParquetReader::with_options(bytes.clone(), read_options)?;
     let meta = reader.metadata().clone();
     let encoding = match args.encoding.to_ascii_lowercase().as_str() {
         "auto" => EncodingPolicy::Auto,
@@ -139,7 +142,7 @@ fn write(
             bytes.clone(),
             ReadOptions {
                 row_groups: Some(vec![rg]),
-                ..args.keys.read_options()?
+                ..args.limits.apply(args.keys.read_options()?)
             },
         )?;
         let groups = meta.row_groups.len();

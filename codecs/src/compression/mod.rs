@@ -398,13 +398,17 @@ pub fn check_declared_size(
 ) -> Result<()> {
     if uncompressed_size > limits.max_uncompressed_size {
         return Err(Error::TooLarge {
-            what: "declared uncompressed page size",
+            what: DECLARED_PAGE_SIZE,
             declared: uncompressed_size as u64,
             limit: limits.max_uncompressed_size as u64,
         });
     }
     check_ratio(kind, compressed_len, uncompressed_size)
 }
+
+/// The `what` of the [`Error::TooLarge`] for a page over [`Limits::max_uncompressed_size`],
+/// so that callers can tell it from corrupt sizes and name the limit to raise.
+pub const DECLARED_PAGE_SIZE: &str = "declared uncompressed page size";
 
 /// `uncompressed_size` must be producible from `compressed_len` bytes of `kind`.
 fn check_ratio(kind: CodecKind, compressed_len: usize, uncompressed_size: usize) -> Result<()> {
