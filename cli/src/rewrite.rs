@@ -12,7 +12,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use parq::codecs::compression::CodecKind;
 use parq::metadata::{Encoding, FileMetaData, PageType};
 use parq::read::{ParquetReader, ReadOptions};
-use parq::write::{ColumnOptions, EncodingPolicy, PageVersion, ParquetWriter, WriterOptions};
+use parq::write::{
+    BloomFilterOptions, ColumnOptions, EncodingPolicy, PageVersion, ParquetWriter, WriterOptions,
+};
 use parq::{Error, Result};
 
 /// Arguments of `parq rewrite`.
@@ -98,6 +100,24 @@ pub fn run(args: &Args) -> Result<()> {
                     ..ColumnOptions::default()
                 },
             );
+        }
+    }
+    // Keep bloom filters, as the page index is kept: a column with a filter in any row group
+    // of the input gets one in every row group of the output, rebuilt from its values at the
+    // writer's default sizing (the chunk's distinct count, 5 % false positives).
+    for (i, leaf) in reader.schema().leaves.iter().enumerate() {
+        let has_filter = meta.row_groups.iter().any(|rg| {
+            rg.columns
+                .get(i)
+                .and_then(|c| c.meta_data.as_ref())
+                .is_some_and(|m| m.bloom_filter_offset.is_some())
+        });
+        if has_filter {
+            options
+                .columns
+                .entry(leaf.path_string())
+                .or_default()
+                .bloom_filter = Some(BloomFilterOptions::default());
         }
     }
     // Check the schema and options before the output file exists.
