@@ -121,6 +121,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // `parq cat F | head`: the reader of our output has gone, as it meant to.
+        Err(e) if closed_stdout(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("parq: error: {e}");
             if let Some(hint) = limits::hint(&e) {
@@ -128,6 +130,16 @@ fn main() -> ExitCode {
             }
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Whether `e` is a write to standard output whose reader closed the pipe.
+fn closed_stdout(e: &parq::Error) -> bool {
+    match e {
+        parq::Error::Io(io) | parq::Error::File { source: io, .. } => {
+            io.kind() == std::io::ErrorKind::BrokenPipe
+        }
+        _ => false,
     }
 }
 
