@@ -24,8 +24,9 @@ pub struct Args {
     input: PathBuf,
     /// The file to write.
     output: PathBuf,
-    /// Compression codec (uncompressed, snappy, gzip, zstd, lz4_raw, brotli, lz4); default:
-    /// each column keeps the codec it has in the input.
+    /// Compression codec (uncompressed, snappy, gzip, zstd, lz4_raw, brotli, lz4), with an
+    /// optional level after a colon (zstd:9, gzip:6, brotli:5); default: each column keeps
+    /// the codec it has in the input.
     #[arg(long)]
     compression: Option<String>,
     /// auto, dictionary or plain.
@@ -47,8 +48,23 @@ pub struct Args {
     limits: crate::limits::LimitArgs,
 }
 
-fn codec(name: &str) -> Result<CodecKind> {
-    CodecKind::parse(name).ok_or_else(|| Error::InvalidArgument(format!("unknown codec {name:?}")))
+/// `--compression`: a codec name, optionally with a level after a colon (`zstd:9`,
+/// `gzip:6`, `brotli:5`); a level the codec does not take is refused when the writer is built.
+fn codec(text: &str) -> Result<(CodecKind, Option<i32>)> {
+    let (name, level) = match text.split_once(':') {
+        Some((name, level)) => {
+            let level = level.trim().parse::<i32>().map_err(|_| {
+                Error::InvalidArgument(format!(
+                    "compression level {level:?} in {text:?} is not an integer (e.g. zstd:9)"
+                ))
+            })?;
+            (name, Some(level))
+        }
+        None => (text, None),
+    };
+    let kind = CodecKind::parse(name)
+        .ok_or_else(|| Error::InvalidArgument(format!("unknown codec {name:?}")))?;
+    Ok((kind, level))
 }
 
 pub fn run(args: &Args) -> Result<()> {
@@ -83,7 +99,7 @@ pub fn run(args: &Args) -> Result<()> {
         ..WriterOptions::default()
     };
     if let Some(c) = &args.compression {
-        options.compression = codec(c)?;
+        (options.compression, options.compression_level) = codec(c)?;
     } else if let Some(rg) = meta.row_groups.first() {
         // Keep each column's codec.
         for (leaf, chunk) in reader.schema().leaves.iter().zip(&rg.columns) {
