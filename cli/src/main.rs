@@ -196,9 +196,9 @@ fn run(cli: Cli) -> parq::Result<()> {
         Command::Meta { file, json, keys } => {
             let reader = open(&file, keys.read_options()?)?;
             if json {
-                println!("{}", meta::json(reader.metadata()));
+                println!("{}", meta::json(reader.metadata(), &reader.schema().leaves));
             } else {
-                print!("{}", meta::text(reader.metadata()));
+                print!("{}", meta::text(reader.metadata(), &reader.schema().leaves));
             }
         }
         Command::Cat {
