@@ -242,19 +242,11 @@ fn progress_bar(meta: &FileMetaData) -> ProgressBar {
 
 /// One line per column: data page encodings chosen (with how many chunks took each), codec,
 /// and compressed bytes.
+/// The table of what was written: per column its path, bytes, codec and data page encodings
+/// (with the number of chunks each), aligned to the longest path.
 fn report(meta: &FileMetaData) -> String {
-    let mut out = String::new();
     let n = meta.row_groups.first().map_or(0, |g| g.columns.len());
-    let width = meta.schema[1..]
-        .iter()
-        .map(|e| e.name.len())
-        .max()
-        .unwrap_or(6)
-        .max(6);
-    out.push_str(&format!(
-        "{:width$}  {:>12}  {:12}  encoding (chunks)\n",
-        "column", "bytes", "codec"
-    ));
+    let mut rows = Vec::with_capacity(n);
     for c in 0..n {
         let mut encodings: BTreeMap<String, usize> = BTreeMap::new();
         let (mut bytes, mut codec, mut path) = (0i64, String::new(), String::new());
@@ -280,9 +272,22 @@ fn report(meta: &FileMetaData) -> String {
             .iter()
             .map(|(e, k)| format!("{e} ({k})"))
             .collect();
+        rows.push((path, bytes, codec, encodings.join(", ")));
+    }
+    // Padding counts chars, so the width does too (a name may be any UTF-8).
+    let width = rows
+        .iter()
+        .map(|r| r.0.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("column".len());
+    let mut out = format!(
+        "{:width$}  {:>12}  {:12}  encoding (chunks)\n",
+        "column", "bytes", "codec"
+    );
+    for (path, bytes, codec, encodings) in rows {
         out.push_str(&format!(
-            "{path:width$}  {bytes:>12}  {codec:12}  {}\n",
-            encodings.join(", ")
+            "{path:width$}  {bytes:>12}  {codec:12}  {encodings}\n"
         ));
     }
     out

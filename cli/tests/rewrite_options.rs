@@ -108,3 +108,32 @@ fn rewrite_takes_a_compression_level() {
         assert!(!output.exists(), "{bad}: a refused rewrite leaves no file");
     }
 }
+
+/// The table `rewrite` prints stays aligned when dotted paths are longer than any field name.
+#[test]
+fn rewrite_table_aligns_long_paths() {
+    let scratch = scratch_dir("rewrite-table");
+    let input = parquet_test_data().join("nested_lists.snappy.parquet");
+    let output = scratch.join("out.parquet");
+    let args = [OsStr::new("rewrite"), input.as_os_str(), output.as_os_str()];
+    let run = run_parq(&args, &scratch, Duration::from_secs(60));
+    assert!(run.success(), "{}", run.stderr);
+    let stdout = String::from_utf8(run.stdout.clone()).unwrap();
+    let table: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("column"))
+        .collect();
+    assert!(table.len() >= 3, "{stdout}");
+    let bytes_end = table[0].find("bytes").unwrap() + "bytes".len();
+    assert!(
+        table[1].starts_with("a.list.element.list.element.list.element "),
+        "{stdout}"
+    );
+    for row in &table[1..] {
+        let (left, right) = row.split_at(bytes_end);
+        assert!(
+            left.ends_with(|c: char| c.is_ascii_digit()) && right.starts_with("  "),
+            "misaligned:\n{stdout}"
+        );
+    }
+}
