@@ -28,6 +28,36 @@
 //! On disk a filter is a [`BloomFilterHeader`] (thrift compact) followed by the bitset; the
 //! column chunk's `bloom_filter_offset` points at the header and `bloom_filter_length` (when
 //! present) counts header and bitset together.
+//!
+//! # Writing and reading filters
+//!
+//! Writing is opt-in per column ([`crate::write::WriterOptions::with_bloom_filter`]). A
+//! dictionary-encoded chunk hashes only its distinct values; without `ndv` the filter is sized
+//! from the chunk. Each row group's filters follow its data, so only one row group's filters are
+//! held in memory. [`crate::read::ParquetReader::read_bloom_filter`] checks every range against
+//! the file and the bitset size (a power of two from 32 B to 128 MiB) before allocating.
+//!
+//! ```
+//! use parq::bloom::{hash_bytes, hash_i64};
+//! use parq::column::{Column, Values};
+//! use parq::read::ParquetReader;
+//! use parq::write::{BloomFilterOptions, Field, ParquetWriter, WriterOptions};
+//!
+//! let options = WriterOptions::default()
+//!     .with_bloom_filter("id", BloomFilterOptions { ndv: Some(1000), fpp: 0.01 });
+//! let mut file = Vec::new();
+//! let mut writer = ParquetWriter::new(&mut file, vec![Field::int64("id")], options)?;
+//! let ids = Column { len: 3, validity: None, values: Values::Int64(vec![7i64, 8, 9].into()) };
+//! writer.write_batch(&[ids])?;
+//! writer.finish()?;
+//!
+//! let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+//! let filter = reader.read_bloom_filter(0, 0)?.expect("written");   // row group 0, leaf 0
+//! assert!(filter.check_hash(hash_i64(8)));           // written values are always found
+//! assert!(!filter.check_hash(hash_i64(10)));         // false means certainly absent
+//! assert!(!filter.check_hash(hash_bytes(b"7")));     // hash_bytes: strings, FLBA, INT96 bytes
+//! # Ok::<(), parq::Error>(())
+//! ```
 
 use std::fmt;
 

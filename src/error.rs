@@ -101,6 +101,23 @@ impl Error {
         }
     }
 
+    /// Whether this is a page whose declared uncompressed size is over the configured
+    /// [`Limits::max_uncompressed_size`](parq_codecs::compression::Limits) (of
+    /// [`ReadOptions::limits`](crate::read::ReadOptions::limits)): the one refusal that a
+    /// legal file can meet and that the caller can lift by raising the limit.
+    pub fn is_page_size_limit(&self) -> bool {
+        matches!(
+            self,
+            Error::Codec {
+                source: parq_codecs::Error::TooLarge {
+                    what: parq_codecs::compression::DECLARED_PAGE_SIZE,
+                    ..
+                },
+                ..
+            }
+        )
+    }
+
     /// Fill in location fields that are not yet known.
     pub fn at(mut self, loc: &Location) -> Self {
         if let Error::Codec { at, .. } | Error::Format { at, .. } = &mut self {
@@ -124,6 +141,13 @@ impl fmt::Display for Error {
                 write!(f, "{source}")?;
                 if *at != Location::default() {
                     write!(f, " ({at})")?;
+                }
+                if self.is_page_size_limit() {
+                    // A legal file may hold a bigger page: say which option lets it through.
+                    write!(
+                        f,
+                        "; raise ReadOptions::limits.max_uncompressed_size to read it"
+                    )?;
                 }
                 Ok(())
             }

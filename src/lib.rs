@@ -1,7 +1,7 @@
 //! parq: an Apache Parquet reader and writer.
 //!
 //! Files are read into Arrow-layout buffers ([`column::Column`]) and written from them. The
-//! encodings and codecs live in the `parq-codecs` crate; this crate knows the file format:
+//! encodings and codecs live in the `parq_codecs` crate; this crate knows the file format:
 //! the Thrift footer ([`metadata`]), the schema tree ([`schema`]), reading ([`read`]) and
 //! writing ([`mod@write`]).
 //!

@@ -2,12 +2,14 @@
 
 use std::io::Write;
 
+use arrow_buffer::{BooleanBuffer, Buffer, OffsetBuffer, ScalarBuffer};
 use parq::array::Array;
 use parq::column::{Column, Values};
 use parq::field::{DataType, Field, Primitive};
 use parq::metadata::{ConvertedType, LogicalType, Type};
 use parq::predicate::Expr;
 use parq::read::{ParquetReader, Source};
+use parq::schema::ColumnDescriptor;
 
 use crate::json;
 
@@ -160,6 +162,62 @@ fn value(out: &mut String, col: &Column, fmt: &Format, i: usize, raw: bool) {
             }
         }
     }
+}
+
+/// Append a statistic of column `leaf` (its PLAIN bytes, without a length prefix) as `cat`
+/// prints that column's values: JSON, or when `raw` the bare text. `false` (nothing appended)
+/// when the bytes do not fit the physical type.
+pub fn stat_value(out: &mut String, leaf: &ColumnDescriptor, bytes: &[u8], raw: bool) -> bool {
+    let fixed = |n: usize| (bytes.len() == n).then_some(bytes);
+    let values = match leaf.physical_type {
+        Type::BOOLEAN => match bytes {
+            [b] => Values::Boolean(BooleanBuffer::from(vec![*b != 0])),
+            _ => return false,
+        },
+        Type::INT32 => match fixed(4) {
+            Some(b) => {
+                Values::Int32(vec![i32::from_le_bytes(b.try_into().unwrap_or_default())].into())
+            }
+            None => return false,
+        },
+        Type::INT64 => match fixed(8) {
+            Some(b) => {
+                Values::Int64(vec![i64::from_le_bytes(b.try_into().unwrap_or_default())].into())
+            }
+            None => return false,
+        },
+        Type::INT96 => match fixed(12) {
+            Some(b) => Values::Int96(Buffer::from(b.to_vec())),
+            None => return false,
+        },
+        Type::FLOAT => match fixed(4) {
+            Some(b) => {
+                Values::Float(vec![f32::from_le_bytes(b.try_into().unwrap_or_default())].into())
+            }
+            None => return false,
+        },
+        Type::DOUBLE => match fixed(8) {
+            Some(b) => {
+                Values::Double(vec![f64::from_le_bytes(b.try_into().unwrap_or_default())].into())
+            }
+            None => return false,
+        },
+        _ => Values::Binary {
+            offsets: OffsetBuffer::new(ScalarBuffer::from(vec![0i64, bytes.len() as i64])),
+            data: Buffer::from(bytes.to_vec()),
+        },
+    };
+    let column = Column {
+        len: 1,
+        validity: None,
+        values,
+    };
+    let mut primitive = Primitive::new(leaf.physical_type);
+    primitive.logical_type = leaf.logical_type.clone();
+    primitive.converted_type = leaf.converted_type;
+    primitive.scale = leaf.scale;
+    value(out, &column, &format_of(&primitive), 0, raw);
+    true
 }
 
 /// A float as JSON ([`json::float`]); when `raw`, the specials without their quotes.

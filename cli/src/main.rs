@@ -3,6 +3,7 @@
 mod cat;
 mod json;
 mod keys;
+mod limits;
 mod meta;
 mod pages;
 mod rewrite;
@@ -120,10 +121,25 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // `parq cat F | head`: the reader of our output has gone, as it meant to.
+        Err(e) if closed_stdout(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("parq: error: {e}");
+            if let Some(hint) = limits::hint(&e) {
+                eprintln!("parq: hint: {hint}");
+            }
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Whether `e` is a write to standard output whose reader closed the pipe.
+fn closed_stdout(e: &parq::Error) -> bool {
+    match e {
+        parq::Error::Io(io) | parq::Error::File { source: io, .. } => {
+            io.kind() == std::io::ErrorKind::BrokenPipe
+        }
+        _ => false,
     }
 }
 
@@ -139,6 +155,8 @@ struct ReadArgs {
     threads: u16,
     #[command(flatten)]
     keys: keys::KeyArgs,
+    #[command(flatten)]
+    limits: limits::LimitArgs,
 }
 
 impl ReadArgs {
@@ -150,9 +168,11 @@ impl ReadArgs {
             .transpose()
     }
 
-    /// Read options with the threads and keys given.
+    /// Read options with the threads, keys and limits given.
     fn options(&self) -> parq::Result<ReadOptions> {
-        self.keys.read_options_with(self.threads)
+        Ok(self
+            .limits
+            .apply(self.keys.read_options_with(self.threads)?))
     }
 }
 
@@ -176,9 +196,9 @@ fn run(cli: Cli) -> parq::Result<()> {
         Command::Meta { file, json, keys } => {
             let reader = open(&file, keys.read_options()?)?;
             if json {
-                println!("{}", meta::json(reader.metadata()));
+                println!("{}", meta::json(reader.metadata(), &reader.schema().leaves));
             } else {
-                print!("{}", meta::text(reader.metadata()));
+                print!("{}", meta::text(reader.metadata(), &reader.schema().leaves));
             }
         }
         Command::Cat {

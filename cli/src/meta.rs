@@ -3,27 +3,38 @@
 use std::fmt::Write as _;
 
 use parq::metadata::{FileMetaData, Statistics};
+use parq::schema::ColumnDescriptor;
 
-use crate::json;
+use crate::{cat, json};
 
-fn stats_text(s: &Statistics) -> String {
-    let hex = |b: &Option<Vec<u8>>| {
-        b.as_ref()
-            .map(|v| v.iter().map(|x| format!("{x:02x}")).collect::<String>())
+/// A statistic's bytes: the current field (`min_value`/`max_value`), else the deprecated one.
+fn bound<'a>(current: &'a Option<Vec<u8>>, legacy: &'a Option<Vec<u8>>) -> Option<&'a [u8]> {
+    current.as_deref().or(legacy.as_deref())
+}
+
+/// A bound as text: typed as `cat` prints the column (`leaf` known), else hex.
+fn bound_text(leaf: Option<&ColumnDescriptor>, bytes: Option<&[u8]>) -> String {
+    let Some(bytes) = bytes else {
+        return "-".into();
     };
+    let mut out = String::new();
+    if leaf.is_some_and(|l| cat::stat_value(&mut out, l, bytes, true)) {
+        return out;
+    }
+    bytes.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn stats_text(s: &Statistics, leaf: Option<&ColumnDescriptor>) -> String {
     format!(
         "min={} max={} nulls={}",
-        hex(&s.min_value)
-            .or(hex(&s.min))
-            .unwrap_or_else(|| "-".into()),
-        hex(&s.max_value)
-            .or(hex(&s.max))
-            .unwrap_or_else(|| "-".into()),
+        bound_text(leaf, bound(&s.min_value, &s.min)),
+        bound_text(leaf, bound(&s.max_value, &s.max)),
         s.null_count.map_or_else(|| "-".into(), |n| n.to_string())
     )
 }
 
-pub fn text(m: &FileMetaData) -> String {
+/// Row groups and column chunks as text; statistics typed by the `leaves` of the schema.
+pub fn text(m: &FileMetaData, leaves: &[ColumnDescriptor]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "version      {}", m.version);
     let _ = writeln!(s, "created_by   {}", m.created_by.as_deref().unwrap_or("-"));
@@ -48,7 +59,7 @@ pub fn text(m: &FileMetaData) -> String {
             "row group {i}: {} rows, {} bytes",
             rg.num_rows, rg.total_byte_size
         );
-        for c in &rg.columns {
+        for (leaf, c) in rg.columns.iter().enumerate() {
             let Some(md) = &c.meta_data else {
                 let _ = writeln!(s, "  (column chunk without metadata)");
                 continue;
@@ -65,7 +76,7 @@ pub fn text(m: &FileMetaData) -> String {
                 md.total_uncompressed_size,
                 md.statistics
                     .as_ref()
-                    .map(|st| format!(" {}", stats_text(st)))
+                    .map(|st| format!(" {}", stats_text(st, leaves.get(leaf))))
                     .unwrap_or_default(),
                 md.bloom_filter_offset
                     .map(|o| format!(
@@ -80,7 +91,8 @@ pub fn text(m: &FileMetaData) -> String {
     s
 }
 
-pub fn json(m: &FileMetaData) -> String {
+/// Row groups and column chunks as one JSON object; statistics typed by the `leaves`.
+pub fn json(m: &FileMetaData, leaves: &[ColumnDescriptor]) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -132,31 +144,31 @@ pub fn json(m: &FileMetaData) -> String {
                 md.dictionary_page_offset.map_or("null".to_string(), |d| d.to_string())
             );
             if let Some(st) = &md.statistics {
-                let hex = |s: &mut String, b: &Option<Vec<u8>>| match b {
-                    Some(v) => json::hex(s, v),
-                    None => s.push_str("null"),
-                };
-                s.push_str(",\"statistics\":{\"min\":");
-                hex(
-                    &mut s,
-                    if st.min_value.is_some() {
-                        &st.min_value
-                    } else {
-                        &st.min
-                    },
-                );
-                s.push_str(",\"max\":");
-                hex(
-                    &mut s,
-                    if st.max_value.is_some() {
-                        &st.max_value
-                    } else {
-                        &st.max
-                    },
-                );
+                // `min`/`max` typed as `cat` prints the column (hex when the bytes do not fit
+                // its type), `min_bytes`/`max_bytes` the stored bytes as hex.
+                let leaf = leaves.get(j);
+                let bounds = [
+                    ("min", bound(&st.min_value, &st.min)),
+                    ("max", bound(&st.max_value, &st.max)),
+                ];
+                s.push_str(",\"statistics\":{");
+                for (name, bytes) in bounds {
+                    let _ = write!(s, "\"{name}\":");
+                    match bytes {
+                        Some(b) if leaf.is_some_and(|l| cat::stat_value(&mut s, l, b, false)) => {}
+                        Some(b) => json::hex(&mut s, b),
+                        None => s.push_str("null"),
+                    }
+                    let _ = write!(s, ",\"{name}_bytes\":");
+                    match bytes {
+                        Some(b) => json::hex(&mut s, b),
+                        None => s.push_str("null"),
+                    }
+                    s.push(',');
+                }
                 let _ = write!(
                     s,
-                    ",\"null_count\":{}}}",
+                    "\"null_count\":{}}}",
                     st.null_count.map_or("null".to_string(), |n| n.to_string())
                 );
             }

@@ -12,7 +12,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use parq::codecs::compression::CodecKind;
 use parq::metadata::{Encoding, FileMetaData, PageType};
 use parq::read::{ParquetReader, ReadOptions};
-use parq::write::{ColumnOptions, EncodingPolicy, PageVersion, ParquetWriter, WriterOptions};
+use parq::write::{
+    BloomFilterOptions, ColumnOptions, EncodingPolicy, PageVersion, ParquetWriter, WriterOptions,
+};
 use parq::{Error, Result};
 
 /// Arguments of `parq rewrite`.
@@ -22,8 +24,9 @@ pub struct Args {
     input: PathBuf,
     /// The file to write.
     output: PathBuf,
-    /// Compression codec (uncompressed, snappy, gzip, zstd, lz4_raw, brotli, lz4); default:
-    /// each column keeps the codec it has in the input.
+    /// Compression codec (uncompressed, snappy, gzip, zstd, lz4_raw, brotli, lz4), with an
+    /// optional level after a colon (zstd:9, gzip:6, brotli:5); default: each column keeps
+    /// the codec it has in the input.
     #[arg(long)]
     compression: Option<String>,
     /// auto, dictionary or plain.
@@ -41,17 +44,35 @@ pub struct Args {
     /// Encryption of the output.
     #[command(flatten)]
     encrypt: crate::keys::EncryptArgs,
+    #[command(flatten)]
+    limits: crate::limits::LimitArgs,
 }
 
-fn codec(name: &str) -> Result<CodecKind> {
-    CodecKind::parse(name).ok_or_else(|| Error::InvalidArgument(format!("unknown codec {name:?}")))
+/// `--compression`: a codec name, optionally with a level after a colon (`zstd:9`,
+/// `gzip:6`, `brotli:5`); a level the codec does not take is refused when the writer is built.
+fn codec(text: &str) -> Result<(CodecKind, Option<i32>)> {
+    let (name, level) = match text.split_once(':') {
+        Some((name, level)) => {
+            let level = level.trim().parse::<i32>().map_err(|_| {
+                Error::InvalidArgument(format!(
+                    "compression level {level:?} in {text:?} is not an integer (e.g. zstd:9)"
+                ))
+            })?;
+            (name, Some(level))
+        }
+        None => (text, None),
+    };
+    let kind = CodecKind::parse(name)
+        .ok_or_else(|| Error::InvalidArgument(format!("unknown codec {name:?}")))?;
+    Ok((kind, level))
 }
 
 pub fn run(args: &Args) -> Result<()> {
     let start = Instant::now();
     let bytes = crate::read_file(&args.input)?;
     let in_len = bytes.len();
-    let reader = ParquetReader::with_options(bytes.clone(), args.keys.read_options()?)?;
+    let read_options = args.limits.apply(args.keys.read_options()?);
+    let reader = ParquetReader::with_options(bytes.clone(), read_options)?;
     let meta = reader.metadata().clone();
     let encoding = match args.encoding.to_ascii_lowercase().as_str() {
         "auto" => EncodingPolicy::Auto,
@@ -78,7 +99,7 @@ pub fn run(args: &Args) -> Result<()> {
         ..WriterOptions::default()
     };
     if let Some(c) = &args.compression {
-        options.compression = codec(c)?;
+        (options.compression, options.compression_level) = codec(c)?;
     } else if let Some(rg) = meta.row_groups.first() {
         // Keep each column's codec.
         for (leaf, chunk) in reader.schema().leaves.iter().zip(&rg.columns) {
@@ -95,6 +116,24 @@ pub fn run(args: &Args) -> Result<()> {
                     ..ColumnOptions::default()
                 },
             );
+        }
+    }
+    // Keep bloom filters, as the page index is kept: a column with a filter in any row group
+    // of the input gets one in every row group of the output, rebuilt from its values at the
+    // writer's default sizing (the chunk's distinct count, 5 % false positives).
+    for (i, leaf) in reader.schema().leaves.iter().enumerate() {
+        let has_filter = meta.row_groups.iter().any(|rg| {
+            rg.columns
+                .get(i)
+                .and_then(|c| c.meta_data.as_ref())
+                .is_some_and(|m| m.bloom_filter_offset.is_some())
+        });
+        if has_filter {
+            options
+                .columns
+                .entry(leaf.path_string())
+                .or_default()
+                .bloom_filter = Some(BloomFilterOptions::default());
         }
     }
     // Check the schema and options before the output file exists.
@@ -139,7 +178,7 @@ fn write(
             bytes.clone(),
             ReadOptions {
                 row_groups: Some(vec![rg]),
-                ..args.keys.read_options()?
+                ..args.limits.apply(args.keys.read_options()?)
             },
         )?;
         let groups = meta.row_groups.len();
@@ -203,19 +242,11 @@ fn progress_bar(meta: &FileMetaData) -> ProgressBar {
 
 /// One line per column: data page encodings chosen (with how many chunks took each), codec,
 /// and compressed bytes.
+/// The table of what was written: per column its path, bytes, codec and data page encodings
+/// (with the number of chunks each), aligned to the longest path.
 fn report(meta: &FileMetaData) -> String {
-    let mut out = String::new();
     let n = meta.row_groups.first().map_or(0, |g| g.columns.len());
-    let width = meta.schema[1..]
-        .iter()
-        .map(|e| e.name.len())
-        .max()
-        .unwrap_or(6)
-        .max(6);
-    out.push_str(&format!(
-        "{:width$}  {:>12}  {:12}  encoding (chunks)\n",
-        "column", "bytes", "codec"
-    ));
+    let mut rows = Vec::with_capacity(n);
     for c in 0..n {
         let mut encodings: BTreeMap<String, usize> = BTreeMap::new();
         let (mut bytes, mut codec, mut path) = (0i64, String::new(), String::new());
@@ -241,9 +272,22 @@ fn report(meta: &FileMetaData) -> String {
             .iter()
             .map(|(e, k)| format!("{e} ({k})"))
             .collect();
+        rows.push((path, bytes, codec, encodings.join(", ")));
+    }
+    // Padding counts chars, so the width does too (a name may be any UTF-8).
+    let width = rows
+        .iter()
+        .map(|r| r.0.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("column".len());
+    let mut out = format!(
+        "{:width$}  {:>12}  {:12}  encoding (chunks)\n",
+        "column", "bytes", "codec"
+    );
+    for (path, bytes, codec, encodings) in rows {
         out.push_str(&format!(
-            "{path:width$}  {bytes:>12}  {codec:12}  {}\n",
-            encodings.join(", ")
+            "{path:width$}  {bytes:>12}  {codec:12}  {encodings}\n"
         ));
     }
     out

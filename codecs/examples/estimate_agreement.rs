@@ -4,7 +4,7 @@
 //! break-even point) this prints the estimate's decision next to the exact answer: the
 //! dictionary wins when its PLAIN page plus bit-packed indices is smaller than PLAIN.
 //!
-//! `cargo run --release -p parq-codecs --example estimate_agreement`
+//! `cargo run --release -p parq-format-codecs --example estimate_agreement`
 
 use std::collections::HashSet;
 

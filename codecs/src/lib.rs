@@ -1,5 +1,5 @@
-//! `parq-codecs`: every encoding and compression codec Apache Parquet defines, as pure
-//! functions over bytes.
+//! `parq_codecs` (package `parq-format-codecs`): every encoding and compression codec Apache
+//! Parquet defines, as pure functions over bytes.
 //!
 //! This crate knows Parquet's encodings (PLAIN, RLE/bit-packed hybrid, dictionary, the delta
 //! family, BYTE_STREAM_SPLIT) and compression codecs, and nothing about files, schemas or

@@ -9,6 +9,35 @@
 //!   batches as an [`arrow_array::RecordBatchReader`]; [`to_arrow_array`] lists which
 //!   conversions copy.
 //! - [`ArrowWriter`] writes `RecordBatch`es and stores `ARROW:schema`.
+//!
+//! Reading wraps parq's buffers without copying values; [`to_arrow_array`] documents the few
+//! conversions that copy (i32 offsets for `Utf8`/`Binary`, Int8/16 casts, INT96, decimals stored
+//! as bytes, dictionaries). UTF-8 is validated once per buffer, for string columns only.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use arrow_array::{ArrayRef, Int64Array, RecordBatch, RecordBatchReader, StringArray};
+//! use parq::arrow::ArrowWriter;
+//! use parq::read::ParquetReader;
+//!
+//! let batch = RecordBatch::try_from_iter([
+//!     ("id", Arc::new(Int64Array::from(vec![1, 2, 3])) as ArrayRef),
+//!     ("name", Arc::new(StringArray::from(vec![Some("a"), None, Some("c")])) as ArrayRef),
+//! ])?;
+//! // Write: RecordBatches in, `ARROW:schema` stored so pyarrow and arrow-rs get the types back.
+//! let mut writer = ArrowWriter::try_new(Vec::new(), batch.schema(), Default::default())?;
+//! writer.write(&batch)?;
+//! let file = writer.into_inner()?;
+//!
+//! // Read: an `arrow_array::RecordBatchReader` over a projection.
+//! let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+//! let batches = reader.record_batches(&["id", "name"], 8192)?;
+//! assert_eq!(batches.schema(), batch.schema());
+//! for b in batches {
+//!     assert_eq!(b?, batch);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod ipc_check;
 mod read;

@@ -34,6 +34,56 @@
 //! assert!(ParquetReader::new(bytes::Bytes::from(file)).is_err());
 //! # Ok::<(), parq::Error>(())
 //! ```
+//!
+//! # Modes, keys and errors
+//!
+//! An encrypted footer (`PARE`) or a plaintext footer signed with the footer key (plaintext
+//! columns then read without keys); a footer key and column keys by dotted path; a
+//! [`KeyRetriever`] that maps stored `key_metadata` to keys; an AAD prefix stored in the file or
+//! supplied by the reader. The `aes` crate takes its AES-NI path when the CPU has it (probes
+//! `crypto.aes_ni` / `crypto.aes_soft`). Decrypted modules go to owned buffers, never views of a
+//! memory map. A module that does not authenticate is an [`Error::Crypto`](crate::Error::Crypto)
+//! that names it, e.g. `encryption: decrypting data page 3 of column x in row group 0:
+//! authentication failed (wrong key, wrong AAD prefix, or modified bytes)`; a missing key names
+//! the column. With a plaintext footer, encrypted columns keep a copy of their metadata without
+//! statistics in the footer and the full one encrypted (§5.5). What it was checked against is in
+//! `docs/interop.md`.
+//!
+//! A plaintext footer with one encrypted column:
+//!
+//! ```
+//! use parq::column::{Column, Values};
+//! use parq::encryption::{Algorithm, FileDecryptionProperties, FileEncryptionProperties};
+//! use parq::read::{ParquetReader, ReadOptions};
+//! use parq::write::{Field, ParquetWriter, WriterOptions};
+//!
+//! let encryption = FileEncryptionProperties::builder(b"0123456789012345".to_vec())
+//!     .with_algorithm(Algorithm::AesGcmV1)
+//!     .with_column_key("ssn", b"1234567890123450".to_vec()) // only `ssn` is encrypted
+//!     .with_plaintext_footer(true)
+//!     .build()?;
+//! let options = WriterOptions { encryption: Some(encryption), ..WriterOptions::default() };
+//! let mut file = Vec::new();
+//! let mut w = ParquetWriter::new(&mut file, vec![Field::int64("id"), Field::int64("ssn")], options)?;
+//! let col = |v: Vec<i64>| Column { len: v.len(), validity: None, values: Values::Int64(v.into()) };
+//! w.write_batch(&[col(vec![1, 2]), col(vec![111, 222])])?;
+//! w.finish()?;
+//! let file = bytes::Bytes::from(file);
+//!
+//! // No keys: the plaintext column reads, the encrypted one is an error naming it.
+//! let reader = ParquetReader::new(file.clone())?;
+//! assert_eq!(reader.read_column_by_path("id")?.len, 2);
+//! assert!(reader.read_column_by_path("ssn").is_err());
+//!
+//! let decryption = FileDecryptionProperties::builder()
+//!     .with_footer_key(b"0123456789012345".to_vec()) // verifies the footer signature
+//!     .with_column_key("ssn", b"1234567890123450".to_vec())
+//!     .build()?;
+//! let options = ReadOptions { decryption: Some(decryption), ..ReadOptions::default() };
+//! let reader = ParquetReader::with_options(file, options)?;
+//! assert_eq!(reader.read_column_by_path("ssn")?.len, 2);
+//! # Ok::<(), parq::Error>(())
+//! ```
 
 mod aad;
 mod cipher;

@@ -40,6 +40,16 @@
 //! assert_eq!(reader.read_filtered(&["x"], &parsed)?.1, stats);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! [`ParquetReader::prune`](crate::read::ParquetReader::prune) gives the rows metadata cannot
+//! rule out and [`ParquetReader::filter_rows`](crate::read::ParquetReader::filter_rows) the
+//! matching rows, both as a [`RowSelection`] of file row numbers, with [`FilterStats`].
+//!
+//! Literals are coerced exactly (unsigned integers by annotation, decimals by scale); one that
+//! does not fit the column is an error naming it. Pruning never drops a matching row: `NaN`
+//! bounds are ignored, `-0.0 = 0.0`, legacy `min`/`max` are used only for signed orders, and a
+//! max marked inexact is not used. The text grammar (the CLI's `--where`) is in
+//! `docs/cli.md`.
 
 mod bloom;
 mod dictionary;

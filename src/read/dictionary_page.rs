@@ -64,7 +64,7 @@ impl<S: Source> ParquetReader<S> {
         };
         if num_values > self.options.max_page_values {
             return Err(Error::format(format!(
-                "dictionary of {num_values} values exceeds the limit of {}",
+                "dictionary of {num_values} values exceeds the limit of {} (ReadOptions::max_page_values)",
                 self.options.max_page_values
             ))
             .at(&pages.last_location()));

@@ -790,7 +790,7 @@ impl<S: Source> ColumnReader<S> {
                     }
                     if page.num_values > self.file.options.max_page_values {
                         return Err(Error::format(format!(
-                            "page of {} values exceeds the limit of {}",
+                            "page of {} values exceeds the limit of {} (ReadOptions::max_page_values)",
                             page.num_values, self.file.options.max_page_values
                         ))
                         .at(&loc));

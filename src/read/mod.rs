@@ -11,6 +11,122 @@
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Sources
+//!
+//! [`ParquetReader::new`] takes bytes in memory (`bytes::Bytes`: zero-copy, decoded columns
+//! may borrow from them), [`FileSource`] reads with positioned reads (the safe default) and
+//! [`MmapSource`] maps the file. [`MmapSource::open`] is `unsafe`: a file truncated while it is
+//! mapped kills the reader with SIGBUS instead of returning an error. Encrypted data is never
+//! mapped.
+//!
+//! Byte arrays come as offsets plus one data buffer ([`ByteArrayLayout::Offsets`], the
+//! default), or with [`ByteArrayLayout::Views`] as 16-byte views into the page and dictionary
+//! buffers, so long values are never copied.
+//!
+//! # Nested columns
+//!
+//! Nested fields use the shared schema model ([`crate::field::Field`]) and
+//! [`crate::array::Array`]: list offsets + validity + child, struct validity + children, a map
+//! as a list of key/value entries.
+//!
+//! ```
+//! use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+//! use parq::array::{Array, ListArray, ListOffsets, Value};
+//! use parq::column::{Column, Values};
+//! use parq::field::Field;
+//! use parq::metadata::Type;
+//! use parq::read::ParquetReader;
+//! use parq::write::{ParquetWriter, WriterOptions};
+//!
+//! // [[1, 2], null, []] as list<int64>
+//! let items = Column { len: 2, validity: None, values: Values::Int64(vec![1i64, 2].into()) };
+//! let lists = Array::List(ListArray {
+//!     validity: Some(NullBuffer::from(vec![true, false, true])),
+//!     offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 2, 2, 2]))),
+//!     values: Box::new(Array::Primitive(items)),
+//! });
+//! let schema = vec![Field::list("ids", Field::primitive("element", Type::INT64))];
+//! let mut file = Vec::new();
+//! let mut writer = ParquetWriter::with_fields(&mut file, schema, WriterOptions::default())?;
+//! writer.write_arrays(&[lists])?;
+//! writer.finish()?;
+//!
+//! let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+//! let (_field, ids) = reader.read_field_by_path("ids")?;      // a top-level name or a leaf path
+//! assert_eq!(ids.value(1), Value::Null);
+//! assert_eq!(ids.value(2), Value::List(vec![]));
+//! for batch in reader.array_batches(&["ids"], 8192)? {          // batches end on record boundaries
+//!     assert_eq!(batch?.num_rows, 3);
+//! }
+//! # Ok::<(), parq::Error>(())
+//! ```
+//!
+//! # Row selection
+//!
+//! [`ReadOptions::selection`] takes a [`RowSelection`]: sorted, disjoint ranges of file row
+//! numbers (row group `k` starts at `row_group_first_rows()[k]`). Every read then returns
+//! exactly the selected rows, in order. A row group without a selected row is never opened; a
+//! page without one is skipped before it is decompressed, through the offset index when the
+//! file has one (the page is not even read), otherwise by its header. Inside a page, PLAIN,
+//! dictionary, BYTE_STREAM_SPLIT and DELTA_LENGTH_BYTE_ARRAY values are skipped without being
+//! decoded; the stateful encodings (DELTA_BINARY_PACKED, DELTA_BYTE_ARRAY, RLE booleans) are
+//! decoded and dropped. Probes `read.pages_decoded`, `read.pages_skipped` and
+//! `read.pages_skipped_by_offset_index` count what happened.
+//!
+//! ```
+//! use parq::column::{Column, Values};
+//! use parq::read::{ParquetReader, ReadOptions, RowSelection};
+//! use parq::write::{Field, ParquetWriter, WriterOptions};
+//!
+//! let ids = Column { len: 1000, validity: None, values: Values::Int64((0..1000i64).collect::<Vec<_>>().into()) };
+//! let mut file = Vec::new();
+//! let options = WriterOptions { data_page_row_limit: 100, ..WriterOptions::default() };
+//! let mut writer = ParquetWriter::new(&mut file, vec![Field::int64("id")], options)?;
+//! writer.write_batch(&[ids])?;
+//! writer.finish()?;
+//!
+//! // Rows 120..130 and 990..1000: two pages of ten are read, the other eight are skipped.
+//! let selection = RowSelection::from_ranges([120..130, 990..1000]);
+//! let options = ReadOptions { selection: Some(selection), ..ReadOptions::default() };
+//! let reader = ParquetReader::with_options(bytes::Bytes::from(file), options)?;
+//! let ids = reader.read_column(0)?;
+//! let Values::Int64(v) = &ids.values else { unreachable!() };
+//! assert_eq!(v.len(), 20);
+//! assert_eq!((v[0], v[10]), (120, 990));
+//! # Ok::<(), parq::Error>(())
+//! ```
+//!
+//! # Threads
+//!
+//! [`ReadOptions::threads`] (default 1: nothing is spawned) decodes on several scoped threads.
+//! Work is split across row groups, columns and, inside a column chunk larger than its share,
+//! page ranges (see the `parallel` module), so one dominant column still keeps every thread
+//! busy. Results equal one-thread reads value for value (`tests/parallel_read.rs`).
+//!
+//! ```
+//! # use parq::column::{Column, Values};
+//! # use parq::write::{Field, ParquetWriter, WriterOptions};
+//! # let mut file = Vec::new();
+//! # let mut w = ParquetWriter::new(&mut file, vec![Field::int64("id")], WriterOptions::default())?;
+//! # w.write_batch(&[Column { len: 3, validity: None, values: Values::Int64(vec![1i64, 2, 3].into()) }])?;
+//! # w.finish()?;
+//! use parq::read::{ParquetReader, ReadOptions};
+//!
+//! let options = ReadOptions { threads: 2, ..ReadOptions::default() };
+//! let reader = ParquetReader::with_options(bytes::Bytes::from(file), options)?;
+//! let columns = reader.read_leaves(&[0])?; // every listed column, all threads sharing the work
+//! assert_eq!(columns[0].len, 3);
+//! # Ok::<(), parq::Error>(())
+//! ```
+//!
+//! # Limits
+//!
+//! Sizes taken from headers are checked before anything is allocated: a page's declared
+//! uncompressed size against [`ReadOptions::limits`], its value count against
+//! [`ReadOptions::max_page_values`], the footer against [`ReadOptions::max_footer_size`]. A
+//! legal file with a larger page (parquet-testing's `large_string_map.brotli.parquet` holds a
+//! 1 GiB page) reads once the limit is raised.
 
 mod assemble;
 mod batch;

@@ -341,6 +341,13 @@ impl PageReader {
                     .as_ref()
                     .ok_or_else(|| Error::format("data page without data_page_header"))?;
                 let num_values = non_negative(h.num_values, "data page num_values")?;
+                if num_values == 0 && uncompressed == 0 {
+                    // An empty page, declaring no bytes (not even the levels' length prefix);
+                    // its body may still be a compressed empty stream (20 bytes of gzip, 1 of
+                    // snappy). It carries nothing: skip it without decompressing.
+                    probe::hit("read.v1_empty_page");
+                    return Ok(None);
+                }
                 let data = self.decompress(dec, body, uncompressed)?;
                 let (rep_levels, data) = split_v1_levels(
                     data,
@@ -392,8 +399,16 @@ impl PageReader {
                 let def = body.slice(rep_len..levels_len);
                 let value_bytes = body.slice(levels_len..);
                 let values_uncompressed = uncompressed - levels_len;
-                let values = if h.is_compressed.unwrap_or(true) && values_uncompressed > 0 {
+                let compressed =
+                    h.is_compressed.unwrap_or(true) && self.codec != CodecKind::Uncompressed;
+                let values = if compressed && values_uncompressed > 0 {
                     self.decompress(dec, value_bytes, values_uncompressed)?
+                } else if compressed && !value_bytes.is_empty() {
+                    // No values (an all-null page), but the writer still ran the codec over
+                    // the empty section: 1 byte of snappy or brotli, 20 of gzip (hyparquet
+                    // does this). Nothing to decompress, as pyarrow and the parquet crate see it.
+                    probe::hit("read.v2_empty_values_compressed");
+                    Bytes::new()
                 } else {
                     if value_bytes.len() != values_uncompressed {
                         return Err(Error::format(format!(

@@ -393,7 +393,7 @@ impl<S: Source> ParquetReader<S> {
                 Page::Data(page) => {
                     if page.num_values > self.options.max_page_values {
                         return Err(Error::format(format!(
-                            "page of {} values exceeds the limit of {}",
+                            "page of {} values exceeds the limit of {} (ReadOptions::max_page_values)",
                             page.num_values, self.options.max_page_values
                         ))
                         .at(&loc));

@@ -28,6 +28,50 @@
 //! Every generator draws from an [`Entropy`]: a seeded [`Rng`] under proptest, the fuzzer's
 //! bytes under `arbitrary`. The same code builds both, so what proptest reaches, a fuzzer can
 //! reach too.
+//!
+//! # What the generators cover
+//!
+//! - **Strategies** (`parq::testing::{schema, columns, options, spec}`): schemas flat or nested
+//!   (lists, structs, maps, required or optional at each level) over every leaf type parq writes
+//!   (integers of every width and sign; decimals on INT32, INT64, FIXED_LEN_BYTE_ARRAY and
+//!   BYTE_ARRAY; dates, times and timestamps of every unit; string, enum, JSON, BSON, UUID,
+//!   FLOAT16, INTERVAL, INT96, fixed-length byte arrays of several widths). Columns come with
+//!   null rates (none to all), distributions (unique, low cardinality, sorted, runs) and edge
+//!   values (NaN payloads, -0.0, subnormals, `i64::MIN/MAX`, empty and long strings). Writer
+//!   options cover every codec, v1 and v2 pages, every encoding valid for each column, page and
+//!   row-group limits down to one row, statistics and page index on and off. `file_spec(config)`
+//!   combines them, and `FileSpec::write()` returns the bytes and the arrays they must read back
+//!   as.
+//! - **`arbitrary::Arbitrary for FileSpec`**: the fuzzer's bytes steer every choice
+//!   (deterministic; at most 4 fields, depth 3, 300 rows; bytes that run out read as zeros, which
+//!   still make a valid spec).
+//! - **Round-trip checker**: `assert_roundtrip(&spec)` / `check_roundtrip(&spec) -> Result<(),
+//!   Mismatch>` write the file and read it back with parq. With `arrow`, they also read it as
+//!   `RecordBatch`es. They report the first difference by path (`f0[3].c1[0]`), row and typed
+//!   value, comparing floats bit for bit. Your reader plugs in through `ParquetReadUnderTest`
+//!   (`check_roundtrip_with`).
+//! - **Named corruptions**: `mutate(&file, Mutation::X)` breaks one thing and says what:
+//!   - a page header's compressed size, or its uncompressed size;
+//!   - a dictionary index past the dictionary;
+//!   - a level stream that ends early;
+//!   - a column chunk offset past the end;
+//!   - the footer length;
+//!   - the magic.
+//!
+//!   `Mutation::named_by(error_message)` checks that a reader's error names what broke.
+//!
+//! [`check_roundtrip`] returns the mismatch instead of panicking, for a proptest runner:
+//!
+//! ```
+//! use parq::testing::{check_roundtrip, spec::file_spec, SpecConfig};
+//! use proptest::test_runner::{Config, TestCaseError, TestRunner};
+//! let mut runner = TestRunner::new(Config { cases: 8, failure_persistence: None, ..Config::default() });
+//! runner
+//!     .run(&file_spec(SpecConfig::default()), |spec| {
+//!         check_roundtrip(&spec).map_err(|m| TestCaseError::fail(m.to_string()))
+//!     })
+//!     .unwrap();
+//! ```
 
 pub mod arbitrary;
 pub mod columns;

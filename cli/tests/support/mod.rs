@@ -17,7 +17,7 @@ use serde_json::Value;
 /// Deadline for one `parq cat` run before it counts as a hang.
 pub const CAT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The parq-cli crate (`cli/`).
+/// The CLI package, parq-format-cli (`cli/`).
 pub fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

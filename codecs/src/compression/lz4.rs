@@ -12,7 +12,9 @@
 //! ```
 //!
 //! Arrow C++ and arrow-rs write (and read) only one inner block per outer block, which is the
-//! special case of this grammar. Older writers put other things under codec `LZ4`: old
+//! special case of this grammar. The writer cuts a page into outer blocks of at most
+//! [`HADOOP_MAX_BLOCK_INPUT`] bytes, one inner block each, so that Hadoop's 256 KiB
+//! decompressor buffer (parquet-mr, Spark) holds every block. Older writers put other things under codec `LZ4`: old
 //! parquet-cpp a bare LZ4 block, old arrow-rs an LZ4 frame. Like pyarrow and arrow-rs, the
 //! reader tries Hadoop framing first; if it does not parse exactly (every length in bounds,
 //! every block decompressing to its stated length, the input and the page both consumed), it
@@ -36,6 +38,17 @@ const LZ4_FRAME_MAGIC: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
 
 /// Bytes of one Hadoop length prefix.
 const HADOOP_LEN_BYTES: usize = 4;
+
+/// The most page bytes the writer puts in one Hadoop block. Hadoop's `Lz4Decompressor` holds
+/// `io.compression.codec.lz4.buffersize` (256 KiB by default) of input and of output, so
+/// parquet-mr and Spark fail on a larger block; Hadoop's own `Lz4Codec` cuts its input at the
+/// buffer size less LZ4's worst-case expansion (`bufferSize / 255 + 16`), which keeps the
+/// compressed block within the buffer too. The writer cuts pages the same way, one outer block
+/// per piece, which Arrow C++ and arrow-rs read as well (they read one inner block per outer).
+pub(crate) const HADOOP_MAX_BLOCK_INPUT: usize = HADOOP_BUFFER - (HADOOP_BUFFER / 255 + 16);
+
+/// Hadoop's default `io.compression.codec.lz4.buffersize`.
+const HADOOP_BUFFER: usize = 256 * 1024;
 
 /// Raw LZ4 block compression into `out`, reusing `table`.
 fn compress_block(table: &mut CompressTable, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
@@ -105,8 +118,9 @@ impl Codec for Lz4RawCodec {
     }
 }
 
-/// The deprecated LZ4 codec: writes one Hadoop-framed block, reads Hadoop framing with
-/// fallbacks (see the module docs).
+/// The deprecated LZ4 codec: writes Hadoop-framed blocks of at most
+/// [`HADOOP_MAX_BLOCK_INPUT`] page bytes each, reads Hadoop framing with fallbacks (see the
+/// module docs).
 pub struct Lz4HadoopCodec {
     table: CompressTable,
 }
@@ -129,6 +143,23 @@ impl Lz4HadoopCodec {
         Lz4HadoopCodec {
             table: CompressTable::large(),
         }
+    }
+}
+
+impl Lz4HadoopCodec {
+    /// Append one outer block holding one inner block: `piece`'s length, then its LZ4 block's
+    /// length and the block. `piece` is at most [`HADOOP_MAX_BLOCK_INPUT`] bytes.
+    fn compress_outer_block(&mut self, piece: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        let start = out.len();
+        // Both lengths fit in a u32: the piece is at most HADOOP_MAX_BLOCK_INPUT bytes, and so
+        // is its LZ4 block (the input less Hadoop's own allowance for LZ4's expansion).
+        out.extend_from_slice(&(piece.len() as u32).to_be_bytes());
+        out.extend_from_slice(&[0; HADOOP_LEN_BYTES]);
+        let block_start = out.len();
+        compress_block(&mut self.table, piece, out).inspect_err(|_| out.truncate(start))?;
+        let clen = (out.len() - block_start) as u32;
+        out[block_start - HADOOP_LEN_BYTES..block_start].copy_from_slice(&clen.to_be_bytes());
+        Ok(())
     }
 }
 
@@ -183,26 +214,16 @@ impl Codec for Lz4HadoopCodec {
     }
 
     fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
-        let ulen = u32::try_from(input.len()).map_err(|_| Error::TooLarge {
-            what: "lz4 (hadoop) page",
-            declared: input.len() as u64,
-            limit: u64::from(u32::MAX),
-        })?;
         let start = out.len();
-        out.extend_from_slice(&ulen.to_be_bytes());
-        out.extend_from_slice(&[0; HADOOP_LEN_BYTES]);
-        let block_start = out.len();
-        compress_block(&mut self.table, input, out).inspect_err(|_| out.truncate(start))?;
-        let block_len = out.len() - block_start;
-        let Ok(clen) = u32::try_from(block_len) else {
-            out.truncate(start);
-            return Err(Error::TooLarge {
-                what: "lz4 (hadoop) compressed block",
-                declared: block_len as u64,
-                limit: u64::from(u32::MAX),
-            });
-        };
-        out[block_start - HADOOP_LEN_BYTES..block_start].copy_from_slice(&clen.to_be_bytes());
+        // An empty page is one empty block, as Arrow writes it.
+        let mut pieces = input.chunks(HADOOP_MAX_BLOCK_INPUT).peekable();
+        if pieces.peek().is_none() {
+            return self.compress_outer_block(&[], out);
+        }
+        for piece in pieces {
+            self.compress_outer_block(piece, out)
+                .inspect_err(|_| out.truncate(start))?;
+        }
         Ok(())
     }
 
@@ -228,5 +249,66 @@ impl Codec for Lz4HadoopCodec {
             ),
             other => other,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The outer blocks of Hadoop-framed `framed`: (uncompressed length, [inner compressed
+    /// lengths]).
+    fn outer_blocks(framed: &[u8]) -> Vec<(usize, Vec<usize>)> {
+        let (mut blocks, mut ip) = (Vec::new(), 0);
+        while ip < framed.len() {
+            let ulen = read_be_u32(framed, ip).unwrap();
+            ip += HADOOP_LEN_BYTES;
+            let clen = read_be_u32(framed, ip).unwrap();
+            ip += HADOOP_LEN_BYTES + clen;
+            blocks.push((ulen, vec![clen]));
+        }
+        assert_eq!(ip, framed.len());
+        blocks
+    }
+
+    /// A page over 256 KiB is cut into blocks that Hadoop's 256 KiB buffers hold, in and out,
+    /// even when the data does not compress; it reads back through every reader's path.
+    #[test]
+    fn large_pages_are_cut_into_blocks_hadoop_can_hold() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let random: Vec<u8> = (0..700_000)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u8
+            })
+            .collect();
+        let text = b"a page of parquet values ".repeat(40_000);
+        // Hadoop's limit, independent of the constant under test.
+        const HADOOP_HOLDS: usize = 256 * 1024;
+        for page in [
+            &random[..],
+            &text[..],
+            &random[..261_100],
+            &random[..261_101],
+            &[],
+        ] {
+            let mut framed = Vec::new();
+            Lz4HadoopCodec::new().compress(page, &mut framed).unwrap();
+            let blocks = outer_blocks(&framed);
+            assert_eq!(
+                blocks.len(),
+                page.len().div_ceil(HADOOP_MAX_BLOCK_INPUT).max(1)
+            );
+            for (ulen, inner) in &blocks {
+                assert!(*ulen <= HADOOP_HOLDS, "{ulen}");
+                assert!(inner.iter().all(|c| *c <= HADOOP_HOLDS), "{inner:?}");
+            }
+            assert_eq!(blocks.iter().map(|b| b.0).sum::<usize>(), page.len());
+            let mut out = vec![0; page.len()];
+            assert!(try_decompress_hadoop(&framed, &mut out).is_some());
+            assert_eq!(out, page);
+        }
     }
 }

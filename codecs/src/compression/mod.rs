@@ -15,6 +15,10 @@
 //! | `ZSTD`         | 6      | one or more RFC 8878 zstd frames    | one zstd frame        |
 //! | `LZ4_RAW`      | 7      | one raw LZ4 block                   | same                  |
 //!
+//! Each codec library is behind a cargo feature of the same name (`snappy`, `zstd`, `gzip`,
+//! `lz4` for LZ4 and LZ4_RAW, `brotli`), all on by default; [`is_available`] tells which are
+//! compiled in, and a compiled-out codec is an [`Error::Unsupported`] that names its feature.
+//!
 //! Every [`Codec`] keeps its library state (hash tables, zstd contexts, deflate state)
 //! between calls, so a column writer or reader builds it once and reuses it for every page.
 //!
@@ -23,6 +27,8 @@
 //! can produce from the compressed bytes (see [`max_decompressed_len`]).
 //!
 //! ```
+//! # #[cfg(feature = "zstd")]
+//! # fn main() -> Result<(), parq_codecs::Error> {
 //! use parq_codecs::compression::{new_codec, CodecKind, Decompressor, Limits};
 //!
 //! let page = b"abcabcabcabcabcabcabcabc".repeat(100);
@@ -34,22 +40,38 @@
 //! let mut out = Vec::new();
 //! decompressor.decompress(CodecKind::Zstd, &compressed, page.len(), &mut out)?;
 //! assert_eq!(out, page);
-//! # Ok::<(), parq_codecs::Error>(())
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "zstd"))]
+//! # fn main() {}
 //! ```
 #![forbid(unsafe_code)]
 
+// One cargo feature per codec library (all on by default), so an embedder can leave out the
+// builds it does not ship (zstd is C). A codec compiled out is `Error::Unsupported` naming the
+// feature to turn on (`disabled`).
+#[cfg(feature = "brotli")]
 mod brotli;
+#[cfg(feature = "gzip")]
 mod gzip;
+#[cfg(feature = "lz4")]
 mod lz4;
+#[cfg(feature = "snappy")]
 mod snappy;
+#[cfg(feature = "zstd")]
 mod zstd;
 
 use crate::{Error, Result};
 
+#[cfg(feature = "brotli")]
 pub use self::brotli::{BrotliCodec, DEFAULT_BROTLI_LEVEL};
+#[cfg(feature = "gzip")]
 pub use self::gzip::{GzipCodec, DEFAULT_GZIP_LEVEL};
+#[cfg(feature = "lz4")]
 pub use self::lz4::{Lz4HadoopCodec, Lz4RawCodec};
+#[cfg(feature = "snappy")]
 pub use self::snappy::SnappyCodec;
+#[cfg(feature = "zstd")]
 pub use self::zstd::{ZstdCodec, DEFAULT_ZSTD_LEVEL};
 
 /// Parquet's `CompressionCodec`, numbered as in `parquet.thrift`.
@@ -212,14 +234,49 @@ pub fn new_codec(kind: CodecKind, level: Option<i32>) -> Result<Box<dyn Codec>> 
     };
     match kind {
         CodecKind::Uncompressed => no_level(Box::new(Uncompressed)),
+        #[cfg(feature = "snappy")]
         CodecKind::Snappy => no_level(Box::<SnappyCodec>::default()),
+        #[cfg(feature = "lz4")]
         CodecKind::Lz4 => no_level(Box::<Lz4HadoopCodec>::default()),
+        #[cfg(feature = "lz4")]
         CodecKind::Lz4Raw => no_level(Box::<Lz4RawCodec>::default()),
+        #[cfg(feature = "gzip")]
         CodecKind::Gzip => Ok(Box::new(GzipCodec::new(level)?)),
+        #[cfg(feature = "brotli")]
         CodecKind::Brotli => Ok(Box::new(BrotliCodec::new(level)?)),
+        #[cfg(feature = "zstd")]
         CodecKind::Zstd => Ok(Box::new(ZstdCodec::new(level)?)),
         CodecKind::Lzo => Err(Error::Unsupported("the lzo compression codec")),
+        #[allow(unreachable_patterns)] // every codec compiled in
+        _ => Err(disabled(kind)),
     }
+}
+
+/// Whether `kind` can be compressed and decompressed by this build: `false` for LZO and for a
+/// codec whose cargo feature is off.
+pub fn is_available(kind: CodecKind) -> bool {
+    match kind {
+        CodecKind::Uncompressed => true,
+        CodecKind::Snappy => cfg!(feature = "snappy"),
+        CodecKind::Gzip => cfg!(feature = "gzip"),
+        CodecKind::Lzo => false,
+        CodecKind::Brotli => cfg!(feature = "brotli"),
+        CodecKind::Lz4 | CodecKind::Lz4Raw => cfg!(feature = "lz4"),
+        CodecKind::Zstd => cfg!(feature = "zstd"),
+    }
+}
+
+/// The error for a codec whose cargo feature is off: it names the feature to turn on.
+fn disabled(kind: CodecKind) -> Error {
+    Error::Unsupported(match kind {
+        CodecKind::Snappy => "the snappy codec: this build left it out (cargo feature `snappy`)",
+        CodecKind::Gzip => "the gzip codec: this build left it out (cargo feature `gzip`)",
+        CodecKind::Brotli => "the brotli codec: this build left it out (cargo feature `brotli`)",
+        CodecKind::Lz4 => "the lz4 codec: this build left it out (cargo feature `lz4`)",
+        CodecKind::Lz4Raw => "the lz4_raw codec: this build left it out (cargo feature `lz4`)",
+        CodecKind::Zstd => "the zstd codec: this build left it out (cargo feature `zstd`)",
+        CodecKind::Uncompressed | CodecKind::Lzo => "the lzo compression codec",
+    })
 }
 
 /// The no-op codec: copies bytes through, checking the size.
@@ -341,13 +398,17 @@ pub fn check_declared_size(
 ) -> Result<()> {
     if uncompressed_size > limits.max_uncompressed_size {
         return Err(Error::TooLarge {
-            what: "declared uncompressed page size",
+            what: DECLARED_PAGE_SIZE,
             declared: uncompressed_size as u64,
             limit: limits.max_uncompressed_size as u64,
         });
     }
     check_ratio(kind, compressed_len, uncompressed_size)
 }
+
+/// The `what` of the [`Error::TooLarge`] for a page over [`Limits::max_uncompressed_size`],
+/// so that callers can tell it from corrupt sizes and name the limit to raise.
+pub const DECLARED_PAGE_SIZE: &str = "declared uncompressed page size";
 
 /// `uncompressed_size` must be producible from `compressed_len` bytes of `kind`.
 fn check_ratio(kind: CodecKind, compressed_len: usize, uncompressed_size: usize) -> Result<()> {
@@ -369,9 +430,14 @@ fn check_ratio(kind: CodecKind, compressed_len: usize, uncompressed_size: usize)
 /// run before allocating.
 fn check_header(kind: CodecKind, input: &[u8], uncompressed_size: usize) -> Result<()> {
     match kind {
+        #[cfg(feature = "snappy")]
         CodecKind::Snappy => snappy::check_header(input, uncompressed_size),
+        #[cfg(feature = "zstd")]
         CodecKind::Zstd => zstd::check_header(input, uncompressed_size),
-        _ => Ok(()),
+        _ => {
+            let _ = (input, uncompressed_size); // used only by the codecs compiled in
+            Ok(())
+        }
     }
 }
 
@@ -469,6 +535,16 @@ impl Decompressor {
 }
 
 /// Error for a decompression that produced `produced` bytes where `expected` were declared.
+#[cfg_attr(
+    not(any(
+        feature = "snappy",
+        feature = "zstd",
+        feature = "gzip",
+        feature = "lz4",
+        feature = "brotli"
+    )),
+    allow(dead_code)
+)]
 fn size_mismatch(offset: usize, produced: usize, expected: usize) -> Error {
     Error::InvalidData {
         offset,
@@ -481,6 +557,16 @@ fn size_mismatch(offset: usize, produced: usize, expected: usize) -> Error {
 }
 
 /// Error from a compression library.
+#[cfg_attr(
+    not(any(
+        feature = "snappy",
+        feature = "zstd",
+        feature = "gzip",
+        feature = "lz4",
+        feature = "brotli"
+    )),
+    allow(dead_code)
+)]
 fn lib_error(kind: CodecKind, message: impl std::fmt::Display) -> Error {
     Error::Compression {
         codec: kind.name(),
@@ -488,5 +574,16 @@ fn lib_error(kind: CodecKind, message: impl std::fmt::Display) -> Error {
     }
 }
 
+// The codec tests use every library (and some as oracles); `disabled_tests` covers the
+// builds with codecs left out.
 #[cfg(test)]
+mod disabled_tests;
+#[cfg(all(
+    test,
+    feature = "snappy",
+    feature = "zstd",
+    feature = "gzip",
+    feature = "lz4",
+    feature = "brotli"
+))]
 mod tests;
