@@ -399,6 +399,7 @@ impl<S: Source> ParquetReader<S> {
             next_row: None,
             page_first_row: None,
             indexed_first_rows: None,
+            chunk_rows: 0,
         })
     }
 
@@ -471,6 +472,25 @@ pub(crate) struct ColumnReader<S: Source> {
     page_first_row: Option<u64>,
     /// Through the offset index: the first rows of the data pages still to come.
     indexed_first_rows: Option<VecDeque<u64>>,
+    /// Rows of the open chunk's row group, as the footer declares them.
+    chunk_rows: u64,
+}
+
+/// A flat column's chunk holds one value (slot) per row: its `num_values` must be the row
+/// group's `num_rows`, or pages would deliver rows the footer does not declare (or miss some).
+pub(crate) fn check_chunk_values(
+    desc: &ColumnDescriptor,
+    num_values: i64,
+    num_rows: u64,
+    loc: &Location,
+) -> Result<()> {
+    if desc.max_rep_level == 0 && u64::try_from(num_values).ok() != Some(num_rows) {
+        return Err(Error::format(format!(
+            "column chunk holds {num_values} values for the {num_rows} rows of its row group"
+        ))
+        .at(loc));
+    }
+    Ok(())
 }
 
 /// Whole pages of a chunk, located by its offset index.
@@ -619,6 +639,8 @@ impl<S: Source> ColumnReader<S> {
             .ok_or_else(|| Error::format("column chunk without metadata").at(&loc))?;
         let codec = CodecKind::from_thrift(meta.codec.0)
             .ok_or_else(|| Error::Unsupported(format!("compression codec {:?}", meta.codec)))?;
+        self.chunk_rows = rows.end - rows.start;
+        check_chunk_values(&self.desc, meta.num_values, self.chunk_rows, &loc)?;
         if meta.num_values == 0 {
             // An empty chunk: nothing to read, whatever its offsets say.
             return Ok(true);
@@ -794,6 +816,18 @@ impl<S: Source> ColumnReader<S> {
                             page.num_values, self.file.options.max_page_values
                         ))
                         .at(&loc));
+                    }
+                    // A flat column's slots are its rows: none past the row group's.
+                    if self.desc.max_rep_level == 0 {
+                        let first = self.page_first_row.unwrap_or(0);
+                        if first.saturating_add(page.num_values as u64) > self.chunk_rows {
+                            return Err(Error::format(format!(
+                                "data page of {} values from row {first} overruns the {} rows \
+                                 of its row group",
+                                page.num_values, self.chunk_rows
+                            ))
+                            .at(&loc));
+                        }
                     }
                     return Ok(Some((page, loc)));
                 }

@@ -13,7 +13,7 @@ use parq_codecs::{nested_levels, probe};
 use super::assemble::{assemble, LeafView};
 use super::decode::ChunkDecoder;
 use super::file::{ColumnReader, ParquetReader};
-use super::levels::levels_error;
+use super::levels::{check_nulls, levels_error};
 use super::page::{level_bit_width, DataPage, Levels};
 use super::plan::{plan_fields, FieldPlan, PlanKind};
 use super::source::Source;
@@ -127,6 +127,7 @@ impl<S: Source> LeafState<S> {
         } else {
             leaf_slots(def, self.def_slot, self.max_def)
         };
+        check_nulls(page.num_nulls, n, valid).map_err(|e| e.at(loc))?;
         let page = DataPage {
             num_values: slots,
             num_nulls: None,

@@ -201,6 +201,7 @@ impl PageReader {
             if let Some((rows, values)) =
                 header_rows(&header, self.max_rep).map_err(|e| e.at(&loc))?
             {
+                self.check_counts(rows, values).map_err(|e| e.at(&loc))?;
                 if skip(rows) {
                     probe::hit("read.pages_skipped");
                     self.page_index += 1;
@@ -221,6 +222,28 @@ impl PageReader {
                 }
                 return Ok(Some(page));
             }
+        }
+    }
+
+    /// A data page's counts against the chunk's, before anything is sized by them: its
+    /// values fit in what the chunk's `num_values` has left (so no page delivers values, or
+    /// a flat column rows, the footer does not declare), and a v2 page's rows fit in its
+    /// values (equal them, for a flat column).
+    fn check_counts(&self, rows: Option<usize>, values: usize) -> Result<()> {
+        if !self.segment && values as u64 > self.values_left.max(0) as u64 {
+            return Err(Error::format(format!(
+                "data page holds {values} values but its column chunk has {} left",
+                self.values_left.max(0)
+            )));
+        }
+        match rows {
+            Some(r) if self.max_rep > 0 && r > values => Err(Error::format(format!(
+                "data page v2 holds {r} rows in {values} values"
+            ))),
+            Some(r) if self.max_rep == 0 && r != values => Err(Error::format(format!(
+                "data page v2 of a flat column holds {r} rows in {values} values"
+            ))),
+            _ => Ok(()),
         }
     }
 

@@ -261,6 +261,8 @@ impl<S: Source> ParquetReader<S> {
             range: false,
             loc: loc.clone(),
         };
+        let rows = self.metadata.row_groups[rg].num_rows.max(0) as u64;
+        super::file::check_chunk_values(desc, meta.num_values, rows, &loc)?;
         if meta.num_values == 0 {
             out.push(whole(Bytes::new(), 0, 0));
             return Ok(());
@@ -441,7 +443,8 @@ fn walk_pages(bytes: &[u8], num_values: i64) -> Option<Vec<PageSpan>> {
         });
         pos = end;
     }
-    (values >= num_values).then_some(spans)
+    // Exactly: a page past the chunk's values is the one-piece reader's error to report.
+    (values == num_values).then_some(spans)
 }
 
 /// Run `work` over `items` on up to `threads` threads (the caller's among them), each with
