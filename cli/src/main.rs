@@ -137,8 +137,36 @@ struct ReadArgs {
     /// Decoding threads (work split across row groups, columns and page ranges).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     threads: u16,
+    /// The read's memory budget (footer and decoded output per column), e.g. `512M`, `8G`
+    /// (suffixes K, M, G, T: powers of 1024); past it the read fails instead of allocating
+    /// what a file's counts ask for. Default 4G.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_memory: Option<u64>,
     #[command(flatten)]
     keys: keys::KeyArgs,
+}
+
+/// A byte count with an optional binary suffix: `4096`, `64K`, `512M`, `8G`, `1T`.
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("unknown size suffix {c:?} (K, M, G or T)")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{s:?} is not a byte count like 512M"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{s:?} is too large"))
 }
 
 impl ReadArgs {
@@ -152,7 +180,11 @@ impl ReadArgs {
 
     /// Read options with the threads and keys given.
     fn options(&self) -> parq::Result<ReadOptions> {
-        self.keys.read_options_with(self.threads)
+        let mut options = self.keys.read_options_with(self.threads)?;
+        if let Some(m) = self.max_memory {
+            options.max_memory = m;
+        }
+        Ok(options)
     }
 }
 

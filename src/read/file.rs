@@ -33,6 +33,14 @@ pub struct ReadOptions {
     pub max_page_values: usize,
     /// Largest footer accepted, in bytes.
     pub max_footer_size: usize,
+    /// The memory budget of a read, in bytes (default
+    /// [`DEFAULT_MAX_MEMORY`](super::DEFAULT_MAX_MEMORY), 4 GiB): what the decoded footer
+    /// may take, and what each column's decoded output may grow to between two hand-outs
+    /// (a whole-column read, one batch). A file's counts can ask for far more than its bytes
+    /// hold (2^27 null slots in a 128-byte page); past the budget the read fails with
+    /// [`Error::Memory`] instead, and so it does when the system refuses a large
+    /// reservation. Raise it for files that really hold that much.
+    pub max_memory: u64,
     /// Rows to read, as file row numbers (`None` = all rows). Every read honours it: the
     /// output holds exactly the selected rows of the selected row groups, in order. A row
     /// group without a selected row is not read at all; a page without one is not
@@ -57,6 +65,7 @@ impl Default for ReadOptions {
             limits: Limits::default(),
             max_page_values: 1 << 27,
             max_footer_size: 256 << 20,
+            max_memory: super::DEFAULT_MAX_MEMORY,
             selection: None,
             threads: 1,
             #[cfg(feature = "encryption")]
@@ -182,10 +191,15 @@ impl<S: Source> ParquetReader<S> {
             &footer,
             encrypted_footer,
             options.decryption.as_ref(),
+            metadata::footer_memory_budget(footer.len(), options.max_memory),
         )
         .map_err(at_footer)?;
         #[cfg(not(feature = "encryption"))]
-        let metadata = metadata::decode_file_metadata(&footer).map_err(at_footer)?;
+        let metadata = metadata::decode_file_metadata_within(
+            &footer,
+            metadata::footer_memory_budget(footer.len(), options.max_memory),
+        )
+        .map_err(at_footer)?;
         let schema = SchemaDescriptor::new(&metadata.schema)?;
         for (i, rg) in metadata.row_groups.iter().enumerate() {
             if rg.columns.len() != schema.leaves.len() {
@@ -589,11 +603,12 @@ fn plan_segments(
 
 impl<S: Source> ColumnReader<S> {
     pub(crate) fn new_decoder(&self) -> Result<ChunkDecoder> {
-        ChunkDecoder::new(
+        Ok(ChunkDecoder::new(
             self.desc.physical_type,
             self.desc.type_length,
             self.file.options.byte_array_layout,
-        )
+        )?
+        .with_budget(self.file.options.max_memory))
     }
 
     fn open_next_chunk(&mut self, decoder: &mut ChunkDecoder) -> Result<bool> {

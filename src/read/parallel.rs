@@ -181,11 +181,12 @@ impl<S: Source> ParquetReader<S> {
     }
 
     fn decoder_for(&self, desc: &ColumnDescriptor) -> Result<ChunkDecoder> {
-        ChunkDecoder::new(
+        Ok(ChunkDecoder::new(
             desc.physical_type,
             desc.type_length,
             self.options.byte_array_layout,
-        )
+        )?
+        .with_budget(self.options.max_memory))
     }
 
     /// Value bytes the chunks of `column` in `row_groups` decompress to, from the footer:
