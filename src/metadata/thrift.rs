@@ -96,6 +96,8 @@ pub struct CompactReader<'a> {
     /// Bytes the lists decoded from here may still take in memory (see
     /// [`with_memory_budget`](Self::with_memory_budget)).
     memory_left: u64,
+    /// The whole of that budget.
+    memory_limit: u64,
 }
 
 impl<'a> CompactReader<'a> {
@@ -108,6 +110,7 @@ impl<'a> CompactReader<'a> {
             ctx: "",
             mismatch: false,
             memory_left: u64::MAX,
+            memory_limit: u64::MAX,
         }
     }
 
@@ -118,6 +121,7 @@ impl<'a> CompactReader<'a> {
     /// does not fit is an [`Error::Memory`](crate::Error::Memory).
     pub fn with_memory_budget(mut self, bytes: u64) -> Self {
         self.memory_left = bytes;
+        self.memory_limit = bytes;
         self
     }
 
@@ -480,9 +484,12 @@ impl<'a> CompactReader<'a> {
         let bytes = (n as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         if bytes > self.memory_left {
             return Err(Error::memory(
-                format!("a decoded {} list of {n} elements", self.ctx),
-                bytes,
-                Some(self.memory_left),
+                format!(
+                    "the decoded footer (at a list of {n} {} of {bytes} bytes)",
+                    std::any::type_name::<T>().rsplit("::").next().unwrap_or("")
+                ),
+                (self.memory_limit - self.memory_left).saturating_add(bytes),
+                Some(self.memory_limit),
             )
             .at(&Location {
                 offset: Some(self.pos as u64),
@@ -492,7 +499,7 @@ impl<'a> CompactReader<'a> {
         self.memory_left -= bytes;
         let mut v = Vec::new();
         v.try_reserve_exact(n)
-            .map_err(|_| Error::memory(format!("a decoded {} list", self.ctx), bytes, None))?;
+            .map_err(|_| Error::memory("the decoded footer (at a list)", bytes, None))?;
         for _ in 0..n {
             v.push(elem(self, et)?);
         }

@@ -206,7 +206,6 @@ impl ChunkDecoder {
     ) -> Result<()> {
         let v = page_validity(&page).map_err(|e| e.at(&location))?;
         let n = page.num_values;
-        self.admit(&page, n, v.valid).map_err(|e| e.at(&location))?;
         if limit.is_some_and(|l| l < n) && self.values.can_split(&page) {
             // The run ends inside this page: decode up to its end, keep the rest for the
             // next run, so that no batch straddles two runs (which would copy it).
@@ -220,7 +219,7 @@ impl ChunkDecoder {
             });
             return self.resume(limit.unwrap_or(n));
         }
-        self.decode_admitted(page, v.bits, v.valid, location)
+        self.decode_slots(page, v.bits, v.valid, location)
     }
 
     /// Append all `page.num_values` slots of a page whose validity is already known (`bits`,
@@ -233,20 +232,8 @@ impl ChunkDecoder {
         valid: usize,
         location: Location,
     ) -> Result<()> {
-        self.admit(&page, page.num_values, valid)
-            .map_err(|e| e.at(&location))?;
-        self.decode_admitted(page, bits, valid, location)
-    }
-
-    /// [`ChunkDecoder::decode_slots`] once the page's output is admitted.
-    fn decode_admitted(
-        &mut self,
-        page: DataPage,
-        bits: Option<BooleanBuffer>,
-        valid: usize,
-        location: Location,
-    ) -> Result<()> {
         let n = page.num_values;
+        self.admit(&page, n, valid).map_err(|e| e.at(&location))?;
         self.append_validity(bits.as_ref(), n);
         self.reserve_planned(&page, valid);
         self.values
@@ -377,6 +364,11 @@ impl ChunkDecoder {
         let slots = (n - p.slots_done).min(limit);
         let part = p.bits.as_ref().map(|b| b.slice(p.slots_done, slots));
         let count = part.as_ref().map_or(slots, |b| b.count_set_bits());
+        // Each part is charged and reserved as it is decoded: a page split across batches
+        // never holds room for more than the batch.
+        if let Err(e) = self.admit(&p.page, slots, count) {
+            return Err(e.at(&p.location));
+        }
         let bits = part.filter(|_| count < slots);
         self.append_validity(bits.as_ref(), slots);
         if self.planned > self.len {

@@ -602,6 +602,11 @@ fn plan_segments(
 }
 
 impl<S: Source> ColumnReader<S> {
+    /// The read's memory budget ([`ReadOptions::max_memory`]).
+    pub(crate) fn max_memory(&self) -> u64 {
+        self.file.options.max_memory
+    }
+
     pub(crate) fn new_decoder(&self) -> Result<ChunkDecoder> {
         Ok(ChunkDecoder::new(
             self.desc.physical_type,

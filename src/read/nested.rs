@@ -94,6 +94,7 @@ impl<S: Source> LeafState<S> {
     fn decode_page(&mut self, page: DataPage, loc: &Location) -> Result<()> {
         let n = page.num_values;
         let start = self.entries;
+        self.reserve_levels(n).map_err(|e| e.at(loc))?;
         read_levels(&page.rep_levels, self.max_rep, n, &mut self.rep)
             .map_err(|e| levels_error("repetition", e).at(loc))?;
         read_levels(&page.def_levels, self.max_def, n, &mut self.def)
@@ -142,6 +143,29 @@ impl<S: Source> LeafState<S> {
             // when PLAIN, aligned and without nulls) rather than copying it into a growing one.
             let col = self.decoder.finish();
             self.ready.push_back(col);
+        }
+        Ok(())
+    }
+
+    /// Before decoding a page of `n` level pairs: they fit in the read's budget and their
+    /// room is reserved fallibly, since runs let a page of a few bytes declare 2^27 of them.
+    fn reserve_levels(&mut self, n: usize) -> Result<()> {
+        let streams = u64::from(self.max_rep > 0) + u64::from(self.max_def > 0);
+        let bytes = (self.entries as u64 + n as u64).saturating_mul(2 * streams);
+        let budget = self.reader.max_memory();
+        if bytes > budget {
+            return Err(Error::memory(
+                "the repetition and definition levels of the pages read",
+                bytes,
+                Some(budget),
+            ));
+        }
+        let refused = |_| Error::memory("the levels of a page", bytes, None);
+        if self.max_rep > 0 {
+            self.rep.try_reserve(n).map_err(refused)?;
+        }
+        if self.max_def > 0 {
+            self.def.try_reserve(n).map_err(refused)?;
         }
         Ok(())
     }
