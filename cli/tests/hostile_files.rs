@@ -6,7 +6,7 @@
 //!
 //! The children run with `--max-memory 128M`: an embedder sets its budget below the memory
 //! it has, and the cap then proves that nothing allocates outside the budget's accounting
-//! without failing cleanly. `PARQ_HOSTILE_SEEDS=DIR` also writes the files under 1 MiB to
+//! without failing cleanly. `PARQ_HOSTILE_SEEDS=DIR` also writes the files under 64 KiB to
 //! DIR (the fuzz seeds of `fuzz/seeds/read_file`).
 
 use std::path::{Path, PathBuf};
@@ -727,7 +727,7 @@ fn lying_files_fail_cleanly_and_their_controls_read_under_a_256_mib_cap() {
         let path = dir.join(format!("case{i:02}.parquet"));
         std::fs::write(&path, &case.bytes).unwrap();
         if let Some(seeds) = &seeds {
-            if case.bytes.len() < 1 << 20 {
+            if case.bytes.len() < 64 << 10 {
                 std::fs::create_dir_all(seeds).unwrap();
                 std::fs::write(seeds.join(format!("hostile-{i:02}.parquet")), &case.bytes).unwrap();
             }
