@@ -496,7 +496,7 @@ struct Case {
     name: String,
     bytes: Vec<u8>,
     expect: Expect,
-    /// `scan` arguments besides the budget and the file.
+    /// The command and its arguments besides the budget and the file.
     args: &'static [&'static str],
 }
 
@@ -505,7 +505,7 @@ fn case(name: impl Into<String>, bytes: Vec<u8>, expect: Expect) -> Case {
         name: name.into(),
         bytes,
         expect,
-        args: &[],
+        args: &["scan"],
     }
 }
 
@@ -625,7 +625,7 @@ fn corpus() -> Vec<Case> {
     ];
     // The whole-column reader too, for the flat lies that pass the count checks.
     c.push(Case {
-        args: &["--whole"],
+        args: &["scan", "--whole"],
         ..case(
             "v1 page of 2^27 nulls, footer 2^31, whole",
             nulls_v1(HUGE, 1 << 31, 1 << 31),
@@ -633,13 +633,54 @@ fn corpus() -> Vec<Case> {
         )
     });
     c.push(Case {
-        args: &["--whole"],
+        args: &["scan", "--whole"],
         ..case(
             "v1 page of 3 nulls (control), whole",
             nulls_v1(3, 3, 3),
             Reads,
         )
     });
+    // The reported case: a footer of 3 rows and a page of 10 values printed 10 rows. Every
+    // reader refuses it: streaming, whole-column, on threads, and `cat` that prints them.
+    let ten = || {
+        flat(
+            false,
+            3,
+            chunk(v1_plain(10, Encoding::PLAIN, &plain_i64(0..10)), 3),
+        )
+    };
+    let honest = || {
+        flat(
+            false,
+            10,
+            chunk(v1_plain(10, Encoding::PLAIN, &plain_i64(0..10)), 10),
+        )
+    };
+    for args in [
+        &["scan"][..],
+        &["scan", "--whole"],
+        &["scan", "--threads", "2"],
+        &["scan", "--whole", "--threads", "2"],
+        &["cat"],
+    ] {
+        let what = args.join(" ");
+        c.push(Case {
+            args,
+            ..case(
+                format!("10 values, footer 3 rows: {what}"),
+                ten(),
+                Fails("column chunk has 3 left"),
+            )
+        });
+        c.push(Case {
+            args,
+            ..case(
+                format!("10 values, footer 10 rows (control): {what}"),
+                honest(),
+                Reads,
+            )
+        });
+    }
     // Each codec: a page declaring 8 KiB whose bytes inflate to much more, one declaring far
     // more than its bytes inflate to, and the honest page.
     let values = plain_i64((0..1024).map(|i| i * 3 + 1));
@@ -699,16 +740,16 @@ fn scratch_dir() -> PathBuf {
     dir
 }
 
-/// Run `parq scan` on `path` under the cap; returns (exit code, signal, stderr).
-fn scan_capped(path: &Path, args: &[&str]) -> (Option<i32>, String) {
+/// Run `parq ARGS` on `path` under the cap; returns the exit code (`None`: killed by a
+/// signal, as an abort is) and stderr.
+fn run_capped(path: &Path, args: &[&str]) -> (Option<i32>, String) {
     let out = Command::new("prlimit")
         .arg(format!("--as={CAP}"))
         .arg("--")
         .arg(parq())
-        .arg("scan")
+        .args(args)
         .arg("--max-memory")
         .arg(BUDGET)
-        .args(args)
         .arg(path)
         .output()
         .expect("run prlimit (util-linux)");
@@ -732,7 +773,7 @@ fn lying_files_fail_cleanly_and_their_controls_read_under_a_256_mib_cap() {
                 std::fs::write(seeds.join(format!("hostile-{i:02}.parquet")), &case.bytes).unwrap();
             }
         }
-        let (code, stderr) = scan_capped(&path, case.args);
+        let (code, stderr) = run_capped(&path, case.args);
         let first = stderr.lines().next().unwrap_or("").to_string();
         let ok = match case.expect {
             Expect::Reads => code == Some(0),
