@@ -93,7 +93,12 @@ fn v1_plain(num_values: u64, encoding: Encoding, body: &[u8]) -> Vec<u8> {
 
 /// An uncompressed v2 data page of a flat optional column: `def` levels (no length prefix).
 fn v2(values: u64, nulls: u64, rows: u64, def: &[u8], data: &[u8]) -> Vec<u8> {
-    let body = [def, data].concat();
+    v2_nested(values, nulls, rows, &[], def, data)
+}
+
+/// An uncompressed v2 data page with `rep` and `def` levels (no length prefixes).
+fn v2_nested(values: u64, nulls: u64, rows: u64, rep: &[u8], def: &[u8], data: &[u8]) -> Vec<u8> {
+    let body = [rep, def, data].concat();
     page(
         PageHeader {
             type_: PageType::DATA_PAGE_V2,
@@ -105,7 +110,7 @@ fn v2(values: u64, nulls: u64, rows: u64, def: &[u8], data: &[u8]) -> Vec<u8> {
                 num_rows: rows as i32,
                 encoding: Encoding::PLAIN,
                 definition_levels_byte_length: def.len() as i32,
-                repetition_levels_byte_length: 0,
+                repetition_levels_byte_length: rep.len() as i32,
                 is_compressed: Some(false),
                 statistics: None,
             }),
@@ -459,7 +464,23 @@ fn flba_nulls(width: i32, slots: u64) -> Vec<u8> {
 fn null_list(elements: u64) -> Vec<u8> {
     let rep = v1_levels(&[(1, 0), (elements - 1, 1)], 1);
     let def = v1_levels(&[(elements, 2)], 2);
-    let body = [rep, def].concat();
+    list_file(
+        v1_plain(elements, Encoding::PLAIN, &[rep, def].concat()),
+        elements,
+    )
+}
+
+/// The same one row in a v2 page that declares `rows` rows.
+fn null_list_v2(elements: u64, rows: u64) -> Vec<u8> {
+    let rep = rle(&[(1, 0), (elements - 1, 1)], 1);
+    let def = rle(&[(elements, 2)], 2);
+    list_file(
+        v2_nested(elements, elements, rows, &rep, &def, &[]),
+        elements,
+    )
+}
+
+fn list_file(page: Vec<u8>, elements: u64) -> Vec<u8> {
     file(
         vec![
             root(1),
@@ -471,10 +492,7 @@ fn null_list(elements: u64) -> Vec<u8> {
             leaf("element", Type::INT64, FieldRepetitionType::OPTIONAL),
         ],
         &[(&["l", "list", "element"], Type::INT64)],
-        vec![(
-            1,
-            vec![chunk(v1_plain(elements, Encoding::PLAIN, &body), elements)],
-        )],
+        vec![(1, vec![chunk(page, elements)])],
     )
 }
 
@@ -609,6 +627,12 @@ fn corpus() -> Vec<Case> {
             Fails("memory budget"),
         ),
         case("list of 3 null elements (control)", null_list(3), Reads),
+        case(
+            "v2 list page saying 2 rows of 1",
+            null_list_v2(3, 2),
+            Fails("says 2 rows"),
+        ),
+        case("v2 list page of 1 row (control)", null_list_v2(3, 1), Reads),
         case("10^5 nested groups", deep(100_000), Fails("nested deeper")),
         case("10 nested groups (control)", deep(10), Reads),
         case(

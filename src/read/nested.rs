@@ -119,7 +119,15 @@ impl<S: Source> LeafState<S> {
                 )
                 .at(loc));
             }
-            self.starts += nested_levels::count_equal(rep, 0);
+            let records = nested_levels::count_equal(rep, 0);
+            if page.num_rows.is_some_and(|r| r != records) {
+                return Err(Error::format(format!(
+                    "data page v2 says {} rows, its repetition levels start {records}",
+                    page.num_rows.unwrap_or(0)
+                ))
+                .at(loc));
+            }
+            self.starts += records;
         } else {
             self.starts += n;
         }
@@ -132,6 +140,7 @@ impl<S: Source> LeafState<S> {
         let page = DataPage {
             num_values: slots,
             num_nulls: None,
+            num_rows: None,
             encoding: page.encoding,
             rep_levels: Levels::None,
             def_levels: Levels::None,
@@ -246,6 +255,7 @@ impl<S: Source> LeafState<S> {
         let page = DataPage {
             num_values: slots,
             num_nulls: None,
+            num_rows: None,
             encoding: page.encoding,
             rep_levels: Levels::None,
             def_levels: Levels::None,

@@ -29,6 +29,8 @@ pub(crate) struct DataPage {
     pub num_values: usize,
     /// Nulls in the page if the header says (v2 only).
     pub num_nulls: Option<usize>,
+    /// Rows (records) in the page if the header says (v2 only).
+    pub num_rows: Option<usize>,
     /// Encoding of the values.
     pub encoding: Encoding,
     /// Repetition levels, as the definition levels; `None` when the column is not repeated.
@@ -382,6 +384,7 @@ impl PageReader {
                 Ok(Some(Page::Data(DataPage {
                     num_values,
                     num_nulls: None,
+                    num_rows: None,
                     encoding: h.encoding,
                     rep_levels,
                     def_levels,
@@ -437,6 +440,7 @@ impl PageReader {
                 Ok(Some(Page::Data(DataPage {
                     num_values,
                     num_nulls: Some(num_nulls),
+                    num_rows: Some(non_negative(h.num_rows, "data page num_rows")?),
                     encoding: h.encoding,
                     rep_levels: levels(self.max_rep, rep),
                     def_levels: levels(self.max_def, def),
