@@ -126,7 +126,7 @@ pub fn decode_file_metadata(buf: &[u8]) -> Result<FileMetaData> {
 }
 
 /// Decodes a `FileMetaData` whose decoded lists may take at most `memory` bytes (see
-/// [`CompactReader::with_memory_budget`]); [`Error::Memory`](crate::Error::Memory) past it.
+/// [`CompactReader::with_memory_budget`]); [`Error::Memory`] past it.
 pub fn decode_file_metadata_within(buf: &[u8], memory: u64) -> Result<FileMetaData> {
     FileMetaData::read(&mut CompactReader::new(buf).with_memory_budget(memory))
 }

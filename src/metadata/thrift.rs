@@ -118,7 +118,7 @@ impl<'a> CompactReader<'a> {
     /// byte (an empty struct) and in memory hundreds (a `ColumnChunk`), so a list's length,
     /// though bounded by the bytes remaining, does not bound its memory: each list charges
     /// its elements' in-memory size here before it is allocated, fallibly, and one that
-    /// does not fit is an [`Error::Memory`](crate::Error::Memory).
+    /// does not fit is an [`Error::Memory`].
     pub fn with_memory_budget(mut self, bytes: u64) -> Self {
         self.memory_left = bytes;
         self.memory_limit = bytes;
