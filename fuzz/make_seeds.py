@@ -10,6 +10,10 @@ decode_bloom_filter: bloom_filter.xxhash.bin (parquet-mr: header + 1 KiB bitset)
 read_encrypted: the encrypted parquet-testing files (data/ and data/aes256/), each behind the
                 key-set byte that opens it (see fuzz_targets/read_encrypted.rs).
 decompress_*:   4-byte declared size + a page compressed by pyarrow (if installed).
+seeds/<target>/: files kept in the repository, copied as they are: for read_file the small
+                lying files of cli/tests/hostile_files.rs (issue 19: counts and sizes that
+                disagree with the bytes), regenerated with
+                `PARQ_HOSTILE_SEEDS=fuzz/seeds/read_file cargo test -p parq-cli --test hostile_files`.
 
 Usage: python3 fuzz/make_seeds.py [parquet-testing data dir]
 """
@@ -49,7 +53,22 @@ def put(target, data):
         f.write(data)
 
 
+def kept_seeds():
+    """Copy fuzz/seeds/<target>/* into the corpora."""
+    root = os.path.join(HERE, "seeds")
+    if not os.path.isdir(root):
+        return
+    for target in sorted(os.listdir(root)):
+        d = os.path.join(root, target)
+        names = sorted(os.listdir(d))
+        for name in names:
+            with open(os.path.join(d, name), "rb") as f:
+                put(target, f.read())
+        print(f"{target}: {len(names)} kept seeds")
+
+
 def main():
+    kept_seeds()
     default = os.environ.get("PARQUET_TEST_DATA") or os.path.join(
         HERE, "..", "testdata", "parquet-testing", "data"
     )

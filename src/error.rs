@@ -75,6 +75,21 @@ pub enum Error {
     /// An encrypted module that could not be decrypted or verified (missing or wrong key,
     /// wrong AAD prefix, modified bytes); the message names the module.
     Crypto(String),
+    /// Reading needed more memory than the read's budget
+    /// ([`ReadOptions::max_memory`](crate::read::ReadOptions::max_memory)) allows, or than
+    /// the system would give. A file's counts can ask for far more memory than its bytes
+    /// hold; this is the error instead of an abort. Raise the budget for a file that really
+    /// holds that much.
+    Memory {
+        /// What wanted the memory ("decoded values of a page", "the footer").
+        what: String,
+        /// Bytes it wanted (the read's total so far, for the budget).
+        bytes: u64,
+        /// The budget it went over; `None` when the allocation itself failed.
+        limit: Option<u64>,
+        /// Where it happened.
+        at: Location,
+    },
 }
 
 /// `Result` with this crate's [`Error`].
@@ -118,9 +133,21 @@ impl Error {
         )
     }
 
+    /// A [`Error::Memory`] over the budget `limit` (`None`: the allocation failed).
+    pub(crate) fn memory(what: impl Into<String>, bytes: u64, limit: Option<u64>) -> Self {
+        Error::Memory {
+            what: what.into(),
+            bytes,
+            limit,
+            at: Location::default(),
+        }
+    }
+
     /// Fill in location fields that are not yet known.
     pub fn at(mut self, loc: &Location) -> Self {
-        if let Error::Codec { at, .. } | Error::Format { at, .. } = &mut self {
+        if let Error::Codec { at, .. } | Error::Format { at, .. } | Error::Memory { at, .. } =
+            &mut self
+        {
             at.offset = at.offset.or(loc.offset);
             if at.column.is_none() {
                 at.column.clone_from(&loc.column);
@@ -161,6 +188,28 @@ impl fmt::Display for Error {
             Error::Unsupported(what) => write!(f, "unsupported: {what}"),
             Error::InvalidArgument(what) => write!(f, "invalid argument: {what}"),
             Error::Crypto(what) => write!(f, "encryption: {what}"),
+            Error::Memory {
+                what,
+                bytes,
+                limit,
+                at,
+            } => {
+                match limit {
+                    Some(l) => write!(
+                        f,
+                        "out of memory budget: {what} needs {bytes} bytes, over the limit of \
+                         {l} (ReadOptions::max_memory, parq --max-memory)"
+                    )?,
+                    None => write!(
+                        f,
+                        "out of memory: {what} needs {bytes} bytes the system refused"
+                    )?,
+                }
+                if *at != Location::default() {
+                    write!(f, " ({at})")?;
+                }
+                Ok(())
+            }
         }
     }
 }

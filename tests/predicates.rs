@@ -800,3 +800,118 @@ fn a_needle_decodes_one_page_per_column() {
         assert_eq!(probe::get("predicate.predicate_column_reused"), 1);
     }
 }
+
+/// A page of nulls in a nullable column's index (null_pages true, null_count its rows) is
+/// plausible, so the index prunes by page: `v = 5` keeps one page of five.
+#[test]
+fn a_null_page_in_the_column_index_still_prunes_pages() {
+    let values: Vec<Option<i64>> = (0..50)
+        .map(|i| (!(10..20).contains(&i)).then_some(i))
+        .collect();
+    let column = Column {
+        len: values.len(),
+        validity: Some(NullBuffer::from_iter(values.iter().map(Option::is_some))),
+        values: Values::Int64(values.iter().map(|v| v.unwrap_or(0)).collect()),
+    };
+    let options = WriterOptions {
+        data_page_row_limit: 10,
+        page_index: true,
+        ..WriterOptions::default()
+    };
+    let file = write(vec![Field::int64("v").optional()], &[column], options);
+    let reader = ParquetReader::new(file).unwrap();
+    let index = reader
+        .read_column_index(0, 0)
+        .unwrap()
+        .expect("a column index");
+    assert_eq!(index.null_pages, [false, true, false, false, false]);
+    let (sel, stats) = reader.prune(&col("v").eq(5)).unwrap();
+    assert_eq!((stats.pages, stats.pages_pruned), (5, 4));
+    assert_eq!(sel, range_of(0..10));
+    let (rows, _) = reader.filter_rows(&col("v").eq(5)).unwrap();
+    assert_eq!(rows, range_of(5..6));
+}
+
+/// UINT_32 columns are pruned by their bloom filters too, values above i32::MAX included
+/// (hashed as the 4 bytes of their INT32 storage).
+#[test]
+fn bloom_filters_prune_uint32() {
+    use parq::metadata::LogicalType;
+    let values: Vec<u32> = (0..4000u32).map(|i| i * 2 + 3_000_000_000).collect();
+    let column = Column {
+        len: values.len(),
+        validity: None,
+        values: Values::Int32(values.iter().map(|&v| v as i32).collect()),
+    };
+    let options = WriterOptions::default()
+        .with_row_group_rows(1000)
+        .with_encoding(EncodingPolicy::Plain)
+        .with_bloom_filter(
+            "u",
+            BloomFilterOptions {
+                ndv: None,
+                fpp: 0.001,
+            },
+        );
+    let field = Field::int32("u").with_logical_type(LogicalType::Integer {
+        bit_width: 32,
+        is_signed: false,
+    });
+    let file = write(vec![field], &[column], options);
+    let reader = ParquetReader::new(file).unwrap();
+    // Sorted even values: an odd one inside group 2's bounds is what only its filter rules
+    // out (the statistics prune the other three).
+    let (_, stats) = reader.prune(&col("u").eq(3_000_004_001u32)).unwrap();
+    assert_eq!(
+        (stats.pruned_by_statistics, stats.pruned_by_bloom_filter),
+        (3, 1)
+    );
+    let present = values[2345];
+    let (rows, stats) = reader.filter_rows(&col("u").eq(present)).unwrap();
+    assert_eq!(rows, range_of(2345..2346));
+    assert_eq!(stats.pruned_by_bloom_filter, 0);
+}
+
+/// A pyarrow file whose dictionary outgrows its limit mid-chunk falls back to PLAIN pages:
+/// its encoding stats say so, and a value only on a PLAIN page must not be pruned by the
+/// dictionary (which does not hold it).
+#[test]
+fn a_dictionary_that_falls_back_to_plain_does_not_prune() {
+    let dir = std::env::temp_dir().join(format!("parq-fallback-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("fallback.parquet");
+    let script = r#"
+import sys
+import pyarrow as pa, pyarrow.parquet as pq
+t = pa.table({"s": pa.array(["value-%05d" % i for i in range(5000)])})
+pq.write_table(t, sys.argv[1], use_dictionary=True, dictionary_pagesize_limit=1024,
+               data_page_size=1024, row_group_size=5000)
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(&path)
+        .output()
+        .expect("run python3");
+    assert!(
+        out.status.success(),
+        "this test needs python3 with pyarrow (pip install pyarrow): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reader = ParquetReader::new(Bytes::from(std::fs::read(&path).unwrap())).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let meta = reader.metadata().row_groups[0].columns[0]
+        .meta_data
+        .clone()
+        .unwrap();
+    let stats = meta.encoding_stats.expect("pyarrow writes encoding stats");
+    assert!(
+        stats
+            .iter()
+            .any(|s| s.encoding == parq::metadata::Encoding::PLAIN
+                && s.page_type == parq::metadata::PageType::DATA_PAGE),
+        "the dictionary fell back to PLAIN: {stats:?}"
+    );
+    let (rows, stats) = reader.filter_rows(&col("s").eq("value-04999")).unwrap();
+    assert_eq!(stats.pruned_by_dictionary, 0);
+    assert_eq!(rows, range_of(4999..5000));
+}

@@ -224,3 +224,67 @@ fn page_index_reads_where_present() {
     assert!(plain.read_column_index(0, 0).unwrap().is_none());
     assert!(plain.read_offset_index(1, 0).is_err(), "no row group 1");
 }
+
+/// The memory budget: a read whose decoded output outgrows `ReadOptions::max_memory` fails
+/// with `Error::Memory` naming the budget, whichever reader; the footer is charged too; the
+/// same file reads under a budget that fits it.
+#[test]
+fn reads_stay_within_the_memory_budget() {
+    use parq::write::{Field, ParquetWriter, WriterOptions};
+    let n = 100_000usize;
+    let mut file = Vec::new();
+    let mut w =
+        ParquetWriter::new(&mut file, vec![Field::int64("v")], WriterOptions::default()).unwrap();
+    w.write_batch(&[Column {
+        len: n,
+        validity: None,
+        values: Values::Int64((0..n as i64).collect::<Vec<_>>().into()),
+    }])
+    .unwrap();
+    w.finish().unwrap();
+    let file = Bytes::from(file);
+    let with = |max_memory: u64, threads: usize| {
+        ParquetReader::with_options(
+            file.clone(),
+            ReadOptions {
+                max_memory,
+                threads,
+                ..ReadOptions::default()
+            },
+        )
+    };
+    // 800,000 bytes of values: over a budget of 100,000, on every path.
+    for threads in [1, 2] {
+        let reader = with(100_000, threads).unwrap();
+        match reader.read_column(0) {
+            Err(parq::Error::Memory { limit, what, .. }) => {
+                assert_eq!(limit, Some(100_000));
+                assert!(what.contains("decoded values"), "{what}");
+            }
+            other => panic!("threads {threads}: {other:?}"),
+        }
+    }
+    let batches: Result<Vec<_>, _> = with(50_000, 1)
+        .unwrap()
+        .batches(&[0], 10_000)
+        .unwrap()
+        .collect();
+    // A batch of 10,000 values (80,000 bytes) is over 50,000.
+    assert!(matches!(batches, Err(parq::Error::Memory { .. })));
+    // The footer alone is over a budget of 16 bytes.
+    match with(16, 1) {
+        Err(e @ parq::Error::Memory { .. }) => assert!(e.to_string().contains("footer"), "{e}"),
+        other => panic!("{:?}", other.err()),
+    }
+    // Within budget it reads; each run of batches the reader decodes at once is charged
+    // afresh (a few batches, whole pages: 325,000 bytes here), so 400,000 reads the
+    // 800,000 bytes in batches.
+    assert_eq!(with(1 << 20, 1).unwrap().read_column(0).unwrap().len, n);
+    let rows: usize = with(400_000, 1)
+        .unwrap()
+        .batches(&[0], 10_000)
+        .unwrap()
+        .map(|b| b.unwrap().num_rows)
+        .sum();
+    assert_eq!(rows, n);
+}

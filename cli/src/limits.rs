@@ -1,6 +1,7 @@
-//! `--max-page-size`: the reader's cap on a page's declared uncompressed size
-//! (`ReadOptions::limits`), which a legal file can exceed: parquet-testing's
-//! `large_string_map.brotli.parquet` holds a page of 1 GiB + 4 bytes, just over the default.
+//! `--max-page-size` and `--max-memory`: the reader's cap on a page's declared uncompressed
+//! size (`ReadOptions::limits`), which a legal file can exceed (parquet-testing's
+//! `large_string_map.brotli.parquet` holds a page of 1 GiB + 4 bytes, just over the default),
+//! and its memory budget (`ReadOptions::max_memory`).
 
 use parq::codecs::compression::Limits;
 use parq::read::ReadOptions;
@@ -12,27 +13,36 @@ pub struct LimitArgs {
     /// 1024, e.g. 2G); default 1G. The cap keeps a forged header from allocating more.
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
     max_page_size: Option<usize>,
+    /// The read's memory budget (footer and decoded output per column), in bytes or with a
+    /// K, M or G suffix, e.g. 512M; past it the read fails instead of allocating what a
+    /// file's counts ask for. Default 4G.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
+    max_memory: Option<usize>,
 }
 
 impl LimitArgs {
     /// `options` with these limits.
-    pub fn apply(&self, options: ReadOptions) -> ReadOptions {
-        match self.max_page_size {
-            Some(max) => ReadOptions {
-                limits: Limits {
-                    max_uncompressed_size: max,
-                },
-                ..options
-            },
-            None => options,
+    pub fn apply(&self, mut options: ReadOptions) -> ReadOptions {
+        if let Some(max) = self.max_page_size {
+            options.limits = Limits {
+                max_uncompressed_size: max,
+            };
         }
+        if let Some(max) = self.max_memory {
+            options.max_memory = max as u64;
+        }
+        options
     }
 }
 
 /// What the CLI adds to an error: the flag that lifts the limit it hit.
 pub fn hint(e: &parq::Error) -> Option<&'static str> {
-    e.is_page_size_limit()
-        .then_some("the page is larger than --max-page-size allows (default 1G): raise it, e.g. --max-page-size 2G")
+    if e.is_page_size_limit() {
+        return Some("the page is larger than --max-page-size allows (default 1G): raise it, e.g. --max-page-size 2G");
+    }
+    matches!(e, parq::Error::Memory { limit: Some(_), .. }).then_some(
+        "the read needs more than --max-memory allows (default 4G): raise it, e.g. --max-memory 8G",
+    )
 }
 
 /// `123`, `64K`, `512M`, `2G` (also `KiB`, `MiB`, `GiB`, any case).

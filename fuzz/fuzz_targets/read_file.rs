@@ -147,6 +147,8 @@ fn nested(reader: &ParquetReader<bytes::Bytes>, batch_size: usize) {
 fuzz_target!(|data: &[u8]| {
     let opts = ReadOptions {
         max_page_values: 1 << 16,
+        // Well inside the smoke run's -malloc_limit_mb=256 (footers and outputs both).
+        max_memory: 64 << 20,
         limits: Limits {
             max_uncompressed_size: 16 << 20,
         },

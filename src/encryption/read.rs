@@ -128,10 +128,11 @@ pub(crate) fn decode_footer(
     footer: &[u8],
     encrypted_footer: bool,
     props: Option<&FileDecryptionProperties>,
+    memory: u64,
 ) -> Result<(FileMetaData, Option<Arc<FileDecryptor>>)> {
     let empty = FileDecryptionProperties::default();
     if !encrypted_footer {
-        let mut r = CompactReader::new(footer);
+        let mut r = CompactReader::new(footer).with_memory_budget(memory);
         let mut meta = FileMetaData::read(&mut r)?;
         let Some(algorithm) = meta.encryption_algorithm.clone() else {
             return Ok((meta, None));
@@ -199,7 +200,7 @@ pub(crate) fn decode_footer(
     let (plain, _) = cipher
         .gcm_decrypt(&footer[r.position()..], &footer_aad(&aad))
         .map_err(|e| crypto_error("the footer", e))?;
-    let mut meta = metadata::decode_file_metadata(&plain)?;
+    let mut meta = metadata::decode_file_metadata_within(&plain, memory)?;
     let dec = FileDecryptor::new(&mut meta, props, aad, Some(cipher), ctr_pages)?;
     Ok((meta, Some(Arc::new(dec))))
 }

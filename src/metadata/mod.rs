@@ -122,8 +122,28 @@ pub fn rebase_error(mut e: Error, base: u64) -> Error {
 
 /// Decodes the whole of `buf` as a `FileMetaData` (trailing bytes are ignored).
 pub fn decode_file_metadata(buf: &[u8]) -> Result<FileMetaData> {
-    FileMetaData::read(&mut CompactReader::new(buf))
+    decode_file_metadata_within(buf, u64::MAX)
 }
+
+/// Decodes a `FileMetaData` whose decoded lists may take at most `memory` bytes (see
+/// [`CompactReader::with_memory_budget`]); [`Error::Memory`] past it.
+pub fn decode_file_metadata_within(buf: &[u8], memory: u64) -> Result<FileMetaData> {
+    FileMetaData::read(&mut CompactReader::new(buf).with_memory_budget(memory))
+}
+
+/// The memory a footer of `len` bytes may decode to, within a read's budget of `max_memory`:
+/// [`FOOTER_EXPANSION`] times its bytes, and at least 64 MiB.
+pub fn footer_memory_budget(len: usize, max_memory: u64) -> u64 {
+    (len as u64)
+        .saturating_mul(FOOTER_EXPANSION)
+        .max(64 << 20)
+        .min(max_memory)
+}
+
+/// How many times its wire size a footer may take once decoded. Honest footers take about
+/// 4 to 10 (a column chunk of ~60 bytes on the wire is ~600 in memory, its strings
+/// included); footers of bare, near-empty structs reach 200 and more.
+pub const FOOTER_EXPANSION: u64 = 64;
 
 /// Appends the compact encoding of `m` to `out`.
 pub fn encode_file_metadata(m: &FileMetaData, out: &mut Vec<u8>) {

@@ -93,6 +93,11 @@ pub struct CompactReader<'a> {
     /// Set when the last error was a field of an unexpected wire type, which
     /// [`read_struct`](Self::read_struct) turns into skipping the field.
     mismatch: bool,
+    /// Bytes the lists decoded from here may still take in memory (see
+    /// [`with_memory_budget`](Self::with_memory_budget)).
+    memory_left: u64,
+    /// The whole of that budget.
+    memory_limit: u64,
 }
 
 impl<'a> CompactReader<'a> {
@@ -104,7 +109,20 @@ impl<'a> CompactReader<'a> {
             depth: 0,
             ctx: "",
             mismatch: false,
+            memory_left: u64::MAX,
+            memory_limit: u64::MAX,
         }
+    }
+
+    /// Bound what the decoded lists may take in memory. On the wire an element can be one
+    /// byte (an empty struct) and in memory hundreds (a `ColumnChunk`), so a list's length,
+    /// though bounded by the bytes remaining, does not bound its memory: each list charges
+    /// its elements' in-memory size here before it is allocated, fallibly, and one that
+    /// does not fit is an [`Error::Memory`].
+    pub fn with_memory_budget(mut self, bytes: u64) -> Self {
+        self.memory_left = bytes;
+        self.memory_limit = bytes;
+        self
     }
 
     /// Bytes consumed so far.
@@ -462,8 +480,26 @@ impl<'a> CompactReader<'a> {
         self.enter()?;
         let (et, n) = self.read_list_header()?;
         // `n` is bounded by the remaining bytes, but elements can be much larger in memory
-        // than on the wire: let the vector grow beyond a modest start.
-        let mut v = Vec::with_capacity(n.min(1024));
+        // than on the wire: charged to the budget, then reserved fallibly and at once.
+        let bytes = (n as u64).saturating_mul(std::mem::size_of::<T>() as u64);
+        if bytes > self.memory_left {
+            return Err(Error::memory(
+                format!(
+                    "the decoded footer (at a list of {n} {} of {bytes} bytes)",
+                    std::any::type_name::<T>().rsplit("::").next().unwrap_or("")
+                ),
+                (self.memory_limit - self.memory_left).saturating_add(bytes),
+                Some(self.memory_limit),
+            )
+            .at(&Location {
+                offset: Some(self.pos as u64),
+                ..Location::default()
+            }));
+        }
+        self.memory_left -= bytes;
+        let mut v = Vec::new();
+        v.try_reserve_exact(n)
+            .map_err(|_| Error::memory("the decoded footer (at a list)", bytes, None))?;
         for _ in 0..n {
             v.push(elem(self, et)?);
         }

@@ -5,6 +5,7 @@
 //! dispatch. Levels are decoded once per page into a validity bitmap; values are decoded dense
 //! (only the valid ones) and scattered into their slots one run at a time.
 
+use std::collections::TryReserveError;
 use std::mem::size_of;
 use std::ops::Range;
 
@@ -44,7 +45,25 @@ pub(crate) struct ChunkDecoder {
     planned: usize,
     /// A page decoded only up to the end of a run; the next run starts with its rest.
     pending: Option<PendingPage>,
+    /// Output bytes the pages may ask for until the next [`ChunkDecoder::finish`].
+    budget: u64,
+    /// Output bytes the pages asked for since the last [`ChunkDecoder::finish`].
+    charged: u64,
 }
+
+/// The widest FIXED_LEN_BYTE_ARRAY read, in bytes: far above what types use (16 for UUID,
+/// 32 for the widest decimal, a few KiB for vectors), and a cap on what one slot of a null
+/// costs, since a null slot takes its full width in the output.
+pub const MAX_TYPE_LENGTH: usize = 1 << 20;
+
+/// The default of [`ReadOptions::max_memory`](super::ReadOptions::max_memory): 4 GiB.
+pub const DEFAULT_MAX_MEMORY: u64 = 4 << 30;
+
+/// Pages whose output is at most this many bytes, or not much more than their own bytes, are
+/// decoded without a fallible reservation first: their allocations are bounded by data that
+/// is really there. Larger ones (nulls or dictionary runs that inflate) reserve with
+/// `try_reserve`, so that memory the system cannot give is an error, not an abort.
+const RESERVE_FALLIBLY_FROM: u64 = 1 << 20;
 
 /// The undecoded rest of a split page.
 struct PendingPage {
@@ -73,10 +92,11 @@ impl ChunkDecoder {
             Type::FIXED_LEN_BYTE_ARRAY => {
                 let w = type_length
                     .and_then(|w| usize::try_from(w).ok())
-                    .filter(|w| *w > 0)
+                    .filter(|w| (1..=MAX_TYPE_LENGTH).contains(w))
                     .ok_or_else(|| {
                         Error::format(format!(
-                            "FIXED_LEN_BYTE_ARRAY with type_length {type_length:?}"
+                            "FIXED_LEN_BYTE_ARRAY with type_length {type_length:?} (1 to \
+                             {MAX_TYPE_LENGTH} accepted)"
                         ))
                     })?;
                 Box::new(FixedBytesDecoder::new(w, false))
@@ -93,7 +113,40 @@ impl ChunkDecoder {
             len: 0,
             planned: 0,
             pending: None,
+            budget: DEFAULT_MAX_MEMORY,
+            charged: 0,
         })
+    }
+
+    /// Limit the output bytes pages may ask for between two [`ChunkDecoder::finish`]es.
+    pub(crate) fn with_budget(mut self, bytes: u64) -> Self {
+        self.budget = bytes;
+        self
+    }
+
+    /// Before decoding `slots` slots (`valid` values) of `page`: charge their output to the
+    /// budget and, for a page that inflates, reserve it with `try_reserve`. Either failing is
+    /// an [`Error::Memory`]; nothing is sized by the page's counts before this passes.
+    fn admit(&mut self, page: &DataPage, slots: usize, valid: usize) -> Result<()> {
+        let bytes = self
+            .values
+            .output_bytes(page, slots, valid)
+            .saturating_add(slots as u64 / 8);
+        self.charged = self.charged.saturating_add(bytes);
+        if self.charged > self.budget {
+            return Err(Error::memory(
+                "decoded values of the pages read",
+                self.charged,
+                Some(self.budget),
+            ));
+        }
+        if bytes > RESERVE_FALLIBLY_FROM.max(2 * page.values.len() as u64) {
+            probe::hit("read.page_reserved_fallibly");
+            self.values
+                .try_reserve(slots, valid)
+                .map_err(|_| Error::memory("decoded values of a page", bytes, None))?;
+        }
+        Ok(())
     }
 
     /// True when this column's pages may be lent out without a copy (fixed-width PLAIN).
@@ -108,13 +161,21 @@ impl ChunkDecoder {
 
     /// Collect about `slots` slots into one buffer: reserve once instead of growing, and skip
     /// borrowing pages (their values would be copied into the big buffer anyway).
+    /// The slot count is a hint from the footer: a hint over the budget, or that the system
+    /// cannot give, is dropped, and the buffer grows with the pages instead.
     pub(crate) fn reserve(&mut self, slots: usize) {
-        self.values.reserve(slots);
+        let bytes = self.values.output_bytes(&EMPTY_PAGE, slots, slots);
+        if hint_fits(bytes, self.budget) {
+            self.values.reserve(slots);
+        }
     }
 
-    /// Collect about `bytes` value bytes into one buffer (byte arrays as offsets; a hint).
+    /// Collect about `bytes` value bytes into one buffer (byte arrays as offsets; a hint,
+    /// dropped like [`ChunkDecoder::reserve`]'s).
     pub(crate) fn reserve_bytes(&mut self, bytes: usize) {
-        self.values.reserve_bytes(bytes);
+        if hint_fits(bytes as u64, self.budget) {
+            self.values.reserve_bytes(bytes);
+        }
     }
 
     /// The next run collects about `slots` more slots into one buffer: at its first page,
@@ -172,6 +233,7 @@ impl ChunkDecoder {
         location: Location,
     ) -> Result<()> {
         let n = page.num_values;
+        self.admit(&page, n, valid).map_err(|e| e.at(&location))?;
         self.append_validity(bits.as_ref(), n);
         self.reserve_planned(&page, valid);
         self.values
@@ -217,6 +279,9 @@ impl ChunkDecoder {
         if ranges.is_empty() {
             return Ok(());
         }
+        let slots: usize = ranges.iter().map(|r| r.len()).sum();
+        self.admit(&page, slots.min(n), valid.min(slots))
+            .map_err(|e| e.at(&location))?;
         if self.values.can_skip(&page) {
             probe::hit("read.page_skip_in_decoder");
             self.values
@@ -299,6 +364,11 @@ impl ChunkDecoder {
         let slots = (n - p.slots_done).min(limit);
         let part = p.bits.as_ref().map(|b| b.slice(p.slots_done, slots));
         let count = part.as_ref().map_or(slots, |b| b.count_set_bits());
+        // Each part is charged and reserved as it is decoded: a page split across batches
+        // never holds room for more than the batch.
+        if let Err(e) = self.admit(&p.page, slots, count) {
+            return Err(e.at(&p.location));
+        }
         let bits = part.filter(|_| count < slots);
         self.append_validity(bits.as_ref(), slots);
         if self.planned > self.len {
@@ -365,6 +435,7 @@ impl ChunkDecoder {
 
     /// Take everything decoded so far as one column; the dictionary is kept.
     pub(crate) fn finish(&mut self) -> Column {
+        self.charged = 0;
         let len = std::mem::take(&mut self.len);
         let validity = self
             .validity
@@ -385,6 +456,16 @@ trait ValuesDecoder: Send {
     fn can_borrow(&self) -> bool {
         false
     }
+    /// Bytes of output `slots` slots (`valid` values) of `page` add, as the budget counts
+    /// them: what the buffers of this layout grow by (byte array values by the page's bytes,
+    /// an estimate for dictionary pages).
+    fn output_bytes(&self, page: &DataPage, slots: usize, valid: usize) -> u64;
+    /// Reserve, fallibly, the room `slots` slots (`valid` values) need.
+    fn try_reserve(
+        &mut self,
+        slots: usize,
+        valid: usize,
+    ) -> std::result::Result<(), TryReserveError>;
     /// Prepare for about `slots` more slots collected into one buffer (whole-column reads).
     fn reserve(&mut self, slots: usize);
     /// Prepare for about `bytes` more value bytes (byte arrays copied out of their pages).
@@ -632,6 +713,37 @@ fn with_index_chunks(
     Ok(())
 }
 
+/// A page of no slots, for [`ValuesDecoder::output_bytes`] of a reservation hint.
+static EMPTY_PAGE: DataPage = DataPage {
+    num_values: 0,
+    num_nulls: None,
+    num_rows: None,
+    encoding: Encoding::PLAIN,
+    rep_levels: super::page::Levels::None,
+    def_levels: super::page::Levels::None,
+    values: Bytes::new(),
+};
+
+/// A reservation hint of `bytes` is taken when it fits in the budget and the system could
+/// give it: tried with `try_reserve` first, so that a hint the footer inflated shrinks to
+/// growing buffers rather than aborting.
+fn hint_fits(bytes: u64, budget: u64) -> bool {
+    if bytes > budget {
+        probe::hit("read.reserve_hint_dropped");
+        return false;
+    }
+    if bytes < RESERVE_FALLIBLY_FROM {
+        return true;
+    }
+    let fits = usize::try_from(bytes)
+        .ok()
+        .is_some_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
+    if !fits {
+        probe::hit("read.reserve_hint_dropped");
+    }
+    fits
+}
+
 /// Check that `n` items of at least `min_size` bytes fit in `bytes` before allocating for them.
 fn check_count(n: usize, min_size: usize, bytes: usize, what: &str) -> Result<()> {
     if n.checked_mul(min_size).is_none_or(|need| need > bytes) {
@@ -816,6 +928,23 @@ fn decode_native_dense<T: Native>(
 }
 
 impl<T: Native> ValuesDecoder for FixedDecoder<T> {
+    fn output_bytes(&self, _: &DataPage, slots: usize, _: usize) -> u64 {
+        (slots as u64).saturating_mul(size_of::<T>() as u64)
+    }
+
+    fn try_reserve(
+        &mut self,
+        slots: usize,
+        valid: usize,
+    ) -> std::result::Result<(), TryReserveError> {
+        self.out.try_reserve(slots)?;
+        if valid < slots {
+            // Values are decoded dense first, then scattered.
+            self.scratch.try_reserve(valid)?;
+        }
+        Ok(())
+    }
+
     fn can_borrow(&self) -> bool {
         self.allow_borrow
     }
@@ -986,6 +1115,15 @@ fn decode_bool_dense(page: &DataPage, n: usize, out: &mut BooleanBufferBuilder) 
 }
 
 impl ValuesDecoder for BooleanDecoder {
+    fn output_bytes(&self, _: &DataPage, slots: usize, _: usize) -> u64 {
+        slots as u64 / 8
+    }
+
+    fn try_reserve(&mut self, _: usize, _: usize) -> std::result::Result<(), TryReserveError> {
+        // Bits: an eighth of the slots, as small as the validity bitmap.
+        Ok(())
+    }
+
     fn reserve(&mut self, slots: usize) {
         self.out
             .get_or_insert_with(|| BooleanBufferBuilder::new(0))
@@ -1175,6 +1313,22 @@ fn decode_fixed_bytes_dense(
 }
 
 impl ValuesDecoder for FixedBytesDecoder {
+    fn output_bytes(&self, _: &DataPage, slots: usize, _: usize) -> u64 {
+        (slots as u64).saturating_mul(self.width as u64)
+    }
+
+    fn try_reserve(
+        &mut self,
+        slots: usize,
+        valid: usize,
+    ) -> std::result::Result<(), TryReserveError> {
+        self.out.try_reserve(slots.saturating_mul(self.width))?;
+        if valid < slots {
+            self.scratch.try_reserve(valid.saturating_mul(self.width))?;
+        }
+        Ok(())
+    }
+
     fn reserve(&mut self, slots: usize) {
         memory::reserve_huge(&mut self.out, slots.saturating_mul(self.width));
     }
@@ -1397,6 +1551,16 @@ fn decode_binary_dense(
 }
 
 impl ValuesDecoder for BinaryDecoder {
+    fn output_bytes(&self, page: &DataPage, slots: usize, valid: usize) -> u64 {
+        (slots as u64)
+            .saturating_mul(8)
+            .saturating_add(self.projected_bytes(page, valid, 1) as u64)
+    }
+
+    fn try_reserve(&mut self, slots: usize, _: usize) -> std::result::Result<(), TryReserveError> {
+        self.offsets.try_reserve(slots)
+    }
+
     fn reserve(&mut self, slots: usize) {
         memory::reserve_huge(&mut self.offsets, slots);
     }
@@ -1673,6 +1837,14 @@ impl ViewDecoder {
 }
 
 impl ValuesDecoder for ViewDecoder {
+    fn output_bytes(&self, _: &DataPage, slots: usize, _: usize) -> u64 {
+        (slots as u64).saturating_mul(16)
+    }
+
+    fn try_reserve(&mut self, slots: usize, _: usize) -> std::result::Result<(), TryReserveError> {
+        self.views.try_reserve(slots)
+    }
+
     fn reserve(&mut self, slots: usize) {
         memory::reserve_huge(&mut self.views, slots);
     }

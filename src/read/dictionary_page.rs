@@ -78,6 +78,7 @@ impl<S: Source> ParquetReader<S> {
         let page = DataPage {
             num_values,
             num_nulls: Some(0),
+            num_rows: None,
             encoding: Encoding::PLAIN,
             rep_levels: Levels::None,
             def_levels: Levels::None,

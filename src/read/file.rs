@@ -33,6 +33,14 @@ pub struct ReadOptions {
     pub max_page_values: usize,
     /// Largest footer accepted, in bytes.
     pub max_footer_size: usize,
+    /// The memory budget of a read, in bytes (default
+    /// [`DEFAULT_MAX_MEMORY`](super::DEFAULT_MAX_MEMORY), 4 GiB): what the decoded footer
+    /// may take, and what each column's decoded output may grow to between two hand-outs
+    /// (a whole-column read, one batch). A file's counts can ask for far more than its bytes
+    /// hold (2^27 null slots in a 128-byte page); past the budget the read fails with
+    /// [`Error::Memory`] instead, and so it does when the system refuses a large
+    /// reservation. Raise it for files that really hold that much.
+    pub max_memory: u64,
     /// Rows to read, as file row numbers (`None` = all rows). Every read honours it: the
     /// output holds exactly the selected rows of the selected row groups, in order. A row
     /// group without a selected row is not read at all; a page without one is not
@@ -57,6 +65,7 @@ impl Default for ReadOptions {
             limits: Limits::default(),
             max_page_values: 1 << 27,
             max_footer_size: 256 << 20,
+            max_memory: super::DEFAULT_MAX_MEMORY,
             selection: None,
             threads: 1,
             #[cfg(feature = "encryption")]
@@ -182,10 +191,15 @@ impl<S: Source> ParquetReader<S> {
             &footer,
             encrypted_footer,
             options.decryption.as_ref(),
+            metadata::footer_memory_budget(footer.len(), options.max_memory),
         )
         .map_err(at_footer)?;
         #[cfg(not(feature = "encryption"))]
-        let metadata = metadata::decode_file_metadata(&footer).map_err(at_footer)?;
+        let metadata = metadata::decode_file_metadata_within(
+            &footer,
+            metadata::footer_memory_budget(footer.len(), options.max_memory),
+        )
+        .map_err(at_footer)?;
         let schema = SchemaDescriptor::new(&metadata.schema)?;
         for (i, rg) in metadata.row_groups.iter().enumerate() {
             if rg.columns.len() != schema.leaves.len() {
@@ -399,6 +413,7 @@ impl<S: Source> ParquetReader<S> {
             next_row: None,
             page_first_row: None,
             indexed_first_rows: None,
+            chunk_rows: 0,
         })
     }
 
@@ -471,6 +486,25 @@ pub(crate) struct ColumnReader<S: Source> {
     page_first_row: Option<u64>,
     /// Through the offset index: the first rows of the data pages still to come.
     indexed_first_rows: Option<VecDeque<u64>>,
+    /// Rows of the open chunk's row group, as the footer declares them.
+    chunk_rows: u64,
+}
+
+/// A flat column's chunk holds one value (slot) per row: its `num_values` must be the row
+/// group's `num_rows`, or pages would deliver rows the footer does not declare (or miss some).
+pub(crate) fn check_chunk_values(
+    desc: &ColumnDescriptor,
+    num_values: i64,
+    num_rows: u64,
+    loc: &Location,
+) -> Result<()> {
+    if desc.max_rep_level == 0 && u64::try_from(num_values).ok() != Some(num_rows) {
+        return Err(Error::format(format!(
+            "column chunk holds {num_values} values for the {num_rows} rows of its row group"
+        ))
+        .at(loc));
+    }
+    Ok(())
 }
 
 /// Whole pages of a chunk, located by its offset index.
@@ -568,12 +602,18 @@ fn plan_segments(
 }
 
 impl<S: Source> ColumnReader<S> {
+    /// The read's memory budget ([`ReadOptions::max_memory`]).
+    pub(crate) fn max_memory(&self) -> u64 {
+        self.file.options.max_memory
+    }
+
     pub(crate) fn new_decoder(&self) -> Result<ChunkDecoder> {
-        ChunkDecoder::new(
+        Ok(ChunkDecoder::new(
             self.desc.physical_type,
             self.desc.type_length,
             self.file.options.byte_array_layout,
-        )
+        )?
+        .with_budget(self.file.options.max_memory))
     }
 
     fn open_next_chunk(&mut self, decoder: &mut ChunkDecoder) -> Result<bool> {
@@ -619,6 +659,8 @@ impl<S: Source> ColumnReader<S> {
             .ok_or_else(|| Error::format("column chunk without metadata").at(&loc))?;
         let codec = CodecKind::from_thrift(meta.codec.0)
             .ok_or_else(|| Error::Unsupported(format!("compression codec {:?}", meta.codec)))?;
+        self.chunk_rows = rows.end - rows.start;
+        check_chunk_values(&self.desc, meta.num_values, self.chunk_rows, &loc)?;
         if meta.num_values == 0 {
             // An empty chunk: nothing to read, whatever its offsets say.
             return Ok(true);
@@ -794,6 +836,18 @@ impl<S: Source> ColumnReader<S> {
                             page.num_values, self.file.options.max_page_values
                         ))
                         .at(&loc));
+                    }
+                    // A flat column's slots are its rows: none past the row group's.
+                    if self.desc.max_rep_level == 0 {
+                        let first = self.page_first_row.unwrap_or(0);
+                        if first.saturating_add(page.num_values as u64) > self.chunk_rows {
+                            return Err(Error::format(format!(
+                                "data page of {} values from row {first} overruns the {} rows \
+                                 of its row group",
+                                page.num_values, self.chunk_rows
+                            ))
+                            .at(&loc));
+                        }
                     }
                     return Ok(Some((page, loc)));
                 }

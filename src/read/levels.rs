@@ -24,8 +24,26 @@ pub(crate) struct PageValidity {
     pub valid: usize,
 }
 
-/// Decode the definition levels of a flat column's page (max level 0 or 1).
+/// Decode the definition levels of a flat column's page (max level 0 or 1). A v2 header's
+/// null count must be what the levels hold.
 pub(crate) fn page_validity(page: &DataPage) -> Result<PageValidity> {
+    let v = decode_validity(page)?;
+    check_nulls(page.num_nulls, page.num_values, v.valid)?;
+    Ok(v)
+}
+
+/// A v2 page's `num_nulls` (when given) against the `valid` values its `slots` levels hold.
+pub(crate) fn check_nulls(num_nulls: Option<usize>, slots: usize, valid: usize) -> Result<()> {
+    match num_nulls {
+        Some(nulls) if slots.checked_sub(nulls) != Some(valid) => Err(Error::format(format!(
+            "data page v2 says {nulls} nulls in {slots} values, its definition levels hold {}",
+            slots - valid
+        ))),
+        _ => Ok(()),
+    }
+}
+
+fn decode_validity(page: &DataPage) -> Result<PageValidity> {
     let n = page.num_values;
     let all_valid = PageValidity {
         bits: None,

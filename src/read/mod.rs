@@ -144,7 +144,7 @@ mod selection;
 mod source;
 
 pub use batch::{Batch, BatchReader};
-pub use decode::ByteArrayLayout;
+pub use decode::{ByteArrayLayout, DEFAULT_MAX_MEMORY};
 pub use file::{ParquetReader, ReadOptions};
 pub use nested::{testing, ArrayBatch, ArrayBatchReader};
 pub use selection::RowSelection;

@@ -13,7 +13,7 @@ use parq_codecs::{nested_levels, probe};
 use super::assemble::{assemble, LeafView};
 use super::decode::ChunkDecoder;
 use super::file::{ColumnReader, ParquetReader};
-use super::levels::levels_error;
+use super::levels::{check_nulls, levels_error};
 use super::page::{level_bit_width, DataPage, Levels};
 use super::plan::{plan_fields, FieldPlan, PlanKind};
 use super::source::Source;
@@ -94,6 +94,7 @@ impl<S: Source> LeafState<S> {
     fn decode_page(&mut self, page: DataPage, loc: &Location) -> Result<()> {
         let n = page.num_values;
         let start = self.entries;
+        self.reserve_levels(n).map_err(|e| e.at(loc))?;
         read_levels(&page.rep_levels, self.max_rep, n, &mut self.rep)
             .map_err(|e| levels_error("repetition", e).at(loc))?;
         read_levels(&page.def_levels, self.max_def, n, &mut self.def)
@@ -118,7 +119,15 @@ impl<S: Source> LeafState<S> {
                 )
                 .at(loc));
             }
-            self.starts += nested_levels::count_equal(rep, 0);
+            let records = nested_levels::count_equal(rep, 0);
+            if page.num_rows.is_some_and(|r| r != records) {
+                return Err(Error::format(format!(
+                    "data page v2 says {} rows, its repetition levels start {records}",
+                    page.num_rows.unwrap_or(0)
+                ))
+                .at(loc));
+            }
+            self.starts += records;
         } else {
             self.starts += n;
         }
@@ -127,9 +136,11 @@ impl<S: Source> LeafState<S> {
         } else {
             leaf_slots(def, self.def_slot, self.max_def)
         };
+        check_nulls(page.num_nulls, n, valid).map_err(|e| e.at(loc))?;
         let page = DataPage {
             num_values: slots,
             num_nulls: None,
+            num_rows: None,
             encoding: page.encoding,
             rep_levels: Levels::None,
             def_levels: Levels::None,
@@ -141,6 +152,29 @@ impl<S: Source> LeafState<S> {
             // when PLAIN, aligned and without nulls) rather than copying it into a growing one.
             let col = self.decoder.finish();
             self.ready.push_back(col);
+        }
+        Ok(())
+    }
+
+    /// Before decoding a page of `n` level pairs: they fit in the read's budget and their
+    /// room is reserved fallibly, since runs let a page of a few bytes declare 2^27 of them.
+    fn reserve_levels(&mut self, n: usize) -> Result<()> {
+        let streams = u64::from(self.max_rep > 0) + u64::from(self.max_def > 0);
+        let bytes = (self.entries as u64 + n as u64).saturating_mul(2 * streams);
+        let budget = self.reader.max_memory();
+        if bytes > budget {
+            return Err(Error::memory(
+                "the repetition and definition levels of the pages read",
+                bytes,
+                Some(budget),
+            ));
+        }
+        let refused = |_| Error::memory("the levels of a page", bytes, None);
+        if self.max_rep > 0 {
+            self.rep.try_reserve(n).map_err(refused)?;
+        }
+        if self.max_def > 0 {
+            self.def.try_reserve(n).map_err(refused)?;
         }
         Ok(())
     }
@@ -221,6 +255,7 @@ impl<S: Source> LeafState<S> {
         let page = DataPage {
             num_values: slots,
             num_nulls: None,
+            num_rows: None,
             encoding: page.encoding,
             rep_levels: Levels::None,
             def_levels: Levels::None,
@@ -949,5 +984,90 @@ pub mod testing {
             )
             .collect();
         assemble(&plan, &mut views, rows.unwrap_or(0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::column::Values;
+    use crate::read::ParquetReader;
+    use crate::write::{Field, ParquetWriter, WriterOptions};
+    use bytes::Bytes;
+
+    fn read_bit_packed(data: &[u8], max: i16, n: usize) -> Result<Vec<i16>> {
+        let mut out = vec![7]; // appended after what is there
+        read_levels(
+            &Levels::BitPacked(Bytes::copy_from_slice(data)),
+            max,
+            n,
+            &mut out,
+        )?;
+        assert_eq!(out[0], 7);
+        Ok(out[1..].to_vec())
+    }
+
+    /// The deprecated BIT_PACKED levels: packed from the most significant bit, `n` exactly
+    /// (a whole last byte is enough, one bit short is not), each at most `max`.
+    #[test]
+    fn bit_packed_levels_are_read_msb_first_and_checked() {
+        assert_eq!(
+            read_bit_packed(&[0b1011_0010], 1, 8).unwrap(),
+            [1, 0, 1, 1, 0, 0, 1, 0]
+        );
+        // Two bits each: 10 01 00 11 | 01 ...
+        assert_eq!(
+            read_bit_packed(&[0b1001_0011, 0b0100_0000], 3, 5).unwrap(),
+            [2, 1, 0, 3, 1]
+        );
+        // Levels below the max are fine; one above it is an error.
+        assert_eq!(read_bit_packed(&[0b0101_0000], 2, 2).unwrap(), [1, 1]);
+        assert!(read_bit_packed(&[0b1100_0000], 2, 1).is_err());
+        // Truncated: 9 one-bit levels in one byte, 5 two-bit levels in one byte.
+        assert!(read_bit_packed(&[0xff], 1, 9).is_err());
+        assert!(read_bit_packed(&[0xff], 3, 5).is_err());
+        assert_eq!(read_bit_packed(&[], 1, 0).unwrap(), Vec::<i16>::new());
+    }
+
+    /// A leaf over a tiny flat file, for the buffer arithmetic of [`LeafState::compact`].
+    fn leaf_state() -> LeafState<Bytes> {
+        let mut file = Vec::new();
+        let mut w =
+            ParquetWriter::new(&mut file, vec![Field::int64("v")], WriterOptions::default())
+                .unwrap();
+        w.write_batch(&[Column {
+            len: 1,
+            validity: None,
+            values: Values::Int64(vec![1i64].into()),
+        }])
+        .unwrap();
+        w.finish().unwrap();
+        let reader = ParquetReader::new(Bytes::from(file)).unwrap();
+        LeafState::new(reader.leaf_reader(0).unwrap(), 0, 0).unwrap()
+    }
+
+    fn compacted(pos: usize, entries: usize, with_rep: bool) -> (usize, usize, Vec<i16>, Vec<i16>) {
+        let mut l = leaf_state();
+        let levels: Vec<i16> = (0..entries as i16).collect();
+        l.rep = if with_rep { levels.clone() } else { Vec::new() };
+        l.def = levels;
+        l.entries = entries;
+        l.pos = pos;
+        l.compact();
+        (l.pos, l.entries, l.rep, l.def)
+    }
+
+    /// Levels handed out are dropped once they are at least half the buffer, not before.
+    #[test]
+    fn compact_drops_handed_out_levels_once_they_are_half_the_buffer() {
+        let tail = |from: i16, to: i16| (from..to).collect::<Vec<i16>>();
+        assert_eq!(compacted(5, 10, true), (0, 5, tail(5, 10), tail(5, 10)));
+        assert_eq!(compacted(6, 10, false), (0, 4, vec![], tail(6, 10)));
+        assert_eq!(compacted(10, 10, true), (0, 0, vec![], vec![]));
+        // Under half: kept as they are.
+        assert_eq!(compacted(4, 10, true), (4, 10, tail(0, 10), tail(0, 10)));
+        assert_eq!(compacted(1, 3, true), (1, 3, tail(0, 3), tail(0, 3)));
+        assert_eq!(compacted(0, 0, true), (0, 0, vec![], vec![]));
+        assert_eq!(compacted(0, 4, true), (0, 4, tail(0, 4), tail(0, 4)));
     }
 }

@@ -29,6 +29,8 @@ pub(crate) struct DataPage {
     pub num_values: usize,
     /// Nulls in the page if the header says (v2 only).
     pub num_nulls: Option<usize>,
+    /// Rows (records) in the page if the header says (v2 only).
+    pub num_rows: Option<usize>,
     /// Encoding of the values.
     pub encoding: Encoding,
     /// Repetition levels, as the definition levels; `None` when the column is not repeated.
@@ -201,6 +203,7 @@ impl PageReader {
             if let Some((rows, values)) =
                 header_rows(&header, self.max_rep).map_err(|e| e.at(&loc))?
             {
+                self.check_counts(rows, values).map_err(|e| e.at(&loc))?;
                 if skip(rows) {
                     probe::hit("read.pages_skipped");
                     self.page_index += 1;
@@ -221,6 +224,28 @@ impl PageReader {
                 }
                 return Ok(Some(page));
             }
+        }
+    }
+
+    /// A data page's counts against the chunk's, before anything is sized by them: its
+    /// values fit in what the chunk's `num_values` has left (so no page delivers values, or
+    /// a flat column rows, the footer does not declare), and a v2 page's rows fit in its
+    /// values (equal them, for a flat column).
+    fn check_counts(&self, rows: Option<usize>, values: usize) -> Result<()> {
+        if !self.segment && values as u64 > self.values_left.max(0) as u64 {
+            return Err(Error::format(format!(
+                "data page holds {values} values but its column chunk has {} left",
+                self.values_left.max(0)
+            )));
+        }
+        match rows {
+            Some(r) if self.max_rep > 0 && r > values => Err(Error::format(format!(
+                "data page v2 holds {r} rows in {values} values"
+            ))),
+            Some(r) if self.max_rep == 0 && r != values => Err(Error::format(format!(
+                "data page v2 of a flat column holds {r} rows in {values} values"
+            ))),
+            _ => Ok(()),
         }
     }
 
@@ -366,6 +391,7 @@ impl PageReader {
                 Ok(Some(Page::Data(DataPage {
                     num_values,
                     num_nulls: None,
+                    num_rows: None,
                     encoding: h.encoding,
                     rep_levels,
                     def_levels,
@@ -429,6 +455,7 @@ impl PageReader {
                 Ok(Some(Page::Data(DataPage {
                     num_values,
                     num_nulls: Some(num_nulls),
+                    num_rows: Some(non_negative(h.num_rows, "data page num_rows")?),
                     encoding: h.encoding,
                     rep_levels: levels(self.max_rep, rep),
                     def_levels: levels(self.max_def, def),

@@ -181,11 +181,12 @@ impl<S: Source> ParquetReader<S> {
     }
 
     fn decoder_for(&self, desc: &ColumnDescriptor) -> Result<ChunkDecoder> {
-        ChunkDecoder::new(
+        Ok(ChunkDecoder::new(
             desc.physical_type,
             desc.type_length,
             self.options.byte_array_layout,
-        )
+        )?
+        .with_budget(self.options.max_memory))
     }
 
     /// Value bytes the chunks of `column` in `row_groups` decompress to, from the footer:
@@ -261,6 +262,8 @@ impl<S: Source> ParquetReader<S> {
             range: false,
             loc: loc.clone(),
         };
+        let rows = self.metadata.row_groups[rg].num_rows.max(0) as u64;
+        super::file::check_chunk_values(desc, meta.num_values, rows, &loc)?;
         if meta.num_values == 0 {
             out.push(whole(Bytes::new(), 0, 0));
             return Ok(());
@@ -441,7 +444,8 @@ fn walk_pages(bytes: &[u8], num_values: i64) -> Option<Vec<PageSpan>> {
         });
         pos = end;
     }
-    (values >= num_values).then_some(spans)
+    // Exactly: a page past the chunk's values is the one-piece reader's error to report.
+    (values == num_values).then_some(spans)
 }
 
 /// Run `work` over `items` on up to `threads` threads (the caller's among them), each with

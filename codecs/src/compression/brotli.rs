@@ -6,7 +6,7 @@
 use brotli::enc::BrotliEncoderParams;
 use brotli::{BrotliDecompressStream, BrotliResult, BrotliState, HeapAlloc};
 
-use super::{lib_error, size_mismatch, Codec, CodecKind};
+use super::{lib_error, size_mismatch, Codec, CodecKind, Output};
 use crate::{Error, Result};
 
 /// The default brotli quality. The library's default, 11, is far too slow for a page writer;
@@ -66,29 +66,51 @@ impl Codec for BrotliCodec {
     }
 
     fn decompress_to_slice(&mut self, input: &[u8], out: &mut [u8]) -> Result<()> {
-        if input.is_empty() && out.is_empty() {
-            return Ok(());
-        }
-        // `new_strict`: RFC 7932 windows only, no "large window" extension.
-        let mut state = BrotliState::new_strict(
-            HeapAlloc::<u8>::default(),
-            HeapAlloc::<u32>::default(),
-            HeapAlloc::<brotli::HuffmanCode>::default(),
-        );
-        let (mut available_in, mut input_offset) = (input.len(), 0);
-        let (mut available_out, mut output_offset) = (out.len(), 0);
-        let mut total_out = 0;
+        decompress_stream(input, &mut Output::Slice(out))
+    }
+
+    /// Grows `out` as the stream produces output: a header declaring more than the stream
+    /// holds costs what it holds.
+    fn append_checked(
+        &mut self,
+        input: &[u8],
+        uncompressed_size: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let mut out = Output::growing(out, uncompressed_size);
+        let result = decompress_stream(input, &mut out);
+        out.finish(result)
+    }
+}
+
+/// Decompress one brotli stream into `out`, which must end up exactly full.
+fn decompress_stream(input: &[u8], out: &mut Output<'_>) -> Result<()> {
+    if input.is_empty() && out.declared() == 0 {
+        return Ok(());
+    }
+    // `new_strict`: RFC 7932 windows only, no "large window" extension.
+    let mut state = BrotliState::new_strict(
+        HeapAlloc::<u8>::default(),
+        HeapAlloc::<u32>::default(),
+        HeapAlloc::<brotli::HuffmanCode>::default(),
+    );
+    let (mut available_in, mut input_offset) = (input.len(), 0);
+    let mut output_offset = 0;
+    let mut total_out = 0;
+    loop {
+        let buf = out.buf();
+        let mut available_out = buf.len() - output_offset;
         let result = BrotliDecompressStream(
             &mut available_in,
             &mut input_offset,
             input,
             &mut available_out,
             &mut output_offset,
-            out,
+            buf,
             &mut total_out,
             &mut state,
         );
-        match result {
+        return match result {
             BrotliResult::ResultSuccess => {
                 if input_offset != input.len() {
                     return Err(Error::InvalidData {
@@ -96,20 +118,23 @@ impl Codec for BrotliCodec {
                         what: "bytes after the end of the brotli stream",
                     });
                 }
-                if output_offset != out.len() {
-                    return Err(size_mismatch(input_offset, output_offset, out.len()));
+                if output_offset != out.declared() {
+                    return Err(size_mismatch(input_offset, output_offset, out.declared()));
                 }
                 Ok(())
             }
-            BrotliResult::NeedsMoreOutput => {
-                Err(size_mismatch(input_offset, out.len() + 1, out.len()))
-            }
+            BrotliResult::NeedsMoreOutput if out.grow() => continue,
+            BrotliResult::NeedsMoreOutput => Err(size_mismatch(
+                input_offset,
+                out.declared() + 1,
+                out.declared(),
+            )),
             BrotliResult::NeedsMoreInput => Err(Error::Truncated {
                 offset: input.len(),
                 needed: 1,
                 available: 0,
             }),
             BrotliResult::ResultFailure => Err(lib_error(CodecKind::Brotli, "corrupt stream")),
-        }
+        };
     }
 }

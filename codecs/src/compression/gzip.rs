@@ -19,7 +19,7 @@
 
 use flate2::{Compress, Compression, Crc, Decompress, FlushCompress, FlushDecompress, Status};
 
-use super::{lib_error, size_mismatch, Codec, CodecKind};
+use super::{lib_error, size_mismatch, Codec, CodecKind, Output};
 use crate::{Error, Result};
 
 /// The default gzip level: zlib's `Z_DEFAULT_COMPRESSION`.
@@ -135,22 +135,29 @@ fn parse_header(input: &[u8], at: usize) -> Result<usize> {
 }
 
 impl GzipCodec {
-    /// Inflate one deflate stream from `input[ip..]` into `out[op..]`; returns the new
-    /// `(ip, op)`.
+    /// Inflate one deflate stream from `input[ip..]` into `out` from `op`, growing a growing
+    /// `out` when it fills; returns the new `(ip, op)`.
     fn inflate(
         &mut self,
         input: &[u8],
         ip: usize,
-        out: &mut [u8],
+        out: &mut Output<'_>,
         op: usize,
     ) -> Result<(usize, usize)> {
         self.decompress.reset(false);
         let (mut ip, mut op) = (ip, op);
         loop {
             let (in_before, out_before) = (self.decompress.total_in(), self.decompress.total_out());
+            // `Finish` lets inflate write straight into a window that holds the whole page;
+            // a window that will grow must be filled as a stream.
+            let flush = if out.buf().len() == out.declared() {
+                FlushDecompress::Finish
+            } else {
+                FlushDecompress::None
+            };
             let status = self
                 .decompress
-                .decompress(&input[ip..], &mut out[op..], FlushDecompress::Finish)
+                .decompress(&input[ip..], &mut out.buf()[op..], flush)
                 .map_err(|e| lib_error(CodecKind::Gzip, e))?;
             ip += (self.decompress.total_in() - in_before) as usize;
             op += (self.decompress.total_out() - out_before) as usize;
@@ -160,15 +167,57 @@ impl GzipCodec {
                     && self.decompress.total_out() == out_before =>
                 {
                     // No progress: the output is full or the input ended mid-stream.
-                    return Err(if op == out.len() {
-                        size_mismatch(ip, op + 1, out.len())
-                    } else {
-                        truncated(ip, 1, input)
-                    });
+                    if op == out.buf().len() {
+                        if out.grow() {
+                            continue;
+                        }
+                        return Err(size_mismatch(ip, op + 1, out.declared()));
+                    }
+                    return Err(truncated(ip, 1, input));
                 }
                 _ => {}
             }
         }
+    }
+
+    /// Inflate every member of `input` into `out`, which must end up exactly full.
+    fn inflate_members(&mut self, input: &[u8], out: &mut Output<'_>) -> Result<()> {
+        if input.is_empty() && out.declared() == 0 {
+            return Ok(());
+        }
+        let (mut ip, mut op) = (0, 0);
+        loop {
+            let member_start = op;
+            ip = parse_header(input, ip)?;
+            (ip, op) = self.inflate(input, ip, out, op)?;
+            let trailer = input
+                .get(ip..ip + TRAILER_LEN)
+                .ok_or_else(|| truncated(ip, TRAILER_LEN, input))?;
+            let mut crc = Crc::new();
+            crc.update(&out.buf()[member_start..op]);
+            let stored_crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
+            let stored_size = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
+            if stored_crc != crc.sum() {
+                return Err(Error::InvalidData {
+                    offset: ip,
+                    what: "gzip crc32 mismatch",
+                });
+            }
+            if stored_size != (op - member_start) as u32 {
+                return Err(Error::InvalidData {
+                    offset: ip + 4,
+                    what: "gzip isize mismatch",
+                });
+            }
+            ip += TRAILER_LEN;
+            if ip == input.len() {
+                break;
+            }
+        }
+        if op != out.declared() {
+            return Err(size_mismatch(ip, op, out.declared()));
+        }
+        Ok(())
     }
 }
 
@@ -220,41 +269,19 @@ impl Codec for GzipCodec {
     }
 
     fn decompress_to_slice(&mut self, input: &[u8], out: &mut [u8]) -> Result<()> {
-        if input.is_empty() && out.is_empty() {
-            return Ok(());
-        }
-        let (mut ip, mut op) = (0, 0);
-        loop {
-            let member_start = op;
-            ip = parse_header(input, ip)?;
-            (ip, op) = self.inflate(input, ip, out, op)?;
-            let trailer = input
-                .get(ip..ip + TRAILER_LEN)
-                .ok_or_else(|| truncated(ip, TRAILER_LEN, input))?;
-            let mut crc = Crc::new();
-            crc.update(&out[member_start..op]);
-            let stored_crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
-            let stored_size = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
-            if stored_crc != crc.sum() {
-                return Err(Error::InvalidData {
-                    offset: ip,
-                    what: "gzip crc32 mismatch",
-                });
-            }
-            if stored_size != (op - member_start) as u32 {
-                return Err(Error::InvalidData {
-                    offset: ip + 4,
-                    what: "gzip isize mismatch",
-                });
-            }
-            ip += TRAILER_LEN;
-            if ip == input.len() {
-                break;
-            }
-        }
-        if op != out.len() {
-            return Err(size_mismatch(ip, op, out.len()));
-        }
-        Ok(())
+        self.inflate_members(input, &mut Output::Slice(out))
+    }
+
+    /// Grows `out` as members inflate: a header declaring more than the
+    /// members hold costs what they hold.
+    fn append_checked(
+        &mut self,
+        input: &[u8],
+        uncompressed_size: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let mut out = Output::growing(out, uncompressed_size);
+        let result = self.inflate_members(input, &mut out);
+        out.finish(result)
     }
 }

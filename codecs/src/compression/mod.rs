@@ -24,7 +24,12 @@
 //!
 //! Sizes read from a page header are untrusted. [`Decompressor`] refuses, before allocating
 //! anything, a declared size over [`Limits::max_uncompressed_size`] or over what the codec
-//! can produce from the compressed bytes (see [`max_decompressed_len`]).
+//! can produce from the compressed bytes (see [`max_decompressed_len`]). Below those caps a
+//! declared size is still only a claim: snappy and LZ4 reserve it (their bytes bound it, by
+//! snappy's length header and LZ4's 255:1 ratio), zstd reserves it when every frame states
+//! the same content size, and otherwise gzip, brotli and zstd grow the output from
+//! [`FIRST_GROWTH`] as data arrives, so a page that declares 1 GiB and inflates to 8 KiB
+//! costs 1 MiB, not 1 GiB. Inflating to fewer or more bytes than declared is an error.
 //!
 //! ```
 //! # #[cfg(feature = "zstd")]
@@ -197,7 +202,99 @@ pub trait Codec: Send {
         let kind = self.kind();
         check_ratio(kind, input.len(), uncompressed_size)?;
         check_header(kind, input, uncompressed_size)?;
+        self.append_checked(input, uncompressed_size, out)
+    }
+
+    /// [`Codec::decompress`] after its size checks have passed. The default reserves
+    /// `uncompressed_size` at once, which suits codecs whose bytes bound it (snappy's length
+    /// header, LZ4's 255:1 ratio); the streaming codecs (gzip, brotli, zstd frames without a
+    /// content size) override it to grow `out` as output arrives, never past
+    /// `uncompressed_size`, so that a header declaring more than the data holds costs no
+    /// more memory than the data. On `Err`, `out` is left as it was.
+    fn append_checked(
+        &mut self,
+        input: &[u8],
+        uncompressed_size: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
         decompress_append(self, input, uncompressed_size, out)
+    }
+}
+
+/// Declared sizes up to this many bytes are reserved at once by the streaming codecs (every
+/// page a mainstream writer produces); above it `out` starts at this size and doubles as
+/// output arrives.
+pub const FIRST_GROWTH: usize = 1 << 20;
+
+/// Where a streaming decompression writes: a caller's slice of exactly the declared size,
+/// or a `Vec` grown as output arrives, never past the declared size.
+pub(super) enum Output<'a> {
+    /// Exactly the declared size.
+    Slice(&'a mut [u8]),
+    /// `out[start..]` is the room so far, at most `declared` bytes.
+    Growing {
+        out: &'a mut Vec<u8>,
+        start: usize,
+        declared: usize,
+    },
+}
+
+impl<'a> Output<'a> {
+    /// A growing output appending to `out`, with its first room reserved.
+    pub(super) fn growing(out: &'a mut Vec<u8>, declared: usize) -> Self {
+        let start = out.len();
+        out.reserve_exact(declared.min(FIRST_GROWTH));
+        out.resize(start + declared.min(FIRST_GROWTH), 0);
+        Output::Growing {
+            out,
+            start,
+            declared,
+        }
+    }
+
+    /// The room so far, written or not.
+    pub(super) fn buf(&mut self) -> &mut [u8] {
+        match self {
+            Output::Slice(s) => s,
+            Output::Growing { out, start, .. } => &mut out[*start..],
+        }
+    }
+
+    /// The size the page declares.
+    pub(super) fn declared(&self) -> usize {
+        match self {
+            Output::Slice(s) => s.len(),
+            Output::Growing { declared, .. } => *declared,
+        }
+    }
+
+    /// Double the room, up to the declared size; false when it is there already.
+    pub(super) fn grow(&mut self) -> bool {
+        match self {
+            Output::Slice(_) => false,
+            Output::Growing {
+                out,
+                start,
+                declared,
+            } => {
+                let have = out.len() - *start;
+                if have >= *declared {
+                    return false;
+                }
+                let want = have.saturating_mul(2).clamp(1, *declared);
+                out.reserve_exact(want - have);
+                out.resize(*start + want, 0);
+                true
+            }
+        }
+    }
+
+    /// After `result`: on `Err`, a growing output is shrunk back to where it started.
+    pub(super) fn finish(self, result: Result<()>) -> Result<()> {
+        if let (Output::Growing { out, start, .. }, Err(_)) = (self, &result) {
+            out.truncate(start);
+        }
+        result
     }
 }
 
@@ -513,8 +610,8 @@ impl Decompressor {
             // An empty page: some writers skip the codec for it (data page v2 with no values).
             return Ok(());
         }
-        let codec = self.codec(kind)?;
-        decompress_append(codec, input, uncompressed_size, out)
+        self.codec(kind)?
+            .append_checked(input, uncompressed_size, out)
     }
 
     /// Decompress `input` into exactly `out` (its length is the declared size), after the

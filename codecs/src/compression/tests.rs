@@ -720,3 +720,84 @@ fn lz4_probes_tell_which_reading_was_taken() {
         assert_eq!(hits, vec![(path, 1)]);
     }
 }
+
+/// A page whose header declares far more than its bytes inflate to (`declared` up to what
+/// the codec's ratio allows): an error, and `out` never grew anywhere near the declared
+/// size. Snappy's and LZ4's reservations are bounded by their bytes (snappy's length header,
+/// 255:1), so the streaming codecs are the ones that must grow with the data.
+#[test]
+fn declared_size_beyond_the_data_is_not_reserved() {
+    // 8 KiB of incompressible bytes: the ratio bound lets the header declare a lot.
+    let page = pseudo_random(8 << 10, 11);
+    let mut unsized_zstd = ::zstd::stream::Encoder::new(Vec::new(), 1).unwrap();
+    unsized_zstd.write_all(&page).unwrap();
+    let unsized_zstd = unsized_zstd.finish().unwrap();
+    let cases = [
+        (CodecKind::Gzip, compress(CodecKind::Gzip, &page)),
+        (CodecKind::Brotli, compress(CodecKind::Brotli, &page)),
+        (CodecKind::Zstd, unsized_zstd),
+    ];
+    for (kind, compressed) in cases {
+        let declared = max_decompressed_len(kind, compressed.len())
+            .unwrap()
+            .min(Limits::DEFAULT_MAX_UNCOMPRESSED_SIZE);
+        assert!(declared >= 8 << 20, "{kind}: declares only {declared}");
+        let mut out = b"keep".to_vec();
+        let err = Decompressor::default()
+            .decompress(kind, &compressed, declared, &mut out)
+            .unwrap_err();
+        assert!(
+            matches!(err, Error::InvalidData { what, .. } if what.contains("fewer")),
+            "{kind}: {err:?}"
+        );
+        assert_eq!(out, b"keep");
+        assert!(
+            out.capacity() <= 2 * FIRST_GROWTH,
+            "{kind}: reserved {} for {declared} declared",
+            out.capacity()
+        );
+        // The honest declaration reads, through the same growing path.
+        let mut out = Vec::new();
+        Decompressor::default()
+            .decompress(kind, &compressed, page.len(), &mut out)
+            .unwrap();
+        assert_eq!(out, page, "{kind}");
+    }
+}
+
+/// Pages above [`FIRST_GROWTH`] read by growing the output, and one that inflates to more
+/// than declared stops at the declared size (plus one byte for zstd) with an error.
+#[test]
+fn growing_output_reads_large_pages_and_stops_at_the_declared_size() {
+    let page = compressible(5 * FIRST_GROWTH + 123);
+    let mut unsized_zstd = ::zstd::stream::Encoder::new(Vec::new(), 1).unwrap();
+    unsized_zstd.write_all(&page).unwrap();
+    let unsized_zstd = unsized_zstd.finish().unwrap();
+    let cases = [
+        (CodecKind::Gzip, compress(CodecKind::Gzip, &page)),
+        (CodecKind::Brotli, compress(CodecKind::Brotli, &page)),
+        (CodecKind::Zstd, unsized_zstd),
+    ];
+    for (kind, compressed) in cases {
+        let mut out = Vec::new();
+        Decompressor::default()
+            .decompress(kind, &compressed, page.len(), &mut out)
+            .unwrap();
+        assert!(out == page, "{kind}: differs");
+        for declared in [page.len() - 1, 2 * FIRST_GROWTH, 8 << 10] {
+            let mut out = Vec::new();
+            let err = Decompressor::default()
+                .decompress(kind, &compressed, declared, &mut out)
+                .unwrap_err();
+            // Into a window of the whole page, the library may report the overflow as its
+            // own buffer error.
+            assert!(
+                matches!(err, Error::InvalidData { what, .. } if what.contains("more"))
+                    || matches!(err, Error::Compression { .. }),
+                "{kind} declaring {declared}: {err:?}"
+            );
+            assert!(out.is_empty());
+            assert!(out.capacity() <= declared + 1, "{kind}: {}", out.capacity());
+        }
+    }
+}

@@ -6,7 +6,7 @@
 use zstd::bulk::{Compressor, Decompressor};
 use zstd::zstd_safe;
 
-use super::{check_ratio, lib_error, size_mismatch, Codec, CodecKind};
+use super::{lib_error, size_mismatch, Codec, CodecKind, FIRST_GROWTH};
 use crate::{Error, Result};
 
 /// The default zstd level: libzstd's `ZSTD_CLEVEL_DEFAULT`.
@@ -16,6 +16,8 @@ pub const DEFAULT_ZSTD_LEVEL: i32 = zstd::DEFAULT_COMPRESSION_LEVEL;
 pub struct ZstdCodec {
     compressor: Compressor<'static>,
     decompressor: Decompressor<'static>,
+    /// A streaming context, built for the first page whose frames do not state their size.
+    stream: Option<zstd_safe::DCtx<'static>>,
 }
 
 impl std::fmt::Debug for ZstdCodec {
@@ -39,6 +41,7 @@ impl ZstdCodec {
         Ok(ZstdCodec {
             compressor: Compressor::new(level).map_err(|e| lib_error(CodecKind::Zstd, e))?,
             decompressor: Decompressor::new().map_err(|e| lib_error(CodecKind::Zstd, e))?,
+            stream: None,
         })
     }
 }
@@ -98,17 +101,20 @@ impl Codec for ZstdCodec {
         Ok(())
     }
 
-    /// Decompresses straight into `out`'s spare capacity: no zero-filling first.
-    fn decompress(
+    /// Decompresses straight into `out`'s spare capacity: no zero-filling first. When every
+    /// frame states its content size (checked against the declared size before this runs)
+    /// that much is reserved at once; otherwise `out` grows as the frames produce output.
+    fn append_checked(
         &mut self,
         input: &[u8],
         uncompressed_size: usize,
         out: &mut Vec<u8>,
     ) -> Result<()> {
-        check_ratio(CodecKind::Zstd, input.len(), uncompressed_size)?;
-        check_header(input, uncompressed_size)?;
         if input.is_empty() && uncompressed_size == 0 {
             return Ok(());
+        }
+        if uncompressed_size > FIRST_GROWTH && frames_content_size(input)?.is_none() {
+            return self.stream_into(input, uncompressed_size, out);
         }
         let start = out.len();
         out.reserve_exact(uncompressed_size);
@@ -143,5 +149,65 @@ impl Codec for ZstdCodec {
             return Err(size_mismatch(input.len(), n, len));
         }
         Ok(())
+    }
+}
+
+impl ZstdCodec {
+    /// Stream frames without a content size into `out`, doubling its room from
+    /// [`FIRST_GROWTH`] as they produce output, up to `declared` bytes (and one more, to see
+    /// an overshoot). On `Err`, `out` is left as it was.
+    fn stream_into(&mut self, input: &[u8], declared: usize, out: &mut Vec<u8>) -> Result<()> {
+        let start = out.len();
+        let result = self.stream_frames(input, declared, start, out);
+        if result.is_err() {
+            out.truncate(start);
+        }
+        result
+    }
+
+    fn stream_frames(
+        &mut self,
+        input: &[u8],
+        declared: usize,
+        start: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let dctx = self.stream.get_or_insert_with(zstd_safe::DCtx::create);
+        dctx.reset(zstd_safe::ResetDirective::SessionOnly)
+            .map_err(|e| lib_error(CodecKind::Zstd, zstd_safe::get_error_name(e)))?;
+        let mut src = zstd_safe::InBuffer::around(input);
+        loop {
+            let produced = out.len() - start;
+            if produced > declared {
+                return Err(size_mismatch(src.pos(), produced, declared));
+            }
+            if out.len() == out.capacity() {
+                // Room up to the declared size, doubling; then one byte past it.
+                let room = produced.saturating_mul(2).clamp(FIRST_GROWTH, declared);
+                out.reserve_exact(room.saturating_sub(produced).max(1));
+            }
+            let (in_before, out_before) = (src.pos(), out.len());
+            let hint = {
+                let pos = out.len();
+                let mut dst = zstd_safe::OutBuffer::around_pos(&mut *out, pos);
+                dctx.decompress_stream(&mut dst, &mut src)
+                    .map_err(|e| lib_error(CodecKind::Zstd, zstd_safe::get_error_name(e)))?
+            };
+            if hint == 0 && src.pos() == input.len() {
+                let produced = out.len() - start;
+                if produced != declared {
+                    return Err(size_mismatch(src.pos(), produced, declared));
+                }
+                return Ok(());
+            }
+            if src.pos() == in_before && out.len() == out_before && out.len() < out.capacity() {
+                // No progress with room to spare: the input ended inside a frame.
+                return Err(Error::Truncated {
+                    offset: input.len(),
+                    needed: 1,
+                    available: 0,
+                });
+            }
+        }
     }
 }
