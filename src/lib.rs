@@ -36,6 +36,7 @@ pub mod schema;
 mod testdata;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod variant;
 pub mod write;
 
 pub use error::{Error, Result};
