@@ -9,11 +9,10 @@ use super::metadata::VariantMetadata;
 use super::{read_uint, variant_error, MAX_DEPTH};
 use crate::Result;
 
-/// Basic type ids (the low two bits of a value's first byte).
+/// Basic type ids (the low two bits of a value's first byte; 3 is an array).
 const PRIMITIVE: u8 = 0;
 const SHORT_STRING: u8 = 1;
 const OBJECT: u8 = 2;
-const ARRAY: u8 = 3;
 
 /// One decoded variant value, borrowing its bytes.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -180,10 +180,26 @@ impl ObjectWriter {
         self.fields.is_empty()
     }
 
+    /// Drop the field added last (a writer that found the field missing after all).
+    pub fn pop(&mut self) {
+        if let Some((_, start, _)) = self.fields.pop() {
+            self.values.truncate(start);
+        }
+    }
+
     /// Append the object to `out`: field ids in name order (names from `dict`), values in the
     /// order they were added. Two fields of the same name are an error.
-    pub fn finish(mut self, dict: &MetadataBuilder, out: &mut Vec<u8>) -> Result<()> {
-        let name = |id: u32| dict.name(id).unwrap_or_default();
+    pub fn finish(self, dict: &MetadataBuilder, out: &mut Vec<u8>) -> Result<()> {
+        self.finish_with_names(|id| dict.name(id), out)
+    }
+
+    /// [`Self::finish`] with the names of ids given by `names` (say a decoded dictionary).
+    pub fn finish_with_names<'n>(
+        mut self,
+        names: impl Fn(u32) -> Option<&'n str>,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let name = |id: u32| names(id).unwrap_or_default();
         self.fields.sort_by(|a, b| name(a.0).cmp(name(b.0)));
         if let Some(w) = self.fields.windows(2).find(|w| name(w[0].0) == name(w[1].0)) {
             return Err(Error::InvalidArgument(format!(

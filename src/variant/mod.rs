@@ -25,6 +25,8 @@ mod decode;
 mod encode;
 mod metadata;
 mod owned;
+mod read;
+mod rebuild;
 
 pub use decode::{VariantList, VariantObject, VariantRef};
 pub use encode::{
@@ -32,6 +34,7 @@ pub use encode::{
 };
 pub use metadata::{MetadataBuilder, VariantMetadata};
 pub use owned::Variant;
+pub use rebuild::VariantArray;
 
 use crate::Error;
 
