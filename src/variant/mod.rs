@@ -23,6 +23,7 @@
 
 mod decode;
 mod encode;
+mod json;
 mod metadata;
 mod owned;
 mod read;
