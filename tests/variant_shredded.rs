@@ -69,7 +69,12 @@ fn all_cases_rebuild_their_variants_or_fail() {
             Err(e) => failures.push(format!("case {n} {file}: {e}")),
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert_eq!((single, multi, errors), (128, 3, 6), "cases counted");
 }
 
@@ -87,7 +92,10 @@ fn conflict_errors_name_the_row_and_path() {
     }
     for file in ["case-127.parquet", "case-137.parquet"] {
         let e = read(file).unwrap_err().to_string();
-        assert!(e.contains("unsupported: shredded value type"), "{file}: {e}");
+        assert!(
+            e.contains("unsupported: shredded value type"),
+            "{file}: {e}"
+        );
     }
 }
 

@@ -150,9 +150,7 @@ impl<'a> VariantRef<'a> {
 
 /// The size in bytes of the value at the start of `bytes`, from its header alone.
 pub(super) fn value_size(bytes: &[u8]) -> Result<usize> {
-    let &first = bytes
-        .first()
-        .ok_or_else(|| variant_error("value: empty"))?;
+    let &first = bytes.first().ok_or_else(|| variant_error("value: empty"))?;
     let header = usize::from(first >> 2);
     let size = match first & 3 {
         PRIMITIVE => match header {

@@ -152,11 +152,7 @@ impl ObjectWriter {
     }
 
     /// Add field `id`, its value written by `write` (which appends one encoded value).
-    pub fn field(
-        &mut self,
-        id: u32,
-        write: impl FnOnce(&mut Vec<u8>) -> Result<()>,
-    ) -> Result<()> {
+    pub fn field(&mut self, id: u32, write: impl FnOnce(&mut Vec<u8>) -> Result<()>) -> Result<()> {
         let start = self.values.len();
         write(&mut self.values)?;
         self.fields.push((id, start, self.values.len()));
@@ -201,7 +197,11 @@ impl ObjectWriter {
     ) -> Result<()> {
         let name = |id: u32| names(id).unwrap_or_default();
         self.fields.sort_by(|a, b| name(a.0).cmp(name(b.0)));
-        if let Some(w) = self.fields.windows(2).find(|w| name(w[0].0) == name(w[1].0)) {
+        if let Some(w) = self
+            .fields
+            .windows(2)
+            .find(|w| name(w[0].0) == name(w[1].0))
+        {
             return Err(Error::InvalidArgument(format!(
                 "variant object has field {:?} twice",
                 name(w[0].0)

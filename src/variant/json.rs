@@ -220,8 +220,7 @@ fn timestamp(out: &mut String, ticks: i64, per_second: i64, digits: u32, utc: bo
 }
 
 fn base64(out: &mut String, b: &[u8]) {
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     for chunk in b.chunks(3) {
         let n = chunk
             .iter()
@@ -272,7 +271,10 @@ mod tests {
         assert_eq!(json(VariantRef::Binary(b"foobar")), "\"Zm9vYmFy\"");
         assert_eq!(json(VariantRef::Float(f32::NAN)), "\"NaN\"");
         assert_eq!(json(VariantRef::Double(f64::NEG_INFINITY)), "\"-Infinity\"");
-        assert_eq!(json(VariantRef::String("a\"\\\n\u{1}")), r#""a\"\\\n\u0001""#);
+        assert_eq!(
+            json(VariantRef::String("a\"\\\n\u{1}")),
+            r#""a\"\\\n\u0001""#
+        );
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub use encode::{
 };
 pub use metadata::{MetadataBuilder, VariantMetadata};
 pub use owned::Variant;
-pub use rebuild::VariantArray;
+pub use rebuild::{describe_shredding, VariantArray};
 
 use crate::Error;
 

@@ -20,6 +20,27 @@ impl<S: Source> ParquetReader<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_variant(&self, path: &str) -> Result<VariantArray> {
+        self.check_variant(path)?;
+        let (field, array) = self.read_field_by_path(path)?;
+        VariantArray::from_group(&field, &array)
+    }
+
+    /// The names of the top-level fields annotated `VARIANT`.
+    pub fn variant_fields(&self) -> Vec<&str> {
+        self.schema()
+            .top_level_fields()
+            .iter()
+            .filter(|n| {
+                matches!(
+                    self.schema().elements()[n.schema_index].logical_type,
+                    Some(LogicalType::Variant { .. })
+                )
+            })
+            .map(|n| n.name.as_str())
+            .collect()
+    }
+
+    fn check_variant(&self, path: &str) -> Result<()> {
         let top = self
             .schema()
             .top_level_fields()
@@ -34,7 +55,6 @@ impl<S: Source> ParquetReader<S> {
                 "{path:?} is not a variant group"
             )));
         }
-        let (field, array) = self.read_field_by_path(path)?;
-        VariantArray::from_group(&field, &array)
+        Ok(())
     }
 }

@@ -89,9 +89,9 @@ impl VariantArray {
                 field.name
             )));
         };
-        let metadata_at = plan.metadata.ok_or_else(|| {
-            Error::format(format!("variant {}: no metadata field", field.name))
-        })?;
+        let metadata_at = plan
+            .metadata
+            .ok_or_else(|| Error::format(format!("variant {}: no metadata field", field.name)))?;
         let meta_col = s.children[metadata_at].as_primitive().ok_or_else(|| {
             Error::format(format!("variant {}: metadata is not binary", field.name))
         })?;
@@ -193,6 +193,24 @@ impl BinaryBuilder {
     }
 }
 
+/// The shredding tree of a variant group as indented text, one line per level: what
+/// `typed_value` holds there, and `| variant` where a `value` column can hold what does not
+/// fit it.
+///
+/// ```text
+/// var: object | variant
+///   a: int32 | variant
+///   tags: array
+///     element: string | variant
+/// ```
+///
+/// An unsupported typed leaf is an error, as when reading.
+pub fn describe_shredding(group: &Field) -> Result<String> {
+    let mut out = String::new();
+    Plan::compile(group)?.describe(&group.name, 0, &mut out);
+    Ok(out)
+}
+
 /// One `value` / `typed_value` pair: the indices of those children in its group.
 #[derive(Debug)]
 struct Plan {
@@ -263,6 +281,33 @@ impl Plan {
     }
 }
 
+impl Plan {
+    fn describe(&self, name: &str, indent: usize, out: &mut String) {
+        use std::fmt::Write as _;
+        let kind = match &self.typed {
+            None => "variant".to_string(),
+            Some((_, Typed::Primitive(leaf))) => leaf.name(),
+            Some((_, Typed::Object(_))) => "object".into(),
+            Some((_, Typed::Array(_))) => "array".into(),
+        };
+        let fallback = if self.typed.is_some() && self.value.is_some() {
+            " | variant"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "{:indent$}{name}: {kind}{fallback}", "");
+        match &self.typed {
+            Some((_, Typed::Object(fields))) => {
+                for (n, p) in fields {
+                    p.describe(n, indent + 2, out);
+                }
+            }
+            Some((_, Typed::Array(element))) => element.describe("element", indent + 2, out),
+            _ => {}
+        }
+    }
+}
+
 impl Typed {
     fn compile(f: &Field, parent: &str) -> Result<Typed> {
         Ok(match &f.data_type {
@@ -284,6 +329,20 @@ impl Typed {
 }
 
 impl Leaf {
+    fn name(self) -> String {
+        match self {
+            Leaf::Decimal4(s) => format!("decimal4(scale {s})"),
+            Leaf::Decimal8(s) => format!("decimal8(scale {s})"),
+            Leaf::Decimal16(s) => format!("decimal16(scale {s})"),
+            Leaf::Timestamp { utc, nanos } => format!(
+                "timestamp{}({})",
+                if utc { "" } else { "_ntz" },
+                if nanos { "nanos" } else { "micros" }
+            ),
+            other => format!("{other:?}").to_lowercase(),
+        }
+    }
+
     fn of(p: &Primitive, parent: &str) -> Result<Leaf> {
         let unsupported = || {
             Error::Unsupported(format!(
@@ -299,7 +358,13 @@ impl Leaf {
         Ok(match (p.physical_type, &p.logical_type) {
             (Type::BOOLEAN, None) => Leaf::Boolean,
             (Type::INT32, None) => Leaf::Int32,
-            (Type::INT32, Some(L::Integer { bit_width, is_signed: true })) => match bit_width {
+            (
+                Type::INT32,
+                Some(L::Integer {
+                    bit_width,
+                    is_signed: true,
+                }),
+            ) => match bit_width {
                 8 => Leaf::Int8,
                 16 => Leaf::Int16,
                 32 => Leaf::Int32,
@@ -351,9 +416,7 @@ impl Leaf {
             (Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY, Some(L::Decimal { scale: s, .. })) => {
                 Leaf::Decimal16(scale(*s).ok_or_else(unsupported)?)
             }
-            (Type::FIXED_LEN_BYTE_ARRAY, Some(L::Uuid)) if p.type_length == Some(16) => {
-                Leaf::Uuid
-            }
+            (Type::FIXED_LEN_BYTE_ARRAY, Some(L::Uuid)) if p.type_length == Some(16) => Leaf::Uuid,
             _ => return Err(unsupported()),
         })
     }
@@ -517,7 +580,8 @@ impl<'m> Rebuild<'m> {
                 let c = typed_array
                     .as_primitive()
                     .ok_or_else(|| self.error("typed_value is not a leaf"))?;
-                leaf.write(c, i, out).map_err(|e| self.error(&e.to_string()))?;
+                leaf.write(c, i, out)
+                    .map_err(|e| self.error(&e.to_string()))?;
             }
             Typed::Array(element) => {
                 if value.is_some() {

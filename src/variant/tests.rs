@@ -16,7 +16,11 @@ fn cases() -> Vec<(String, Vec<u8>, Vec<u8>)> {
         }
     }
     out.sort();
-    assert!(out.len() >= 29, "variant/ cases missing in {}", dir.display());
+    assert!(
+        out.len() >= 29,
+        "variant/ cases missing in {}",
+        dir.display()
+    );
     out
 }
 
@@ -135,10 +139,14 @@ fn headers_that_claim_more_than_is_present_are_errors() {
 fn builder_sorts_field_ids_by_name_and_keeps_value_order() {
     let mut dict = MetadataBuilder::with_names(["zeta", "alpha"]);
     let mut w = ObjectWriter::new();
-    w.field(dict.id("zeta"), |b| write_primitive(b, &VariantRef::Int8(1)))
-        .unwrap();
-    w.field(dict.id("alpha"), |b| write_primitive(b, &VariantRef::Int8(2)))
-        .unwrap();
+    w.field(dict.id("zeta"), |b| {
+        write_primitive(b, &VariantRef::Int8(1))
+    })
+    .unwrap();
+    w.field(dict.id("alpha"), |b| {
+        write_primitive(b, &VariantRef::Int8(2))
+    })
+    .unwrap();
     let mut value = Vec::new();
     w.finish(&dict, &mut value).unwrap();
     // ids [1 (alpha), 0 (zeta)], offsets [2, 0, 4]: values in the order written.
@@ -181,7 +189,11 @@ fn json_matches_data_dictionary() {
     use serde_json::Value as Json;
     let text = std::fs::read_to_string(data_dir().join("../variant/data_dictionary.json")).unwrap();
     // Upstream's file has a trailing comma.
-    let text = text.trim_end().trim_end_matches('}').trim_end().trim_end_matches(',');
+    let text = text
+        .trim_end()
+        .trim_end_matches('}')
+        .trim_end()
+        .trim_end_matches(',');
     let want: serde_json::Map<String, Json> = serde_json::from_str(&format!("{text}}}")).unwrap();
     fn same(a: &Json, b: &Json) -> bool {
         match (a, b) {
