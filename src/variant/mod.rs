@@ -28,6 +28,7 @@ mod metadata;
 mod owned;
 mod read;
 mod rebuild;
+mod shredding;
 
 pub use decode::{VariantList, VariantObject, VariantRef};
 pub use encode::{
@@ -35,7 +36,8 @@ pub use encode::{
 };
 pub use metadata::{MetadataBuilder, VariantMetadata};
 pub use owned::Variant;
-pub use rebuild::{describe_shredding, VariantArray};
+pub use rebuild::{describe_shredding, ShreddedType, VariantArray};
+pub use shredding::{infer_shredding, shred, variant_field, variant_writer, Shredding};
 
 use crate::Error;
 

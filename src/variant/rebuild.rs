@@ -222,31 +222,53 @@ struct Plan {
 /// What a `typed_value` holds.
 #[derive(Debug)]
 enum Typed {
-    Primitive(Leaf),
+    Primitive(ShreddedType),
     /// Shredded fields: name and the plan of its group.
     Object(Vec<(String, Plan)>),
     /// The plan of the element group.
     Array(Box<Plan>),
 }
 
-/// The Variant type a typed leaf column becomes.
-#[derive(Debug, Clone, Copy)]
-enum Leaf {
+/// The Variant type of a shredded primitive `typed_value` column, and the Parquet type that
+/// stores it (`VariantShredding.md`, "Shredded Value Types").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ShreddedType {
+    /// BOOLEAN.
     Boolean,
+    /// INT32 annotated INT(8, signed).
     Int8,
+    /// INT32 annotated INT(16, signed).
     Int16,
+    /// INT32.
     Int32,
+    /// INT64.
     Int64,
+    /// FLOAT.
     Float,
+    /// DOUBLE.
     Double,
+    /// INT32 DECIMAL(9, scale).
     Decimal4(u8),
+    /// INT64 DECIMAL(18, scale).
     Decimal8(u8),
+    /// FIXED_LEN_BYTE_ARRAY(16) DECIMAL(38, scale) (BYTE_ARRAY accepted on read).
     Decimal16(u8),
+    /// INT32 DATE.
     Date,
+    /// INT64 TIME(false, MICROS).
     Time,
-    Timestamp { utc: bool, nanos: bool },
+    /// INT64 TIMESTAMP(utc, MICROS or NANOS).
+    Timestamp {
+        /// Adjusted to UTC (a time zone) or not.
+        utc: bool,
+        /// Nanoseconds rather than microseconds.
+        nanos: bool,
+    },
+    /// BYTE_ARRAY.
     Binary,
+    /// BYTE_ARRAY STRING.
     String,
+    /// FIXED_LEN_BYTE_ARRAY(16) UUID.
     Uuid,
 }
 
@@ -311,7 +333,7 @@ impl Plan {
 impl Typed {
     fn compile(f: &Field, parent: &str) -> Result<Typed> {
         Ok(match &f.data_type {
-            DataType::Primitive(p) => Typed::Primitive(Leaf::of(p, parent)?),
+            DataType::Primitive(p) => Typed::Primitive(ShreddedType::of_column(p, parent)?),
             DataType::Struct(fields) => Typed::Object(
                 fields
                     .iter()
@@ -328,13 +350,14 @@ impl Typed {
     }
 }
 
-impl Leaf {
-    fn name(self) -> String {
+impl ShreddedType {
+    /// The name `describe_shredding` shows.
+    pub fn name(self) -> String {
         match self {
-            Leaf::Decimal4(s) => format!("decimal4(scale {s})"),
-            Leaf::Decimal8(s) => format!("decimal8(scale {s})"),
-            Leaf::Decimal16(s) => format!("decimal16(scale {s})"),
-            Leaf::Timestamp { utc, nanos } => format!(
+            ShreddedType::Decimal4(s) => format!("decimal4(scale {s})"),
+            ShreddedType::Decimal8(s) => format!("decimal8(scale {s})"),
+            ShreddedType::Decimal16(s) => format!("decimal16(scale {s})"),
+            ShreddedType::Timestamp { utc, nanos } => format!(
                 "timestamp{}({})",
                 if utc { "" } else { "_ntz" },
                 if nanos { "nanos" } else { "micros" }
@@ -343,7 +366,7 @@ impl Leaf {
         }
     }
 
-    fn of(p: &Primitive, parent: &str) -> Result<Leaf> {
+    fn of_column(p: &Primitive, parent: &str) -> Result<ShreddedType> {
         let unsupported = || {
             Error::Unsupported(format!(
                 "shredded value type {:?}{} at {parent}.typed_value",
@@ -356,8 +379,8 @@ impl Leaf {
         let scale = |s: i32| u8::try_from(s).ok().filter(|&s| s <= 38);
         use LogicalType as L;
         Ok(match (p.physical_type, &p.logical_type) {
-            (Type::BOOLEAN, None) => Leaf::Boolean,
-            (Type::INT32, None) => Leaf::Int32,
+            (Type::BOOLEAN, None) => ShreddedType::Boolean,
+            (Type::INT32, None) => ShreddedType::Int32,
             (
                 Type::INT32,
                 Some(L::Integer {
@@ -365,25 +388,25 @@ impl Leaf {
                     is_signed: true,
                 }),
             ) => match bit_width {
-                8 => Leaf::Int8,
-                16 => Leaf::Int16,
-                32 => Leaf::Int32,
+                8 => ShreddedType::Int8,
+                16 => ShreddedType::Int16,
+                32 => ShreddedType::Int32,
                 _ => return Err(unsupported()),
             },
-            (Type::INT32, Some(L::Date)) => Leaf::Date,
+            (Type::INT32, Some(L::Date)) => ShreddedType::Date,
             (Type::INT32, Some(L::Decimal { scale: s, .. })) => {
-                Leaf::Decimal4(scale(*s).ok_or_else(unsupported)?)
+                ShreddedType::Decimal4(scale(*s).ok_or_else(unsupported)?)
             }
-            (Type::INT64, None) => Leaf::Int64,
+            (Type::INT64, None) => ShreddedType::Int64,
             (
                 Type::INT64,
                 Some(L::Integer {
                     bit_width: 64,
                     is_signed: true,
                 }),
-            ) => Leaf::Int64,
+            ) => ShreddedType::Int64,
             (Type::INT64, Some(L::Decimal { scale: s, .. })) => {
-                Leaf::Decimal8(scale(*s).ok_or_else(unsupported)?)
+                ShreddedType::Decimal8(scale(*s).ok_or_else(unsupported)?)
             }
             (
                 Type::INT64,
@@ -391,7 +414,7 @@ impl Leaf {
                     is_adjusted_to_utc: false,
                     unit: TimeUnit::Micros,
                 }),
-            ) => Leaf::Time,
+            ) => ShreddedType::Time,
             (
                 Type::INT64,
                 Some(L::Timestamp {
@@ -399,24 +422,26 @@ impl Leaf {
                     unit,
                 }),
             ) => match unit {
-                TimeUnit::Micros => Leaf::Timestamp {
+                TimeUnit::Micros => ShreddedType::Timestamp {
                     utc: *is_adjusted_to_utc,
                     nanos: false,
                 },
-                TimeUnit::Nanos => Leaf::Timestamp {
+                TimeUnit::Nanos => ShreddedType::Timestamp {
                     utc: *is_adjusted_to_utc,
                     nanos: true,
                 },
                 _ => return Err(unsupported()),
             },
-            (Type::FLOAT, None) => Leaf::Float,
-            (Type::DOUBLE, None) => Leaf::Double,
-            (Type::BYTE_ARRAY, None) => Leaf::Binary,
-            (Type::BYTE_ARRAY, Some(L::String)) => Leaf::String,
+            (Type::FLOAT, None) => ShreddedType::Float,
+            (Type::DOUBLE, None) => ShreddedType::Double,
+            (Type::BYTE_ARRAY, None) => ShreddedType::Binary,
+            (Type::BYTE_ARRAY, Some(L::String)) => ShreddedType::String,
             (Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY, Some(L::Decimal { scale: s, .. })) => {
-                Leaf::Decimal16(scale(*s).ok_or_else(unsupported)?)
+                ShreddedType::Decimal16(scale(*s).ok_or_else(unsupported)?)
             }
-            (Type::FIXED_LEN_BYTE_ARRAY, Some(L::Uuid)) if p.type_length == Some(16) => Leaf::Uuid,
+            (Type::FIXED_LEN_BYTE_ARRAY, Some(L::Uuid)) if p.type_length == Some(16) => {
+                ShreddedType::Uuid
+            }
             _ => return Err(unsupported()),
         })
     }
@@ -433,45 +458,45 @@ impl Leaf {
         };
         let narrow = |v: i64, what: &str| variant_error(format!("{v} does not fit in {what}"));
         let v = match self {
-            Leaf::Boolean => match &c.values {
+            ShreddedType::Boolean => match &c.values {
                 Values::Boolean(b) => VariantRef::Boolean(b.value(i)),
                 _ => return Err(bad()),
             },
-            Leaf::Int8 => {
+            ShreddedType::Int8 => {
                 let v = int(i)?;
                 VariantRef::Int8(i8::try_from(v).map_err(|_| narrow(v, "int8"))?)
             }
-            Leaf::Int16 => {
+            ShreddedType::Int16 => {
                 let v = int(i)?;
                 VariantRef::Int16(i16::try_from(v).map_err(|_| narrow(v, "int16"))?)
             }
-            Leaf::Int32 => VariantRef::Int32(int(i)? as i32),
-            Leaf::Int64 => VariantRef::Int64(int(i)?),
-            Leaf::Date => VariantRef::Date(int(i)? as i32),
-            Leaf::Time => VariantRef::TimeMicros(int(i)?),
-            Leaf::Timestamp { utc, nanos } => match (utc, nanos) {
+            ShreddedType::Int32 => VariantRef::Int32(int(i)? as i32),
+            ShreddedType::Int64 => VariantRef::Int64(int(i)?),
+            ShreddedType::Date => VariantRef::Date(int(i)? as i32),
+            ShreddedType::Time => VariantRef::TimeMicros(int(i)?),
+            ShreddedType::Timestamp { utc, nanos } => match (utc, nanos) {
                 (true, false) => VariantRef::TimestampMicros(int(i)?),
                 (false, false) => VariantRef::TimestampNtzMicros(int(i)?),
                 (true, true) => VariantRef::TimestampNanos(int(i)?),
                 (false, true) => VariantRef::TimestampNtzNanos(int(i)?),
             },
-            Leaf::Decimal4(scale) => VariantRef::Decimal4 {
+            ShreddedType::Decimal4(scale) => VariantRef::Decimal4 {
                 unscaled: int(i)? as i32,
                 scale,
             },
-            Leaf::Decimal8(scale) => VariantRef::Decimal8 {
+            ShreddedType::Decimal8(scale) => VariantRef::Decimal8 {
                 unscaled: int(i)?,
                 scale,
             },
-            Leaf::Float => match &c.values {
+            ShreddedType::Float => match &c.values {
                 Values::Float(v) => VariantRef::Float(v[i]),
                 _ => return Err(bad()),
             },
-            Leaf::Double => match &c.values {
+            ShreddedType::Double => match &c.values {
                 Values::Double(v) => VariantRef::Double(v[i]),
                 _ => return Err(bad()),
             },
-            Leaf::Decimal16(scale) => {
+            ShreddedType::Decimal16(scale) => {
                 let b = c.bytes(i).ok_or_else(bad)?;
                 if b.len() > 16 {
                     return Err(variant_error(format!(
@@ -492,12 +517,12 @@ impl Leaf {
                     scale,
                 }
             }
-            Leaf::Binary => VariantRef::Binary(c.bytes(i).ok_or_else(bad)?),
-            Leaf::String => VariantRef::String(
+            ShreddedType::Binary => VariantRef::Binary(c.bytes(i).ok_or_else(bad)?),
+            ShreddedType::String => VariantRef::String(
                 std::str::from_utf8(c.bytes(i).ok_or_else(bad)?)
                     .map_err(|e| variant_error(format!("typed string is not UTF-8: {e}")))?,
             ),
-            Leaf::Uuid => {
+            ShreddedType::Uuid => {
                 let b = c.bytes(i).ok_or_else(bad)?;
                 VariantRef::Uuid(b.try_into().map_err(|_| bad())?)
             }
