@@ -55,7 +55,7 @@ fn random_primitive(e: &mut dyn Entropy, kind: u64) -> Variant {
     let edge = e.chance(0.2);
     let int = |e: &mut dyn Entropy, lo: i64, hi: i64| {
         if edge {
-            *e.pick(&[lo, hi, 0, -1, 1])
+            (*e.pick(&[lo, hi, 0, -1, 1])).clamp(lo, hi)
         } else {
             e.range(lo, hi)
         }
