@@ -37,6 +37,7 @@ pub use encode::{
 pub use metadata::{MetadataBuilder, VariantMetadata};
 pub use owned::Variant;
 pub use rebuild::{describe_shredding, ShreddedType, VariantArray};
+#[cfg(feature = "arrow")]
 pub(crate) use shredding::annotate_variants;
 pub use shredding::{infer_shredding, shred, variant_field, variant_writer, Shredding};
 
