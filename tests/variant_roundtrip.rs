@@ -179,3 +179,93 @@ fn the_parquet_crate_reads_parqs_shredded_variants() {
     }
     assert!(checked >= 25, "arrow-rs rebuilt only {checked} of 40 files");
 }
+
+/// The value of `row` at `path`, walking objects (the oracle of `read_variant_path`).
+fn at_path(row: &Option<Variant>, path: &[&str]) -> Option<Variant> {
+    let mut v = row.as_ref()?;
+    for name in path {
+        match v {
+            Variant::Object(fields) => v = fields.get(*name)?,
+            _ => return None,
+        }
+    }
+    Some(v.clone())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// A path read through its leaves alone gives what walking the whole rows gives.
+    #[test]
+    fn shredded_paths_read_alone((schema, rows) in shredded_rows(40), first in 0..6usize, second in 0..7usize) {
+        let file = write(&rows, &schema, small_pages());
+        let reader = ParquetReader::new(file).unwrap();
+        let names = parq::testing::variant::NAMES;
+        let mut path = vec![names[first]];
+        if second < names.len() {
+            path.push(names[second]);
+        }
+        let got = reader.read_variant_path("var", &path.join(".")).unwrap();
+        prop_assert_eq!(got.len(), rows.len());
+        for (i, row) in rows.iter().enumerate() {
+            let g = got.get(i).map(|v| v.unwrap().to_owned_variant().unwrap());
+            prop_assert_eq!(g, at_path(row, &path), "row {} path {:?}", i, path);
+        }
+    }
+}
+
+/// Only the path's leaves are read: the other shredded fields' columns are not.
+#[test]
+fn a_path_reads_only_its_leaves() {
+    use parq::variant::ShreddedType;
+    let schema = Shredding::Object(vec![
+        ("a".into(), Shredding::Primitive(ShreddedType::Int64)),
+        (
+            "b".into(),
+            Shredding::Object(vec![(
+                "c".into(),
+                Shredding::Primitive(ShreddedType::String),
+            )]),
+        ),
+    ]);
+    let rows = vec![Some(Variant::Object(
+        [
+            ("a".to_string(), Variant::Int64(1)),
+            (
+                "b".to_string(),
+                Variant::Object([("c".to_string(), Variant::String("x".into()))].into()),
+            ),
+        ]
+        .into(),
+    ))];
+    let reader = ParquetReader::new(write(&rows, &schema, WriterOptions::default())).unwrap();
+    assert_eq!(
+        reader.variant_path_leaves("var", "b.c").unwrap(),
+        [
+            "var.metadata",
+            "var.value",
+            "var.typed_value.b.value",
+            "var.typed_value.b.typed_value.c.value",
+            "var.typed_value.b.typed_value.c.typed_value",
+        ]
+    );
+    assert_eq!(
+        reader.variant_path_leaves("var", "a").unwrap(),
+        [
+            "var.metadata",
+            "var.value",
+            "var.typed_value.a.value",
+            "var.typed_value.a.typed_value"
+        ]
+    );
+    // Not shredded: only the value columns on the way.
+    assert_eq!(
+        reader.variant_path_leaves("var", "z.y").unwrap(),
+        ["var.metadata", "var.value"]
+    );
+    let c = reader.read_variant_path("var", "b.c").unwrap();
+    assert_eq!(
+        c.get(0).unwrap().unwrap().to_owned_variant().unwrap(),
+        Variant::String("x".into())
+    );
+}

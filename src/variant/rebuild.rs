@@ -78,10 +78,42 @@ impl VariantArray {
         })
     }
 
+    /// The rows of `parts`, one after the other.
+    pub fn concat(parts: &[VariantArray]) -> VariantArray {
+        if parts.len() == 1 {
+            return parts[0].clone();
+        }
+        let valid: Vec<bool> = parts
+            .iter()
+            .flat_map(|p| (0..p.len()).map(|i| p.is_valid(i)))
+            .collect();
+        let column = |get: fn(&VariantArray) -> &Column| {
+            let cols: Vec<Column> = parts.iter().map(|p| get(p).clone()).collect();
+            if cols.is_empty() {
+                BinaryBuilder::with_rows(0).finish()
+            } else {
+                Column::concat(&cols)
+            }
+        };
+        VariantArray {
+            validity: Some(NullBuffer::from(valid)).filter(|v| v.null_count() > 0),
+            metadata: column(|p| &p.metadata),
+            value: column(|p| &p.value),
+        }
+    }
+
     /// Rebuild the variants of a variant group read as a nested array: `field` is the group
     /// (a struct of `metadata`, `value` and/or `typed_value`), `array` its values. Errors
     /// name the row and the path from the group's name down (`var.a[2].b`).
     pub fn from_group(field: &Field, array: &Array) -> Result<VariantArray> {
+        Self::from_group_at(field, array, &[])
+    }
+
+    /// The values at `path` (object field names from the top) of the variants of a group
+    /// read as for [`Self::from_group`], which may be a projection of the group holding only
+    /// the leaves on that path (see `ParquetReader::read_variant_path`). A row whose variant
+    /// has nothing at `path` is null. Each value keeps its row's metadata.
+    pub fn from_group_at(field: &Field, array: &Array, path: &[&str]) -> Result<VariantArray> {
         let plan = Plan::compile(field)?;
         let Array::Struct(s) = array else {
             return Err(Error::InvalidArgument(format!(
@@ -96,7 +128,7 @@ impl VariantArray {
             Error::format(format!("variant {}: metadata is not binary", field.name))
         })?;
         // Unshredded: the value column already is the variant value of every row.
-        if plan.typed.is_none() {
+        if plan.typed.is_none() && path.is_empty() {
             if let Some(value_at) = plan.value {
                 if let Some(values) = s.children[value_at].as_primitive() {
                     if values.null_count() == 0 && meta_col.null_count() == 0 {
@@ -114,10 +146,12 @@ impl VariantArray {
         let mut meta = BinaryBuilder::with_rows(s.len);
         let mut value = BinaryBuilder::with_rows(s.len);
         let mut scratch = Vec::new();
+        let mut found = Vec::with_capacity(if path.is_empty() { 0 } else { s.len });
         for row in 0..s.len {
             if !s.is_valid_slot(row) {
                 meta.push(&[]);
                 value.push(&[]);
+                found.push(false);
                 continue;
             }
             let m_bytes = meta_col.bytes(row).filter(|_| meta_col.is_valid(row));
@@ -133,8 +167,12 @@ impl VariantArray {
                 path: field.name.clone(),
             };
             scratch.clear();
-            if !ctx.rebuild(&plan, s, row, &mut scratch)? {
-                scratch.push(0); // a missing top-level value is Variant null
+            if path.is_empty() {
+                if !ctx.rebuild(&plan, s, row, &mut scratch)? {
+                    scratch.push(0); // a missing top-level value is Variant null
+                }
+            } else {
+                found.push(ctx.extract(&plan, s, row, path, &mut scratch)?);
             }
             match &ctx.dict {
                 Some(d) => meta.push(&d.finish()),
@@ -142,8 +180,13 @@ impl VariantArray {
             }
             value.push(&scratch);
         }
+        let validity = if path.is_empty() {
+            s.validity.clone()
+        } else {
+            Some(NullBuffer::from(found)).filter(|v| v.null_count() > 0)
+        };
         Ok(VariantArray {
-            validity: s.validity.clone(),
+            validity,
             metadata: meta.finish(),
             value: value.finish(),
         })
@@ -682,6 +725,63 @@ impl<'m> Rebuild<'m> {
                     .map_err(|e| self.error(&e.to_string()))?;
             }
         }
+        Ok(true)
+    }
+
+    /// Append the value at `path` under slot `i` of `group` to `out`; false when there is
+    /// none. Shredded fields are followed through their columns, the rest through the
+    /// encoded `value` (only the columns on the path need to have been read).
+    fn extract(
+        &mut self,
+        plan: &Plan,
+        group: &StructArray,
+        i: usize,
+        path: &[&str],
+        out: &mut Vec<u8>,
+    ) -> Result<bool> {
+        let Some((&name, rest)) = path.split_first() else {
+            return self.rebuild(plan, group, i, out);
+        };
+        if let Some((t, Typed::Object(fields))) = &plan.typed {
+            let typed = &group.children[*t];
+            if group.is_valid_slot(i) && typed.is_valid(i) {
+                if let (Some(k), Array::Struct(shredded)) =
+                    (fields.iter().position(|(n, _)| n == name), typed)
+                {
+                    let Array::Struct(field_group) = &shredded.children[k] else {
+                        return Err(self.error(&format!("shredded field {name} is not a group")));
+                    };
+                    let base = self.path.len();
+                    self.path.push('.');
+                    self.path.push_str(name);
+                    let found = self.extract(&fields[k].1, field_group, i, rest, out)?;
+                    self.path.truncate(base);
+                    return Ok(found);
+                }
+            }
+        }
+        // Not shredded here: follow the path through the encoded value, if any.
+        let value = plan
+            .value
+            .map(|v| &group.children[v])
+            .filter(|a| group.is_valid_slot(i) && a.is_valid(i))
+            .and_then(Array::as_primitive)
+            .and_then(|c| c.bytes(i));
+        let Some(mut raw) = value else {
+            return Ok(false);
+        };
+        for &name in path {
+            let v = VariantRef::new(self.metadata, raw).map_err(|e| self.error(&e.to_string()))?;
+            let VariantRef::Object(o) = v else {
+                return Ok(false);
+            };
+            match (0..o.len()).find(|&k| o.field(k).is_ok_and(|(n, _)| n == name)) {
+                Some(k) => raw = o.field_raw(k).map_err(|e| self.error(&e.to_string()))?.2,
+                None => return Ok(false),
+            }
+        }
+        self.check_value(raw)?;
+        out.extend_from_slice(raw);
         Ok(true)
     }
 
