@@ -9,6 +9,9 @@ read_footer:    their footers (the thrift FileMetaData) and their first page hea
 decode_bloom_filter: bloom_filter.xxhash.bin (parquet-mr: header + 1 KiB bitset).
 read_encrypted: the encrypted parquet-testing files (data/ and data/aes256/), each behind the
                 key-set byte that opens it (see fuzz_targets/read_encrypted.rs).
+decode_variant: parquet-testing's variant/ values (2-byte metadata length, metadata, value)
+                and shredded_variant/'s .variant.bin files (split the same way); the
+                shredded_variant/ Parquet files go to read_file too (variant rebuilding).
 decompress_*:   4-byte declared size + a page compressed by pyarrow (if installed).
 seeds/<target>/: files kept in the repository, copied as they are: for read_file the small
                 lying files of cli/tests/hostile_files.rs (issue 19: counts and sizes that
@@ -67,6 +70,45 @@ def kept_seeds():
         print(f"{target}: {len(names)} kept seeds")
 
 
+def metadata_len(b):
+    """Length of the Variant metadata at the start of `b` (header, offsets, strings)."""
+    if not b:
+        return 0
+    width = (b[0] >> 6) + 1
+    at = lambda i: int.from_bytes(b[i : i + width], "little")
+    n = at(1)
+    strings = 1 + width * (n + 2)
+    return min(len(b), strings + at(1 + width * (n + 1)))
+
+
+def seed_variants(root):
+    values = 0
+    d = os.path.join(root, "variant")
+    if os.path.isdir(d):
+        for name in sorted(os.listdir(d)):
+            if name.endswith(".value"):
+                with open(os.path.join(d, name), "rb") as f:
+                    value = f.read()
+                with open(os.path.join(d, name[: -len(".value")] + ".metadata"), "rb") as f:
+                    meta = f.read()
+                put("decode_variant", struct.pack("<H", len(meta)) + meta + value)
+                values += 1
+    files = 0
+    d = os.path.join(root, "shredded_variant")
+    if os.path.isdir(d):
+        for name in sorted(os.listdir(d)):
+            with open(os.path.join(d, name), "rb") as f:
+                data = f.read()
+            if name.endswith(".variant.bin"):
+                n = metadata_len(data)
+                put("decode_variant", struct.pack("<H", n) + data)
+                values += 1
+            elif name.endswith(".parquet"):
+                put("read_file", data)
+                files += 1
+    print(f"decode_variant: {values} values; read_file: {files} shredded variant files")
+
+
 def main():
     kept_seeds()
     default = os.environ.get("PARQUET_TEST_DATA") or os.path.join(
@@ -120,6 +162,7 @@ def main():
                 put("read_encrypted", bytes([selector | 4]) + data)
             encrypted += 1
     print(f"read_encrypted: {encrypted} files")
+    seed_variants(os.path.join(data_dir, ".."))
     missing = sorted(set(NESTED) - nested)
     if os.path.isdir(data_dir) and missing:
         print("read_file: nested files missing: " + ", ".join(missing))

@@ -5,6 +5,10 @@
 //! the Thrift footer ([`metadata`]), the schema tree ([`schema`]), reading ([`read`]) and
 //! writing ([`mod@write`]).
 //!
+//! [`variant`] reads and writes VARIANT columns: the binary encoding (borrowed views, an
+//! owned tree, writers), rebuilding shredded variants on read (`ParquetReader::read_variant`,
+//! one path alone with `read_variant_path`), shredding on write, and JSON text.
+//!
 //! The `arrow` feature adds `parq::arrow`: Arrow schemas of Parquet files (honouring the
 //! embedded `ARROW:schema`), `ParquetReader::record_batches` (an
 //! `arrow_array::RecordBatchReader` over parq's buffers, without copying values) and
@@ -36,6 +40,7 @@ pub mod schema;
 mod testdata;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod variant;
 pub mod write;
 
 pub use error::{Error, Result};

@@ -293,6 +293,27 @@ fn nested_value(out: &mut String, field: &Field, array: &Array, i: usize) {
     }
 }
 
+/// The JSON text of each row of a variant group, back to back, and where each row's is
+/// (`None`: a null row).
+type VariantText = (String, Vec<Option<std::ops::Range<usize>>>);
+
+fn variant_json(field: &Field, array: &Array) -> parq::Result<VariantText> {
+    let variants = parq::variant::VariantArray::from_group(field, array)?;
+    let mut text = String::new();
+    let mut rows = Vec::with_capacity(variants.len());
+    for i in 0..variants.len() {
+        rows.push(match variants.get(i) {
+            Some(v) => {
+                let start = text.len();
+                v?.write_json(&mut text)?;
+                Some(start..text.len())
+            }
+            None => None,
+        });
+    }
+    Ok((text, rows))
+}
+
 /// The arrays of a batch of rows and its row count.
 type RowBatch = parq::Result<(Vec<Array>, usize)>;
 
@@ -405,8 +426,28 @@ pub fn run<S: Source>(
         out.flush().map_err(stdout_err)?;
         return Ok(());
     }
+    // Variant groups (whole, not a projection of their leaves) print as their JSON value.
+    let variant_names = reader.variant_fields();
+    let is_variant: Vec<bool> = fields
+        .iter()
+        .map(|f| {
+            variant_names.contains(&f.name.as_str())
+                && f.children().iter().any(|c| c.name == "metadata")
+        })
+        .collect();
     for batch in &mut batches {
         let (arrays, num_rows) = batch?;
+        let variants: Vec<Option<VariantText>> = fields
+            .iter()
+            .zip(&arrays)
+            .zip(&is_variant)
+            .map(|((f, a), &v)| v.then(|| variant_json(f, a)).transpose())
+            .collect::<parq::Result<_>>()?;
+        let variant_row = |k: usize, row: usize| {
+            variants[k]
+                .as_ref()
+                .map(|(text, rows)| rows[row].clone().map(|r| &text[r]))
+        };
         for row in 0..num_rows {
             line.clear();
             match format {
@@ -415,7 +456,11 @@ pub fn run<S: Source>(
                         if k > 0 {
                             line.push(',');
                         }
-                        csv_value(&mut line, &mut scratch, field, array, row);
+                        match variant_row(k, row) {
+                            Some(Some(json)) => csv_cell(&mut line, json, true),
+                            Some(None) => {}
+                            None => csv_value(&mut line, &mut scratch, field, array, row),
+                        }
                     }
                     line.push('\n');
                 }
@@ -427,7 +472,10 @@ pub fn run<S: Source>(
                         }
                         line.push_str(&names[k]);
                         line.push(':');
-                        nested_value(&mut line, field, array, row);
+                        match variant_row(k, row) {
+                            Some(json) => line.push_str(json.unwrap_or("null")),
+                            None => nested_value(&mut line, field, array, row),
+                        }
                     }
                     line.push_str("}\n");
                 }

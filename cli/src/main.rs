@@ -192,6 +192,17 @@ fn run(cli: Cli) -> parq::Result<()> {
         Command::Schema { file, keys } => {
             let reader = open(&file, keys.read_options()?)?;
             print!("{}", reader.schema().display_tree());
+            let variants = reader.variant_fields();
+            for f in reader
+                .fields()?
+                .iter()
+                .filter(|f| variants.contains(&f.name.as_str()))
+            {
+                // A tree parq cannot read is still shown, with why.
+                let tree = parq::variant::describe_shredding(f)
+                    .unwrap_or_else(|e| format!("{}: {e}\n", f.name));
+                print!("\nvariant shredding:\n{tree}");
+            }
         }
         Command::Meta { file, json, keys } => {
             let reader = open(&file, keys.read_options()?)?;

@@ -12,6 +12,9 @@
 //! array must be well formed (offsets inside their child, children as long as their
 //! struct, validity as long as its array), and when both reads succeed the batches' rows,
 //! concatenated, equal the whole read slot for slot (`Array::value`).
+//!
+//! Variant columns too: `read_variant` for every VARIANT field rebuilds each row from its
+//! shredding; every rebuilt row decodes (the rebuild checks what it copies) and prints as JSON.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -166,6 +169,16 @@ fuzz_target!(|data: &[u8]| {
     // A batch size the fuzzer steers through the input's length (independent of the two
     // parities above).
     nested(&reader, [1, 2, 3, 7, 100, 4096][(data.len() / 6) % 6]);
+    for name in reader.variant_fields() {
+        if let Ok(v) = reader.read_variant(name) {
+            for i in 0..v.len().min(MAX_COMPARED_ROWS) {
+                if let Some(row) = v.get(i) {
+                    let row = row.expect("a rebuilt variant decodes");
+                    row.to_json().expect("a rebuilt variant prints as JSON");
+                }
+            }
+        }
+    }
     let n = reader.schema().leaves.len();
     let mut whole = Vec::with_capacity(n);
     for i in 0..n {

@@ -9,6 +9,8 @@
 //!   batches as an [`arrow_array::RecordBatchReader`]; [`to_arrow_array`] lists which
 //!   conversions copy.
 //! - [`ArrowWriter`] writes `RecordBatch`es and stores `ARROW:schema`.
+//! - VARIANT columns are the canonical extension type `arrow.parquet.variant` both ways
+//!   ([`variant_arrow_field`]).
 //!
 //! Reading wraps parq's buffers without copying values; [`to_arrow_array`] documents the few
 //! conversions that copy (i32 offsets for `Utf8`/`Binary`, Int8/16 casts, INT96, decimals stored
@@ -42,11 +44,16 @@
 mod ipc_check;
 mod read;
 mod schema;
+mod variant;
 mod write;
 
 pub use read::{column_to_arrow, to_arrow_array, to_record_batch, ParquetRecordBatchReader};
 pub use schema::{
     decode_arrow_schema, encode_arrow_schema, primitive_type, to_arrow_field, to_arrow_schema,
     ARROW_SCHEMA_META_KEY, PARQUET_FIELD_ID_META_KEY,
+};
+pub use variant::{
+    is_variant_field, variant_arrow_field, variant_to_arrow, EXTENSION_NAME_KEY,
+    VARIANT_EXTENSION_NAME,
 };
 pub use write::{from_arrow_array, from_arrow_field, from_arrow_schema, ArrowWriter};

@@ -653,6 +653,36 @@ pub fn to_record_batch(batch: &ArrayBatch, schema: &SchemaRef) -> Result<RecordB
 pub struct ParquetRecordBatchReader<S: Source> {
     inner: ArrayBatchReader<S>,
     schema: SchemaRef,
+    /// Per column: whether it is a whole VARIANT group (read as `arrow.parquet.variant`).
+    variants: Vec<bool>,
+}
+
+impl<S: Source> ParquetRecordBatchReader<S> {
+    fn convert(&self, batch: &ArrayBatch) -> Result<RecordBatch> {
+        if !self.variants.contains(&true) {
+            return to_record_batch(batch, &self.schema);
+        }
+        let columns = batch
+            .arrays
+            .iter()
+            .zip(self.schema.fields().iter())
+            .zip(self.inner.fields().iter().zip(&self.variants))
+            .map(|((a, f), (field, &variant))| {
+                if variant {
+                    let v = crate::variant::VariantArray::from_group(field, a)?;
+                    super::variant::variant_to_arrow(&v)
+                } else {
+                    to_arrow_array(a, f.data_type())
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(batch.num_rows)),
+        )
+        .map_err(arrow_err)
+    }
 }
 
 impl<S: Source> ParquetRecordBatchReader<S> {
@@ -669,7 +699,7 @@ impl<S: Source> Iterator for ParquetRecordBatchReader<S> {
         let batch = self.inner.next()?;
         Some(
             batch
-                .and_then(|b| to_record_batch(&b, &self.schema))
+                .and_then(|b| self.convert(&b))
                 .map_err(|e| ArrowError::ExternalError(Box::new(e))),
         )
     }
@@ -717,10 +747,39 @@ impl<S: Source> ParquetReader<S> {
             projection.to_vec()
         };
         let inner = self.array_batches(&projection, batch_size)?;
-        let schema = Arc::new(super::to_arrow_schema(
+        let mut schema = super::to_arrow_schema(
             inner.fields(),
             self.metadata().key_value_metadata.as_deref(),
-        )?);
-        Ok(ParquetRecordBatchReader { inner, schema })
+        )?;
+        // Whole VARIANT groups (not a projection of their leaves) read as the extension type.
+        let names = self.variant_fields();
+        let variants: Vec<bool> = inner
+            .fields()
+            .iter()
+            .map(|f| {
+                names.contains(&f.name.as_str())
+                    && f.children().iter().any(|c| c.name == "metadata")
+            })
+            .collect();
+        if variants.contains(&true) {
+            let fields: Vec<ArrowField> = schema
+                .fields()
+                .iter()
+                .zip(&variants)
+                .map(|(f, &v)| {
+                    if v {
+                        super::variant::variant_arrow_field(f)
+                    } else {
+                        f.as_ref().clone()
+                    }
+                })
+                .collect();
+            schema = arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone());
+        }
+        Ok(ParquetRecordBatchReader {
+            inner,
+            schema: Arc::new(schema),
+            variants,
+        })
     }
 }

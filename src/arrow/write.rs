@@ -602,7 +602,15 @@ impl<W: Write> ArrowWriter<W> {
             key: ARROW_SCHEMA_META_KEY.to_string(),
             value: Some(encode_arrow_schema(&schema)),
         });
-        let inner = ParquetWriter::with_fields(sink, fields.clone(), options)?;
+        let mut elements = crate::write::schema_elements(&fields)?;
+        let variants: Vec<&str> = schema
+            .fields()
+            .iter()
+            .filter(|f| super::variant::is_variant_field(f))
+            .map(|f| f.name().as_str())
+            .collect();
+        crate::variant::annotate_variants(&mut elements, &variants)?;
+        let inner = ParquetWriter::from_schema_elements(sink, elements, options)?;
         Ok(ArrowWriter {
             inner,
             schema,

@@ -80,6 +80,7 @@ pub mod options;
 pub mod roundtrip;
 pub mod schema;
 pub mod spec;
+pub mod variant;
 
 pub use mutate::{mutate, mutations, Mutated, Mutation};
 pub use roundtrip::{

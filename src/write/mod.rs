@@ -42,6 +42,7 @@ mod page_index;
 mod shred;
 pub(crate) mod stats;
 
+pub(crate) use fields::schema_elements;
 pub use file::ParquetWriter;
 pub use options::{
     BloomFilterOptions, ColumnOptions, EncodingPolicy, Field, PageVersion, WriterOptions,
