@@ -168,44 +168,8 @@ fn value(out: &mut String, col: &Column, fmt: &Format, i: usize, raw: bool) {
 /// prints that column's values: JSON, or when `raw` the bare text. `false` (nothing appended)
 /// when the bytes do not fit the physical type.
 pub fn stat_value(out: &mut String, leaf: &ColumnDescriptor, bytes: &[u8], raw: bool) -> bool {
-    let fixed = |n: usize| (bytes.len() == n).then_some(bytes);
-    let values = match leaf.physical_type {
-        Type::BOOLEAN => match bytes {
-            [b] => Values::Boolean(BooleanBuffer::from(vec![*b != 0])),
-            _ => return false,
-        },
-        Type::INT32 => match fixed(4) {
-            Some(b) => {
-                Values::Int32(vec![i32::from_le_bytes(b.try_into().unwrap_or_default())].into())
-            }
-            None => return false,
-        },
-        Type::INT64 => match fixed(8) {
-            Some(b) => {
-                Values::Int64(vec![i64::from_le_bytes(b.try_into().unwrap_or_default())].into())
-            }
-            None => return false,
-        },
-        Type::INT96 => match fixed(12) {
-            Some(b) => Values::Int96(Buffer::from(b.to_vec())),
-            None => return false,
-        },
-        Type::FLOAT => match fixed(4) {
-            Some(b) => {
-                Values::Float(vec![f32::from_le_bytes(b.try_into().unwrap_or_default())].into())
-            }
-            None => return false,
-        },
-        Type::DOUBLE => match fixed(8) {
-            Some(b) => {
-                Values::Double(vec![f64::from_le_bytes(b.try_into().unwrap_or_default())].into())
-            }
-            None => return false,
-        },
-        _ => Values::Binary {
-            offsets: OffsetBuffer::new(ScalarBuffer::from(vec![0i64, bytes.len() as i64])),
-            data: Buffer::from(bytes.to_vec()),
-        },
+    let Some(values) = stat_values(leaf.physical_type, bytes) else {
+        return false;
     };
     let column = Column {
         len: 1,
@@ -218,6 +182,25 @@ pub fn stat_value(out: &mut String, leaf: &ColumnDescriptor, bytes: &[u8], raw: 
     primitive.scale = leaf.scale;
     value(out, &column, &format_of(&primitive), 0, raw);
     true
+}
+
+/// One value of `physical` from its PLAIN bytes; `None` when the length does not fit.
+fn stat_values(physical: Type, bytes: &[u8]) -> Option<Values> {
+    fn le<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
+        bytes.try_into().ok()
+    }
+    Some(match physical {
+        Type::BOOLEAN => Values::Boolean(BooleanBuffer::from(vec![le::<1>(bytes)?[0] != 0])),
+        Type::INT32 => Values::Int32(vec![i32::from_le_bytes(le(bytes)?)].into()),
+        Type::INT64 => Values::Int64(vec![i64::from_le_bytes(le(bytes)?)].into()),
+        Type::INT96 => Values::Int96(Buffer::from(le::<12>(bytes)?.to_vec())),
+        Type::FLOAT => Values::Float(vec![f32::from_le_bytes(le(bytes)?)].into()),
+        Type::DOUBLE => Values::Double(vec![f64::from_le_bytes(le(bytes)?)].into()),
+        _ => Values::Binary {
+            offsets: OffsetBuffer::new(ScalarBuffer::from(vec![0i64, bytes.len() as i64])),
+            data: Buffer::from(bytes.to_vec()),
+        },
+    })
 }
 
 /// A float as JSON ([`json::float`]); when `raw`, the specials without their quotes.

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use parq::column::{Column, Values};
-use parq::write::{Field, ParquetWriter, WriterOptions};
+use parq::write::{Field, WriterOptions};
 use support::*;
 
 /// 200,000 rows in pages of 10 rows: megabytes of `cat` and of `pages` output, far more than
@@ -23,11 +23,7 @@ fn write_file(path: &Path) {
         data_page_row_limit: 10,
         ..WriterOptions::default()
     };
-    let mut file = Vec::new();
-    let mut w = ParquetWriter::new(&mut file, vec![Field::int64("id")], options).unwrap();
-    w.write_batch(&[ids]).unwrap();
-    w.finish().unwrap();
-    std::fs::write(path, file).unwrap();
+    write_parquet(path, vec![Field::int64("id")], &[ids], options);
 }
 
 #[test]

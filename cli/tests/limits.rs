@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
 use parq::column::{Column, Values};
-use parq::write::{Field, ParquetWriter, WriterOptions};
+use parq::write::{Field, WriterOptions};
 use support::*;
 
 /// One snappy page of 1000 distinct 100-byte strings: 104 KB uncompressed (PLAIN, lengths
@@ -35,11 +35,7 @@ fn write_big_page(path: &Path) {
         compression: parq::codecs::compression::CodecKind::Snappy,
         ..WriterOptions::default()
     };
-    let mut file = Vec::new();
-    let mut w = ParquetWriter::new(&mut file, vec![Field::string("s")], options).unwrap();
-    w.write_batch(&[column]).unwrap();
-    w.finish().unwrap();
-    std::fs::write(path, file).unwrap();
+    write_parquet(path, vec![Field::string("s")], &[column], options);
 }
 
 fn os(s: &str) -> &OsStr {

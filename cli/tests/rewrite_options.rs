@@ -5,6 +5,7 @@
 mod support;
 
 use std::ffi::OsStr;
+use std::path::Path;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -13,7 +14,14 @@ use parq::column::Values;
 use parq::read::ParquetReader;
 use support::*;
 
-fn open(path: &std::path::Path) -> ParquetReader {
+/// `parq rewrite INPUT OUTPUT FLAGS...` in `scratch`.
+fn rewrite(scratch: &Path, input: &Path, output: &Path, flags: &[&str]) -> Run {
+    let mut args = vec![OsStr::new("rewrite"), input.as_os_str(), output.as_os_str()];
+    args.extend(flags.iter().map(OsStr::new));
+    run_parq(&args, scratch, Duration::from_secs(60))
+}
+
+fn open(path: &Path) -> ParquetReader {
     ParquetReader::new(Bytes::from(std::fs::read(path).unwrap())).unwrap()
 }
 
@@ -28,8 +36,7 @@ fn rewrite_keeps_bloom_filters() {
     ] {
         let input = parquet_test_data().join(name);
         let output = scratch.join(name);
-        let args = [OsStr::new("rewrite"), input.as_os_str(), output.as_os_str()];
-        let run = run_parq(&args, &scratch, Duration::from_secs(60));
+        let run = rewrite(&scratch, &input, &output, &[]);
         assert!(run.success(), "{name}: {}", run.stderr);
         assert!(open(&input).read_bloom_filter(0, 0).unwrap().is_some());
 
@@ -66,14 +73,7 @@ fn rewrite_takes_a_compression_level() {
     let mut sizes = Vec::new();
     for compression in ["gzip:0", "gzip:9", "zstd:19", "zstd"] {
         let output = scratch.join(format!("{}.parquet", compression.replace(':', "_")));
-        let args = [
-            OsStr::new("rewrite"),
-            input.as_os_str(),
-            output.as_os_str(),
-            OsStr::new("--compression"),
-            OsStr::new(compression),
-        ];
-        let run = run_parq(&args, &scratch, Duration::from_secs(60));
+        let run = rewrite(&scratch, &input, &output, &["--compression", compression]);
         assert!(run.success(), "{compression}: {}", run.stderr);
         assert_eq!(open(&output).read_column(0).unwrap().len, 7300);
         sizes.push(std::fs::metadata(&output).unwrap().len());
@@ -92,14 +92,7 @@ fn rewrite_takes_a_compression_level() {
     );
     for (bad, says) in [("zstd:x", "not an integer"), ("snappy:3", "level")] {
         let output = scratch.join("bad.parquet");
-        let args = [
-            OsStr::new("rewrite"),
-            input.as_os_str(),
-            output.as_os_str(),
-            OsStr::new("--compression"),
-            OsStr::new(bad),
-        ];
-        let run = run_parq(&args, &scratch, Duration::from_secs(60));
+        let run = rewrite(&scratch, &input, &output, &["--compression", bad]);
         assert!(
             !run.success() && run.stderr.contains(says),
             "{bad}: {}",
@@ -115,8 +108,7 @@ fn rewrite_table_aligns_long_paths() {
     let scratch = scratch_dir("rewrite-table");
     let input = parquet_test_data().join("nested_lists.snappy.parquet");
     let output = scratch.join("out.parquet");
-    let args = [OsStr::new("rewrite"), input.as_os_str(), output.as_os_str()];
-    let run = run_parq(&args, &scratch, Duration::from_secs(60));
+    let run = rewrite(&scratch, &input, &output, &[]);
     assert!(run.success(), "{}", run.stderr);
     let stdout = String::from_utf8(run.stdout.clone()).unwrap();
     let table: Vec<&str> = stdout

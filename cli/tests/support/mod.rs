@@ -977,6 +977,20 @@ pub fn check_known_failures(
     errors
 }
 
+/// Write a flat file with parq's writer to `path` (for tests that need a file of a given shape).
+pub fn write_parquet(
+    path: &Path,
+    fields: Vec<parq::write::Field>,
+    columns: &[parq::column::Column],
+    options: parq::write::WriterOptions,
+) {
+    let mut file = Vec::new();
+    let mut w = parq::write::ParquetWriter::new(&mut file, fields, options).unwrap();
+    w.write_batch(columns).unwrap();
+    w.finish().unwrap();
+    fs::write(path, file).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
