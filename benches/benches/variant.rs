@@ -40,7 +40,10 @@ fn row(rng: &mut Rng) -> Option<Variant> {
     let mut f = BTreeMap::new();
     f.insert("f0".into(), Variant::Int64(rng.next_u64() as i64 >> 20));
     f.insert("f1".into(), Variant::String(s(rng)));
-    f.insert("f2".into(), Variant::Double(rng.below(1 << 30) as f64 / 1024.0));
+    f.insert(
+        "f2".into(),
+        Variant::Double(rng.below(1 << 30) as f64 / 1024.0),
+    );
     f.insert("f3".into(), Variant::Boolean(rng.below(2) == 0));
     f.insert(
         "f4".into(),
@@ -81,8 +84,13 @@ fn file(rows: usize) -> Bytes {
         row_group_rows: rows.max(1),
         ..WriterOptions::default()
     };
-    let mut w = variant_writer(&mut out, vec![variant_field("var", &schema)], &["var"], options)
-        .unwrap();
+    let mut w = variant_writer(
+        &mut out,
+        vec![variant_field("var", &schema)],
+        &["var"],
+        options,
+    )
+    .unwrap();
     let mut left = rows;
     while left > 0 {
         let n = left.min(65_536);
@@ -171,9 +179,13 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     g.throughput(Throughput::Elements(rows as u64));
     g.bench_function("json/parq", |b| b.iter(|| black_box(parq_json(&file))));
-    g.bench_function("json/parquet", |b| b.iter(|| black_box(arrow_rs_json(&file))));
+    g.bench_function("json/parquet", |b| {
+        b.iter(|| black_box(arrow_rs_json(&file)))
+    });
     g.bench_function("arrow/parq", |b| b.iter(|| black_box(parq_arrow(&file))));
-    g.bench_function("arrow/parquet", |b| b.iter(|| black_box(arrow_rs_arrow(&file))));
+    g.bench_function("arrow/parquet", |b| {
+        b.iter(|| black_box(arrow_rs_arrow(&file)))
+    });
     g.bench_function("rebuild/parq", |b| {
         b.iter(|| {
             let reader = ParquetReader::new(file.clone()).unwrap();
