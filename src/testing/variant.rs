@@ -8,6 +8,7 @@
 //! ```
 //! use parq::testing::variant::{shredding, variant_rows};
 //! use proptest::prelude::*;
+//! use proptest::strategy::ValueTree;
 //! use proptest::test_runner::TestRunner;
 //! let mut runner = TestRunner::default();
 //! let rows = variant_rows(10).new_tree(&mut runner).unwrap().current();
