@@ -1,0 +1,1 @@
+//! parq as a DataFusion file format.
