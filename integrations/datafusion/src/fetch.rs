@@ -131,14 +131,22 @@ impl FetchedFile {
         Ok(file)
     }
 
-    /// Fetch `ranges` (clamped to the file, skipping what is already here) with one
-    /// `get_ranges` call.
+    /// Fetch `ranges` (clamped to the file, merged where they overlap or touch, skipping what
+    /// is already here) with one `get_ranges` call, which the store may coalesce further.
     pub async fn fetch(&self, ranges: &[Range<u64>]) -> parq::Result<()> {
-        let missing: Vec<Range<u64>> = ranges
+        let mut wanted: Vec<Range<u64>> = ranges
             .iter()
             .map(|r| r.start.min(self.len)..r.end.min(self.len))
             .filter(|r| r.start < r.end && !self.holds(r))
             .collect();
+        wanted.sort_by_key(|r| r.start);
+        let mut missing: Vec<Range<u64>> = Vec::with_capacity(wanted.len());
+        for r in wanted {
+            match missing.last_mut() {
+                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+                _ => missing.push(r),
+            }
+        }
         if missing.is_empty() {
             return Ok(());
         }

@@ -191,6 +191,7 @@ struct ScanPlan {
     /// Leaf paths (dotted), to find the predicate's leaves.
     leaf_paths: Vec<String>,
     layout: ByteArrayLayout,
+    file_len: u64,
 }
 
 impl ScanPlan {
@@ -250,6 +251,7 @@ impl ScanPlan {
             columns,
             leaves,
             leaf_paths,
+            file_len: parq::read::Source::len(source),
             layout: if views {
                 ByteArrayLayout::Views
             } else {
@@ -286,8 +288,10 @@ impl ScanPlan {
         out
     }
 
-    /// The output columns' chunks in `row_groups`.
+    /// The output columns' chunks in `row_groups`, as parq reads them: with up to
+    /// [`CHUNK_SLACK`] bytes past the declared end.
     fn chunk_ranges(&self, row_groups: &[usize]) -> Vec<Range<u64>> {
+        let data_end = self.file_len.saturating_sub(8);
         let mut out = Vec::new();
         for &rg in row_groups {
             for &leaf in &self.leaves {
@@ -297,13 +301,17 @@ impl ScanPlan {
                         .meta_data
                         .as_ref()
                         .map_or(0, |m| m.total_compressed_size.max(0) as u64);
-                    out.push(start..start.saturating_add(len));
+                    out.push(start..start.saturating_add(len + CHUNK_SLACK).min(data_end));
                 }
             }
         }
         out
     }
 }
+
+/// parq reads a column chunk with 100 bytes past its declared size, for old writers that left
+/// the dictionary page header out of `total_compressed_size` (PARQUET-816).
+const CHUNK_SLACK: u64 = 100;
 
 /// Where a column chunk's pages start: its dictionary page, else its first data page.
 fn chunk_start(c: &parq::metadata::ColumnChunk) -> u64 {

@@ -10,7 +10,11 @@ use datafusion::arrow::compute::concat_batches;
 use common::{register, session, Reader};
 
 /// Files whose answers differ, and why.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[(
+    "repeated_no_annotation.parquet",
+    "DataFusion's reader returns no rows; the file holds 6 records (a repeated group without \
+     a LIST annotation), which parq reads",
+)];
 
 async fn select_all(file: &Path, reader: Reader) -> datafusion::common::Result<RecordBatch> {
     let ctx = session(1);

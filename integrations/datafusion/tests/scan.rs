@@ -39,7 +39,7 @@ async fn execute(ctx: &SessionContext, sql: &str) -> (Vec<String>, Arc<dyn Execu
 async fn in_memory_store_equals_local_files() {
     let dir = tpch(0.01, 4096).await;
     let store = Arc::new(InMemory::new());
-    for table in ["lineitem", "orders", "customer"] {
+    for table in ["lineitem", "orders", "customer", "nation"] {
         let bytes = std::fs::read(dir.join(format!("{table}.parquet"))).unwrap();
         store
             .put(&StorePath::from(format!("tpch/{table}.parquet")), PutPayload::from(bytes))
@@ -49,7 +49,7 @@ async fn in_memory_store_equals_local_files() {
     let memory = session(2);
     memory.register_object_store(&url::Url::parse("memory://").unwrap(), store);
     let local = session(2);
-    for table in ["lineitem", "orders", "customer"] {
+    for table in ["lineitem", "orders", "customer", "nation"] {
         let url = format!("memory:///tpch/{table}.parquet");
         register(&memory, table, &url, Reader::Parq).await.unwrap();
         let path = dir.join(format!("{table}.parquet"));

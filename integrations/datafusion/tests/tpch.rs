@@ -25,7 +25,8 @@ async fn tpch_queries_equal_in_both_formats() {
                 continue;
             }
         };
-        assert!(!want.is_empty(), "q{n} returned no rows");
+        // At this scale no order has more than 313 items: q18 is rightly empty.
+        assert!(!want.is_empty() || n == 18, "q{n} returned no rows");
         if got != want {
             failed.push(format!("q{n}: parq {got:?}\nbuilt-in {want:?}"));
         }

@@ -1,5 +1,5 @@
 -- TPC-H query 3, standard text (TPC-H queries are Copyright 1993-2022 Transaction Processing
--- Performance Council; used under the TPC Fair Use Policy), with the substitution parameters
+-- Performance Council, used under the TPC Fair Use Policy), with the substitution parameters
 -- that DataFusion's benchmarks use.
 select
 	l_orderkey,

@@ -142,10 +142,12 @@ pub fn query(n: usize) -> String {
 /// 15 creates and drops a view around its query).
 pub async fn run(ctx: &SessionContext, sql: &str) -> Result<Vec<RecordBatch>> {
     let mut out = Vec::new();
-    for statement in sql.split(';').filter(|s| {
-        s.lines()
-            .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with("--"))
-    }) {
+    let text: String = sql
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("--"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for statement in text.split(';').filter(|s| !s.trim().is_empty()) {
         let batches = ctx.sql(statement).await?.collect().await?;
         if batches.iter().any(|b| b.num_columns() > 0) {
             out = batches;
