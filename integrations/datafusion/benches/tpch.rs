@@ -14,13 +14,20 @@ use std::time::{Duration, Instant};
 use common::{query, register_tpch, run, session, tpch, Reader};
 
 fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn median_spread(mut times: Vec<Duration>) -> (f64, f64, f64) {
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    (ms(times[times.len() / 2]), ms(times[0]), ms(times[times.len() - 1]))
+    (
+        ms(times[times.len() / 2]),
+        ms(times[0]),
+        ms(times[times.len() - 1]),
+    )
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -36,7 +43,9 @@ async fn main() {
     register_tpch(&parq, &dir, Reader::Parq).await;
     let builtin = session(2);
     register_tpch(&builtin, &dir, Reader::Builtin).await;
-    println!("TPC-H SF {sf}, target_partitions 2, {runs} runs after a warm-up; ms median [min-max]");
+    println!(
+        "TPC-H SF {sf}, target_partitions 2, {runs} runs after a warm-up; ms median [min-max]"
+    );
     println!("| query | parq | built-in | built-in / parq |");
     println!("| --- | --- | --- | --- |");
     let mut log_sum = 0.0;
@@ -61,5 +70,8 @@ async fn main() {
             p.0, p.1, p.2, b.0, b.1, b.2
         );
     }
-    println!("geomean built-in / parq: {:.3}", (log_sum / queries.len() as f64).exp());
+    println!(
+        "geomean built-in / parq: {:.3}",
+        (log_sum / queries.len() as f64).exp()
+    );
 }

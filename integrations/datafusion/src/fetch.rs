@@ -126,7 +126,8 @@ impl FetchedFile {
         }
         file.insert(len - suffix, tail);
         if needed > suffix {
-            file.fetch(&[len - needed..len - suffix]).await?;
+            let rest = len - needed..len - suffix;
+            file.fetch(std::slice::from_ref(&rest)).await?;
         }
         Ok(file)
     }
@@ -225,7 +226,8 @@ impl parq::read::Source for FetchedFile {
         self.counts.on_demand.fetch_add(1, Ordering::Relaxed);
         let this = self.clone();
         let r = range.clone();
-        self.runtime.block_on(async move { this.fetch(&[r]).await })?;
+        self.runtime
+            .block_on(async move { this.fetch(&[r]).await })?;
         self.lookup(&range)
             .ok_or_else(|| parq::Error::format("fetched range missing"))
     }

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::Session;
-use datafusion::common::{internal_datafusion_err, not_impl_err, DataFusionError, GetExt, Result, Statistics};
+use datafusion::common::{
+    internal_datafusion_err, not_impl_err, DataFusionError, GetExt, Result, Statistics,
+};
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
 use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};

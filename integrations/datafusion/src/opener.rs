@@ -62,8 +62,10 @@ impl ScanMetrics {
     }
 
     fn add_fetches(&self, counts: &FetchCounts) {
-        self.requests.add(counts.requests.load(Ordering::Relaxed) as usize);
-        self.bytes_fetched.add(counts.bytes.load(Ordering::Relaxed) as usize);
+        self.requests
+            .add(counts.requests.load(Ordering::Relaxed) as usize);
+        self.bytes_fetched
+            .add(counts.bytes.load(Ordering::Relaxed) as usize);
         self.on_demand_fetches
             .add(counts.on_demand.load(Ordering::Relaxed) as usize);
     }
@@ -100,7 +102,11 @@ impl FileOpener for ParqOpener {
             let source = FetchedFile::open(store, location, size, Arc::clone(&counts))
                 .await
                 .map_err(parq_err)?;
-            let plan = ScanPlan::new(&source, &output, file.range.as_ref().map(|r| r.start..r.end))?;
+            let plan = ScanPlan::new(
+                &source,
+                &output,
+                file.range.as_ref().map(|r| r.start..r.end),
+            )?;
             metrics.row_groups.add(plan.row_groups.len());
             // The predicate, with dynamic filters (join keys, top-k bounds) as they are now.
             let predicate = predicate
@@ -108,11 +114,16 @@ impl FileOpener for ParqOpener {
                 .and_then(|p| crate::predicate::to_parq(&p, &file_schema));
             let (row_groups, selection) = match predicate {
                 Some(expr) if !plan.row_groups.is_empty() => {
-                    source.fetch(&plan.page_index_ranges(&expr)).await.map_err(parq_err)?;
+                    source
+                        .fetch(&plan.page_index_ranges(&expr))
+                        .await
+                        .map_err(parq_err)?;
                     let (rgs, src) = (plan.row_groups.clone(), source.clone());
                     let pruned = tokio::task::spawn_blocking(move || {
                         let reader = open(src, Some(rgs), None, ByteArrayLayout::Offsets)?;
-                        reader.prune(&expr).map(|(sel, stats)| (sel, stats, reader.row_group_first_rows()))
+                        reader
+                            .prune(&expr)
+                            .map(|(sel, stats)| (sel, stats, reader.row_group_first_rows()))
                     })
                     .await
                     .map_err(|e| DataFusionError::External(Box::new(e)))?;
@@ -150,7 +161,9 @@ impl FileOpener for ParqOpener {
                 .fetch(&plan.chunk_ranges(&row_groups))
                 .await
                 .map_err(parq_err)?;
-            let stream = decode(source, plan, row_groups, selection, batch_size, limit, output);
+            let stream = decode(
+                source, plan, row_groups, selection, batch_size, limit, output,
+            );
             let counted = stream.chain(futures::stream::once(async move {
                 metrics.add_fetches(&counts);
                 None
@@ -231,7 +244,12 @@ impl ScanPlan {
                 Some((f.name().clone(), dt))
             })
             .collect();
-        let leaf_paths: Vec<String> = reader.schema().leaves.iter().map(|l| l.path_string()).collect();
+        let leaf_paths: Vec<String> = reader
+            .schema()
+            .leaves
+            .iter()
+            .map(|l| l.path_string())
+            .collect();
         let leaves = reader
             .schema()
             .leaves
@@ -342,7 +360,12 @@ fn decode(
             let reader =
                 open(source, Some(row_groups), selection, plan.layout).map_err(parq_err)?;
             let mut left = limit.unwrap_or(usize::MAX);
-            let names: Vec<&str> = plan.columns.iter().flatten().map(|(n, _)| n.as_str()).collect();
+            let names: Vec<&str> = plan
+                .columns
+                .iter()
+                .flatten()
+                .map(|(n, _)| n.as_str())
+                .collect();
             if names.is_empty() {
                 // No file column is wanted (`COUNT(*)`, or only columns the file lacks):
                 // only row counts.
@@ -397,7 +420,12 @@ fn decode(
 
 /// The decoded columns (the file's, in output order) as a batch of the output schema: a
 /// column the file lacks is nulls, a type that differs is cast (widened).
-fn adapt(output: &SchemaRef, plan: &ScanPlan, decoded: Vec<ArrayRef>, rows: usize) -> Result<RecordBatch> {
+fn adapt(
+    output: &SchemaRef,
+    plan: &ScanPlan,
+    decoded: Vec<ArrayRef>,
+    rows: usize,
+) -> Result<RecordBatch> {
     let mut decoded = decoded.into_iter();
     let columns = output
         .fields()

@@ -161,9 +161,9 @@ fn literal(expr: &Arc<dyn PhysicalExpr>, dt: &DataType) -> Option<ParqLiteral> {
             unscaled: *v,
             scale: *scale as u32,
         },
-        ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s)) => {
-            ParqLiteral::String(s.clone())
-        }
+        ScalarValue::Utf8(Some(s))
+        | ScalarValue::LargeUtf8(Some(s))
+        | ScalarValue::Utf8View(Some(s)) => ParqLiteral::String(s.clone()),
         ScalarValue::Binary(Some(b))
         | ScalarValue::LargeBinary(Some(b))
         | ScalarValue::BinaryView(Some(b))
@@ -186,7 +186,11 @@ mod tests {
         ])
     }
 
-    fn bin(l: Arc<dyn PhysicalExpr>, op: Operator, r: Arc<dyn PhysicalExpr>) -> Arc<dyn PhysicalExpr> {
+    fn bin(
+        l: Arc<dyn PhysicalExpr>,
+        op: Operator,
+        r: Arc<dyn PhysicalExpr>,
+    ) -> Arc<dyn PhysicalExpr> {
         binary(l, op, r, &schema()).unwrap()
     }
 
@@ -197,8 +201,15 @@ mod tests {
         let e = bin(lit(5i64), Operator::Lt, Arc::clone(&a));
         assert_eq!(to_parq(&e, &s), Some(parq::predicate::col("a").gt(5)));
         let e = in_list(Arc::clone(&a), vec![lit(1i64), lit(2i64)], &false, &s).unwrap();
-        assert_eq!(to_parq(&e, &s), Some(parq::predicate::col("a").is_in([1, 2])));
-        let e = bin(col("d", &s).unwrap(), Operator::GtEq, lit(ScalarValue::Date32(Some(9000))));
+        assert_eq!(
+            to_parq(&e, &s),
+            Some(parq::predicate::col("a").is_in([1, 2]))
+        );
+        let e = bin(
+            col("d", &s).unwrap(),
+            Operator::GtEq,
+            lit(ScalarValue::Date32(Some(9000))),
+        );
         assert_eq!(to_parq(&e, &s), Some(parq::predicate::col("d").ge(9000)));
     }
 

@@ -131,7 +131,9 @@ impl FileSource for ParqSource {
             ));
         }
         let mut source = self.clone();
-        source.predicate = Some(conjunction(self.predicate.clone().into_iter().chain(filters)));
+        source.predicate = Some(conjunction(
+            self.predicate.clone().into_iter().chain(filters),
+        ));
         Ok(
             FilterPushdownPropagation::with_parent_pushdown_result(not_pushed)
                 .with_updated_node(Arc::new(source) as _),

@@ -19,7 +19,11 @@ pub fn file_statistics(
     schema: &SchemaDescriptor,
     table_schema: &Schema,
 ) -> Statistics {
-    let rows: i64 = metadata.row_groups.iter().map(|rg| rg.num_rows.max(0)).sum();
+    let rows: i64 = metadata
+        .row_groups
+        .iter()
+        .map(|rg| rg.num_rows.max(0))
+        .sum();
     let bytes: i64 = metadata
         .row_groups
         .iter()

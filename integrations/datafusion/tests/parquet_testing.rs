@@ -5,9 +5,9 @@ mod common;
 
 use std::path::Path;
 
+use common::{register, session, Reader};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::compute::concat_batches;
-use common::{register, session, Reader};
 
 /// Files whose answers differ, and why.
 const KNOWN_DIFFERENCES: &[(&str, &str)] = &[(
@@ -58,7 +58,12 @@ async fn select_star_equals_builtin_on_parquet_testing() {
                     };
                     let w = want.column(i);
                     if g.data_type() != w.data_type() {
-                        why = Some(format!("{}: {} vs {}", f.name(), g.data_type(), w.data_type()));
+                        why = Some(format!(
+                            "{}: {} vs {}",
+                            f.name(),
+                            g.data_type(),
+                            w.data_type()
+                        ));
                     } else if g.to_data() != w.to_data() {
                         why = Some(format!("{}: values differ", f.name()));
                     }
@@ -74,5 +79,10 @@ async fn select_star_equals_builtin_on_parquet_testing() {
         }
     }
     assert!(compared > 40, "only {compared} files compared");
-    assert!(differ.is_empty(), "{} of {compared}:\n{}", differ.len(), differ.join("\n"));
+    assert!(
+        differ.is_empty(),
+        "{} of {compared}:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
 }

@@ -30,7 +30,13 @@ fn scan_metric(plan: &Arc<dyn ExecutionPlan>, name: &str) -> usize {
 }
 
 async fn execute(ctx: &SessionContext, sql: &str) -> (Vec<String>, Arc<dyn ExecutionPlan>) {
-    let plan = ctx.sql(sql).await.unwrap().create_physical_plan().await.unwrap();
+    let plan = ctx
+        .sql(sql)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
     let batches = collect(Arc::clone(&plan), ctx.task_ctx()).await.unwrap();
     (rows(&batches, false), plan)
 }
@@ -42,7 +48,10 @@ async fn in_memory_store_equals_local_files() {
     for table in ["lineitem", "orders", "customer", "nation"] {
         let bytes = std::fs::read(dir.join(format!("{table}.parquet"))).unwrap();
         store
-            .put(&StorePath::from(format!("tpch/{table}.parquet")), PutPayload::from(bytes))
+            .put(
+                &StorePath::from(format!("tpch/{table}.parquet")),
+                PutPayload::from(bytes),
+            )
             .await
             .unwrap();
     }
@@ -53,7 +62,9 @@ async fn in_memory_store_equals_local_files() {
         let url = format!("memory:///tpch/{table}.parquet");
         register(&memory, table, &url, Reader::Parq).await.unwrap();
         let path = dir.join(format!("{table}.parquet"));
-        register(&local, table, path.to_str().unwrap(), Reader::Parq).await.unwrap();
+        register(&local, table, path.to_str().unwrap(), Reader::Parq)
+            .await
+            .unwrap();
     }
     for n in [1, 3, 6, 10] {
         let sql = query(n);
@@ -61,7 +72,11 @@ async fn in_memory_store_equals_local_files() {
         assert_eq!(rows(&run(&memory, &sql).await.unwrap(), true), want, "q{n}");
     }
     // Footer, leading magic and column chunks are prefetched: nothing is fetched on demand.
-    let (_, plan) = execute(&memory, "SELECT sum(l_quantity), max(l_comment) FROM lineitem").await;
+    let (_, plan) = execute(
+        &memory,
+        "SELECT sum(l_quantity), max(l_comment) FROM lineitem",
+    )
+    .await;
     assert_eq!(scan_metric(&plan, "on_demand_fetches"), 0);
     assert!(scan_metric(&plan, "requests") > 0);
 }
@@ -73,7 +88,9 @@ async fn lineitem_by_shipdate() -> std::path::PathBuf {
     if !path.exists() {
         let ctx = session(1);
         let src = dir.join("lineitem.parquet");
-        register(&ctx, "lineitem", src.to_str().unwrap(), Reader::Builtin).await.unwrap();
+        register(&ctx, "lineitem", src.to_str().unwrap(), Reader::Builtin)
+            .await
+            .unwrap();
         let tmp = dir.join("lineitem_by_shipdate.tmp.parquet");
         let sql = format!(
             "COPY (SELECT * FROM lineitem ORDER BY l_shipdate, l_orderkey, l_linenumber) TO '{}' \
@@ -92,9 +109,18 @@ async fn selective_date_filter_prunes_row_groups() {
     let sql = "SELECT count(*), sum(l_extendedprice * (1 - l_discount)) FROM lineitem \
                WHERE l_shipdate >= date '1995-09-01' AND l_shipdate < date '1995-09-01' + interval '1' month";
     let parq = session(2);
-    register(&parq, "lineitem", path.to_str().unwrap(), Reader::Parq).await.unwrap();
+    register(&parq, "lineitem", path.to_str().unwrap(), Reader::Parq)
+        .await
+        .unwrap();
     let builtin = session(2);
-    register(&builtin, "lineitem", path.to_str().unwrap(), Reader::Builtin).await.unwrap();
+    register(
+        &builtin,
+        "lineitem",
+        path.to_str().unwrap(),
+        Reader::Builtin,
+    )
+    .await
+    .unwrap();
     let (got, plan) = execute(&parq, sql).await;
     let (want, _) = execute(&builtin, sql).await;
     assert_eq!(got, want);
@@ -107,6 +133,10 @@ async fn selective_date_filter_prunes_row_groups() {
     let fetched = scan_metric(&plan, "bytes_fetched");
     assert!(fetched * 10 < size, "fetched {fetched} of {size} bytes");
     // The same query without a filter the scan can use prunes nothing.
-    let (_, plan) = execute(&parq, "SELECT count(*) FROM lineitem WHERE l_comment LIKE '%x%'").await;
+    let (_, plan) = execute(
+        &parq,
+        "SELECT count(*) FROM lineitem WHERE l_comment LIKE '%x%'",
+    )
+    .await;
     assert_eq!(scan_metric(&plan, "row_groups_pruned"), 0);
 }

@@ -11,7 +11,9 @@ use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::common::Result;
 use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::file_format::FileFormat;
-use datafusion::datasource::listing::{ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl};
+use datafusion::datasource::listing::{
+    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use parq_datafusion::ParqFormat;
 
@@ -128,7 +130,9 @@ pub async fn register(ctx: &SessionContext, name: &str, url: &str, reader: Reade
 pub async fn register_tpch(ctx: &SessionContext, dir: &Path, reader: Reader) {
     for (table, _) in TABLES {
         let path = dir.join(format!("{table}.parquet"));
-        register(ctx, table, path.to_str().unwrap(), reader).await.unwrap();
+        register(ctx, table, path.to_str().unwrap(), reader)
+            .await
+            .unwrap();
     }
 }
 
