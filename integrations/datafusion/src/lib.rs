@@ -39,7 +39,11 @@ pub use source::ParqSource;
 
 /// Register [`ParqFormatFactory`] with `ctx`, so that SQL can say `STORED AS PARQ`.
 pub fn register(ctx: &datafusion::prelude::SessionContext) -> datafusion::common::Result<()> {
-    ctx.state_ref()
-        .write()
-        .register_file_format(Arc::new(ParqFormatFactory::new()), true)
+    let state = ctx.state_ref();
+    let mut state = state.write();
+    state.table_factories_mut().insert(
+        "PARQ".into(),
+        Arc::new(datafusion::datasource::listing_table_factory::ListingTableFactory::new()),
+    );
+    state.register_file_format(Arc::new(ParqFormatFactory::new()), true)
 }

@@ -140,3 +140,32 @@ async fn selective_date_filter_prunes_row_groups() {
     .await;
     assert_eq!(scan_metric(&plan, "row_groups_pruned"), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stored_as_parq_in_sql() {
+    let dir = tpch(0.01, 4096).await;
+    let mut answers = Vec::new();
+    for stored_as in ["PARQ", "PARQUET"] {
+        let ctx = session(2);
+        let sql = format!(
+            "CREATE EXTERNAL TABLE nation STORED AS {stored_as} LOCATION '{}'",
+            dir.join("nation.parquet").display()
+        );
+        ctx.sql(&sql).await.unwrap().collect().await.unwrap();
+        let q = "SELECT n_regionkey, count(*), min(n_name) FROM nation \
+                 WHERE n_nationkey > 3 AND n_regionkey IN (1, 3) GROUP BY n_regionkey";
+        let (got, plan) = execute(&ctx, q).await;
+        let shown = datafusion::physical_plan::displayable(plan.as_ref())
+            .indent(true)
+            .to_string();
+        let builtin = shown.contains("file_type=parquet");
+        assert_eq!(
+            !builtin && shown.contains("file_type=parq"),
+            stored_as == "PARQ",
+            "{shown}"
+        );
+        answers.push(got);
+    }
+    assert_eq!(answers[0], answers[1]);
+    assert_eq!(answers[0].len(), 2);
+}
