@@ -29,6 +29,12 @@ fn scan_metric(plan: &Arc<dyn ExecutionPlan>, name: &str) -> usize {
         .sum::<usize>()
 }
 
+fn plan_text(plan: &Arc<dyn ExecutionPlan>) -> String {
+    datafusion::physical_plan::displayable(plan.as_ref())
+        .indent(true)
+        .to_string()
+}
+
 async fn execute(ctx: &SessionContext, sql: &str) -> (Vec<String>, Arc<dyn ExecutionPlan>) {
     let plan = ctx
         .sql(sql)
@@ -126,6 +132,19 @@ async fn selective_date_filter_prunes_row_groups() {
     assert_eq!(got, want);
     let row_groups = scan_metric(&plan, "row_groups");
     let pruned = scan_metric(&plan, "row_groups_pruned");
+    // The two partitions split the file's row groups: each is counted once.
+    let bytes = bytes::Bytes::from(std::fs::read(&path).unwrap());
+    let in_file = parq::read::ParquetReader::new(bytes)
+        .unwrap()
+        .metadata()
+        .row_groups
+        .len();
+    assert_eq!(row_groups, in_file);
+    assert!(
+        plan_text(&plan).contains("2 groups"),
+        "{}",
+        plan_text(&plan)
+    );
     // One month of about 80: all but the one or two row groups that hold it are pruned.
     assert!(row_groups > 20, "{row_groups} row groups");
     assert!(pruned + 3 >= row_groups, "{pruned} of {row_groups} pruned");
