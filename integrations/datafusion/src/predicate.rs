@@ -3,6 +3,8 @@
 //! What maps: comparisons of a file column with a literal of the column's own type (either
 //! side), `IN` lists of such literals, `IS [NOT] NULL`, and `AND` / `OR` / `NOT` of those.
 //! Literal types: booleans, integers, floats, strings, binary, `Decimal128` and `Date32`.
+//! Floats map only where Arrow's total order and parq's IEEE comparison agree (see
+//! `comparison`): `=`, `!=`, `<`, `<=` and `IN` with finite non-zero literals.
 //! Anything else (casts, functions, partition columns, timestamps whose stored unit may differ
 //! from the table's) does not map. Under `AND` at the top, a conjunct that does not map is
 //! dropped, which only weakens the predicate: pruning with it still never drops a matching
@@ -97,6 +99,12 @@ fn comparison(
             (name, literal(left, &dt)?, flip(op))
         }
     };
+    // Arrow compares floats by IEEE total order (NaN above everything, -0.0 below 0.0), parq
+    // as IEEE comparison does: they agree on `=`, `!=`, `<`, `<=` with a finite non-zero
+    // literal, which is what maps.
+    if matches!(value, ParqLiteral::Float(_)) && matches!(op, CmpOp::Gt | CmpOp::Ge) {
+        return None;
+    }
     Some(Expr::Cmp {
         column: name,
         op,
@@ -154,8 +162,10 @@ fn literal(expr: &Arc<dyn PhysicalExpr>, dt: &DataType) -> Option<ParqLiteral> {
         ScalarValue::UInt16(Some(v)) => ParqLiteral::Int(*v as i128),
         ScalarValue::UInt32(Some(v)) => ParqLiteral::Int(*v as i128),
         ScalarValue::UInt64(Some(v)) => ParqLiteral::Int(*v as i128),
-        ScalarValue::Float32(Some(v)) => ParqLiteral::Float(*v as f64),
-        ScalarValue::Float64(Some(v)) => ParqLiteral::Float(*v),
+        ScalarValue::Float32(Some(v)) if v.is_finite() && *v != 0.0 => {
+            ParqLiteral::Float(*v as f64)
+        }
+        ScalarValue::Float64(Some(v)) if v.is_finite() && *v != 0.0 => ParqLiteral::Float(*v),
         ScalarValue::Date32(Some(v)) => ParqLiteral::Int(*v as i128),
         ScalarValue::Decimal128(Some(v), _, scale) if *scale >= 0 => ParqLiteral::Decimal {
             unscaled: *v,
@@ -211,6 +221,21 @@ mod tests {
             lit(ScalarValue::Date32(Some(9000))),
         );
         assert_eq!(to_parq(&e, &s), Some(parq::predicate::col("d").ge(9000)));
+    }
+
+    #[test]
+    fn floats_map_only_where_total_order_and_ieee_agree() {
+        let s = Schema::new(vec![Field::new("x", DataType::Float64, true)]);
+        let x = col("x", &s).unwrap();
+        let cmp = |op, v: f64| to_parq(&binary(Arc::clone(&x), op, lit(v), &s).unwrap(), &s);
+        assert_eq!(
+            cmp(Operator::Lt, 1.5),
+            Some(parq::predicate::col("x").lt(1.5))
+        );
+        // NaN is above 1.5 in Arrow's order and not in IEEE's; -0.0 is below 0.0 in Arrow's.
+        assert_eq!(cmp(Operator::Gt, 1.5), None);
+        assert_eq!(cmp(Operator::Lt, 0.0), None);
+        assert_eq!(cmp(Operator::Eq, f64::NAN), None);
     }
 
     #[test]
