@@ -23,6 +23,13 @@
 //!
 //! Scan metrics (in `EXPLAIN ANALYZE`): `row_groups`, `row_groups_pruned`, `pages_pruned`,
 //! `rows_selected`, `requests`, `bytes_fetched`, `on_demand_fetches`.
+//!
+//! Limits, for now: filters are pruned with but reported as not pushed down (DataFusion
+//! filters the rows); the format reads only (`COPY ... STORED AS PARQ` is refused: write with
+//! `PARQUET`); encrypted files are not read; each file open fetches and parses its footer
+//! (no footer cache yet); files with differing types need a declared table schema (the
+//! inferred schemas merge only when equal), and then missing columns read as nulls and
+//! narrower types are cast.
 #![deny(missing_docs)]
 
 pub mod fetch;
