@@ -13,9 +13,11 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use std::collections::HashMap;
+
 use bytes::Bytes;
 use object_store::path::Path;
-use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt};
+use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore, ObjectStoreExt};
 
 /// The footer is fetched with one suffix GET of this many bytes; a larger footer costs one
 /// more GET for the rest.
@@ -36,6 +38,44 @@ impl FetchCounts {
     fn add(&self, requests: u64, bytes: u64) {
         self.requests.fetch_add(requests, Ordering::Relaxed);
         self.bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+}
+
+/// The fetched footers (tail bytes and leading magic) of files, by path, size and version, so
+/// that planning and every scan of a file fetch its footer once. Holds up to
+/// [`FooterCache::CAPACITY`] files and starts over when full.
+#[derive(Debug, Default)]
+pub struct FooterCache {
+    entries: Mutex<HashMap<FooterKey, Vec<(u64, Bytes)>>>,
+}
+
+/// A file's identity: a file rewritten in place has another size, time or tag.
+type FooterKey = (Path, u64, i64, Option<String>);
+
+impl FooterCache {
+    /// Files held before the cache starts over.
+    pub const CAPACITY: usize = 4096;
+
+    fn key(meta: &ObjectMeta) -> FooterKey {
+        (
+            meta.location.clone(),
+            meta.size,
+            meta.last_modified.timestamp_nanos_opt().unwrap_or(0),
+            meta.e_tag.clone(),
+        )
+    }
+
+    fn get(&self, meta: &ObjectMeta) -> Option<Vec<(u64, Bytes)>> {
+        let entries = self.entries.lock().expect("footer cache lock");
+        entries.get(&Self::key(meta)).cloned()
+    }
+
+    fn put(&self, meta: &ObjectMeta, pieces: Vec<(u64, Bytes)>) {
+        let mut entries = self.entries.lock().expect("footer cache lock");
+        if entries.len() >= Self::CAPACITY {
+            entries.clear();
+        }
+        entries.insert(Self::key(meta), pieces);
     }
 }
 
@@ -65,22 +105,34 @@ fn store_err(e: object_store::Error) -> parq::Error {
 }
 
 impl FetchedFile {
-    /// Open `path` of `len` bytes: fetch its tail (footer) with one suffix GET, and the rest
-    /// of the footer with a second GET if it is longer than the prefetch.
+    /// Open the object `meta`: its footer from `footers`, or else fetch its tail with one
+    /// suffix GET (the rest of the footer with a second GET if it is longer than the
+    /// prefetch) and keep it there.
     pub async fn open(
         store: Arc<dyn ObjectStore>,
-        path: Path,
-        len: u64,
+        meta: &ObjectMeta,
         counts: Arc<FetchCounts>,
+        footers: &FooterCache,
     ) -> parq::Result<Self> {
         let file = FetchedFile {
             store,
-            path,
-            len,
+            path: meta.location.clone(),
+            len: meta.size,
             pieces: Arc::default(),
             counts,
             runtime: tokio::runtime::Handle::current(),
         };
+        if let Some(pieces) = footers.get(meta) {
+            *file.pieces.lock().expect("fetch lock") = pieces;
+            return Ok(file);
+        }
+        file.fetch_footer().await?;
+        footers.put(meta, file.pieces.lock().expect("fetch lock").clone());
+        Ok(file)
+    }
+
+    async fn fetch_footer(&self) -> parq::Result<()> {
+        let (file, len) = (self, self.len);
         if len < 12 {
             return Err(parq::Error::format(format!(
                 "file of {len} bytes is too small to be parquet"
@@ -129,7 +181,7 @@ impl FetchedFile {
             let rest = len - needed..len - suffix;
             file.fetch(std::slice::from_ref(&rest)).await?;
         }
-        Ok(file)
+        Ok(())
     }
 
     /// Fetch `ranges` (clamped to the file, merged where they overlap or touch, skipping what

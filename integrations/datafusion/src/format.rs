@@ -20,7 +20,7 @@ use futures::{FutureExt, StreamExt, TryStreamExt};
 use object_store::{ObjectMeta, ObjectStore};
 use parq::read::ParquetReader;
 
-use crate::fetch::{FetchCounts, FetchedFile};
+use crate::fetch::{FetchCounts, FetchedFile, FooterCache};
 use crate::source::ParqSource;
 
 /// Parquet read by parq, as a DataFusion [`FileFormat`].
@@ -31,13 +31,17 @@ use crate::source::ParqSource;
 /// is on (the default), reads top-level strings and binaries as views, which parq produces
 /// without copying the values. Statistics come from row-group statistics
 /// ([`crate::statistics`]).
+///
+/// Footers fetched for planning are kept ([`FooterCache`]) and reused by this format's scans.
 #[derive(Debug, Default, Clone)]
-pub struct ParqFormat;
+pub struct ParqFormat {
+    footers: Arc<FooterCache>,
+}
 
 impl ParqFormat {
-    /// The format.
+    /// The format, with an empty footer cache.
     pub fn new() -> Self {
-        ParqFormat
+        ParqFormat::default()
     }
 }
 
@@ -45,12 +49,13 @@ impl ParqFormat {
 async fn open_footer(
     store: &Arc<dyn ObjectStore>,
     object: &ObjectMeta,
+    footers: &FooterCache,
 ) -> Result<ParquetReader<FetchedFile>> {
     let source = FetchedFile::open(
         Arc::clone(store),
-        object.location.clone(),
-        object.size,
+        object,
         Arc::new(FetchCounts::default()),
+        footers,
     )
     .await
     .map_err(|e| DataFusionError::External(Box::new(e)))?;
@@ -104,8 +109,9 @@ impl FileFormat for ParqFormat {
             .iter()
             .map(|object| {
                 let (store, object) = (Arc::clone(store), object.clone());
+                let footers = Arc::clone(&self.footers);
                 async move {
-                    let reader = open_footer(&store, &object).await?;
+                    let reader = open_footer(&store, &object, &footers).await?;
                     let schema = reader
                         .arrow_schema()
                         .map_err(|e| DataFusionError::External(Box::new(e)))?;
@@ -145,7 +151,7 @@ impl FileFormat for ParqFormat {
         table_schema: SchemaRef,
         object: &ObjectMeta,
     ) -> Result<Statistics> {
-        let reader = open_footer(store, object).await?;
+        let reader = open_footer(store, object, &self.footers).await?;
         Ok(crate::statistics::file_statistics(
             reader.metadata(),
             reader.schema(),
@@ -175,7 +181,7 @@ impl FileFormat for ParqFormat {
     }
 
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
-        Arc::new(ParqSource::new(table_schema))
+        Arc::new(ParqSource::new(table_schema).with_footer_cache(Arc::clone(&self.footers)))
     }
 }
 
@@ -203,10 +209,10 @@ impl FileFormatFactory for ParqFormatFactory {
         _state: &dyn Session,
         _format_options: &HashMap<String, String>,
     ) -> Result<Arc<dyn FileFormat>> {
-        Ok(Arc::new(ParqFormat))
+        Ok(Arc::new(ParqFormat::new()))
     }
 
     fn default(&self) -> Arc<dyn FileFormat> {
-        Arc::new(ParqFormat)
+        Arc::new(ParqFormat::new())
     }
 }

@@ -26,7 +26,7 @@ use object_store::ObjectStore;
 use parq::metadata::FileMetaData;
 use parq::read::{ByteArrayLayout, ParquetReader, ReadOptions, RowSelection};
 
-use crate::fetch::{FetchCounts, FetchedFile};
+use crate::fetch::{FetchCounts, FetchedFile, FooterCache};
 
 /// Per-partition counters of the scan, shown by `EXPLAIN ANALYZE`.
 #[derive(Clone)]
@@ -82,6 +82,7 @@ pub(crate) struct ParqOpener {
     pub batch_size: usize,
     pub limit: Option<usize>,
     pub metrics: ScanMetrics,
+    pub footers: Arc<FooterCache>,
 }
 
 fn parq_err(e: parq::Error) -> DataFusionError {
@@ -95,11 +96,10 @@ impl FileOpener for ParqOpener {
         let predicate = self.predicate.clone();
         let file_schema = Arc::clone(&self.file_schema);
         let (batch_size, limit, metrics) = (self.batch_size, self.limit, self.metrics.clone());
+        let footers = Arc::clone(&self.footers);
         Ok(Box::pin(async move {
             let counts = Arc::new(FetchCounts::default());
-            let size = file.object_meta.size;
-            let location = file.object_meta.location.clone();
-            let source = FetchedFile::open(store, location, size, Arc::clone(&counts))
+            let source = FetchedFile::open(store, &file.object_meta, Arc::clone(&counts), &footers)
                 .await
                 .map_err(parq_err)?;
             let plan = ScanPlan::new(

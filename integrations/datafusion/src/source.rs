@@ -16,6 +16,7 @@ use datafusion::physical_plan::projection::ProjectionExprs;
 use datafusion::physical_plan::DisplayFormatType;
 use object_store::ObjectStore;
 
+use crate::fetch::FooterCache;
 use crate::opener::{ParqOpener, ScanMetrics};
 
 /// Reads Parquet files with parq: projection, a pruning predicate, limit, and row-group
@@ -31,6 +32,7 @@ pub struct ParqSource {
     predicate: Option<Arc<dyn PhysicalExpr>>,
     batch_size: Option<usize>,
     metrics: ExecutionPlanMetricsSet,
+    footers: Arc<FooterCache>,
 }
 
 impl ParqSource {
@@ -43,7 +45,13 @@ impl ParqSource {
             predicate: None,
             batch_size: None,
             metrics: ExecutionPlanMetricsSet::new(),
+            footers: Arc::default(),
         }
+    }
+
+    /// Share `footers` (the format's, which planning filled) instead of an empty cache.
+    pub fn with_footer_cache(self, footers: Arc<FooterCache>) -> Self {
+        ParqSource { footers, ..self }
     }
 
     /// The pruning predicate pushed into the scan (over the table schema).
@@ -75,6 +83,7 @@ impl FileSource for ParqSource {
             batch_size: self.batch_size.or(base_config.batch_size).unwrap_or(8192),
             limit: base_config.limit,
             metrics: ScanMetrics::new(&self.metrics, partition),
+            footers: Arc::clone(&self.footers),
         });
         ProjectionOpener::try_new(
             self.projection.clone(),

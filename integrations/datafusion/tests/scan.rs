@@ -85,6 +85,13 @@ async fn in_memory_store_equals_local_files() {
     .await;
     assert_eq!(scan_metric(&plan, "on_demand_fetches"), 0);
     assert!(scan_metric(&plan, "requests") > 0);
+    // The footers fetched to plan are reused by the scans: a scan that needs no column
+    // chunk makes no request at all.
+    let (counted, plan) =
+        execute(&memory, "SELECT count(*) FROM lineitem WHERE random() < 2").await;
+    assert_eq!(counted.len(), 1);
+    assert!(counted[0].contains(" 60175 "), "{counted:?}");
+    assert_eq!(scan_metric(&plan, "requests"), 0);
 }
 
 /// lineitem sorted by ship date, in row groups of 2048 rows.
