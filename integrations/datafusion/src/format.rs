@@ -1,0 +1,218 @@
+//! [`ParqFormat`]: the [`FileFormat`] (schema, statistics, scan plan), and its factory for
+//! `STORED AS PARQ`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::catalog::Session;
+use datafusion::common::{
+    internal_datafusion_err, not_impl_err, DataFusionError, GetExt, Result, Statistics,
+};
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
+use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
+use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::physical_plan::ExecutionPlan;
+use futures::{FutureExt, StreamExt, TryStreamExt};
+use object_store::{ObjectMeta, ObjectStore};
+use parq::read::ParquetReader;
+
+use crate::fetch::{FetchCounts, FetchedFile, FooterCache};
+use crate::source::ParqSource;
+
+/// Parquet read by parq, as a DataFusion [`FileFormat`].
+///
+/// The schema comes from the footers through [`parq::arrow::to_arrow_schema`] (the embedded
+/// `ARROW:schema` honoured), merged across files; like DataFusion's own Parquet format it
+/// drops schema-level metadata and, when `datafusion.execution.parquet.schema_force_view_types`
+/// is on (the default), reads top-level strings and binaries as views, which parq produces
+/// without copying the values. Statistics come from row-group statistics
+/// ([`crate::statistics`]).
+///
+/// Footers fetched for planning are kept ([`FooterCache`]) and reused by this format's scans.
+#[derive(Debug, Default, Clone)]
+pub struct ParqFormat {
+    footers: Arc<FooterCache>,
+}
+
+impl ParqFormat {
+    /// The format, with an empty footer cache.
+    pub fn new() -> Self {
+        ParqFormat::default()
+    }
+}
+
+/// Fetch and decode one file's footer.
+async fn open_footer(
+    store: &Arc<dyn ObjectStore>,
+    object: &ObjectMeta,
+    footers: &FooterCache,
+) -> Result<ParquetReader<FetchedFile>> {
+    let source = FetchedFile::open(
+        Arc::clone(store),
+        object,
+        Arc::new(FetchCounts::default()),
+        footers,
+    )
+    .await
+    .map_err(|e| DataFusionError::External(Box::new(e)))?;
+    ParquetReader::new(source).map_err(|e| DataFusionError::External(Box::new(e)))
+}
+
+/// Top-level strings and binaries as their view types.
+fn to_view_types(schema: &Schema) -> Schema {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            let dt = match f.data_type() {
+                DataType::Utf8 | DataType::LargeUtf8 => DataType::Utf8View,
+                DataType::Binary | DataType::LargeBinary => DataType::BinaryView,
+                dt => dt.clone(),
+            };
+            f.as_ref().clone().with_data_type(dt)
+        })
+        .collect();
+    Schema::new(fields)
+}
+
+#[async_trait]
+impl FileFormat for ParqFormat {
+    fn get_ext(&self) -> String {
+        ".parquet".to_string()
+    }
+
+    fn get_ext_with_compression(&self, c: &FileCompressionType) -> Result<String> {
+        if c.is_compressed() {
+            return Err(internal_datafusion_err!(
+                "Parquet files are not compressed as a whole"
+            ));
+        }
+        Ok(self.get_ext())
+    }
+
+    fn compression_type(&self) -> Option<FileCompressionType> {
+        None
+    }
+
+    async fn infer_schema(
+        &self,
+        state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        objects: &[ObjectMeta],
+    ) -> Result<SchemaRef> {
+        let concurrency = state.config_options().execution.meta_fetch_concurrency;
+        let opens: Vec<_> = objects
+            .iter()
+            .map(|object| {
+                let (store, object) = (Arc::clone(store), object.clone());
+                let footers = Arc::clone(&self.footers);
+                async move {
+                    let reader = open_footer(&store, &object, &footers).await?;
+                    let schema = reader
+                        .arrow_schema()
+                        .map_err(|e| DataFusionError::External(Box::new(e)))?;
+                    Ok::<_, DataFusionError>((object.location.to_string(), schema))
+                }
+                .boxed()
+            })
+            .collect();
+        let mut schemas: Vec<(String, Schema)> = futures::stream::iter(opens)
+            .buffer_unordered(concurrency.get())
+            .try_collect()
+            .await?;
+        // Merge in path order, so that the field order does not depend on listing order.
+        schemas.sort_by(|a, b| a.0.cmp(&b.0));
+        let schema = Schema::try_merge(
+            schemas
+                .into_iter()
+                .map(|(_, s)| s.with_metadata(HashMap::new())),
+        )?;
+        let schema = if state
+            .config_options()
+            .execution
+            .parquet
+            .schema_force_view_types
+        {
+            to_view_types(&schema)
+        } else {
+            schema
+        };
+        Ok(Arc::new(schema))
+    }
+
+    async fn infer_stats(
+        &self,
+        _state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        table_schema: SchemaRef,
+        object: &ObjectMeta,
+    ) -> Result<Statistics> {
+        let reader = open_footer(store, object, &self.footers).await?;
+        Ok(crate::statistics::file_statistics(
+            reader.metadata(),
+            reader.schema(),
+            &table_schema,
+        ))
+    }
+
+    async fn create_physical_plan(
+        &self,
+        _state: &dyn Session,
+        conf: FileScanConfig,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        if conf.file_source().downcast_ref::<ParqSource>().is_none() {
+            return Err(internal_datafusion_err!("expected a ParqSource"));
+        }
+        Ok(DataSourceExec::from_data_source(conf))
+    }
+
+    async fn create_writer_physical_plan(
+        &self,
+        _input: Arc<dyn ExecutionPlan>,
+        _state: &dyn Session,
+        _conf: datafusion::datasource::physical_plan::FileSinkConfig,
+        _order_requirements: Option<datafusion::physical_expr::LexRequirement>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        not_impl_err!("parq-datafusion reads Parquet; write with STORED AS PARQUET")
+    }
+
+    fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
+        Arc::new(ParqSource::new(table_schema).with_footer_cache(Arc::clone(&self.footers)))
+    }
+}
+
+/// Makes [`ParqFormat`] for `STORED AS PARQ` (see [`crate::register`]).
+#[derive(Debug, Default)]
+pub struct ParqFormatFactory;
+
+impl ParqFormatFactory {
+    /// The factory.
+    pub fn new() -> Self {
+        ParqFormatFactory
+    }
+}
+
+impl GetExt for ParqFormatFactory {
+    /// The `STORED AS` name: `PARQ`.
+    fn get_ext(&self) -> String {
+        "parq".to_string()
+    }
+}
+
+impl FileFormatFactory for ParqFormatFactory {
+    fn create(
+        &self,
+        _state: &dyn Session,
+        _format_options: &HashMap<String, String>,
+    ) -> Result<Arc<dyn FileFormat>> {
+        Ok(Arc::new(ParqFormat::new()))
+    }
+
+    fn default(&self) -> Arc<dyn FileFormat> {
+        Arc::new(ParqFormat::new())
+    }
+}

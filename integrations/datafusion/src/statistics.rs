@@ -1,0 +1,169 @@
+//! Row-group statistics of a footer as DataFusion [`Statistics`].
+//!
+//! Row counts are exact. Per column, for top-level fields stored as one flat leaf: the null
+//! count (exact when every row group has one) and min / max, always reported as inexact so
+//! that DataFusion uses them to prune and estimate but never to answer `MIN`/`MAX` in place of
+//! reading (writers truncate long strings, and files may lie). Nested fields and types
+//! whose stored unit may differ from the table's (timestamps) are left unknown.
+
+use datafusion::arrow::datatypes::{DataType, Schema};
+use datafusion::common::stats::Precision;
+use datafusion::common::{ColumnStatistics, ScalarValue, Statistics};
+use parq::metadata::{FileMetaData, Type};
+use parq::schema::SchemaDescriptor;
+
+/// Statistics of a file with footer `metadata` and schema `schema`, for the columns of
+/// `table_schema` (matched by name; a column the file lacks is unknown).
+pub fn file_statistics(
+    metadata: &FileMetaData,
+    schema: &SchemaDescriptor,
+    table_schema: &Schema,
+) -> Statistics {
+    let rows: i64 = metadata
+        .row_groups
+        .iter()
+        .map(|rg| rg.num_rows.max(0))
+        .sum();
+    let bytes: i64 = metadata
+        .row_groups
+        .iter()
+        .map(|rg| rg.total_byte_size.max(0))
+        .sum();
+    let column_statistics = table_schema
+        .fields()
+        .iter()
+        .map(|f| {
+            let leaves: Vec<usize> = schema
+                .leaves
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.path.first() == Some(f.name()))
+                .map(|(i, _)| i)
+                .collect();
+            match leaves[..] {
+                [leaf] if schema.leaves[leaf].path.len() == 1 => {
+                    leaf_statistics(metadata, schema, leaf, f.data_type())
+                }
+                _ => ColumnStatistics::new_unknown(),
+            }
+        })
+        .collect();
+    Statistics {
+        num_rows: Precision::Exact(rows as usize),
+        total_byte_size: Precision::Inexact(bytes as usize),
+        column_statistics,
+    }
+}
+
+fn leaf_statistics(
+    metadata: &FileMetaData,
+    schema: &SchemaDescriptor,
+    leaf: usize,
+    dt: &DataType,
+) -> ColumnStatistics {
+    let physical = schema.leaves[leaf].physical_type;
+    let mut nulls = Some(0usize);
+    let mut min: Option<ScalarValue> = None;
+    let mut max: Option<ScalarValue> = None;
+    let mut bounds_known = true;
+    for rg in &metadata.row_groups {
+        let stats = rg
+            .columns
+            .get(leaf)
+            .and_then(|c| c.meta_data.as_ref())
+            .and_then(|m| m.statistics.as_ref());
+        nulls = match (nulls, stats.and_then(|s| s.null_count)) {
+            (Some(n), Some(k)) if k >= 0 => Some(n + k as usize),
+            _ => None,
+        };
+        if rg.num_rows == 0 {
+            continue;
+        }
+        let bound = |new: &Option<Vec<u8>>, old: &Option<Vec<u8>>| {
+            let bytes = match new {
+                Some(b) => b,
+                None if signed_legacy(dt) => old.as_ref()?,
+                None => return None,
+            };
+            decode(physical, dt, bytes)
+        };
+        let (lo, hi) = match stats {
+            Some(s) => (bound(&s.min_value, &s.min), bound(&s.max_value, &s.max)),
+            None => (None, None),
+        };
+        match (lo, hi) {
+            (Some(lo), Some(hi)) if bounds_known => {
+                min = Some(match min {
+                    Some(m) if m.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) => m,
+                    _ => lo,
+                });
+                max = Some(match max {
+                    Some(m) if m.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) => m,
+                    _ => hi,
+                });
+            }
+            _ => bounds_known = false,
+        }
+    }
+    let inexact = |v: Option<ScalarValue>| match v {
+        Some(v) if bounds_known => Precision::Inexact(v),
+        _ => Precision::Absent,
+    };
+    ColumnStatistics {
+        null_count: nulls.map_or(Precision::Absent, Precision::Exact),
+        min_value: inexact(min),
+        max_value: inexact(max),
+        ..ColumnStatistics::new_unknown()
+    }
+}
+
+/// Whether the deprecated `min`/`max` fields (signed comparison) order values of `dt` as
+/// `min_value`/`max_value` do.
+fn signed_legacy(dt: &DataType) -> bool {
+    matches!(
+        dt,
+        DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::Int64
+            | DataType::Date32
+            | DataType::Float32
+            | DataType::Float64
+    )
+}
+
+/// A plain-encoded statistics value of `physical` type as a scalar of `dt`.
+fn decode(physical: Type, dt: &DataType, b: &[u8]) -> Option<ScalarValue> {
+    let i32v = || Some(i32::from_le_bytes(b.try_into().ok()?));
+    let i64v = || Some(i64::from_le_bytes(b.try_into().ok()?));
+    let value = match (physical, dt) {
+        (Type::INT32, DataType::Int8 | DataType::Int16 | DataType::Int32) => {
+            ScalarValue::Int32(Some(i32v()?))
+        }
+        (Type::INT32, DataType::UInt8 | DataType::UInt16 | DataType::UInt32) => {
+            ScalarValue::UInt32(Some(i32v()? as u32))
+        }
+        (Type::INT32, DataType::Date32) => ScalarValue::Date32(Some(i32v()?)),
+        (Type::INT32, DataType::Decimal128(p, s)) => {
+            ScalarValue::Decimal128(Some(i32v()? as i128), *p, *s)
+        }
+        (Type::INT64, DataType::Int64) => ScalarValue::Int64(Some(i64v()?)),
+        (Type::INT64, DataType::UInt64) => ScalarValue::UInt64(Some(i64v()? as u64)),
+        (Type::INT64, DataType::Decimal128(p, s)) => {
+            ScalarValue::Decimal128(Some(i64v()? as i128), *p, *s)
+        }
+        (Type::FLOAT, DataType::Float32) => {
+            let v = f32::from_le_bytes(b.try_into().ok()?);
+            (!v.is_nan()).then_some(ScalarValue::Float32(Some(v)))?
+        }
+        (Type::DOUBLE, DataType::Float64) => {
+            let v = f64::from_le_bytes(b.try_into().ok()?);
+            (!v.is_nan()).then_some(ScalarValue::Float64(Some(v)))?
+        }
+        (Type::BYTE_ARRAY, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) => {
+            ScalarValue::Utf8(Some(String::from_utf8(b.to_vec()).ok()?))
+        }
+        _ => return None,
+    };
+    value.cast_to(dt).ok()
+}

@@ -1,0 +1,197 @@
+//! The scan itself: an in-memory object store reads as local files do, a selective date
+//! filter prunes row groups (shown in the scan's metrics), and prefetching covers the reads.
+
+mod common;
+
+use std::sync::Arc;
+
+use datafusion::physical_plan::{collect, ExecutionPlan};
+use datafusion::prelude::SessionContext;
+use object_store::memory::InMemory;
+use object_store::path::Path as StorePath;
+use object_store::{ObjectStoreExt, PutPayload};
+
+use common::{query, register, rows, run, session, tpch, Reader};
+
+/// Sum of the scans' metric `name` in an executed plan.
+fn scan_metric(plan: &Arc<dyn ExecutionPlan>, name: &str) -> usize {
+    let own = if plan.name() == "DataSourceExec" {
+        plan.metrics()
+            .and_then(|m| m.sum_by_name(name))
+            .map_or(0, |v| v.as_usize())
+    } else {
+        0
+    };
+    own + plan
+        .children()
+        .into_iter()
+        .map(|c| scan_metric(c, name))
+        .sum::<usize>()
+}
+
+fn plan_text(plan: &Arc<dyn ExecutionPlan>) -> String {
+    datafusion::physical_plan::displayable(plan.as_ref())
+        .indent(true)
+        .to_string()
+}
+
+async fn execute(ctx: &SessionContext, sql: &str) -> (Vec<String>, Arc<dyn ExecutionPlan>) {
+    let plan = ctx
+        .sql(sql)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    let batches = collect(Arc::clone(&plan), ctx.task_ctx()).await.unwrap();
+    (rows(&batches, false), plan)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_memory_store_equals_local_files() {
+    let dir = tpch(0.01, 4096).await;
+    let store = Arc::new(InMemory::new());
+    for table in ["lineitem", "orders", "customer", "nation"] {
+        let bytes = std::fs::read(dir.join(format!("{table}.parquet"))).unwrap();
+        store
+            .put(
+                &StorePath::from(format!("tpch/{table}.parquet")),
+                PutPayload::from(bytes),
+            )
+            .await
+            .unwrap();
+    }
+    let memory = session(2);
+    memory.register_object_store(&url::Url::parse("memory://").unwrap(), store);
+    let local = session(2);
+    for table in ["lineitem", "orders", "customer", "nation"] {
+        let url = format!("memory:///tpch/{table}.parquet");
+        register(&memory, table, &url, Reader::Parq).await.unwrap();
+        let path = dir.join(format!("{table}.parquet"));
+        register(&local, table, path.to_str().unwrap(), Reader::Parq)
+            .await
+            .unwrap();
+    }
+    for n in [1, 3, 6, 10] {
+        let sql = query(n);
+        let want = rows(&run(&local, &sql).await.unwrap(), true);
+        assert_eq!(rows(&run(&memory, &sql).await.unwrap(), true), want, "q{n}");
+    }
+    // Footer, leading magic and column chunks are prefetched: nothing is fetched on demand.
+    let (_, plan) = execute(
+        &memory,
+        "SELECT sum(l_quantity), max(l_comment) FROM lineitem",
+    )
+    .await;
+    assert_eq!(scan_metric(&plan, "on_demand_fetches"), 0);
+    assert!(scan_metric(&plan, "requests") > 0);
+    // The footers fetched to plan are reused by the scans: a scan that needs no column
+    // chunk makes no request at all.
+    let (counted, plan) =
+        execute(&memory, "SELECT count(*) FROM lineitem WHERE random() < 2").await;
+    assert_eq!(counted.len(), 1);
+    assert!(counted[0].contains(" 60175 "), "{counted:?}");
+    assert_eq!(scan_metric(&plan, "requests"), 0);
+}
+
+/// lineitem sorted by ship date, in row groups of 2048 rows.
+async fn lineitem_by_shipdate() -> std::path::PathBuf {
+    let dir = tpch(0.01, 4096).await;
+    let path = dir.join("lineitem_by_shipdate.parquet");
+    if !path.exists() {
+        let ctx = session(1);
+        let src = dir.join("lineitem.parquet");
+        register(&ctx, "lineitem", src.to_str().unwrap(), Reader::Builtin)
+            .await
+            .unwrap();
+        let tmp = dir.join("lineitem_by_shipdate.tmp.parquet");
+        let sql = format!(
+            "COPY (SELECT * FROM lineitem ORDER BY l_shipdate, l_orderkey, l_linenumber) TO '{}' \
+             STORED AS PARQUET OPTIONS ('format.max_row_group_size' '2048')",
+            tmp.display()
+        );
+        ctx.sql(&sql).await.unwrap().collect().await.unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+    }
+    path
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn selective_date_filter_prunes_row_groups() {
+    let path = lineitem_by_shipdate().await;
+    let sql = "SELECT count(*), sum(l_extendedprice * (1 - l_discount)) FROM lineitem \
+               WHERE l_shipdate >= date '1995-09-01' AND l_shipdate < date '1995-09-01' + interval '1' month";
+    let parq = session(2);
+    register(&parq, "lineitem", path.to_str().unwrap(), Reader::Parq)
+        .await
+        .unwrap();
+    let builtin = session(2);
+    register(
+        &builtin,
+        "lineitem",
+        path.to_str().unwrap(),
+        Reader::Builtin,
+    )
+    .await
+    .unwrap();
+    let (got, plan) = execute(&parq, sql).await;
+    let (want, _) = execute(&builtin, sql).await;
+    assert_eq!(got, want);
+    let row_groups = scan_metric(&plan, "row_groups");
+    let pruned = scan_metric(&plan, "row_groups_pruned");
+    // The two partitions split the file's row groups: each is counted once.
+    let bytes = bytes::Bytes::from(std::fs::read(&path).unwrap());
+    let in_file = parq::read::ParquetReader::new(bytes)
+        .unwrap()
+        .metadata()
+        .row_groups
+        .len();
+    assert_eq!(row_groups, in_file);
+    assert!(
+        plan_text(&plan).contains("2 groups"),
+        "{}",
+        plan_text(&plan)
+    );
+    // One month of about 80: all but the one or two row groups that hold it are pruned.
+    assert!(row_groups > 20, "{row_groups} row groups");
+    assert!(pruned + 3 >= row_groups, "{pruned} of {row_groups} pruned");
+    let size = std::fs::metadata(&path).unwrap().len() as usize;
+    let fetched = scan_metric(&plan, "bytes_fetched");
+    assert!(fetched * 10 < size, "fetched {fetched} of {size} bytes");
+    // The same query without a filter the scan can use prunes nothing.
+    let (_, plan) = execute(
+        &parq,
+        "SELECT count(*) FROM lineitem WHERE l_comment LIKE '%x%'",
+    )
+    .await;
+    assert_eq!(scan_metric(&plan, "row_groups_pruned"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stored_as_parq_in_sql() {
+    let dir = tpch(0.01, 4096).await;
+    let mut answers = Vec::new();
+    for stored_as in ["PARQ", "PARQUET"] {
+        let ctx = session(2);
+        let sql = format!(
+            "CREATE EXTERNAL TABLE nation STORED AS {stored_as} LOCATION '{}'",
+            dir.join("nation.parquet").display()
+        );
+        ctx.sql(&sql).await.unwrap().collect().await.unwrap();
+        let q = "SELECT n_regionkey, count(*), min(n_name) FROM nation \
+                 WHERE n_nationkey > 3 AND n_regionkey IN (1, 3) GROUP BY n_regionkey";
+        let (got, plan) = execute(&ctx, q).await;
+        let shown = datafusion::physical_plan::displayable(plan.as_ref())
+            .indent(true)
+            .to_string();
+        let builtin = shown.contains("file_type=parquet");
+        assert_eq!(
+            !builtin && shown.contains("file_type=parq"),
+            stored_as == "PARQ",
+            "{shown}"
+        );
+        answers.push(got);
+    }
+    assert_eq!(answers[0], answers[1]);
+    assert_eq!(answers[0].len(), 2);
+}

@@ -1,0 +1,23 @@
+-- TPC-H query 13, standard text (TPC-H queries are Copyright 1993-2022 Transaction Processing
+-- Performance Council, used under the TPC Fair Use Policy), with the substitution parameters
+-- that DataFusion's benchmarks use.
+select
+	c_count,
+	count(*) as custdist
+from
+	(
+		select
+			c_custkey,
+			count(o_orderkey)
+		from
+			customer left outer join orders on
+				c_custkey = o_custkey
+				and o_comment not like '%express%requests%'
+		group by
+			c_custkey
+	) as c_orders (c_custkey, c_count)
+group by
+	c_count
+order by
+	custdist desc,
+	c_count desc;

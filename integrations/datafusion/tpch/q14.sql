@@ -1,0 +1,16 @@
+-- TPC-H query 14, standard text (TPC-H queries are Copyright 1993-2022 Transaction Processing
+-- Performance Council, used under the TPC Fair Use Policy), with the substitution parameters
+-- that DataFusion's benchmarks use.
+select
+	100.00 * sum(case
+		when p_type like 'PROMO%'
+			then l_extendedprice * (1 - l_discount)
+		else 0
+	end) / sum(l_extendedprice * (1 - l_discount)) as promo_revenue
+from
+	lineitem,
+	part
+where
+	l_partkey = p_partkey
+	and l_shipdate >= date '1995-09-01'
+	and l_shipdate < date '1995-09-01' + interval '1' month;
