@@ -369,16 +369,19 @@ trait Kernel: Sized {
     fn pack_all_baseline(values: &[Self], width: u32, out: &mut Vec<u8>) -> usize;
 }
 
-/// Whether the CPU supports AVX2 (std caches the detection; this is one atomic load).
-/// Probe: `bitpack.avx2` counts calls that take the AVX2 kernels.
-/// Always false under Miri, which cannot run the intrinsics.
+/// Whether the kernels run at a level with AVX2 ([`crate::kernels::simd::level`], never above
+/// what the CPU has; always false under Miri, which cannot run the intrinsics).
+/// Probes: `kernels.bitpack.avx2` / `kernels.bitpack.scalar` count the calls that chose
+/// AVX2 kernels and portable ones.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn has_avx2() -> bool {
-    let yes = !cfg!(miri) && std::is_x86_feature_detected!("avx2");
-    if yes {
-        crate::probe::hit("bitpack.avx2");
-    }
+    let yes = crate::kernels::simd::level().has_avx2();
+    crate::probe::hit(if yes {
+        "kernels.bitpack.avx2"
+    } else {
+        "kernels.bitpack.scalar"
+    });
     yes
 }
 
@@ -765,10 +768,12 @@ mod tests {
 
     #[test]
     fn kernels_match_scalar() {
-        check::<u8>();
-        check::<u16>();
-        check::<u32>();
-        check::<u64>();
+        crate::kernels::simd::for_each_level(|_| {
+            check::<u8>();
+            check::<u16>();
+            check::<u32>();
+            check::<u64>();
+        });
     }
 
     /// Every unpack build (explicit SIMD, AVX2-compiled, baseline) against the scalar oracle,
@@ -865,18 +870,22 @@ mod tests {
 
     #[test]
     fn unpacker_matches_scalar() {
-        check_unpacker::<u8>();
-        check_unpacker::<u16>();
-        check_unpacker::<u32>();
-        check_unpacker::<u64>();
+        crate::kernels::simd::for_each_level(|_| {
+            check_unpacker::<u8>();
+            check_unpacker::<u16>();
+            check_unpacker::<u32>();
+            check_unpacker::<u64>();
+        });
     }
 
     #[test]
     fn unpack_builds_match_scalar() {
-        check_unpack_builds::<u8>();
-        check_unpack_builds::<u16>();
-        check_unpack_builds::<u32>();
-        check_unpack_builds::<u64>();
+        crate::kernels::simd::for_each_level(|_| {
+            check_unpack_builds::<u8>();
+            check_unpack_builds::<u16>();
+            check_unpack_builds::<u32>();
+            check_unpack_builds::<u64>();
+        });
     }
 
     #[test]
