@@ -351,6 +351,11 @@ mod tests {
                 probe::get("kernels.bitpack.scalar") > 0,
                 !crate::simd::level().has_avx2()
             );
+            #[cfg(target_arch = "aarch64")]
+            assert_eq!(
+                probe::get("kernels.bitpack.neon") > 0,
+                crate::simd::level().has_neon()
+            );
             // Packing mirrors it.
             probe::reset();
             pack(&[3u16; 43], 2, &mut Vec::new()).unwrap();
