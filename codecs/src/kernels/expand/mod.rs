@@ -2,8 +2,8 @@
 //! elsewhere, many slots per instruction and without a branch per slot or per run.
 //!
 //! This is exactly the scatter of [`crate::levels::scatter_fixed`], one kernel per level
-//! ([`crate::kernels::simd`]): AVX-512 expand-loads ([`avx512`]), an AVX2 permute from a
-//! lookup table ([`avx2`]), a NEON table lookup ([`neon`]). The portable scatter in
+//! ([`crate::kernels::simd`]): AVX-512 expand-loads (`avx512`), an AVX2 permute from a
+//! lookup table (`avx2`), a NEON table lookup (`neon`). The portable scatter in
 //! [`crate::levels`] stays the scalar level, the fallback for other widths and the test
 //! oracle.
 //!
