@@ -296,6 +296,7 @@ fn nulls_are_scattered_by_runs() {
 
 #[test]
 fn many_nulls_scatter_by_words() {
+    use parq::codecs::simd::{self, Level};
     let file = write(
         vec![Field::int64("v").optional()],
         &[int64_column(Some(2))],
@@ -303,16 +304,31 @@ fn many_nulls_scatter_by_words() {
     );
     let reader = ParquetReader::new(file.clone()).unwrap();
     let pages = data_pages(&file, &reader).len() as u64;
-    let cols = read_all_batches(&reader);
-    // 50 % nulls: runs of one value; a select per slot (or, at a SIMD level, its kernel)
-    // beats a copy per run.
-    assert_eq!(
-        probe::get("levels.scatter_words") + simd_scatters(),
-        pages + probe::get("read.page_split")
-    );
-    assert_eq!(probe::get("levels.scatter_run"), 0);
-    let nulls: usize = cols.iter().map(|c| c.null_count()).sum();
-    assert_eq!(nulls, ROWS / 2);
+    // At every level this CPU has, the level's own kernel scatters every page part: 50 %
+    // nulls are runs of one value, where a store per valid slot (scalar) or a vector step
+    // per 8 slots beats a copy per run.
+    for level in simd::available() {
+        let cols = simd::with_level(level, || read_all_batches(&reader)).unwrap();
+        let parts = pages + probe::get("read.page_split");
+        let (taken, others): (Vec<&str>, Vec<&str>) = [
+            "levels.scatter_words",
+            "kernels.scatter.avx2",
+            "kernels.scatter.avx512",
+            "kernels.scatter.neon",
+        ]
+        .into_iter()
+        .partition(|name| match level {
+            Level::Scalar => *name == "levels.scatter_words",
+            l => *name == format!("kernels.scatter.{l}"),
+        });
+        assert_eq!(probe::get(taken[0]), parts, "{level}");
+        for name in others {
+            assert_eq!(probe::get(name), 0, "{level} {name}");
+        }
+        assert_eq!(probe::get("levels.scatter_run"), 0);
+        let nulls: usize = cols.iter().map(|c| c.null_count()).sum();
+        assert_eq!(nulls, ROWS / 2);
+    }
 }
 
 #[test]
