@@ -179,12 +179,15 @@ fn nested_fast_paths_are_taken() {
     probe::reset();
     reader.read_field_by_path("lists").expect("lists");
     assert!(probe::get("nested.list_offsets_general") > 0);
-    // Null items compact the leaf's validity with pext: the BMI2 instruction where the CPU
-    // has it.
+    // Null items compact the leaf's validity with pext: the BMI2 instruction at a level
+    // that has it (AVX2 and up), the portable loop otherwise.
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("bmi2") {
-        assert!(probe::get("kernels.pext_bmi2") > 0);
-        assert_eq!(probe::get("kernels.pext_portable"), 0);
+    if parq::codecs::simd::level().has_avx2() {
+        assert!(probe::get("kernels.pext.avx2") > 0);
+        assert_eq!(probe::get("kernels.pext.scalar"), 0);
+    } else {
+        assert!(probe::get("kernels.pext.scalar") > 0);
+        assert_eq!(probe::get("kernels.pext.avx2"), 0);
     }
     assert_eq!(probe::get("nested.list_offsets_from_rep"), 0);
     // A flat column read through array_batches takes the flat reader, not the level buffer.

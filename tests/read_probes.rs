@@ -244,6 +244,14 @@ fn pages_without_nulls_do_no_null_work() {
     }
 }
 
+/// Calls the SIMD null scatter kernels took, whatever the level.
+fn simd_scatters() -> u64 {
+    ["avx512", "avx2", "neon"]
+        .iter()
+        .map(|l| probe::get(&format!("kernels.scatter.{l}")))
+        .sum()
+}
+
 #[test]
 fn nulls_are_scattered_by_runs() {
     let file = write(
@@ -269,8 +277,8 @@ fn nulls_are_scattered_by_runs() {
         "{:?}",
         probe::snapshot()
     );
-    if probe::get("levels.scatter_expand") == 0 {
-        // ~1 % nulls without AVX-512: one copy per run of valid values, about one run per
+    if simd_scatters() == 0 {
+        // ~1 % nulls at the scalar level: one copy per run of valid values, about one run per
         // null.
         let runs = probe::get("levels.scatter_run");
         assert!(
@@ -278,8 +286,8 @@ fn nulls_are_scattered_by_runs() {
             "{runs} runs"
         );
     } else {
-        // With AVX-512 every page part goes through the expand-load kernel instead.
-        assert_eq!(probe::get("levels.scatter_expand"), parts);
+        // At a SIMD level every page part goes through its kernel instead.
+        assert_eq!(simd_scatters(), parts);
         assert_eq!(probe::get("levels.scatter_run"), 0);
     }
     let nulls: usize = cols.iter().map(|c| c.null_count()).sum();
@@ -288,6 +296,7 @@ fn nulls_are_scattered_by_runs() {
 
 #[test]
 fn many_nulls_scatter_by_words() {
+    use parq::codecs::simd::{self, Level};
     let file = write(
         vec![Field::int64("v").optional()],
         &[int64_column(Some(2))],
@@ -295,16 +304,31 @@ fn many_nulls_scatter_by_words() {
     );
     let reader = ParquetReader::new(file.clone()).unwrap();
     let pages = data_pages(&file, &reader).len() as u64;
-    let cols = read_all_batches(&reader);
-    // 50 % nulls: runs of one value; a select per slot (or, with AVX-512, an expand-load per
-    // 8 slots) beats a copy per run.
-    assert_eq!(
-        probe::get("levels.scatter_words") + probe::get("levels.scatter_expand"),
-        pages + probe::get("read.page_split")
-    );
-    assert_eq!(probe::get("levels.scatter_run"), 0);
-    let nulls: usize = cols.iter().map(|c| c.null_count()).sum();
-    assert_eq!(nulls, ROWS / 2);
+    // At every level this CPU has, the level's own kernel scatters every page part: 50 %
+    // nulls are runs of one value, where a store per valid slot (scalar) or a vector step
+    // per 8 slots beats a copy per run.
+    for level in simd::available() {
+        let cols = simd::with_level(level, || read_all_batches(&reader)).unwrap();
+        let parts = pages + probe::get("read.page_split");
+        let (taken, others): (Vec<&str>, Vec<&str>) = [
+            "levels.scatter_words",
+            "kernels.scatter.avx2",
+            "kernels.scatter.avx512",
+            "kernels.scatter.neon",
+        ]
+        .into_iter()
+        .partition(|name| match level {
+            Level::Scalar => *name == "levels.scatter_words",
+            l => *name == format!("kernels.scatter.{l}"),
+        });
+        assert_eq!(probe::get(taken[0]), parts, "{level}");
+        for name in others {
+            assert_eq!(probe::get(name), 0, "{level} {name}");
+        }
+        assert_eq!(probe::get("levels.scatter_run"), 0);
+        let nulls: usize = cols.iter().map(|c| c.null_count()).sum();
+        assert_eq!(nulls, ROWS / 2);
+    }
 }
 
 #[test]

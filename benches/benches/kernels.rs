@@ -392,31 +392,54 @@ fn bench_levels(c: &mut Criterion) {
 
 /// Scatter the dense non-null int64 values of 1 Mi slots into their slots: by runs (parq) or
 /// one branch per slot (naive).
+/// The null scatter of 1 Mi slots at every SIMD level this CPU has (`parq_{level}`), against a
+/// branch per slot (`naive_per_slot`), for 4- and 8-byte values.
 fn bench_scatter(c: &mut Criterion) {
-    let mut g = c.benchmark_group("scatter_fixed_i64");
+    scatter_group::<i32>(c, "scatter_fixed_i32");
+    scatter_group::<i64>(c, "scatter_fixed_i64");
+}
+
+fn scatter_group<T: bytemuck::Pod + Default + PartialEq + std::fmt::Debug>(
+    c: &mut Criterion,
+    name: &str,
+) {
+    use parq_codecs::simd;
+    let mut g = c.benchmark_group(name);
     g.throughput(Throughput::Elements(N as u64));
-    for (case, p) in [("nulls_1pct", 0.01), ("nulls_50pct", 0.5)] {
+    for (case, p) in [
+        ("nulls_1pct", 0.01),
+        ("nulls_10pct", 0.1),
+        ("nulls_50pct", 0.5),
+    ] {
         let mut rng = Rng::new(99);
         let valid = parq_benches::validity(&mut rng, N, p);
         let bitmap = BooleanBuffer::from(valid.clone());
         let bits = bitmap.values();
-        let dense: Vec<i64> = valid
+        let dense: Vec<T> = valid
             .iter()
             .filter(|&&v| v)
-            .map(|_| rng.next_u64() as i64)
+            .map(|_| bytemuck::cast_slice::<u64, T>(&[rng.next_u64()])[0])
             .collect();
-        let mut out: Vec<i64> = Vec::with_capacity(N);
-        let mut naive_out: Vec<i64> = Vec::with_capacity(N);
-        levels::scatter_fixed(&dense, bits, 0, N, &mut out).expect("scatter");
+        let mut naive_out: Vec<T> = Vec::with_capacity(N);
         levels::naive::scatter_fixed_per_slot(&dense, bits, 0, N, &mut naive_out).expect("scatter");
-        assert_eq!(out, naive_out);
-
-        g.bench_function(BenchmarkId::new("parq", case), |b| {
-            b.iter(|| {
-                out.clear();
-                levels::scatter_fixed(black_box(&dense), bits, 0, N, &mut out).expect("scatter")
+        for level in simd::available() {
+            let mut out: Vec<T> = Vec::with_capacity(N);
+            simd::with_level(level, || {
+                levels::scatter_fixed(&dense, bits, 0, N, &mut out).expect("scatter")
             })
-        });
+            .expect("available level");
+            assert_eq!(out, naive_out, "{level}");
+            g.bench_function(BenchmarkId::new(format!("parq_{level}"), case), |b| {
+                simd::with_level(level, || {
+                    b.iter(|| {
+                        out.clear();
+                        levels::scatter_fixed(black_box(&dense), bits, 0, N, &mut out)
+                            .expect("scatter")
+                    })
+                })
+                .expect("available level")
+            });
+        }
         g.bench_function(BenchmarkId::new("naive_per_slot", case), |b| {
             b.iter(|| {
                 naive_out.clear();

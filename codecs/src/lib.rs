@@ -18,3 +18,4 @@ pub mod nested_levels;
 pub mod probe;
 
 pub use error::{Error, Result};
+pub use kernels::simd;

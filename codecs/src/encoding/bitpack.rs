@@ -220,7 +220,12 @@ mod tests {
         }
     }
 
+    /// [`roundtrip_once`] at every SIMD level this CPU has.
     fn roundtrip<T: BitPackable + std::fmt::Debug + PartialEq>(raw: &[u64], width: u32) {
+        crate::simd::for_each_level(|_| roundtrip_once::<T>(raw, width));
+    }
+
+    fn roundtrip_once<T: BitPackable + std::fmt::Debug + PartialEq>(raw: &[u64], width: u32) {
         let values: Vec<T> = raw.iter().map(|v| T::from_u64(v & mask(width))).collect();
         let as64: Vec<u64> = values.iter().map(|v| v.to_u64()).collect();
         let mut packed = Vec::new();
@@ -311,40 +316,52 @@ mod tests {
     #[cfg(feature = "probes")]
     #[test]
     fn probes_kernel_and_tail() {
-        use crate::probe;
-        let bytes = [0xa5u8; 1024];
-        // 100 u32 at width 5: three whole groups of 32 by the kernel, 4 by the scalar tail.
-        probe::reset();
-        unpack(&bytes, 5, &mut [0u32; 100]).unwrap();
-        assert_eq!(probe::get("bitpack.unpack_kernel"), 96);
-        assert_eq!(probe::get("bitpack.unpack_scalar"), 4);
-        // 31 values: three groups of 8 by the 8-value kernel, 7 by the scalar tail.
-        probe::reset();
-        unpack(&bytes, 5, &mut [0u32; 31]).unwrap();
-        assert_eq!(probe::get("bitpack.unpack_kernel"), 24);
-        assert_eq!(probe::get("bitpack.unpack_scalar"), 7);
-        // Fewer than 8 values: scalar only.
-        probe::reset();
-        unpack(&bytes, 5, &mut [0u32; 7]).unwrap();
-        assert_eq!(probe::get("bitpack.unpack_kernel"), 0);
-        assert_eq!(probe::get("bitpack.unpack_scalar"), 7);
-        // u8 groups are 8 values; u64 groups 64.
-        probe::reset();
-        unpack(&bytes, 3, &mut [0u8; 16]).unwrap();
-        unpack(&bytes, 33, &mut [0u64; 64]).unwrap();
-        assert_eq!(probe::get("bitpack.unpack_kernel"), 80);
-        assert_eq!(probe::get("bitpack.unpack_scalar"), 0);
-        // On an AVX2 CPU the kernels run in their AVX2 build, otherwise never.
-        #[cfg(target_arch = "x86_64")]
-        assert_eq!(
-            probe::get("bitpack.avx2") > 0,
-            !cfg!(miri) && std::is_x86_feature_detected!("avx2")
-        );
-        // Packing mirrors it.
-        probe::reset();
-        pack(&[3u16; 43], 2, &mut Vec::new()).unwrap();
-        assert_eq!(probe::get("bitpack.pack_kernel"), 40);
-        assert_eq!(probe::get("bitpack.pack_scalar"), 3);
+        crate::simd::for_each_level(|_| {
+            use crate::probe;
+            let bytes = [0xa5u8; 1024];
+            // 100 u32 at width 5: three whole groups of 32 by the kernel, 4 by the scalar tail.
+            probe::reset();
+            unpack(&bytes, 5, &mut [0u32; 100]).unwrap();
+            assert_eq!(probe::get("bitpack.unpack_kernel"), 96);
+            assert_eq!(probe::get("bitpack.unpack_scalar"), 4);
+            // 31 values: three groups of 8 by the 8-value kernel, 7 by the scalar tail.
+            probe::reset();
+            unpack(&bytes, 5, &mut [0u32; 31]).unwrap();
+            assert_eq!(probe::get("bitpack.unpack_kernel"), 24);
+            assert_eq!(probe::get("bitpack.unpack_scalar"), 7);
+            // Fewer than 8 values: scalar only.
+            probe::reset();
+            unpack(&bytes, 5, &mut [0u32; 7]).unwrap();
+            assert_eq!(probe::get("bitpack.unpack_kernel"), 0);
+            assert_eq!(probe::get("bitpack.unpack_scalar"), 7);
+            // u8 groups are 8 values; u64 groups 64.
+            probe::reset();
+            unpack(&bytes, 3, &mut [0u8; 16]).unwrap();
+            unpack(&bytes, 33, &mut [0u64; 64]).unwrap();
+            assert_eq!(probe::get("bitpack.unpack_kernel"), 80);
+            assert_eq!(probe::get("bitpack.unpack_scalar"), 0);
+            // At a level with AVX2 the kernels run in their AVX2 build, otherwise never.
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(
+                probe::get("kernels.bitpack.avx2") > 0,
+                crate::simd::level().has_avx2()
+            );
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(
+                probe::get("kernels.bitpack.scalar") > 0,
+                !crate::simd::level().has_avx2()
+            );
+            #[cfg(target_arch = "aarch64")]
+            assert_eq!(
+                probe::get("kernels.bitpack.neon") > 0,
+                crate::simd::level().has_neon()
+            );
+            // Packing mirrors it.
+            probe::reset();
+            pack(&[3u16; 43], 2, &mut Vec::new()).unwrap();
+            assert_eq!(probe::get("bitpack.pack_kernel"), 40);
+            assert_eq!(probe::get("bitpack.pack_scalar"), 3);
+        });
     }
 
     proptest! {

@@ -112,7 +112,7 @@ macro_rules! dispatch {
 
 macro_rules! kernels {
     ($t:ty, $bits:tt, $unpack_group:ident, $pack_group:ident, $unpack_all:ident, $pack_all:ident,
-     $unpack_avx2:ident, $unpack_avx2_w:ident, $pack_avx2:ident, $fast:ident,
+     $unpack_avx2:ident, $unpack_avx2_w:ident, $pack_avx2:ident, $fast:ident, $neon:ident,
      $variant:ident, [$($w:literal)*]) => {
         /// Unpack one group of `$bits` values of width `W` from `W` little-endian words.
         #[inline(always)]
@@ -259,6 +259,13 @@ macro_rules! kernels {
                         _ => None,
                     };
                 }
+                #[cfg(all(target_arch = "aarch64", not(miri)))]
+                if has_neon() {
+                    return match width {
+                        $($w => Some($neon::<$w> as GroupFn<Self>),)*
+                        _ => None,
+                    };
+                }
                 match width {
                     $($w => Some($unpack_all::<$w> as GroupFn<Self>),)*
                     _ => None,
@@ -369,71 +376,78 @@ trait Kernel: Sized {
     fn pack_all_baseline(values: &[Self], width: u32, out: &mut Vec<u8>) -> usize;
 }
 
-/// Whether the CPU supports AVX2 (std caches the detection; this is one atomic load).
-/// Probe: `bitpack.avx2` counts calls that take the AVX2 kernels.
-/// Always false under Miri, which cannot run the intrinsics.
+/// Whether the kernels run at a level with AVX2 ([`crate::kernels::simd::level`], never above
+/// what the CPU has; always false under Miri, which cannot run the intrinsics).
+/// Probes: `kernels.bitpack.avx2` / `kernels.bitpack.scalar` count the calls that chose
+/// AVX2 kernels and portable ones.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn has_avx2() -> bool {
-    let yes = !cfg!(miri) && std::is_x86_feature_detected!("avx2");
-    if yes {
-        crate::probe::hit("bitpack.avx2");
-    }
+    let yes = crate::kernels::simd::level().has_avx2();
+    crate::probe::hit(if yes {
+        "kernels.bitpack.avx2"
+    } else {
+        "kernels.bitpack.scalar"
+    });
     yes
 }
 
 #[cfg(target_arch = "x86_64")]
 use simd_u32::all as simd_all_u32;
 
+#[cfg(all(target_arch = "aarch64", not(miri)))]
+use neon_u32::all as neon_all_u32;
+
+/// Whether the kernels run at the NEON level. Probe: `kernels.bitpack.neon`. Only `u32` has
+/// explicit NEON kernels; the other types run the portable kernels, which LLVM vectorises
+/// with NEON (part of the aarch64 baseline) at either level.
+#[cfg(all(target_arch = "aarch64", not(miri)))]
+#[inline]
+fn has_neon() -> bool {
+    let yes = crate::kernels::simd::level().has_neon();
+    crate::probe::hit(if yes {
+        "kernels.bitpack.neon"
+    } else {
+        "kernels.bitpack.scalar"
+    });
+    yes
+}
+
 kernels!(u8, 8, unpack_group_u8, pack_group_u8, unpack_all_u8, pack_all_u8,
-    unpack_avx2_u8, unpack_avx2_w_u8, pack_avx2_u8, unpack_avx2_w_u8, U8, [1 2 3 4 5 6 7 8]);
+    unpack_avx2_u8, unpack_avx2_w_u8, pack_avx2_u8, unpack_avx2_w_u8, unpack_all_u8, U8, [1 2 3 4 5 6 7 8]);
 kernels!(u16, 16, unpack_group_u16, pack_group_u16, unpack_all_u16, pack_all_u16,
-    unpack_avx2_u16, unpack_avx2_w_u16, pack_avx2_u16, unpack_avx2_w_u16, U16,
+    unpack_avx2_u16, unpack_avx2_w_u16, pack_avx2_u16, unpack_avx2_w_u16, unpack_all_u16, U16,
     [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16]);
 kernels!(u32, 32, unpack_group_u32, pack_group_u32, unpack_all_u32, pack_all_u32,
-    unpack_avx2_u32, unpack_avx2_w_u32, pack_avx2_u32, simd_all_u32, U32,
+    unpack_avx2_u32, unpack_avx2_w_u32, pack_avx2_u32, simd_all_u32, neon_all_u32, U32,
     [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32]);
 kernels!(u64, 64, unpack_group_u64, pack_group_u64, unpack_all_u64, pack_all_u64,
-    unpack_avx2_u64, unpack_avx2_w_u64, pack_avx2_u64, unpack_avx2_w_u64, U64,
+    unpack_avx2_u64, unpack_avx2_w_u64, pack_avx2_u64, unpack_avx2_w_u64, unpack_all_u64, U64,
     [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
      33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64]);
 
-/// Explicit AVX2 unpacking into `u32`, 8 values per 256-bit vector.
-///
-/// A group of 8 values of width `W` is `W` bytes; value `j` starts at bit `j * W`, i.e. byte
-/// `b_j = j * W / 8`, bit `s_j = j * W % 8`. Values 0..4 lie in the 16 bytes from the group
-/// start, values 4..8 in the 16 bytes from byte `b_4 = W / 2` (4 values span at most
-/// `4 + 4 * 31 = 128` bits, or exactly 128 at `W = 32`). One load puts the two 16-byte windows
-/// in the two 128-bit lanes; a byte shuffle (`vpshufb`) moves bytes `b_j..b_j + 4` of each
-/// window into 32-bit lane `j`, a per-lane shift (`vpsrlvd`) by `s_j` and a mask finish the
-/// value. When `s_j + W > 32` (only for `W >= 26`) the value has a fifth byte: a second shuffle
-/// puts byte `b_j + 4` at the bottom of the lane and a left shift by `32 - s_j` brings it in.
-/// Widths 8, 16 and 32 are plain widenings / copies. The tables are constants per `W`.
-///
-/// Loads read up to 16 bytes from `b_4` of a group, so they may run past the group's own `W`
-/// bytes: only groups whose loads stay inside `input` are done here; the rest go to the
-/// scalar-shaped kernels.
-#[cfg(target_arch = "x86_64")]
-mod simd_u32 {
-    use std::arch::x86_64::*;
-
+/// The byte-shuffle and shift tables of the explicit SIMD unpackers into `u32` (AVX2 and
+/// NEON): see [`simd_u32`] for the shape. Index bytes of `0x80` select zero on both (`vpshufb`
+/// by the high bit, `tbl` for any index past 15).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod window_tables {
     /// Shuffle and shift tables of one width.
-    struct Tables {
+    pub(super) struct Tables {
         /// Per 128-bit lane: bytes `b_j - base .. + 4` into 32-bit lane `j` (0x80: zero).
-        shuf: [u8; 32],
+        pub(super) shuf: [u8; 32],
         /// `s_j`.
-        shift: [u32; 8],
+        pub(super) shift: [u32; 8],
         /// Byte `b_j - base + 4` into the low byte of lane `j` where `s_j + W > 32`.
-        shuf5: [u8; 32],
+        pub(super) shuf5: [u8; 32],
         /// `32 - s_j` where the fifth byte is needed (else any: its shuffle gives 0).
-        shift5: [u32; 8],
+        pub(super) shift5: [u32; 8],
         /// Whether any lane needs a fifth byte.
-        wide: bool,
+        pub(super) wide: bool,
         /// `W` low bits set.
-        mask: u32,
+        pub(super) mask: u32,
     }
 
-    const fn tables(w: usize) -> Tables {
+    pub(super) const fn tables(w: usize) -> Tables {
         let mut t = Tables {
             shuf: [0x80; 32],
             shift: [0; 8],
@@ -468,6 +482,28 @@ mod simd_u32 {
         }
         t
     }
+}
+
+/// Explicit AVX2 unpacking into `u32`, 8 values per 256-bit vector.
+///
+/// A group of 8 values of width `W` is `W` bytes; value `j` starts at bit `j * W`, i.e. byte
+/// `b_j = j * W / 8`, bit `s_j = j * W % 8`. Values 0..4 lie in the 16 bytes from the group
+/// start, values 4..8 in the 16 bytes from byte `b_4 = W / 2` (4 values span at most
+/// `4 + 4 * 31 = 128` bits, or exactly 128 at `W = 32`). One load puts the two 16-byte windows
+/// in the two 128-bit lanes; a byte shuffle (`vpshufb`) moves bytes `b_j..b_j + 4` of each
+/// window into 32-bit lane `j`, a per-lane shift (`vpsrlvd`) by `s_j` and a mask finish the
+/// value. When `s_j + W > 32` (only for `W >= 26`) the value has a fifth byte: a second shuffle
+/// puts byte `b_j + 4` at the bottom of the lane and a left shift by `32 - s_j` brings it in.
+/// Widths 8, 16 and 32 are plain widenings / copies. The tables are constants per `W`.
+///
+/// Loads read up to 16 bytes from `b_4` of a group, so they may run past the group's own `W`
+/// bytes: only groups whose loads stay inside `input` are done here; the rest go to the
+/// scalar-shaped kernels.
+#[cfg(target_arch = "x86_64")]
+mod simd_u32 {
+    use std::arch::x86_64::*;
+
+    use super::window_tables::tables;
 
     /// Unpack the whole groups of 8 whose 16-byte window loads stay inside `input`, at most
     /// `out.len() / 8` of them; returns values written.
@@ -573,6 +609,100 @@ mod simd_u32 {
         };
         if out.len() - done < 8 {
             // No whole group left (the usual case).
+            return done;
+        }
+        let rest_in = input.get(done / 8 * W..).unwrap_or(&[]);
+        let rest_out = out.get_mut(done..).unwrap_or(&mut []);
+        done + super::unpack_all_u32::<W>(rest_in, rest_out)
+    }
+}
+
+/// Explicit NEON unpacking into `u32`: the AVX2 kernel's shape on two 128-bit vectors per
+/// group of 8 (see [`simd_u32`]): the two 16-byte windows are loaded separately, `tbl` moves
+/// the bytes of each value into its 32-bit lane, `ushl` by a negative count shifts each lane
+/// right by its own `s_j`, and a mask finishes it (a second lookup and left shift bring in a
+/// fifth byte for `W >= 26`). Widths 8, 16 and 32, which LLVM widens well on its own, take the
+/// portable kernels.
+#[cfg(all(target_arch = "aarch64", not(miri)))]
+mod neon_u32 {
+    use std::arch::aarch64::*;
+
+    use super::window_tables::tables;
+
+    /// Unpack the whole groups of 8 whose 16-byte window loads stay inside `input`, at most
+    /// `out.len() / 8` of them; returns values written.
+    ///
+    /// # Safety
+    ///
+    /// `W` is in `1..=31`.
+    #[target_feature(enable = "neon")]
+    unsafe fn groups<const W: usize>(input: &[u8], out: &mut [u32]) -> usize {
+        let t = const { tables(W) };
+        let half = (4 * W) / 8;
+        // As in the AVX2 kernel: group `g` reads `[g * W, g * W + 16)` and
+        // `[g * W + half, g * W + half + 16)`, and `g < fit` keeps both inside `input`.
+        let fit = match input.len().checked_sub(half + 16) {
+            Some(room) => room / W + 1,
+            None => 0,
+        };
+        let n = fit.min(out.len() / 8);
+        let src = input.as_ptr();
+        let dst = out.as_mut_ptr();
+        // SAFETY: the table loads read 16 bytes inside 32-byte (or 8 x u32) arrays.
+        let (shuf, shift, shuf5, shift5) = unsafe {
+            (
+                [vld1q_u8(t.shuf.as_ptr()), vld1q_u8(t.shuf.as_ptr().add(16))],
+                [
+                    vnegq_s32(vreinterpretq_s32_u32(vld1q_u32(t.shift.as_ptr()))),
+                    vnegq_s32(vreinterpretq_s32_u32(vld1q_u32(t.shift.as_ptr().add(4)))),
+                ],
+                [
+                    vld1q_u8(t.shuf5.as_ptr()),
+                    vld1q_u8(t.shuf5.as_ptr().add(16)),
+                ],
+                [
+                    vreinterpretq_s32_u32(vld1q_u32(t.shift5.as_ptr())),
+                    vreinterpretq_s32_u32(vld1q_u32(t.shift5.as_ptr().add(4))),
+                ],
+            )
+        };
+        let mask = vdupq_n_u32(t.mask);
+        for g in 0..n {
+            for h in 0..2 {
+                // SAFETY: `g < fit`, so both 16-byte loads (at `g * W` and `g * W + half`) are
+                // inside `input`; `g < out.len() / 8`, so the 16-byte store to
+                // `out[8 * g + 4 * h..][..4]` is inside `out`.
+                unsafe {
+                    let v = vld1q_u8(src.add(g * W + h * half));
+                    let x = vreinterpretq_u32_u8(vqtbl1q_u8(v, shuf[h]));
+                    let mut x = vshlq_u32(x, shift[h]);
+                    if t.wide {
+                        let y = vreinterpretq_u32_u8(vqtbl1q_u8(v, shuf5[h]));
+                        x = vorrq_u32(x, vshlq_u32(y, shift5[h]));
+                    }
+                    vst1q_u32(dst.add(8 * g + 4 * h), vandq_u32(x, mask));
+                }
+            }
+        }
+        8 * n
+    }
+
+    /// All whole groups at const width `W`: explicit NEON first, then the portable kernels
+    /// for widths 8, 16, 32 and for groups too close to the end of `input`.
+    ///
+    /// # Safety
+    ///
+    /// None beyond the slices (NEON is part of every aarch64 CPU); `unsafe` to match the
+    /// other group kernels.
+    #[target_feature(enable = "neon")]
+    pub(super) unsafe fn all<const W: usize>(input: &[u8], out: &mut [u32]) -> usize {
+        let done = if matches!(W, 8 | 16 | 32) {
+            0
+        } else {
+            // SAFETY: W is in 1..=31.
+            unsafe { groups::<W>(input, out) }
+        };
+        if out.len() - done < 8 {
             return done;
         }
         let rest_in = input.get(done / 8 * W..).unwrap_or(&[]);
@@ -765,10 +895,12 @@ mod tests {
 
     #[test]
     fn kernels_match_scalar() {
-        check::<u8>();
-        check::<u16>();
-        check::<u32>();
-        check::<u64>();
+        crate::kernels::simd::for_each_level(|_| {
+            check::<u8>();
+            check::<u16>();
+            check::<u32>();
+            check::<u64>();
+        });
     }
 
     /// Every unpack build (explicit SIMD, AVX2-compiled, baseline) against the scalar oracle,
@@ -865,18 +997,22 @@ mod tests {
 
     #[test]
     fn unpacker_matches_scalar() {
-        check_unpacker::<u8>();
-        check_unpacker::<u16>();
-        check_unpacker::<u32>();
-        check_unpacker::<u64>();
+        crate::kernels::simd::for_each_level(|_| {
+            check_unpacker::<u8>();
+            check_unpacker::<u16>();
+            check_unpacker::<u32>();
+            check_unpacker::<u64>();
+        });
     }
 
     #[test]
     fn unpack_builds_match_scalar() {
-        check_unpack_builds::<u8>();
-        check_unpack_builds::<u16>();
-        check_unpack_builds::<u32>();
-        check_unpack_builds::<u64>();
+        crate::kernels::simd::for_each_level(|_| {
+            check_unpack_builds::<u8>();
+            check_unpack_builds::<u16>();
+            check_unpack_builds::<u32>();
+            check_unpack_builds::<u64>();
+        });
     }
 
     #[test]

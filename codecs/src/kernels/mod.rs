@@ -7,3 +7,4 @@ pub mod gather;
 pub mod memory;
 pub mod pext;
 pub mod shuffle;
+pub mod simd;

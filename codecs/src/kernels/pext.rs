@@ -8,14 +8,17 @@ pub type PextFn = fn(u64, u64) -> u64;
 
 /// The fastest `pext` this CPU runs. Detect once per slice, not per word.
 ///
-/// Probes: `kernels.pext_bmi2` / `kernels.pext_portable`, once per call.
+/// BMI2 is part of the AVX2 level ([`crate::kernels::simd`]): at the scalar level (or on
+/// other CPUs) the portable loop runs.
+///
+/// Probes: `kernels.pext.avx2` (BMI2) / `kernels.pext.scalar`, once per call.
 pub fn pext_fn() -> PextFn {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
-    if std::arch::is_x86_feature_detected!("bmi2") {
-        crate::probe::hit("kernels.pext_bmi2");
+    if super::simd::level().has_avx2() {
+        crate::probe::hit("kernels.pext.avx2");
         return pext_bmi2_checked;
     }
-    crate::probe::hit("kernels.pext_portable");
+    crate::probe::hit("kernels.pext.scalar");
     pext_portable
 }
 
@@ -34,7 +37,8 @@ pub fn pext_portable(value: u64, mut mask: u64) -> u64 {
 
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 fn pext_bmi2_checked(value: u64, mask: u64) -> u64 {
-    // SAFETY: `pext_fn` hands this function out only after detecting BMI2.
+    // SAFETY: `pext_fn` hands this function out only at a level with BMI2, which is never
+    // above what the CPU has.
     unsafe { pext_bmi2(value, mask) }
 }
 
@@ -51,8 +55,8 @@ mod tests {
 
     proptest! {
         #[test]
-        fn detected_matches_portable(v: u64, m: u64) {
-            prop_assert_eq!(pext_fn()(v, m), pext_portable(v, m));
+        fn every_level_matches_portable(v: u64, m: u64) {
+            crate::kernels::simd::for_each_level(|_| assert_eq!(pext_fn()(v, m), pext_portable(v, m)));
         }
     }
 
