@@ -77,7 +77,7 @@ impl Codec for BrotliCodec {
         uncompressed_size: usize,
         out: &mut Vec<u8>,
     ) -> Result<()> {
-        let mut out = Output::growing(out, uncompressed_size);
+        let mut out = Output::growing(out, uncompressed_size, input.len());
         let result = decompress_stream(input, &mut out);
         out.finish(result)
     }

@@ -280,7 +280,7 @@ impl Codec for GzipCodec {
         uncompressed_size: usize,
         out: &mut Vec<u8>,
     ) -> Result<()> {
-        let mut out = Output::growing(out, uncompressed_size);
+        let mut out = Output::growing(out, uncompressed_size, input.len());
         let result = self.inflate_members(input, &mut out);
         out.finish(result)
     }

@@ -28,8 +28,8 @@
 //! declared size is still only a claim: snappy and LZ4 reserve it (their bytes bound it, by
 //! snappy's length header and LZ4's 255:1 ratio), zstd reserves it when every frame states
 //! the same content size, and otherwise gzip, brotli and zstd grow the output from
-//! [`FIRST_GROWTH`] as data arrives, so a page that declares 1 GiB and inflates to 8 KiB
-//! costs 1 MiB, not 1 GiB. Inflating to fewer or more bytes than declared is an error.
+//! [`FIRST_GROWTH`] (or [`FIRST_GROWTH_PER_BYTE`] times the compressed bytes) as data
+//! arrives, so a page that declares 1 GiB and inflates to 8 KiB costs 1 MiB, not 1 GiB. Inflating to fewer or more bytes than declared is an error.
 //!
 //! ```
 //! # #[cfg(feature = "zstd")]
@@ -222,9 +222,20 @@ pub trait Codec: Send {
 }
 
 /// Declared sizes up to this many bytes are reserved at once by the streaming codecs (every
-/// page a mainstream writer produces); above it `out` starts at this size and doubles as
+/// page a mainstream writer produces); above it `out` starts at this size, or at
+/// [`FIRST_GROWTH_PER_BYTE`] times the compressed bytes when that is more, and doubles as
 /// output arrives.
 pub const FIRST_GROWTH: usize = 1 << 20;
+
+/// Output reserved at first per compressed byte (above [`FIRST_GROWTH`]): more than honest
+/// pages inflate by (2 to 10 times), so that they take one reservation, and what a lying
+/// header costs stays a small multiple of the bytes it came with.
+pub const FIRST_GROWTH_PER_BYTE: usize = 8;
+
+/// The first room of a streaming decompression of `input_len` bytes declaring `declared`.
+pub(super) fn first_room(declared: usize, input_len: usize) -> usize {
+    declared.min(FIRST_GROWTH.max(input_len.saturating_mul(FIRST_GROWTH_PER_BYTE)))
+}
 
 /// Where a streaming decompression writes: a caller's slice of exactly the declared size,
 /// or a `Vec` grown as output arrives, never past the declared size.
@@ -240,11 +251,13 @@ pub(super) enum Output<'a> {
 }
 
 impl<'a> Output<'a> {
-    /// A growing output appending to `out`, with its first room reserved.
-    pub(super) fn growing(out: &'a mut Vec<u8>, declared: usize) -> Self {
+    /// A growing output appending to `out`, with its first room (see [`first_room`])
+    /// reserved for `input_len` compressed bytes.
+    pub(super) fn growing(out: &'a mut Vec<u8>, declared: usize, input_len: usize) -> Self {
         let start = out.len();
-        out.reserve_exact(declared.min(FIRST_GROWTH));
-        out.resize(start + declared.min(FIRST_GROWTH), 0);
+        let room = first_room(declared, input_len);
+        out.reserve_exact(room);
+        out.resize(start + room, 0);
         Output::Growing {
             out,
             start,

@@ -6,7 +6,7 @@
 use zstd::bulk::{Compressor, Decompressor};
 use zstd::zstd_safe;
 
-use super::{lib_error, size_mismatch, Codec, CodecKind, FIRST_GROWTH};
+use super::{first_room, lib_error, size_mismatch, Codec, CodecKind};
 use crate::{Error, Result};
 
 /// The default zstd level: libzstd's `ZSTD_CLEVEL_DEFAULT`.
@@ -113,7 +113,9 @@ impl Codec for ZstdCodec {
         if input.is_empty() && uncompressed_size == 0 {
             return Ok(());
         }
-        if uncompressed_size > FIRST_GROWTH && frames_content_size(input)?.is_none() {
+        if first_room(uncompressed_size, input.len()) < uncompressed_size
+            && frames_content_size(input)?.is_none()
+        {
             return self.stream_into(input, uncompressed_size, out);
         }
         let start = out.len();
@@ -153,8 +155,8 @@ impl Codec for ZstdCodec {
 }
 
 impl ZstdCodec {
-    /// Stream frames without a content size into `out`, doubling its room from
-    /// [`FIRST_GROWTH`] as they produce output, up to `declared` bytes (and one more, to see
+    /// Stream frames without a content size into `out`, doubling its room from its first
+    /// (see [`FIRST_GROWTH`](super::FIRST_GROWTH)) as they produce output, up to `declared` bytes (and one more, to see
     /// an overshoot). On `Err`, `out` is left as it was.
     fn stream_into(&mut self, input: &[u8], declared: usize, out: &mut Vec<u8>) -> Result<()> {
         let start = out.len();
@@ -183,7 +185,8 @@ impl ZstdCodec {
             }
             if out.len() == out.capacity() {
                 // Room up to the declared size, doubling; then one byte past it.
-                let room = produced.saturating_mul(2).clamp(FIRST_GROWTH, declared);
+                let first = first_room(declared, input.len());
+                let room = produced.saturating_mul(2).clamp(first, declared);
                 out.reserve_exact(room.saturating_sub(produced).max(1));
             }
             let (in_before, out_before) = (src.pos(), out.len());
