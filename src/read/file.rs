@@ -469,7 +469,7 @@ type PageRuns = Vec<(Range<u64>, usize)>;
 /// first data page) and the data pages with a selected row, adjacent ones read together.
 /// `None` when every page has a selected row. Returns the runs, with no codec or location
 /// yet, and the first row of each page read.
-fn plan_segments(
+pub(super) fn plan_segments(
     index: &metadata::OffsetIndex,
     sel: &RowSelection,
     chunk: Range<u64>,

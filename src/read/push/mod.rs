@@ -9,6 +9,10 @@
 //! same [`FooterDecoder`]; the async object-store reader drives a [`PushDecoder`].
 
 mod buffer;
+mod decoder;
+mod fetch_plan;
 pub(crate) mod footer;
 
+pub use decoder::{DecodeResult, PushDecoder, PushOptions};
+pub use fetch_plan::IoOptions;
 pub use footer::{Footer, FooterDecoder, FooterOptions, FooterStep, DEFAULT_FOOTER_SUFFIX};
