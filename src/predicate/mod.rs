@@ -46,6 +46,7 @@ mod dictionary;
 pub mod eval;
 mod expr;
 mod filter;
+mod footer_stats;
 #[doc(hidden)]
 pub mod fuzzing;
 mod literal;

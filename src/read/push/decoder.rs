@@ -276,6 +276,21 @@ impl PushDecoder {
         std::mem::take(&mut self.released)
     }
 
+    /// The planned ranges that have not arrived, cut into requests: what
+    /// [`NeedsData`](DecodeResult::NeedsData) lists (planning ahead first, within the
+    /// budget). A driver that fetches ahead calls it after each batch, to fetch the next
+    /// row groups while this one decodes, or before the first step, to start early.
+    pub fn wanted(&mut self) -> Vec<Range<u64>> {
+        self.plan_ahead();
+        let mut ranges = Vec::new();
+        for g in self.groups.iter().filter(|g| g.phase != Phase::Unplanned) {
+            for r in g.spans.missing() {
+                split(r, self.options.io.max_request_size, &mut ranges);
+            }
+        }
+        ranges
+    }
+
     /// Bytes of the ranges planned now (pushed or still to come).
     pub fn planned_bytes(&self) -> u64 {
         self.groups.iter().map(|g| g.spans.wanted_bytes()).sum()
@@ -326,12 +341,7 @@ impl PushDecoder {
                     continue;
                 }
             }
-            let mut ranges = Vec::new();
-            for g in self.groups.iter().filter(|g| g.phase != Phase::Unplanned) {
-                for r in g.spans.missing() {
-                    split(r, self.options.io.max_request_size, &mut ranges);
-                }
-            }
+            let ranges = self.wanted();
             if ranges.is_empty() {
                 return Err(Error::format(
                     "internal: the push decoder waits for nothing (a planning bug)",
