@@ -354,7 +354,7 @@ async fn a_needle_query_with_a_page_index_costs_at_most_four_gets() {
     probe::reset();
     let options = PushOptions {
         read: ReadOptions {
-            selection: Some(RowSelection::from_ranges([777_000..777_001])),
+            selection: Some(RowSelection::from_ranges(std::iter::once(777_000..777_001))),
             ..ReadOptions::default()
         },
         ..PushOptions::default()
@@ -707,7 +707,7 @@ mod s3 {
         let (store, faults) = faulty(store, Faults::default());
         let options = PushOptions {
             read: ReadOptions {
-                selection: Some(RowSelection::from_ranges([123_456..123_457])),
+                selection: Some(RowSelection::from_ranges(std::iter::once(123_456..123_457))),
                 ..ReadOptions::default()
             },
             ..PushOptions::default()

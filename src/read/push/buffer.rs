@@ -275,7 +275,8 @@ mod tests {
     #[test]
     fn one_piece_over_a_span_is_not_copied() {
         let mut s = Spans::default();
-        s.want(&[10..20]);
+        let span = 10..20;
+        s.want(&[span]);
         let data = Bytes::from((0u8..50).collect::<Vec<_>>());
         assert_eq!(s.push(0, &data), 10);
         let snap = s.snapshot().unwrap();

@@ -147,10 +147,11 @@ impl FooterDecoder {
         let mut spans = Spans::default();
         if file_len >= 12 {
             let suffix = options.suffix_len.max(8).min(file_len);
-            let mut first = vec![file_len - suffix..file_len];
+            let mut first = Vec::with_capacity(2);
             if options.verify_head && suffix < file_len {
-                first.insert(0, 0..4);
+                first.push(0..4);
             }
+            first.push(file_len - suffix..file_len);
             spans.want(&first);
         }
         FooterDecoder {
