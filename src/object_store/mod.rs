@@ -15,7 +15,7 @@
 //! under `spawn_blocking`, off the runtime's worker threads.
 //!
 //! **Errors and cancellation.** A failed, short or timed-out GET is an
-//! [`Error::Fetch`](crate::Error::Fetch) naming the object and the byte range. Retries and
+//! [`Error::Fetch`] naming the object and the byte range. Retries and
 //! timeouts are the store's (an HTTP store's `ClientOptions` and `RetryConfig`); the
 //! optional [`ObjectReadOptions::request_timeout`] only gives up, it never retries.
 //! Dropping a stream aborts its GETs.

@@ -1,59 +1,4 @@
 //! The push decoder: batches from pushed bytes, one row group at a time.
-//!
-//! A [`PushDecoder`] is built from a [`Footer`] and [`PushOptions`] and does no I/O. Each
-//! [`try_next`](PushDecoder::try_next) answers one of
-//! - [`DecodeResult::NeedsData`]: byte ranges to push (the same ranges are listed again
-//!   until they arrive, so a driver that keeps requests in flight skips those it has
-//!   already asked for);
-//! - [`DecodeResult::Batch`]: the next batch;
-//! - [`DecodeResult::Finished`].
-//!
-//! [`push`](PushDecoder::push) takes bytes at any offset, in any pieces and any order;
-//! whatever falls outside the ranges asked for is dropped at once. When a row group is
-//! decoded its ranges are let go and listed by [`take_released`](PushDecoder::take_released).
-//!
-//! **Memory.** The decoder plans row groups ahead while the bytes they want fit in
-//! [`PushOptions::memory_budget`] together with those already planned, so a driver can
-//! fetch the next row groups while the current one decodes. The row group being decoded is
-//! always planned, so one row group's projected bytes larger than the budget are the floor.
-//! Pushed bytes are held only inside planned ranges, so the decoder holds at most
-//! `max(budget, the current row group's bytes)`, plus the decoded batches the caller keeps.
-//!
-//! **Decoding** runs inside `try_next`, on the caller's thread, with the same column
-//! decoders as [`ParquetReader`], which reads each row group from the pushed bytes. A
-//! batch never spans two row groups.
-//!
-//! ```
-//! # let file = std::fs::read("testdata/parquet-testing/data/alltypes_plain.parquet").unwrap();
-//! use parq::read::push::{DecodeResult, FooterDecoder, FooterOptions, FooterStep};
-//! use parq::read::push::{PushDecoder, PushOptions};
-//!
-//! let file = bytes::Bytes::from(file);
-//! let fetch = |r: std::ops::Range<u64>| file.slice(r.start as usize..r.end as usize);
-//! let mut footer = FooterDecoder::new(file.len() as u64, FooterOptions::default());
-//! let footer = loop {
-//!     match footer.try_next()? {
-//!         FooterStep::NeedsData(ranges) => ranges.into_iter().for_each(|r| footer.push(r.start, fetch(r))),
-//!         FooterStep::Done(f) => break f,
-//!     }
-//! };
-//! let options = PushOptions { projection: Some(vec!["id".into()]), ..PushOptions::default() };
-//! let mut decoder = PushDecoder::try_new(footer, options)?;
-//! let mut rows = 0;
-//! loop {
-//!     match decoder.try_next()? {
-//!         DecodeResult::NeedsData(ranges) => {
-//!             for r in ranges {
-//!                 decoder.push(r.start, fetch(r));
-//!             }
-//!         }
-//!         DecodeResult::Batch(batch) => rows += batch.num_rows,
-//!         DecodeResult::Finished => break,
-//!     }
-//! }
-//! assert_eq!(rows, 8);
-//! # Ok::<(), parq::Error>(())
-//! ```
 
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -83,7 +28,7 @@ pub struct PushOptions {
     /// Request shaping.
     pub io: IoOptions,
     /// Bytes of planned ranges (pushed or still to come) the decoder holds at most, beyond
-    /// the row group being decoded; see the [module docs](self).
+    /// the row group being decoded; see the [`PushDecoder`] docs.
     pub memory_budget: u64,
 }
 
@@ -131,7 +76,62 @@ struct Group {
     spans: Spans,
 }
 
-/// Decodes batches from pushed bytes; see the [module docs](self).
+/// The push decoder: batches from pushed bytes, one row group at a time.
+///
+/// A [`PushDecoder`] is built from a [`Footer`] and [`PushOptions`] and does no I/O. Each
+/// [`try_next`](PushDecoder::try_next) answers one of
+/// - [`DecodeResult::NeedsData`]: byte ranges to push (the same ranges are listed again
+///   until they arrive, so a driver that keeps requests in flight skips those it has
+///   already asked for);
+/// - [`DecodeResult::Batch`]: the next batch;
+/// - [`DecodeResult::Finished`].
+///
+/// [`push`](PushDecoder::push) takes bytes at any offset, in any pieces and any order;
+/// whatever falls outside the ranges asked for is dropped at once. When a row group is
+/// decoded its ranges are let go and listed by [`take_released`](PushDecoder::take_released).
+///
+/// **Memory.** The decoder plans row groups ahead while the bytes they want fit in
+/// [`PushOptions::memory_budget`] together with those already planned, so a driver can
+/// fetch the next row groups while the current one decodes. The row group being decoded is
+/// always planned, so one row group's projected bytes larger than the budget are the floor.
+/// Pushed bytes are held only inside planned ranges, so the decoder holds at most
+/// `max(budget, the current row group's bytes)`, plus the decoded batches the caller keeps.
+///
+/// **Decoding** runs inside `try_next`, on the caller's thread, with the same column
+/// decoders as [`ParquetReader`], which reads each row group from the pushed bytes. A
+/// batch never spans two row groups.
+///
+/// ```
+/// # let file = std::fs::read("testdata/parquet-testing/data/alltypes_plain.parquet").unwrap();
+/// use parq::read::push::{DecodeResult, FooterDecoder, FooterOptions, FooterStep};
+/// use parq::read::push::{PushDecoder, PushOptions};
+///
+/// let file = bytes::Bytes::from(file);
+/// let fetch = |r: std::ops::Range<u64>| file.slice(r.start as usize..r.end as usize);
+/// let mut footer = FooterDecoder::new(file.len() as u64, FooterOptions::default());
+/// let footer = loop {
+///     match footer.try_next()? {
+///         FooterStep::NeedsData(ranges) => ranges.into_iter().for_each(|r| footer.push(r.start, fetch(r))),
+///         FooterStep::Done(f) => break f,
+///     }
+/// };
+/// let options = PushOptions { projection: Some(vec!["id".into()]), ..PushOptions::default() };
+/// let mut decoder = PushDecoder::try_new(footer, options)?;
+/// let mut rows = 0;
+/// loop {
+///     match decoder.try_next()? {
+///         DecodeResult::NeedsData(ranges) => {
+///             for r in ranges {
+///                 decoder.push(r.start, fetch(r));
+///             }
+///         }
+///         DecodeResult::Batch(batch) => rows += batch.num_rows,
+///         DecodeResult::Finished => break,
+///     }
+/// }
+/// assert_eq!(rows, 8);
+/// # Ok::<(), parq::Error>(())
+/// ```
 pub struct PushDecoder {
     footer: Footer,
     options: PushOptions,
@@ -296,7 +296,7 @@ impl PushDecoder {
         self.groups.iter().map(|g| g.spans.wanted_bytes()).sum()
     }
 
-    /// The next step; see the [module docs](self). After an error the decoder is
+    /// The next step; see the [`PushDecoder`] docs. After an error the decoder is
     /// [`Finished`](DecodeResult::Finished).
     pub fn try_next(&mut self) -> Result<DecodeResult> {
         if self.failed {

@@ -1,29 +1,4 @@
 //! The footer, decoded push-style: one suffix request, a second only for a large footer.
-//!
-//! A [`FooterDecoder`] knows the file's length and nothing else. It first asks for the last
-//! [`FooterOptions::suffix_len`] bytes (64 KiB, or the whole file when it is smaller), which
-//! holds the footer of almost every file, and asks for the rest of the footer only when the
-//! 8-byte tail announces a longer one.
-//!
-//! ```
-//! # let file = std::fs::read("testdata/parquet-testing/data/alltypes_plain.parquet").unwrap();
-//! use parq::read::push::{FooterDecoder, FooterOptions, FooterStep};
-//!
-//! let file = bytes::Bytes::from(file);
-//! let mut decoder = FooterDecoder::new(file.len() as u64, FooterOptions::default());
-//! let footer = loop {
-//!     match decoder.try_next()? {
-//!         FooterStep::NeedsData(ranges) => {
-//!             for r in ranges {
-//!                 decoder.push(r.start, file.slice(r.start as usize..r.end as usize));
-//!             }
-//!         }
-//!         FooterStep::Done(footer) => break footer,
-//!     }
-//! };
-//! assert_eq!(footer.metadata().num_rows, 8);
-//! # Ok::<(), parq::Error>(())
-//! ```
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -130,7 +105,32 @@ pub enum FooterStep {
     Done(Footer),
 }
 
-/// Decodes a file's footer from pushed bytes; see the [module docs](self).
+/// The footer, decoded push-style: one suffix request, a second only for a large footer.
+///
+/// A [`FooterDecoder`] knows the file's length and nothing else. It first asks for the last
+/// [`FooterOptions::suffix_len`] bytes (64 KiB, or the whole file when it is smaller), which
+/// holds the footer of almost every file, and asks for the rest of the footer only when the
+/// 8-byte tail announces a longer one.
+///
+/// ```
+/// # let file = std::fs::read("testdata/parquet-testing/data/alltypes_plain.parquet").unwrap();
+/// use parq::read::push::{FooterDecoder, FooterOptions, FooterStep};
+///
+/// let file = bytes::Bytes::from(file);
+/// let mut decoder = FooterDecoder::new(file.len() as u64, FooterOptions::default());
+/// let footer = loop {
+///     match decoder.try_next()? {
+///         FooterStep::NeedsData(ranges) => {
+///             for r in ranges {
+///                 decoder.push(r.start, file.slice(r.start as usize..r.end as usize));
+///             }
+///         }
+///         FooterStep::Done(footer) => break footer,
+///     }
+/// };
+/// assert_eq!(footer.metadata().num_rows, 8);
+/// # Ok::<(), parq::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct FooterDecoder {
     file_len: u64,
