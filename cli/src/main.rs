@@ -5,6 +5,7 @@ mod json;
 mod keys;
 mod meta;
 mod pages;
+mod remote;
 mod rewrite;
 mod scan;
 
@@ -163,6 +164,11 @@ fn read_file(path: &Path) -> parq::Result<bytes::Bytes> {
         .map_err(|e| parq::Error::from(e).in_file(path))
 }
 
+/// The URL a file argument spells (see [`remote::is_url`]).
+fn url(arg: &Path) -> String {
+    arg.to_string_lossy().into_owned()
+}
+
 fn open(path: &Path, options: ReadOptions) -> parq::Result<ParquetReader> {
     ParquetReader::with_options(read_file(path)?, options)
 }
@@ -170,15 +176,25 @@ fn open(path: &Path, options: ReadOptions) -> parq::Result<ParquetReader> {
 fn run(cli: Cli) -> parq::Result<()> {
     match cli.command {
         Command::Schema { file, keys } => {
-            let reader = open(&file, keys.read_options()?)?;
-            print!("{}", reader.schema().display_tree());
+            let schema = match remote::is_url(&file) {
+                true => remote::open(&url(&file), keys.read_options()?)?
+                    .schema()
+                    .clone(),
+                false => open(&file, keys.read_options()?)?.schema().clone(),
+            };
+            print!("{}", schema.display_tree());
         }
         Command::Meta { file, json, keys } => {
-            let reader = open(&file, keys.read_options()?)?;
+            let metadata = match remote::is_url(&file) {
+                true => remote::open(&url(&file), keys.read_options()?)?
+                    .metadata()
+                    .clone(),
+                false => open(&file, keys.read_options()?)?.metadata().clone(),
+            };
             if json {
-                println!("{}", meta::json(reader.metadata()));
+                println!("{}", meta::json(&metadata));
             } else {
-                print!("{}", meta::text(reader.metadata()));
+                print!("{}", meta::text(&metadata));
             }
         }
         Command::Cat {
@@ -189,8 +205,14 @@ fn run(cli: Cli) -> parq::Result<()> {
             read,
         } => {
             let filter = read.filter()?;
-            let reader = open(&file, read.options()?)?;
-            cat::run(&reader, columns.as_deref(), limit, format, filter.as_ref())?;
+            let columns = columns.as_deref();
+            if remote::is_url(&file) {
+                let reader = remote::open(&url(&file), read.options()?)?;
+                cat::run(&reader, columns, limit, format, filter.as_ref())?;
+            } else {
+                let reader = open(&file, read.options()?)?;
+                cat::run(&reader, columns, limit, format, filter.as_ref())?;
+            }
         }
         Command::Head {
             file,
@@ -200,14 +222,14 @@ fn run(cli: Cli) -> parq::Result<()> {
             read,
         } => {
             let filter = read.filter()?;
-            let reader = open(&file, read.options()?)?;
-            cat::run(
-                &reader,
-                columns.as_deref(),
-                Some(n),
-                format,
-                filter.as_ref(),
-            )?;
+            let columns = columns.as_deref();
+            if remote::is_url(&file) {
+                let reader = remote::open(&url(&file), read.options()?)?;
+                cat::run(&reader, columns, Some(n), format, filter.as_ref())?;
+            } else {
+                let reader = open(&file, read.options()?)?;
+                cat::run(&reader, columns, Some(n), format, filter.as_ref())?;
+            }
         }
         Command::Pages {
             file,
@@ -242,7 +264,9 @@ fn run(cli: Cli) -> parq::Result<()> {
                 filter: filter.as_ref(),
                 threads: read.threads.into(),
             };
-            if mmap {
+            if remote::is_url(&file) {
+                scan::run(&remote::open(&url(&file), options)?, &args)?;
+            } else if mmap {
                 // SAFETY: not an unsafe block in the library sense: the CLI maps a file the
                 // user named for the duration of one scan and documents that it must not be
                 // modified meanwhile.
