@@ -724,3 +724,37 @@ mod s3 {
         assert!(faults.gets.load(Ordering::SeqCst) <= 4);
     }
 }
+
+#[tokio::test]
+async fn a_scan_opens_files_ahead_while_earlier_ones_stream() {
+    let memory: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let file = int_file(20_000, 10_000);
+    for f in 0..6 {
+        memory
+            .put(&Path::from(format!("ds/{f}.parquet")), file.clone().into())
+            .await
+            .unwrap();
+    }
+    let (store, faults) = faulty(memory, Faults::default());
+    let options = ScanOptions {
+        files_in_flight: 3,
+        ..ScanOptions::default()
+    };
+    let scan = Scan::prefix(store, &Path::from("ds"), options)
+        .await
+        .unwrap();
+    let mut batches = scan.batches();
+    batches.next().await.unwrap().unwrap();
+    for _ in 0..20 {
+        tokio::task::yield_now().await;
+    }
+    // Three files opened (a footer GET each) and their row groups asked for, before the
+    // first file is done.
+    let gets = faults.gets.load(Ordering::SeqCst);
+    assert!(gets >= 6, "{gets} GETs");
+    let rest: Vec<ArrayBatch> = batches.try_collect().await.unwrap();
+    assert_eq!(
+        rest.iter().map(|b| b.num_rows).sum::<usize>() + 8192,
+        6 * 20_000
+    );
+}

@@ -158,10 +158,14 @@ impl Scan {
         let ahead = options.files_in_flight.max(1);
         let options = Arc::new(options);
         let p = Arc::clone(&progress);
+        // Each file opens in a task of its own, so that its footer and first GETs make
+        // progress while earlier files stream; dropping the scan aborts the tasks.
         let files = futures::stream::iter(objects).map(move |meta| {
             let (store, options, progress) =
                 (Arc::clone(&store), Arc::clone(&options), Arc::clone(&p));
-            async move { open_file(store, meta, &options, &progress).await }
+            AbortOnDrop(tokio::spawn(async move {
+                open_file(store, meta, &options, &progress).await
+            }))
         });
         let batches = files
             .buffered(ahead)
@@ -203,4 +207,32 @@ async fn open_file(
     }
     let decoder = crate::read::push::PushDecoder::try_new(footer, push)?;
     Ok(Some(reader.primed_stream(decoder)))
+}
+
+/// A spawned task that is aborted when dropped, and whose panic or cancellation is an error.
+struct AbortOnDrop(tokio::task::JoinHandle<Result<Option<BatchStream>>>);
+
+impl std::future::Future for AbortOnDrop {
+    type Output = Result<Option<BatchStream>>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        std::pin::Pin::new(&mut self.0).poll(cx).map(|joined| {
+            joined.unwrap_or_else(|e| {
+                Err(Error::Fetch {
+                    object: "a scanned file".into(),
+                    range: None,
+                    source: Box::new(e),
+                })
+            })
+        })
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
