@@ -90,6 +90,16 @@ pub enum Error {
         /// Where it happened.
         at: Location,
     },
+    /// Fetching bytes of an object failed (a failed, short or timed-out request): which
+    /// object and which bytes.
+    Fetch {
+        /// The object (its path or URL).
+        object: String,
+        /// The bytes asked for, when the request was for a range.
+        range: Option<std::ops::Range<u64>>,
+        /// What went wrong.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 /// `Result` with this crate's [`Error`].
@@ -210,6 +220,16 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
+            Error::Fetch {
+                object,
+                range: Some(r),
+                source,
+            } => write!(
+                f,
+                "fetching bytes {}..{} of {object}: {source}",
+                r.start, r.end
+            ),
+            Error::Fetch { object, source, .. } => write!(f, "fetching {object}: {source}"),
         }
     }
 }
@@ -219,6 +239,7 @@ impl std::error::Error for Error {
         match self {
             Error::Io(e) | Error::File { source: e, .. } => Some(e),
             Error::Codec { source, .. } => Some(source),
+            Error::Fetch { source, .. } => Some(source.as_ref()),
             _ => None,
         }
     }

@@ -33,6 +33,8 @@ pub mod encryption;
 mod error;
 pub mod field;
 pub mod metadata;
+#[cfg(feature = "object_store")]
+pub mod object_store;
 pub mod predicate;
 pub mod read;
 pub mod schema;

@@ -6,6 +6,7 @@ mod keys;
 mod limits;
 mod meta;
 mod pages;
+mod remote;
 mod rewrite;
 mod scan;
 
@@ -183,33 +184,53 @@ fn read_file(path: &Path) -> parq::Result<bytes::Bytes> {
         .map_err(|e| parq::Error::from(e).in_file(path))
 }
 
+/// The URL a file argument spells (see [`remote::is_url`]).
+fn url(arg: &Path) -> String {
+    arg.to_string_lossy().into_owned()
+}
+
 fn open(path: &Path, options: ReadOptions) -> parq::Result<ParquetReader> {
     ParquetReader::with_options(read_file(path)?, options)
 }
 
+/// `parq schema`: the schema tree, then each VARIANT column's shredding tree.
+fn print_schema<S: parq::read::Source>(reader: &ParquetReader<S>) -> parq::Result<()> {
+    print!("{}", reader.schema().display_tree());
+    let variants = reader.variant_fields();
+    for f in reader
+        .fields()?
+        .iter()
+        .filter(|f| variants.contains(&f.name.as_str()))
+    {
+        // A tree parq cannot read is still shown, with why.
+        let tree =
+            parq::variant::describe_shredding(f).unwrap_or_else(|e| format!("{}: {e}\n", f.name));
+        print!("\nvariant shredding:\n{tree}");
+    }
+    Ok(())
+}
+
 fn run(cli: Cli) -> parq::Result<()> {
     match cli.command {
-        Command::Schema { file, keys } => {
-            let reader = open(&file, keys.read_options()?)?;
-            print!("{}", reader.schema().display_tree());
-            let variants = reader.variant_fields();
-            for f in reader
-                .fields()?
-                .iter()
-                .filter(|f| variants.contains(&f.name.as_str()))
-            {
-                // A tree parq cannot read is still shown, with why.
-                let tree = parq::variant::describe_shredding(f)
-                    .unwrap_or_else(|e| format!("{}: {e}\n", f.name));
-                print!("\nvariant shredding:\n{tree}");
-            }
-        }
+        Command::Schema { file, keys } => match remote::is_url(&file) {
+            true => print_schema(&remote::open(&url(&file), keys.read_options()?)?)?,
+            false => print_schema(&open(&file, keys.read_options()?)?)?,
+        },
         Command::Meta { file, json, keys } => {
-            let reader = open(&file, keys.read_options()?)?;
+            let (metadata, schema) = match remote::is_url(&file) {
+                true => {
+                    let reader = remote::open(&url(&file), keys.read_options()?)?;
+                    (reader.metadata().clone(), reader.schema().clone())
+                }
+                false => {
+                    let reader = open(&file, keys.read_options()?)?;
+                    (reader.metadata().clone(), reader.schema().clone())
+                }
+            };
             if json {
-                println!("{}", meta::json(reader.metadata(), &reader.schema().leaves));
+                println!("{}", meta::json(&metadata, &schema.leaves));
             } else {
-                print!("{}", meta::text(reader.metadata(), &reader.schema().leaves));
+                print!("{}", meta::text(&metadata, &schema.leaves));
             }
         }
         Command::Cat {
@@ -220,8 +241,14 @@ fn run(cli: Cli) -> parq::Result<()> {
             read,
         } => {
             let filter = read.filter()?;
-            let reader = open(&file, read.options()?)?;
-            cat::run(&reader, columns.as_deref(), limit, format, filter.as_ref())?;
+            let columns = columns.as_deref();
+            if remote::is_url(&file) {
+                let reader = remote::open(&url(&file), read.options()?)?;
+                cat::run(&reader, columns, limit, format, filter.as_ref())?;
+            } else {
+                let reader = open(&file, read.options()?)?;
+                cat::run(&reader, columns, limit, format, filter.as_ref())?;
+            }
         }
         Command::Head {
             file,
@@ -231,14 +258,14 @@ fn run(cli: Cli) -> parq::Result<()> {
             read,
         } => {
             let filter = read.filter()?;
-            let reader = open(&file, read.options()?)?;
-            cat::run(
-                &reader,
-                columns.as_deref(),
-                Some(n),
-                format,
-                filter.as_ref(),
-            )?;
+            let columns = columns.as_deref();
+            if remote::is_url(&file) {
+                let reader = remote::open(&url(&file), read.options()?)?;
+                cat::run(&reader, columns, Some(n), format, filter.as_ref())?;
+            } else {
+                let reader = open(&file, read.options()?)?;
+                cat::run(&reader, columns, Some(n), format, filter.as_ref())?;
+            }
         }
         Command::Pages {
             file,
@@ -273,7 +300,9 @@ fn run(cli: Cli) -> parq::Result<()> {
                 filter: filter.as_ref(),
                 threads: read.threads.into(),
             };
-            if mmap {
+            if remote::is_url(&file) {
+                scan::run(&remote::open(&url(&file), options)?, &args)?;
+            } else if mmap {
                 // SAFETY: not an unsafe block in the library sense: the CLI maps a file the
                 // user named for the duration of one scan and documents that it must not be
                 // modified meanwhile.

@@ -56,6 +56,7 @@ mod dictionary;
 pub mod eval;
 mod expr;
 mod filter;
+mod footer_stats;
 #[doc(hidden)]
 pub mod fuzzing;
 mod literal;

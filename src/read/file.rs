@@ -85,8 +85,6 @@ pub struct ParquetReader<S: Source = Bytes> {
     pub(crate) decryptor: Option<Arc<crate::encryption::read::FileDecryptor>>,
 }
 
-const MAGIC: &[u8; 4] = b"PAR1";
-
 impl<S: Source> ParquetReader<S> {
     /// Open with default options.
     ///
@@ -151,65 +149,39 @@ impl<S: Source> ParquetReader<S> {
     /// # Ok::<(), parq::Error>(())
     /// ```
     pub fn with_options(source: S, options: ReadOptions) -> Result<Self> {
-        let len = source.len();
-        if len < 12 {
-            return Err(Error::format(format!(
-                "file of {len} bytes is too small to be parquet"
+        // The footer decodes push-style, as for remote files: one suffix read (the whole
+        // file when it is under 64 KiB), a second only for a larger footer.
+        let footer = super::push::footer::read_footer(
+            &source,
+            super::push::FooterOptions {
+                max_footer_size: options.max_footer_size,
+                max_memory: options.max_memory,
+                verify_head: true,
+                #[cfg(feature = "encryption")]
+                decryption: options.decryption.clone(),
+                ..super::push::FooterOptions::default()
+            },
+        )?;
+        Self::from_footer(source, footer, options)
+    }
+
+    /// Open over an already decoded footer (read once, shared by several readers).
+    pub fn from_footer(
+        source: S,
+        footer: super::push::Footer,
+        options: ReadOptions,
+    ) -> Result<Self> {
+        if footer.file_len != source.len() {
+            return Err(Error::InvalidArgument(format!(
+                "the footer is of a file of {} bytes, the source has {}",
+                footer.file_len,
+                source.len()
             )));
         }
-        let head = source.read(0..4)?;
+        let metadata = footer.metadata;
+        let schema = footer.schema;
         #[cfg(feature = "encryption")]
-        let head_ok = &head[..] == MAGIC || &head[..] == metadata::MAGIC_ENCRYPTED;
-        #[cfg(not(feature = "encryption"))]
-        let head_ok = &head[..] == MAGIC;
-        if !head_ok {
-            return Err(Error::format("missing PAR1 magic at the start of the file"));
-        }
-        let tail = source.read(len - 8..len)?;
-        let tail: [u8; 8] = tail[..]
-            .try_into()
-            .map_err(|_| Error::format("short footer read"))?;
-        #[cfg(feature = "encryption")]
-        let (footer_len, encrypted_footer) = crate::encryption::read::parse_tail(&tail)?;
-        #[cfg(not(feature = "encryption"))]
-        let footer_len = metadata::parse_footer_len(&tail)?;
-        if footer_len as u64 > len - 12 || footer_len > options.max_footer_size {
-            return Err(Error::format(format!(
-                "footer length {footer_len} does not fit in a file of {len} bytes"
-            )));
-        }
-        let start = len - 8 - footer_len as u64;
-        let footer = source.read(start..len - 8)?;
-        let at_footer = |e: Error| {
-            e.at(&Location {
-                offset: Some(start),
-                ..Location::default()
-            })
-        };
-        #[cfg(feature = "encryption")]
-        let (metadata, decryptor) = crate::encryption::read::decode_footer(
-            &footer,
-            encrypted_footer,
-            options.decryption.as_ref(),
-            metadata::footer_memory_budget(footer.len(), options.max_memory),
-        )
-        .map_err(at_footer)?;
-        #[cfg(not(feature = "encryption"))]
-        let metadata = metadata::decode_file_metadata_within(
-            &footer,
-            metadata::footer_memory_budget(footer.len(), options.max_memory),
-        )
-        .map_err(at_footer)?;
-        let schema = SchemaDescriptor::new(&metadata.schema)?;
-        for (i, rg) in metadata.row_groups.iter().enumerate() {
-            if rg.columns.len() != schema.leaves.len() {
-                return Err(Error::format(format!(
-                    "row group {i} has {} column chunks for {} leaf columns",
-                    rg.columns.len(),
-                    schema.leaves.len()
-                )));
-            }
-        }
+        let decryptor = footer.decryptor;
         if let Some(rgs) = &options.row_groups {
             if let Some(bad) = rgs.iter().find(|i| **i >= metadata.row_groups.len()) {
                 return Err(Error::InvalidArgument(format!(
@@ -220,8 +192,8 @@ impl<S: Source> ParquetReader<S> {
         }
         Ok(ParquetReader {
             source: Arc::new(source),
-            metadata: Arc::new(metadata),
-            schema: Arc::new(schema),
+            metadata,
+            schema,
             options,
             #[cfg(feature = "encryption")]
             decryptor,
@@ -527,7 +499,7 @@ type PageRuns = Vec<(Range<u64>, usize)>;
 /// first data page) and the data pages with a selected row, adjacent ones read together.
 /// `None` when every page has a selected row. Returns the runs, with no codec or location
 /// yet, and the first row of each page read.
-fn plan_segments(
+pub(super) fn plan_segments(
     index: &metadata::OffsetIndex,
     sel: &RowSelection,
     chunk: Range<u64>,

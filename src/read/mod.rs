@@ -140,6 +140,7 @@ mod page;
 mod page_index;
 mod parallel;
 pub(crate) mod plan;
+pub mod push;
 mod selection;
 mod source;
 

@@ -632,7 +632,7 @@ impl<S: Source> ParquetReader<S> {
     /// The plans of `columns`: each is a top-level field name (the whole field) or a leaf's
     /// dotted path (that leaf and its ancestors). Leaves under the same top-level field are
     /// merged into one projected field, placed where the first of them was asked for.
-    fn projection(&self, columns: &[&str]) -> Result<Vec<FieldPlan>> {
+    pub(super) fn projection(&self, columns: &[&str]) -> Result<Vec<FieldPlan>> {
         let plans = plan_fields(&self.schema)?;
         let mut order: Vec<usize> = Vec::new();
         let mut keep: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); plans.len()];

@@ -1,0 +1,163 @@
+//! The push decoder over a whole file from arbitrary bytes (seeded with the read_file seeds,
+//! behind 8 control bytes): the control bytes choose the piece sizes, the push order and
+//! extra pieces nobody asked for, and the request shape (coalescing gap, maximum request,
+//! memory budget). Errors are fine; a panic, a hang, or a read that disagrees with
+//! `ParquetReader` (one row group at a time, as the push decoder's batches stop at row
+//! group ends) is not.
+#![no_main]
+
+use std::ops::Range;
+
+use bytes::Bytes;
+use libfuzzer_sys::fuzz_target;
+use parq::read::push::{
+    DecodeResult, FooterDecoder, FooterOptions, FooterStep, IoOptions, PushDecoder, PushOptions,
+};
+use parq::read::{ArrayBatch, ParquetReader, ReadOptions};
+use parq_codecs::compression::Limits;
+
+/// A tiny generator over the control bytes.
+struct Control(u64);
+
+impl Control {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn pieces(file: &Bytes, ranges: &[Range<u64>], c: &mut Control) -> Vec<(u64, Bytes)> {
+    let len = file.len() as u64;
+    let mut out = Vec::new();
+    for r in ranges {
+        let (start, end) = (r.start.min(len), r.end.min(len));
+        let mut at = start;
+        while at < end {
+            let n = 1 + c.next() % 4096;
+            let e = (at + n).min(end);
+            out.push((at, file.slice(at as usize..e as usize)));
+            at = e;
+        }
+    }
+    if c.next() % 4 == 0 && len > 0 {
+        let a = c.next() % len;
+        let b = (a + c.next() % 512).min(len);
+        out.push((a, file.slice(a as usize..b as usize)));
+    }
+    for i in (1..out.len()).rev() {
+        out.swap(i, (c.next() % (i as u64 + 1)) as usize);
+    }
+    out
+}
+
+fn options() -> ReadOptions {
+    ReadOptions {
+        limits: Limits {
+            max_uncompressed_size: 16 << 20,
+        },
+        max_page_values: 1 << 16,
+        max_footer_size: 1 << 20,
+        ..ReadOptions::default()
+    }
+}
+
+fn push_read(file: &Bytes, batch_size: usize, c: &mut Control) -> parq::Result<Vec<ArrayBatch>> {
+    let mut footer = FooterDecoder::new(
+        file.len() as u64,
+        FooterOptions {
+            suffix_len: [64 << 10, 16, 1000][(c.next() % 3) as usize],
+            max_footer_size: 1 << 20,
+            ..FooterOptions::default()
+        },
+    );
+    let footer = loop {
+        match footer.try_next()? {
+            FooterStep::NeedsData(ranges) => {
+                for (at, b) in pieces(file, &ranges, c) {
+                    footer.push(at, b);
+                }
+            }
+            FooterStep::Done(f) => break f,
+        }
+    };
+    let push = PushOptions {
+        read: options(),
+        batch_size,
+        io: IoOptions {
+            coalesce_gap: [0, 100, 1 << 20][(c.next() % 3) as usize],
+            max_request_size: [0, 37, 4096][(c.next() % 3) as usize],
+        },
+        memory_budget: [0, 10_000, 1 << 30][(c.next() % 3) as usize],
+        projection: None,
+    };
+    let mut d = PushDecoder::try_new(footer, push)?;
+    let mut out = Vec::new();
+    let mut rows = 0;
+    // Each step makes progress (a batch, or bytes for a missing range), so this bounds
+    // the loop without cutting a real read short.
+    for _ in 0..1_000_000 {
+        match d.try_next()? {
+            DecodeResult::NeedsData(ranges) => {
+                for (at, b) in pieces(file, &ranges, c) {
+                    d.push(at, b);
+                }
+            }
+            DecodeResult::Batch(b) => {
+                assert!(b.num_rows <= batch_size, "a batch larger than asked");
+                rows += b.num_rows;
+                if rows > 1 << 16 {
+                    return Ok(out);
+                }
+                out.push(b);
+            }
+            DecodeResult::Finished => return Ok(out),
+        }
+    }
+    panic!("the push decoder made no progress");
+}
+
+fn local_read(file: &Bytes, batch_size: usize) -> parq::Result<Vec<ArrayBatch>> {
+    let whole = ParquetReader::with_options(file.clone(), options())?;
+    let names: Vec<String> = whole.fields()?.into_iter().map(|f| f.name).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut out = Vec::new();
+    for rg in whole.selected_row_groups() {
+        let r = ParquetReader::with_options(
+            file.clone(),
+            ReadOptions {
+                row_groups: Some(vec![rg]),
+                ..options()
+            },
+        )?;
+        for b in r.array_batches(&names, batch_size)? {
+            out.push(b?);
+        }
+    }
+    Ok(out)
+}
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 8 {
+        return;
+    }
+    let seed = u64::from_le_bytes(data[..8].try_into().unwrap()) | 1;
+    let file = Bytes::copy_from_slice(&data[8..]);
+    let mut c = Control(seed);
+    let batch_size = 1 + (c.next() % 3000) as usize;
+    let Ok(got) = push_read(&file, batch_size, &mut c) else {
+        return;
+    };
+    let rows: usize = got.iter().map(|b| b.num_rows).sum();
+    if rows >= 1 << 16 || got.is_empty() {
+        return;
+    }
+    if let Ok(want) = local_read(&file, batch_size) {
+        assert_eq!(got.len(), want.len(), "batch count");
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.num_rows, w.num_rows);
+            assert!(g.arrays == w.arrays, "a batch differs from ParquetReader's");
+        }
+    }
+});

@@ -1,0 +1,251 @@
+//! The async driver of a [`PushDecoder`] over an object store: several GETs in flight.
+//!
+//! The driver asks the decoder what it wants, starts GETs for it (up to
+//! [`ObjectReadOptions::max_requests_in_flight`] requests and
+//! [`ObjectReadOptions::max_bytes_in_flight`] bytes), and pushes each answer as it lands.
+//! After every batch it asks again, so the next row groups (as many as the decoder's memory
+//! budget plans) are fetched while the current one decodes. Each GET runs as its own tokio
+//! task, so it makes progress while the stream's consumer is busy; the tasks live in a
+//! `JoinSet`, so dropping the stream aborts them.
+
+use std::collections::HashSet;
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ::object_store::path::Path;
+use ::object_store::{ObjectStore, ObjectStoreExt};
+use bytes::Bytes;
+use parq_codecs::probe;
+use tokio::task::JoinSet;
+
+use crate::read::push::{DecodeResult, PushDecoder};
+use crate::read::ArrayBatch;
+use crate::{Error, Result};
+
+/// How the async readers fetch and decode.
+#[derive(Debug, Clone)]
+pub struct ObjectReadOptions {
+    /// GETs in flight at once, at most (at least 1).
+    pub max_requests_in_flight: usize,
+    /// Bytes of GETs in flight at once, at most (one request is always allowed, however
+    /// large). The decoder's [`memory_budget`](crate::read::push::PushOptions::memory_budget)
+    /// bounds how far ahead it plans; this bounds what is on the wire.
+    pub max_bytes_in_flight: u64,
+    /// Give up on a GET after this long, with an error naming the object and range. `None`
+    /// (the default) leaves timeouts to the store (an HTTP store's `ClientOptions`); a
+    /// timed-out GET is not retried here, retries are the store's.
+    pub request_timeout: Option<Duration>,
+    /// Where decoding runs: `false` (the default) on the task that polls the stream, so a
+    /// batch's decoding occupies that runtime thread; `true` on tokio's blocking pool
+    /// (`spawn_blocking`), which keeps the runtime's threads free for I/O.
+    pub decode_on_blocking_pool: bool,
+    /// The first (suffix) request of a footer.
+    pub footer_suffix: u64,
+}
+
+impl Default for ObjectReadOptions {
+    fn default() -> Self {
+        ObjectReadOptions {
+            max_requests_in_flight: 16,
+            max_bytes_in_flight: 64 << 20,
+            request_timeout: None,
+            decode_on_blocking_pool: false,
+            footer_suffix: crate::read::push::DEFAULT_FOOTER_SUFFIX,
+        }
+    }
+}
+
+/// One object to GET from.
+#[derive(Clone)]
+pub(crate) struct Object {
+    pub store: Arc<dyn ObjectStore>,
+    pub path: Path,
+    /// Named by errors.
+    pub name: Arc<str>,
+}
+
+impl Object {
+    /// The error of a GET of `range` that failed with `e`.
+    pub fn fetch_error(
+        &self,
+        range: Range<u64>,
+        e: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Error {
+        Error::Fetch {
+            object: self.name.to_string(),
+            range: Some(range),
+            source: e.into(),
+        }
+    }
+
+    /// GET `range`, checked: a short or long body is an error naming the range.
+    pub async fn get(&self, range: Range<u64>, timeout: Option<Duration>) -> Result<Bytes> {
+        probe::hit("io.get_requests");
+        probe::hit_n("io.get_bytes", range.end - range.start);
+        let get = self.store.get_range(&self.path, range.clone());
+        let got = match timeout {
+            Some(t) => match tokio::time::timeout(t, get).await {
+                Ok(r) => r,
+                Err(_) => {
+                    return Err(self.fetch_error(range, format!("no answer within {t:?}")));
+                }
+            },
+            None => get.await,
+        };
+        let bytes = got.map_err(|e| self.fetch_error(range.clone(), e))?;
+        let want = range.end - range.start;
+        if bytes.len() as u64 != want {
+            return Err(self.fetch_error(
+                range,
+                format!("the store answered {} bytes of {want}", bytes.len()),
+            ));
+        }
+        Ok(bytes)
+    }
+}
+
+/// Drives one decoder; see the [module docs](self).
+pub(crate) struct Driver {
+    object: Object,
+    options: ObjectReadOptions,
+    /// `None` only while a step runs on the blocking pool.
+    decoder: Option<PushDecoder>,
+    tasks: JoinSet<(Range<u64>, Result<Bytes>)>,
+    /// Ranges asked of the store and not yet pushed (in flight or queued).
+    requested: HashSet<Range<u64>>,
+    queued: std::collections::VecDeque<Range<u64>>,
+    in_flight_bytes: u64,
+    done: bool,
+}
+
+impl Driver {
+    pub fn new(object: Object, decoder: PushDecoder, options: ObjectReadOptions) -> Self {
+        Driver {
+            object,
+            options,
+            decoder: Some(decoder),
+            tasks: JoinSet::new(),
+            requested: HashSet::new(),
+            queued: Default::default(),
+            in_flight_bytes: 0,
+            done: false,
+        }
+    }
+
+    /// Start GETs for what the decoder wants and nobody has asked for, within the limits.
+    fn schedule(&mut self, wanted: Vec<Range<u64>>) {
+        for r in wanted {
+            if self.requested.insert(r.clone()) {
+                self.queued.push_back(r);
+            }
+        }
+        while let Some(r) = self.queued.front() {
+            let len = r.end - r.start;
+            let busy = self.tasks.len();
+            if busy >= self.options.max_requests_in_flight.max(1)
+                || (busy > 0 && self.in_flight_bytes + len > self.options.max_bytes_in_flight)
+            {
+                break;
+            }
+            let r = self.queued.pop_front().expect("front");
+            self.in_flight_bytes += len;
+            let object = self.object.clone();
+            let timeout = self.options.request_timeout;
+            probe::hit("io.gets_started");
+            self.tasks.spawn(async move {
+                let got = object.get(r.clone(), timeout).await;
+                (r, got)
+            });
+        }
+    }
+
+    /// Start the first GETs now, before the stream is polled.
+    pub fn prime(&mut self) {
+        if let Some(d) = self.decoder.as_mut() {
+            let wanted = d.wanted();
+            self.schedule(wanted);
+        }
+    }
+
+    /// Wait for one GET and push its bytes.
+    async fn land_one(&mut self) -> Result<()> {
+        let Some(joined) = self.tasks.join_next().await else {
+            return Err(Error::format(
+                "internal: the object reader waits for no request (a planning bug)",
+            ));
+        };
+        let (range, got) = joined.map_err(|e| Error::Fetch {
+            object: self.object.name.to_string(),
+            range: None,
+            source: Box::new(e),
+        })?;
+        let bytes = got?;
+        self.in_flight_bytes -= range.end - range.start;
+        self.requested.remove(&range);
+        self.decoder
+            .as_mut()
+            .expect("decoder present between steps")
+            .push(range.start, bytes);
+        Ok(())
+    }
+
+    /// One decoder step, on this task or on the blocking pool.
+    async fn step(&mut self) -> Result<DecodeResult> {
+        let mut decoder = self.decoder.take().expect("decoder present between steps");
+        if !self.options.decode_on_blocking_pool {
+            let r = decoder.try_next();
+            self.decoder = Some(decoder);
+            return r;
+        }
+        let (decoder, r) = tokio::task::spawn_blocking(move || {
+            let r = decoder.try_next();
+            (decoder, r)
+        })
+        .await
+        .map_err(|e| Error::Fetch {
+            object: self.object.name.to_string(),
+            range: None,
+            source: Box::new(e),
+        })?;
+        self.decoder = Some(decoder);
+        r
+    }
+
+    /// The next batch, `None` at the end. After an error, `None`.
+    pub async fn next(&mut self) -> Option<Result<ArrayBatch>> {
+        if self.done {
+            return None;
+        }
+        let r = self.next_inner().await;
+        if !matches!(r, Some(Ok(_))) {
+            self.done = true;
+            // Whatever is still in flight is not needed any more.
+            self.tasks.abort_all();
+        }
+        r
+    }
+
+    async fn next_inner(&mut self) -> Option<Result<ArrayBatch>> {
+        loop {
+            match self.step().await {
+                Err(e) => return Some(Err(e)),
+                Ok(DecodeResult::Finished) => return None,
+                Ok(DecodeResult::Batch(b)) => {
+                    // Fetch ahead while the caller works on this batch.
+                    let decoder = self.decoder.as_mut().expect("decoder present");
+                    decoder.take_released();
+                    let wanted = decoder.wanted();
+                    self.schedule(wanted);
+                    return Some(Ok(b));
+                }
+                Ok(DecodeResult::NeedsData(ranges)) => {
+                    self.schedule(ranges);
+                    if let Err(e) = self.land_one().await {
+                        return Some(Err(e));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! One Parquet object: its footer (cached) and async streams of its batches.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use ::object_store::path::Path;
+use ::object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
+use futures::Stream;
+
+use super::driver::{Driver, Object, ObjectReadOptions};
+use crate::read::push::{
+    Footer, FooterDecoder, FooterOptions, FooterStep, PushDecoder, PushOptions,
+};
+use crate::read::ArrayBatch;
+use crate::{Error, Result};
+
+/// A `Send + 'static` stream of parq batches.
+pub type BatchStream = Pin<Box<dyn Stream<Item = Result<ArrayBatch>> + Send>>;
+
+/// Decoded footers shared across readers and scans, keyed by object path, size and
+/// version (ETag, else last-modified time), so a replaced object is never served an old
+/// footer. Holds at most `capacity` footers; when full, an arbitrary one is evicted.
+#[derive(Debug)]
+pub struct FooterCache {
+    capacity: usize,
+    entries: Mutex<HashMap<FooterKey, Footer>>,
+}
+
+type FooterKey = (String, u64, String);
+
+impl FooterCache {
+    /// A cache of at most `capacity` footers.
+    pub fn new(capacity: usize) -> Self {
+        FooterCache {
+            capacity,
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn key(meta: &ObjectMeta) -> FooterKey {
+        let version = meta
+            .e_tag
+            .clone()
+            .or_else(|| meta.version.clone())
+            .unwrap_or_else(|| meta.last_modified.to_rfc3339());
+        (meta.location.to_string(), meta.size, version)
+    }
+
+    /// The footer of `meta`'s object, when cached.
+    pub fn get(&self, meta: &ObjectMeta) -> Option<Footer> {
+        let hit = self.entries.lock().ok()?.get(&Self::key(meta)).cloned();
+        if hit.is_some() {
+            parq_codecs::probe::hit("io.footer_cache_hit");
+        }
+        hit
+    }
+
+    /// Remember `footer` as that of `meta`'s object.
+    pub fn insert(&self, meta: &ObjectMeta, footer: Footer) {
+        let Ok(mut entries) = self.entries.lock() else {
+            return;
+        };
+        if entries.len() >= self.capacity {
+            if let Some(k) = entries.keys().next().cloned() {
+                entries.remove(&k);
+            }
+        }
+        if self.capacity > 0 {
+            entries.insert(Self::key(meta), footer);
+        }
+    }
+
+    /// Footers held.
+    pub fn len(&self) -> usize {
+        self.entries.lock().map_or(0, |e| e.len())
+    }
+
+    /// True when no footer is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A Parquet object in an object store, read asynchronously.
+///
+/// Opens from `(Arc<dyn ObjectStore>, ObjectMeta)` (what a listing gives, so opening costs
+/// no request), from a path (one HEAD), or from a URL. The footer costs one GET when it
+/// is under the footer suffix (64 KiB), two otherwise, and is cached when the reader has a
+/// [`FooterCache`]. Streams of batches drive a [`PushDecoder`]; see [`super`] for where
+/// decoding runs.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use std::sync::Arc;
+/// use futures::TryStreamExt;
+/// use object_store::{memory::InMemory, path::Path, ObjectStore, ObjectStoreExt};
+/// use parq::object_store::ParqObjectReader;
+/// use parq::read::push::PushOptions;
+///
+/// let file = std::fs::read("testdata/parquet-testing/data/alltypes_plain.parquet").unwrap();
+/// let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+/// store.put(&Path::from("t/a.parquet"), file.into()).await.unwrap();
+///
+/// let mut reader = ParqObjectReader::open(store, &Path::from("t/a.parquet")).await?;
+/// let options = PushOptions { projection: Some(vec!["id".into()]), ..PushOptions::default() };
+/// let batches: Vec<_> = reader.batches(options).await?.try_collect().await?;
+/// assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 8);
+/// # Ok::<(), parq::Error>(())
+/// # }).unwrap();
+/// ```
+#[derive(Clone)]
+pub struct ParqObjectReader {
+    object: Object,
+    meta: ObjectMeta,
+    options: ObjectReadOptions,
+    footer: Option<Footer>,
+    cache: Option<Arc<FooterCache>>,
+    #[cfg(feature = "encryption")]
+    decryption: Option<crate::encryption::FileDecryptionProperties>,
+}
+
+impl std::fmt::Debug for ParqObjectReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParqObjectReader")
+            .field("object", &self.object.name)
+            .field("size", &self.meta.size)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ParqObjectReader {
+    /// The object `meta` of `store` (no request yet).
+    pub fn new(store: Arc<dyn ObjectStore>, meta: ObjectMeta) -> Self {
+        let name: Arc<str> = Arc::from(format!("{store}/{}", meta.location));
+        ParqObjectReader {
+            object: Object {
+                store,
+                path: meta.location.clone(),
+                name,
+            },
+            meta,
+            options: ObjectReadOptions::default(),
+            footer: None,
+            cache: None,
+            #[cfg(feature = "encryption")]
+            decryption: None,
+        }
+    }
+
+    /// The object at `path` of `store`: one HEAD request for its size and version.
+    pub async fn open(store: Arc<dyn ObjectStore>, path: &Path) -> Result<Self> {
+        let meta = store.head(path).await.map_err(|e| Error::Fetch {
+            object: format!("{store}/{path}"),
+            range: None,
+            source: Box::new(e),
+        })?;
+        Ok(Self::new(store, meta))
+    }
+
+    /// The object a URL names (`s3://`, `gs://`, `az://`, `file://`, `memory://`, ...),
+    /// through `object_store`'s own URL parsing, with credentials and settings from the
+    /// environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`). Cloud schemes need the `cloud`
+    /// feature.
+    pub async fn open_url(url: &str) -> Result<Self> {
+        let (store, path) = super::store_for_url(url)?;
+        Self::open(store, &path).await
+    }
+
+    /// Fetch and decode with `options`.
+    pub fn with_options(mut self, options: ObjectReadOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Share decoded footers through `cache`.
+    pub fn with_footer_cache(mut self, cache: Arc<FooterCache>) -> Self {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// Open with this footer, already decoded (no footer request).
+    pub fn with_footer(mut self, footer: Footer) -> Self {
+        self.footer = Some(footer);
+        self
+    }
+
+    /// Keys of an encrypted file (feature `encryption`).
+    #[cfg(feature = "encryption")]
+    pub fn with_decryption(mut self, props: crate::encryption::FileDecryptionProperties) -> Self {
+        self.decryption = Some(props);
+        self
+    }
+
+    /// The object's listing entry.
+    pub fn object_meta(&self) -> &ObjectMeta {
+        &self.meta
+    }
+
+    /// The decoded footer: from the reader, the cache, or the store (one GET under the
+    /// footer suffix, two above it).
+    pub async fn footer(&mut self) -> Result<Footer> {
+        if let Some(f) = &self.footer {
+            return Ok(f.clone());
+        }
+        if let Some(f) = self.cache.as_ref().and_then(|c| c.get(&self.meta)) {
+            self.footer = Some(f.clone());
+            return Ok(f);
+        }
+        let options = FooterOptions {
+            suffix_len: self.options.footer_suffix,
+            #[cfg(feature = "encryption")]
+            decryption: self.decryption.clone(),
+            ..FooterOptions::default()
+        };
+        let mut decoder = FooterDecoder::new(self.meta.size, options);
+        let footer = loop {
+            match decoder.try_next()? {
+                FooterStep::NeedsData(ranges) => {
+                    for r in ranges {
+                        let bytes = self
+                            .object
+                            .get(r.clone(), self.options.request_timeout)
+                            .await?;
+                        decoder.push(r.start, bytes);
+                    }
+                }
+                FooterStep::Done(f) => break f,
+            }
+        };
+        if let Some(c) = &self.cache {
+            c.insert(&self.meta, footer.clone());
+        }
+        self.footer = Some(footer.clone());
+        Ok(footer)
+    }
+
+    /// A push decoder of this object, with its footer.
+    pub async fn decoder(&mut self, options: PushOptions) -> Result<PushDecoder> {
+        let footer = self.footer().await?;
+        PushDecoder::try_new(footer, options)
+    }
+
+    /// Stream the batches `options` select (row groups, projection, selection, batch size),
+    /// with GETs in flight ahead of decoding. Dropping the stream cancels its GETs.
+    pub async fn batches(&mut self, options: PushOptions) -> Result<BatchStream> {
+        let decoder = self.decoder(options).await?;
+        Ok(self.stream(decoder))
+    }
+
+    /// Stream the batches of `decoder` (built over this object's footer). Its GETs start
+    /// when the stream is first polled.
+    pub fn stream(&self, decoder: PushDecoder) -> BatchStream {
+        let driver = Driver::new(self.object.clone(), decoder, self.options.clone());
+        driver_stream(driver)
+    }
+
+    /// As [`Self::stream`], with the first GETs started now (within a tokio runtime).
+    pub(crate) fn primed_stream(&self, decoder: PushDecoder) -> BatchStream {
+        let mut driver = Driver::new(self.object.clone(), decoder, self.options.clone());
+        driver.prime();
+        driver_stream(driver)
+    }
+
+    /// Stream Arrow `RecordBatch`es of what `options` select (feature `arrow`), with the
+    /// Arrow schema of [`crate::arrow::to_arrow_schema`].
+    #[cfg(feature = "arrow")]
+    pub async fn record_batches(
+        &mut self,
+        options: PushOptions,
+    ) -> Result<(arrow_schema::SchemaRef, RecordBatchStream)> {
+        let decoder = self.decoder(options).await?;
+        let schema = Arc::new(crate::arrow::to_arrow_schema(
+            decoder.fields(),
+            decoder.footer().metadata().key_value_metadata.as_deref(),
+        )?);
+        let batches = self.stream(decoder);
+        let s = schema.clone();
+        let stream = futures::StreamExt::map(batches, move |b| {
+            b.and_then(|b| crate::arrow::to_record_batch(&b, &s))
+        });
+        Ok((schema, Box::pin(stream)))
+    }
+}
+
+/// A `Send + 'static` stream of Arrow record batches (feature `arrow`).
+#[cfg(feature = "arrow")]
+pub type RecordBatchStream = Pin<Box<dyn Stream<Item = Result<arrow_array::RecordBatch>> + Send>>;
+
+fn driver_stream(driver: Driver) -> BatchStream {
+    Box::pin(futures::stream::unfold(driver, |mut d| async move {
+        d.next().await.map(|b| (b, d))
+    }))
+}

@@ -1,0 +1,318 @@
+//! Pushed bytes, kept only where a decoder asked for them.
+//!
+//! A [`Spans`] is a set of disjoint byte ranges (*spans*) that a decoder wants. Pushed
+//! pieces may have any size, order and overlap: each is cut to the spans it meets. A span
+//! that one piece covers whole is kept as a zero-copy slice of it; otherwise its pieces are
+//! copied once into a buffer of the span's length (sized by a checked plan, never by the
+//! piece). Bytes outside every span are dropped, so what a set holds is bounded by the sum
+//! of its spans.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use bytes::Bytes;
+use parq_codecs::probe;
+
+/// One wanted range and what has arrived of it.
+#[derive(Debug)]
+enum Fill {
+    Empty,
+    /// Pieces copied into a buffer of the span's length; `have` holds the covered ranges,
+    /// relative to the span, sorted and disjoint.
+    Partial {
+        buf: Vec<u8>,
+        have: Vec<Range<u64>>,
+    },
+    Full(Bytes),
+}
+
+/// A set of disjoint wanted spans, keyed by start.
+#[derive(Debug, Default)]
+pub(crate) struct Spans {
+    spans: BTreeMap<u64, (u64, Fill)>,
+}
+
+/// Sorted, disjoint `ranges` with neighbours closer than `gap` merged.
+pub(crate) fn coalesce(mut ranges: Vec<Range<u64>>, gap: u64) -> Vec<Range<u64>> {
+    ranges.retain(|r| r.start < r.end);
+    ranges.sort_by_key(|r| r.start);
+    let mut out: Vec<Range<u64>> = Vec::with_capacity(ranges.len());
+    let mut merged = 0u64;
+    for r in ranges {
+        match out.last_mut() {
+            // Overlapping, touching, or less than `gap` apart.
+            Some(last) if r.start <= last.end || r.start - last.end < gap => {
+                if r.start > last.end {
+                    merged += 1;
+                }
+                last.end = last.end.max(r.end);
+            }
+            _ => out.push(r),
+        }
+    }
+    probe::hit_n("io.coalesced", merged);
+    out
+}
+
+/// `range` cut into pieces of at most `max` bytes (`max` 0: not cut).
+pub(crate) fn split(range: Range<u64>, max: u64, out: &mut Vec<Range<u64>>) {
+    if max == 0 || range.end - range.start <= max {
+        out.push(range);
+        return;
+    }
+    let mut start = range.start;
+    while start < range.end {
+        let end = start.saturating_add(max).min(range.end);
+        probe::hit("io.split");
+        out.push(start..end);
+        start = end;
+    }
+}
+
+/// Add `r` (relative, non-empty) to the sorted disjoint `have`, merging touching ranges.
+fn add_covered(have: &mut Vec<Range<u64>>, r: Range<u64>) {
+    let mut start = r.start;
+    let mut end = r.end;
+    have.retain(|h| {
+        if h.end < start || h.start > end {
+            true
+        } else {
+            start = start.min(h.start);
+            end = end.max(h.end);
+            false
+        }
+    });
+    let at = have.partition_point(|h| h.start < start);
+    have.insert(at, start..end);
+}
+
+impl Spans {
+    /// Want `ranges` too; the parts already wanted are left as they are, so the set stays
+    /// disjoint. Returns the bytes newly wanted.
+    pub fn want(&mut self, ranges: &[Range<u64>]) -> u64 {
+        let mut added = 0;
+        for r in ranges {
+            for piece in self.uncovered(r.clone()) {
+                added += piece.end - piece.start;
+                self.spans.insert(piece.start, (piece.end, Fill::Empty));
+            }
+        }
+        added
+    }
+
+    /// The parts of `r` that no span covers.
+    fn uncovered(&self, r: Range<u64>) -> Vec<Range<u64>> {
+        let mut out = Vec::new();
+        let mut at = r.start;
+        // A span starting before `r` may reach into it.
+        let before = self.spans.range(..r.start).next_back();
+        if let Some((_, (end, _))) = before {
+            at = at.max(*end);
+        }
+        for (&s, (e, _)) in self.spans.range(r.start..r.end) {
+            if s > at {
+                out.push(at..s);
+            }
+            at = at.max(*e);
+        }
+        if at < r.end {
+            out.push(at..r.end);
+        }
+        out
+    }
+
+    /// Take the parts of the piece at `offset` that fall in spans. Returns the bytes kept.
+    pub fn push(&mut self, offset: u64, data: &Bytes) -> u64 {
+        let end = offset.saturating_add(data.len() as u64);
+        let mut kept = 0;
+        let first = match self.spans.range(..=offset).next_back() {
+            Some((&s, (e, _))) if *e > offset => s,
+            _ => offset,
+        };
+        for (&s, (e, fill)) in self.spans.range_mut(first..end) {
+            let (s, e) = (s, *e);
+            let lo = s.max(offset);
+            let hi = e.min(end);
+            if lo >= hi || matches!(fill, Fill::Full(_)) {
+                continue;
+            }
+            let piece = &data[(lo - offset) as usize..(hi - offset) as usize];
+            kept += hi - lo;
+            if lo == s && hi == e {
+                // One piece covers the span: keep a view of it, no copy.
+                probe::hit("push.zero_copy_span");
+                *fill = Fill::Full(data.slice((lo - offset) as usize..(hi - offset) as usize));
+                continue;
+            }
+            if matches!(fill, Fill::Empty) {
+                *fill = Fill::Partial {
+                    buf: vec![0; (e - s) as usize],
+                    have: Vec::new(),
+                };
+            }
+            let Fill::Partial { buf, have } = fill else {
+                unreachable!("set just above")
+            };
+            buf[(lo - s) as usize..(hi - s) as usize].copy_from_slice(piece);
+            add_covered(have, lo - s..hi - s);
+            if have.len() == 1 && have[0] == (0..e - s) {
+                probe::hit("push.assembled_span");
+                *fill = Fill::Full(Bytes::from(std::mem::take(buf)));
+            }
+        }
+        kept
+    }
+
+    /// The wanted bytes that have not arrived, in file order.
+    pub fn missing(&self) -> Vec<Range<u64>> {
+        let mut out = Vec::new();
+        for (&s, (e, fill)) in &self.spans {
+            match fill {
+                Fill::Full(_) => {}
+                Fill::Empty => out.push(s..*e),
+                Fill::Partial { have, .. } => {
+                    let mut at = 0;
+                    for h in have {
+                        if h.start > at {
+                            out.push(s + at..s + h.start);
+                        }
+                        at = h.end;
+                    }
+                    if s + at < *e {
+                        out.push(s + at..*e);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// True when every span has arrived.
+    pub fn complete(&self) -> bool {
+        self.spans.values().all(|(_, f)| matches!(f, Fill::Full(_)))
+    }
+
+    /// Bytes wanted (held or still to come).
+    pub fn wanted_bytes(&self) -> u64 {
+        self.spans.iter().map(|(s, (e, _))| e - s).sum()
+    }
+
+    /// The spans, in file order.
+    pub fn ranges(&self) -> Vec<Range<u64>> {
+        self.spans.iter().map(|(&s, (e, _))| s..*e).collect()
+    }
+
+    /// The arrived spans as one map from start to bytes, with touching spans joined (so
+    /// that a read across two of them is one slice). `None` while some span is missing.
+    pub fn snapshot(&self) -> Option<Snapshot> {
+        let mut out: Vec<(u64, Vec<Bytes>)> = Vec::new();
+        let mut last_end = None;
+        for (&s, (e, fill)) in &self.spans {
+            let Fill::Full(b) = fill else {
+                return None;
+            };
+            match out.last_mut() {
+                Some((_, parts)) if last_end == Some(s) => parts.push(b.clone()),
+                _ => out.push((s, vec![b.clone()])),
+            }
+            last_end = Some(*e);
+        }
+        let map = out
+            .into_iter()
+            .map(|(s, parts)| {
+                if parts.len() == 1 {
+                    (s, parts.into_iter().next().expect("one part"))
+                } else {
+                    probe::hit("push.joined_spans");
+                    (s, Bytes::from(parts.concat()))
+                }
+            })
+            .collect();
+        Some(Snapshot { spans: map })
+    }
+}
+
+/// Arrived bytes that a read can be served from without I/O.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Snapshot {
+    spans: BTreeMap<u64, Bytes>,
+}
+
+impl Snapshot {
+    /// The bytes of `range`, when one span holds all of them.
+    pub fn read(&self, range: Range<u64>) -> Option<Bytes> {
+        let (&s, b) = self.spans.range(..=range.start).next_back()?;
+        let end = s + b.len() as u64;
+        (range.end <= end && range.start <= range.end)
+            .then(|| b.slice((range.start - s) as usize..(range.end - s) as usize))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn coalesce_merges_within_the_gap_only() {
+        assert_eq!(
+            coalesce(vec![10..20, 0..5, 24..30, 100..110], 5),
+            vec![0..5, 10..30, 100..110]
+        );
+        assert_eq!(coalesce(vec![0..5, 3..8], 0), vec![0..8]);
+    }
+
+    #[test]
+    fn split_cuts_at_the_maximum() {
+        let mut out = Vec::new();
+        split(0..10, 4, &mut out);
+        assert_eq!(out, vec![0..4, 4..8, 8..10]);
+        out.clear();
+        split(0..10, 0, &mut out);
+        assert_eq!(out, vec![0..10]);
+    }
+
+    #[test]
+    fn one_piece_over_a_span_is_not_copied() {
+        let mut s = Spans::default();
+        let span = 10..20;
+        s.want(&[span]);
+        let data = Bytes::from((0u8..50).collect::<Vec<_>>());
+        assert_eq!(s.push(0, &data), 10);
+        let snap = s.snapshot().unwrap();
+        let got = snap.read(12..15).unwrap();
+        assert_eq!(&got[..], &[12, 13, 14]);
+        // A view of the pushed buffer, not a copy.
+        assert_eq!(got.as_ptr(), data[12..].as_ptr());
+    }
+
+    proptest! {
+        /// Whatever pieces arrive, in whatever order, the spans end up holding the file's
+        /// bytes, and `missing` says exactly what is still absent.
+        #[test]
+        fn pieces_in_any_order_fill_the_spans(
+            wants in proptest::collection::vec((0u64..400, 1u64..60), 1..6),
+            cuts in proptest::collection::vec((0u64..500, 1u64..80), 0..40),
+        ) {
+            let file: Vec<u8> = (0..500u32).map(|i| (i * 7 % 251) as u8).collect();
+            let file = Bytes::from(file);
+            let mut s = Spans::default();
+            let ranges: Vec<_> = wants.iter().map(|&(a, l)| a..(a + l).min(500)).collect();
+            s.want(&ranges);
+            for (a, l) in cuts {
+                let e = (a + l).min(500);
+                s.push(a, &file.slice(a as usize..e as usize));
+            }
+            for m in s.missing() {
+                s.push(m.start, &file.slice(m.start as usize..m.end as usize));
+            }
+            prop_assert!(s.complete());
+            prop_assert!(s.missing().is_empty());
+            let snap = s.snapshot().unwrap();
+            for r in ranges {
+                let got = snap.read(r.clone()).unwrap();
+                prop_assert_eq!(&got[..], &file[r.start as usize..r.end as usize]);
+            }
+        }
+    }
+}

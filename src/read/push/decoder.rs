@@ -1,0 +1,434 @@
+//! The push decoder: batches from pushed bytes, one row group at a time.
+
+use std::collections::VecDeque;
+use std::ops::Range;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use parq_codecs::probe;
+
+use super::buffer::{coalesce, split, Snapshot, Spans};
+use super::fetch_plan::{data_ranges, index_ranges, partial_selection, IoOptions};
+use super::footer::Footer;
+use crate::field::Field;
+use crate::read::{ArrayBatch, ArrayBatchReader, ParquetReader, ReadOptions, RowSelection, Source};
+use crate::{Error, Result};
+
+/// Options of a [`PushDecoder`].
+#[derive(Debug, Clone)]
+pub struct PushOptions {
+    /// Row groups, selection, byte-array layout, checks and threads, as for
+    /// [`ParquetReader`].
+    pub read: ReadOptions,
+    /// Top-level field names or leaf dotted paths, as for
+    /// [`ParquetReader::array_batches`]; `None`: every field.
+    pub projection: Option<Vec<String>>,
+    /// Rows per batch (the last of each row group may be shorter).
+    pub batch_size: usize,
+    /// Request shaping.
+    pub io: IoOptions,
+    /// Bytes of planned ranges (pushed or still to come) the decoder holds at most, beyond
+    /// the row group being decoded; see the [`PushDecoder`] docs.
+    pub memory_budget: u64,
+}
+
+impl Default for PushOptions {
+    fn default() -> Self {
+        PushOptions {
+            read: ReadOptions::default(),
+            projection: None,
+            batch_size: 8192,
+            io: IoOptions::default(),
+            memory_budget: 128 << 20,
+        }
+    }
+}
+
+/// What a [`PushDecoder`] answers.
+#[derive(Debug)]
+pub enum DecodeResult {
+    /// Push these byte ranges (in file order, the row group to decode next first).
+    NeedsData(Vec<Range<u64>>),
+    /// The next batch.
+    Batch(ArrayBatch),
+    /// Every selected row has been returned.
+    Finished,
+}
+
+/// Where a row group's planning stands.
+#[derive(Debug, PartialEq, Eq)]
+enum Phase {
+    /// Nothing asked for yet.
+    Unplanned,
+    /// Waiting for offset indexes, to plan the pages of a selection.
+    Index,
+    /// Waiting for (or holding) the data.
+    Data,
+}
+
+/// One row group still to decode.
+#[derive(Debug)]
+struct Group {
+    rg: usize,
+    /// Its rows under the selection, when it leaves some out.
+    partial: Option<RowSelection>,
+    phase: Phase,
+    spans: Spans,
+}
+
+/// The push decoder: batches from pushed bytes, one row group at a time.
+///
+/// A [`PushDecoder`] is built from a [`Footer`] and [`PushOptions`] and does no I/O. Each
+/// [`try_next`](PushDecoder::try_next) answers one of
+/// - [`DecodeResult::NeedsData`]: byte ranges to push (the same ranges are listed again
+///   until they arrive, so a driver that keeps requests in flight skips those it has
+///   already asked for);
+/// - [`DecodeResult::Batch`]: the next batch;
+/// - [`DecodeResult::Finished`].
+///
+/// [`push`](PushDecoder::push) takes bytes at any offset, in any pieces and any order;
+/// whatever falls outside the ranges asked for is dropped at once. When a row group is
+/// decoded its ranges are let go and listed by [`take_released`](PushDecoder::take_released).
+///
+/// **Memory.** The decoder plans row groups ahead while the bytes they want fit in
+/// [`PushOptions::memory_budget`] together with those already planned, so a driver can
+/// fetch the next row groups while the current one decodes. The row group being decoded is
+/// always planned, so one row group's projected bytes larger than the budget are the floor.
+/// Pushed bytes are held only inside planned ranges, so the decoder holds at most
+/// `max(budget, the current row group's bytes)`, plus the decoded batches the caller keeps.
+///
+/// **Decoding** runs inside `try_next`, on the caller's thread, with the same column
+/// decoders as [`ParquetReader`], which reads each row group from the pushed bytes. A
+/// batch never spans two row groups.
+///
+/// ```
+/// # let file = std::fs::read("testdata/parquet-testing/data/alltypes_plain.parquet").unwrap();
+/// use parq::read::push::{DecodeResult, FooterDecoder, FooterOptions, FooterStep};
+/// use parq::read::push::{PushDecoder, PushOptions};
+///
+/// let file = bytes::Bytes::from(file);
+/// let fetch = |r: std::ops::Range<u64>| file.slice(r.start as usize..r.end as usize);
+/// let mut footer = FooterDecoder::new(file.len() as u64, FooterOptions::default());
+/// let footer = loop {
+///     match footer.try_next()? {
+///         FooterStep::NeedsData(ranges) => ranges.into_iter().for_each(|r| footer.push(r.start, fetch(r))),
+///         FooterStep::Done(f) => break f,
+///     }
+/// };
+/// let options = PushOptions { projection: Some(vec!["id".into()]), ..PushOptions::default() };
+/// let mut decoder = PushDecoder::try_new(footer, options)?;
+/// let mut rows = 0;
+/// loop {
+///     match decoder.try_next()? {
+///         DecodeResult::NeedsData(ranges) => {
+///             for r in ranges {
+///                 decoder.push(r.start, fetch(r));
+///             }
+///         }
+///         DecodeResult::Batch(batch) => rows += batch.num_rows,
+///         DecodeResult::Finished => break,
+///     }
+/// }
+/// assert_eq!(rows, 8);
+/// # Ok::<(), parq::Error>(())
+/// ```
+pub struct PushDecoder {
+    footer: Footer,
+    options: PushOptions,
+    projection: Vec<String>,
+    fields: Vec<Field>,
+    /// Projected leaf columns, in schema order.
+    leaves: Vec<usize>,
+    /// Row groups not yet done; the front one is decoded next.
+    groups: VecDeque<Group>,
+    current: Option<ArrayBatchReader<PushedBytes>>,
+    released: Vec<Range<u64>>,
+    failed: bool,
+}
+
+impl std::fmt::Debug for PushDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PushDecoder")
+            .field("footer", &self.footer)
+            .field("projection", &self.projection)
+            .field("groups", &self.groups)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A row group's pushed bytes, as the [`Source`] its column readers read.
+pub(crate) struct PushedBytes {
+    snapshot: Snapshot,
+    file_len: u64,
+}
+
+impl Source for PushedBytes {
+    fn len(&self) -> u64 {
+        self.file_len
+    }
+    fn read(&self, range: Range<u64>) -> Result<Bytes> {
+        self.snapshot.read(range.clone()).ok_or_else(|| {
+            Error::format(format!(
+                "internal: the push decoder did not plan bytes {}..{} (a planning bug)",
+                range.start, range.end
+            ))
+        })
+    }
+}
+
+impl PushDecoder {
+    /// A decoder of `footer`'s file.
+    pub fn try_new(footer: Footer, options: PushOptions) -> Result<Self> {
+        if options.batch_size == 0 {
+            return Err(Error::InvalidArgument("batch size 0".into()));
+        }
+        let empty = PushedBytes {
+            snapshot: Snapshot::default(),
+            file_len: footer.file_len,
+        };
+        let probe_reader = reader_over(&footer, &options.read, empty, None);
+        let projection = match &options.projection {
+            Some(p) => p.clone(),
+            None => probe_reader.fields()?.into_iter().map(|f| f.name).collect(),
+        };
+        let names: Vec<&str> = projection.iter().map(String::as_str).collect();
+        let plans = probe_reader.projection(&names)?;
+        let fields = plans.iter().map(|p| p.field()).collect();
+        let mut leaves = Vec::new();
+        for p in &plans {
+            p.leaves(&mut leaves);
+        }
+        leaves.sort_unstable();
+        leaves.dedup();
+        let meta = &footer.metadata;
+        let row_groups = match &options.read.row_groups {
+            Some(rgs) => {
+                if let Some(bad) = rgs.iter().find(|i| **i >= meta.row_groups.len()) {
+                    return Err(Error::InvalidArgument(format!(
+                        "row group {bad} of {}",
+                        meta.row_groups.len()
+                    )));
+                }
+                rgs.clone()
+            }
+            None => (0..meta.row_groups.len()).collect(),
+        };
+        let first = probe_reader.row_group_first_rows();
+        let selection = options.read.selection.as_ref();
+        let groups = row_groups
+            .into_iter()
+            .filter_map(|rg| {
+                let n = meta.row_groups[rg].num_rows.max(0) as u64;
+                let rows = first[rg]..first[rg] + n;
+                // Row groups without a selected row are never read, as in ParquetReader.
+                if selection.is_some_and(|s| !s.intersects(rows.clone())) {
+                    return None;
+                }
+                Some(Group {
+                    rg,
+                    partial: partial_selection(selection, rows),
+                    phase: Phase::Unplanned,
+                    spans: Spans::default(),
+                })
+            })
+            .collect();
+        Ok(PushDecoder {
+            footer,
+            options,
+            projection,
+            fields,
+            leaves,
+            groups,
+            current: None,
+            released: Vec::new(),
+            failed: false,
+        })
+    }
+
+    /// The fields of every batch, in projection order.
+    pub fn fields(&self) -> &[Field] {
+        &self.fields
+    }
+
+    /// The footer this decoder reads by.
+    pub fn footer(&self) -> &Footer {
+        &self.footer
+    }
+
+    /// Push the bytes at file offset `offset`: any piece, in any order, overlapping or
+    /// not. Bytes outside the ranges asked for are dropped.
+    pub fn push(&mut self, offset: u64, data: Bytes) {
+        let mut kept = 0;
+        for g in self
+            .groups
+            .iter_mut()
+            .filter(|g| g.phase != Phase::Unplanned)
+        {
+            kept += g.spans.push(offset, &data);
+        }
+        probe::hit_n("push.bytes_pushed", data.len() as u64);
+        probe::hit_n("push.bytes_kept", kept);
+    }
+
+    /// Ranges let go since the last call: a row group's bytes once it is decoded. A driver
+    /// with its own cache may drop them.
+    pub fn take_released(&mut self) -> Vec<Range<u64>> {
+        std::mem::take(&mut self.released)
+    }
+
+    /// The planned ranges that have not arrived, cut into requests: what
+    /// [`NeedsData`](DecodeResult::NeedsData) lists (planning ahead first, within the
+    /// budget). A driver that fetches ahead calls it after each batch, to fetch the next
+    /// row groups while this one decodes, or before the first step, to start early.
+    pub fn wanted(&mut self) -> Vec<Range<u64>> {
+        self.plan_ahead();
+        let mut ranges = Vec::new();
+        for g in self.groups.iter().filter(|g| g.phase != Phase::Unplanned) {
+            for r in g.spans.missing() {
+                split(r, self.options.io.max_request_size, &mut ranges);
+            }
+        }
+        ranges
+    }
+
+    /// Bytes of the ranges planned now (pushed or still to come).
+    pub fn planned_bytes(&self) -> u64 {
+        self.groups.iter().map(|g| g.spans.wanted_bytes()).sum()
+    }
+
+    /// The next step; see the [`PushDecoder`] docs. After an error the decoder is
+    /// [`Finished`](DecodeResult::Finished).
+    pub fn try_next(&mut self) -> Result<DecodeResult> {
+        if self.failed {
+            return Ok(DecodeResult::Finished);
+        }
+        let r = self.step();
+        if r.is_err() {
+            self.failed = true;
+            self.current = None;
+        }
+        r
+    }
+
+    fn step(&mut self) -> Result<DecodeResult> {
+        loop {
+            if let Some(reader) = &mut self.current {
+                match reader.next() {
+                    Some(batch) => return batch.map(DecodeResult::Batch),
+                    None => {
+                        self.current = None;
+                        if let Some(done) = self.groups.pop_front() {
+                            self.released.extend(done.spans.ranges());
+                        }
+                        continue;
+                    }
+                }
+            }
+            self.plan_ahead();
+            let Some(front) = self.groups.front() else {
+                return Ok(DecodeResult::Finished);
+            };
+            if front.phase == Phase::Data {
+                if let Some(snapshot) = front.spans.snapshot() {
+                    let source = PushedBytes {
+                        snapshot,
+                        file_len: self.footer.file_len,
+                    };
+                    let reader =
+                        reader_over(&self.footer, &self.options.read, source, Some(front.rg));
+                    let names: Vec<&str> = self.projection.iter().map(String::as_str).collect();
+                    self.current = Some(reader.array_batches(&names, self.options.batch_size)?);
+                    continue;
+                }
+            }
+            let ranges = self.wanted();
+            if ranges.is_empty() {
+                return Err(Error::format(
+                    "internal: the push decoder waits for nothing (a planning bug)",
+                ));
+            }
+            return Ok(DecodeResult::NeedsData(ranges));
+        }
+    }
+
+    /// Plan row groups, the front one always and the next ones while their bytes fit in
+    /// the budget; move those whose offset indexes arrived on to their pages.
+    fn plan_ahead(&mut self) {
+        let budget = self.options.memory_budget;
+        let mut planned: u64 = 0;
+        for i in 0..self.groups.len() {
+            let front = i == 0;
+            let g = &self.groups[i];
+            match g.phase {
+                Phase::Data => {}
+                Phase::Index if !g.spans.complete() => {}
+                Phase::Unplanned | Phase::Index => {
+                    let (ranges, phase) = self.plan(i);
+                    let add: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+                    if !front && planned + add > budget {
+                        break;
+                    }
+                    let g = &mut self.groups[i];
+                    g.spans.want(&ranges);
+                    g.phase = phase;
+                }
+            }
+            planned += self.groups[i].spans.wanted_bytes();
+            if planned >= budget {
+                break;
+            }
+        }
+    }
+
+    /// The next ranges of group `i` and the phase they start: its offset indexes when its
+    /// selection leaves rows out (pages may then be skipped) and they are not there yet,
+    /// otherwise its data.
+    fn plan(&self, i: usize) -> (Vec<Range<u64>>, Phase) {
+        let g = &self.groups[i];
+        let gap = self.options.io.coalesce_gap;
+        if g.phase == Phase::Unplanned && g.partial.is_some() {
+            let index = index_ranges(
+                &self.footer.metadata,
+                self.footer.file_len,
+                g.rg,
+                &self.leaves,
+            );
+            if !index.is_empty() {
+                return (coalesce(index, gap), Phase::Index);
+            }
+        }
+        let snapshot = if g.phase == Phase::Index {
+            g.spans.snapshot().unwrap_or_default()
+        } else {
+            Snapshot::default()
+        };
+        let source = PushedBytes {
+            snapshot,
+            file_len: self.footer.file_len,
+        };
+        let reader = reader_over(&self.footer, &self.options.read, source, Some(g.rg));
+        let data = data_ranges(&reader, g.rg, &self.leaves, g.partial.as_ref());
+        (coalesce(data, gap), Phase::Data)
+    }
+}
+
+/// A reader of `footer`'s file over `source`, limited to row group `rg` when given.
+fn reader_over<S: Source>(
+    footer: &Footer,
+    options: &ReadOptions,
+    source: S,
+    rg: Option<usize>,
+) -> ParquetReader<S> {
+    let mut options = options.clone();
+    if rg.is_some() {
+        options.row_groups = rg.map(|rg| vec![rg]);
+    }
+    ParquetReader {
+        source: Arc::new(source),
+        metadata: Arc::clone(&footer.metadata),
+        schema: Arc::clone(&footer.schema),
+        options,
+        #[cfg(feature = "encryption")]
+        decryptor: footer.decryptor.clone(),
+    }
+}

@@ -1,0 +1,18 @@
+//! Sans-I/O reading: decoders that say which bytes they need and take them when pushed.
+//!
+//! Nothing here does I/O. A [`FooterDecoder`] turns a file length into a [`Footer`]; a
+//! [`PushDecoder`] turns a footer and a projection into batches. Each answers with the
+//! byte ranges it needs next; the caller fetches them however it likes (a local file, an
+//! object store, its own cache) and pushes the bytes, in any pieces and any order. The
+//! decoder keeps only the pushed bytes it asked for, says which ranges it has let go, and
+//! stays within a memory budget. The synchronous readers open their footers through the
+//! same [`FooterDecoder`]; the async object-store reader drives a [`PushDecoder`].
+
+mod buffer;
+mod decoder;
+mod fetch_plan;
+pub(crate) mod footer;
+
+pub use decoder::{DecodeResult, PushDecoder, PushOptions};
+pub use fetch_plan::IoOptions;
+pub use footer::{Footer, FooterDecoder, FooterOptions, FooterStep, DEFAULT_FOOTER_SUFFIX};
