@@ -13,7 +13,7 @@
 //!
 //! Arrow C++ and arrow-rs write (and read) only one inner block per outer block, which is the
 //! special case of this grammar. The writer cuts a page into outer blocks of at most
-//! [`HADOOP_MAX_BLOCK_INPUT`] bytes, one inner block each, so that Hadoop's 256 KiB
+//! `HADOOP_MAX_BLOCK_INPUT` (261,100) bytes, one inner block each, so that Hadoop's 256 KiB
 //! decompressor buffer (parquet-mr, Spark) holds every block. Older writers put other things under codec `LZ4`: old
 //! parquet-cpp a bare LZ4 block, old arrow-rs an LZ4 frame. Like pyarrow and arrow-rs, the
 //! reader tries Hadoop framing first; if it does not parse exactly (every length in bounds,
@@ -119,7 +119,7 @@ impl Codec for Lz4RawCodec {
 }
 
 /// The deprecated LZ4 codec: writes Hadoop-framed blocks of at most
-/// [`HADOOP_MAX_BLOCK_INPUT`] page bytes each, reads Hadoop framing with fallbacks (see the
+/// 261,100 (`HADOOP_MAX_BLOCK_INPUT`) page bytes each, reads Hadoop framing with fallbacks (see the
 /// module docs).
 pub struct Lz4HadoopCodec {
     table: CompressTable,
