@@ -2,23 +2,9 @@
 
 use std::fmt::Write;
 
-/// Append `s` as a JSON string literal.
+/// Append `s` as a JSON string literal (the variant JSON writer's escaping).
 pub fn string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    parq::variant::json_string(out, s);
 }
 
 /// Append lowercase hex of `bytes` as a JSON string.

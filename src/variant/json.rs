@@ -153,8 +153,8 @@ fn decimal(out: &mut String, unscaled: i128, scale: u8) {
     }
 }
 
-/// A JSON string literal.
-fn string(out: &mut String, s: &str) {
+/// Append `s` as a JSON string literal (also the CLI's escaping, so there is one).
+pub fn string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {

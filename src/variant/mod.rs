@@ -34,6 +34,7 @@ pub use decode::{VariantList, VariantObject, VariantRef};
 pub use encode::{
     write_primitive, write_variant, write_variant_ref, ArrayWriter, EncodedVariant, ObjectWriter,
 };
+pub use json::string as json_string;
 pub use metadata::{MetadataBuilder, VariantMetadata};
 pub use owned::Variant;
 pub use rebuild::{describe_shredding, ShreddedType, VariantArray};
