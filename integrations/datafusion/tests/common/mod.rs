@@ -48,13 +48,43 @@ fn write_tbl<T: std::fmt::Display>(path: &Path, rows: impl IntoIterator<Item = T
 }
 
 /// TPC-H at scale factor `sf` as one Parquet file per table (written by DataFusion, row
-/// groups of `row_group_rows`), generated once: `<cache>/tpch-sf<sf>/<table>.parquet`.
+/// groups of `row_group_rows`), generated once: `<cache>/tpch-sf<sf>-rg<rows>/<table>.parquet`.
+///
+/// Tests of one binary run on several threads and test binaries may run in parallel
+/// processes (nextest): the data is generated under a lock into a directory of this process's
+/// own and renamed into place, so no caller sees a half-written directory.
 pub async fn tpch(sf: f64, row_group_rows: usize) -> PathBuf {
-    use tpchgen::generators::*;
+    static GENERATING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
     let dir = cache_dir().join(format!("tpch-sf{sf}-rg{row_group_rows}"));
+    let _guard = GENERATING.lock().await;
     if dir.join("done").exists() {
         return dir;
     }
+    let staging = cache_dir().join(format!(
+        "tpch-sf{sf}-rg{row_group_rows}.{}.tmp",
+        std::process::id()
+    ));
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging).unwrap();
+    }
+    generate_tpch(&staging, sf, row_group_rows).await;
+    std::fs::write(staging.join("done"), b"").unwrap();
+    if std::fs::rename(&staging, &dir).is_err() {
+        // Another process finished first (or left a partial directory behind).
+        if dir.join("done").exists() {
+            std::fs::remove_dir_all(&staging).unwrap();
+        } else {
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir).unwrap();
+            }
+            std::fs::rename(&staging, &dir).unwrap();
+        }
+    }
+    dir
+}
+
+async fn generate_tpch(dir: &Path, sf: f64, row_group_rows: usize) {
+    use tpchgen::generators::*;
     let tbl = dir.join("tbl");
     std::fs::create_dir_all(&tbl).unwrap();
     let p = |t: &str| tbl.join(format!("{t}.tbl"));
@@ -82,8 +112,6 @@ pub async fn tpch(sf: f64, row_group_rows: usize) -> PathBuf {
         ctx.sql(&sql).await.unwrap().collect().await.unwrap();
     }
     std::fs::remove_dir_all(&tbl).unwrap();
-    std::fs::write(dir.join("done"), b"").unwrap();
-    dir
 }
 
 /// Which reader a session's tables use.
