@@ -128,7 +128,10 @@ fn bench_footers(c: &mut Criterion) {
 /// The column index and offset index bytes of every column chunk of `meta`.
 fn page_indexes(file: &[u8], meta: &FileMetaData) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let slice = |offset: Option<i64>, len: Option<i32>| {
-        let (o, n) = (offset.expect("offset") as usize, len.expect("length") as usize);
+        let (o, n) = (
+            offset.expect("offset") as usize,
+            len.expect("length") as usize,
+        );
         file[o..o + n].to_vec()
     };
     let chunks = meta.row_groups.iter().flat_map(|g| &g.columns);
@@ -147,7 +150,9 @@ fn bench_page_index(c: &mut Criterion) {
     let meta = metadata::decode_footer(&file).expect("footer");
     let (column, offset) = page_indexes(&file, &meta);
     let mut g = c.benchmark_group("page_index_decode");
-    g.throughput(Throughput::Bytes(column.iter().map(Vec::len).sum::<usize>() as u64));
+    g.throughput(Throughput::Bytes(
+        column.iter().map(Vec::len).sum::<usize>() as u64,
+    ));
     g.bench_function("parq/column_index/tiny_pages", |b| {
         b.iter(|| {
             for buf in &column {
@@ -155,7 +160,9 @@ fn bench_page_index(c: &mut Criterion) {
             }
         })
     });
-    g.throughput(Throughput::Bytes(offset.iter().map(Vec::len).sum::<usize>() as u64));
+    g.throughput(Throughput::Bytes(
+        offset.iter().map(Vec::len).sum::<usize>() as u64,
+    ));
     g.bench_function("parq/offset_index/tiny_pages", |b| {
         b.iter(|| {
             for buf in &offset {

@@ -737,7 +737,10 @@ fn encoded<T>(v: &T, write: impl Fn(&T, &mut CompactWriter<'_>)) -> Vec<u8> {
 fn golden_lines() -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = |label: &str, bytes: &[u8]| lines.push(format!("{label} {}", hex(bytes)));
-    line("statistics", &encoded(&full_statistics(), Statistics::write));
+    line(
+        "statistics",
+        &encoded(&full_statistics(), Statistics::write),
+    );
     line(
         "size_statistics",
         &encoded(&full_size_statistics(), SizeStatistics::write),
@@ -848,7 +851,10 @@ fn golden_lines() -> Vec<String> {
         ]
     }));
     for (i, lt) in logical.enumerate() {
-        line(&format!("logical_type_{i}"), &encoded(&lt, LogicalType::write));
+        line(
+            &format!("logical_type_{i}"),
+            &encoded(&lt, LogicalType::write),
+        );
     }
     for co in [
         ColumnOrder::TypeDefinedOrder,

@@ -1,11 +1,13 @@
 //! Enums and unions of `parquet.thrift`: physical types, encodings, codecs, logical types.
 //!
 //! Thrift enums are `i32` newtypes with associated constants, so a value this crate does not
-//! know (written by a newer writer) parses fine and prints as `Type(42)`.
+//! know (written by a newer writer) parses fine and prints as `Type(42)`. The unions are
+//! read and written by hand (see `thrift_struct` for why).
 
 use std::fmt;
 
 use super::thrift::{ty, CompactReader, CompactWriter};
+use super::thrift_struct::Value;
 use crate::Result;
 
 macro_rules! thrift_enum {
@@ -44,6 +46,19 @@ macro_rules! thrift_enum {
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 fmt::Debug::fmt(self, f)
+            }
+        }
+
+        /// An `i32` on the wire.
+        impl Value for $name {
+            const TYPE: u8 = ty::I32;
+
+            fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self> {
+                Ok($name(r.i32(t)?))
+            }
+
+            fn write_value(&self, w: &mut CompactWriter<'_>) {
+                w.write_i32(self.0);
             }
         }
     };
@@ -518,6 +533,8 @@ impl LogicalType {
         w.struct_end();
     }
 }
+
+struct_value!(LogicalType, ColumnOrder);
 
 /// The `ColumnOrder` union: the order min/max statistics of a column follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
