@@ -227,3 +227,74 @@ macro_rules! thrift_struct {
     };
 
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::metadata::thrift::{CompactReader, CompactWriter};
+    use crate::metadata::{BloomFilterHeader, ColumnChunk, ColumnMetaData, OffsetIndex};
+    use crate::Error;
+
+    fn empty_struct() -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut w = CompactWriter::new(&mut out);
+        w.struct_begin();
+        w.struct_end();
+        out
+    }
+
+    #[test]
+    fn required_fields_are_named_as_the_spec_names_them() {
+        for (err, name) in [
+            (
+                ColumnMetaData::read(&mut CompactReader::new(&empty_struct())).unwrap_err(),
+                "ColumnMetaData.type",
+            ),
+            (
+                BloomFilterHeader::read(&mut CompactReader::new(&empty_struct())).unwrap_err(),
+                "BloomFilterHeader.numBytes",
+            ),
+            (
+                OffsetIndex::read(&mut CompactReader::new(&empty_struct())).unwrap_err(),
+                "OffsetIndex.page_locations",
+            ),
+        ] {
+            match err {
+                Error::Format { what, at } => {
+                    assert!(
+                        what.contains(&format!("missing required field {name}")),
+                        "{what}"
+                    );
+                    assert_eq!(at.offset, Some(1));
+                }
+                e => panic!("{e:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn default_fields_read_as_default_and_are_always_written() {
+        let c = ColumnChunk::read(&mut CompactReader::new(&empty_struct())).unwrap();
+        assert_eq!(c, ColumnChunk::default());
+        let mut out = Vec::new();
+        c.write(&mut CompactWriter::new(&mut out));
+        // Field 2 (file_offset) as an i64 of 0, then stop.
+        assert_eq!(out, [0x26, 0x00, 0x00]);
+    }
+
+    #[test]
+    fn lists_of_declared_structs_are_charged_to_the_memory_budget() {
+        let mut out = Vec::new();
+        OffsetIndex {
+            page_locations: vec![Default::default(); 100],
+            unencoded_byte_array_data_bytes: None,
+        }
+        .write(&mut CompactWriter::new(&mut out));
+        let mut r = CompactReader::new(&out).with_memory_budget(100);
+        assert!(matches!(
+            OffsetIndex::read(&mut r),
+            Err(Error::Memory { .. })
+        ));
+        let mut r = CompactReader::new(&out).with_memory_budget(1 << 20);
+        assert_eq!(OffsetIndex::read(&mut r).unwrap().page_locations.len(), 100);
+    }
+}
