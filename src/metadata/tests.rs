@@ -737,36 +737,37 @@ fn encoded<T>(v: &T, write: impl Fn(&T, &mut CompactWriter<'_>)) -> Vec<u8> {
 fn golden_lines() -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = |label: &str, bytes: &[u8]| lines.push(format!("{label} {}", hex(bytes)));
-    line(
-        "statistics",
-        &encoded(&full_statistics(), Statistics::write),
-    );
-    line(
-        "size_statistics",
-        &encoded(&full_size_statistics(), SizeStatistics::write),
-    );
-    line("geo", &encoded(&full_geo(), GeospatialStatistics::write));
-    line(
-        "schema_element",
-        &encoded(&full_schema_element(), SchemaElement::write),
-    );
-    line(
-        "column_metadata_minimal",
-        &encoded(&minimal_column_metadata(), ColumnMetaData::write),
-    );
-    line(
-        "column_chunk",
-        &encoded(&full_column_chunk(), ColumnChunk::write),
-    );
-    line("row_group", &encoded(&full_row_group(), RowGroup::write));
-    line(
-        "file_metadata",
-        &encoded(&full_file_metadata(), FileMetaData::write),
-    );
-    line(
-        "file_metadata_default",
-        &encoded(&FileMetaData::default(), FileMetaData::write),
-    );
+    for (label, bytes) in [
+        ("statistics", encoded(&full_statistics(), Statistics::write)),
+        (
+            "size_statistics",
+            encoded(&full_size_statistics(), SizeStatistics::write),
+        ),
+        ("geo", encoded(&full_geo(), GeospatialStatistics::write)),
+        (
+            "schema_element",
+            encoded(&full_schema_element(), SchemaElement::write),
+        ),
+        (
+            "column_metadata_minimal",
+            encoded(&minimal_column_metadata(), ColumnMetaData::write),
+        ),
+        (
+            "column_chunk",
+            encoded(&full_column_chunk(), ColumnChunk::write),
+        ),
+        ("row_group", encoded(&full_row_group(), RowGroup::write)),
+        (
+            "file_metadata",
+            encoded(&full_file_metadata(), FileMetaData::write),
+        ),
+        (
+            "file_metadata_default",
+            encoded(&FileMetaData::default(), FileMetaData::write),
+        ),
+    ] {
+        line(label, &bytes);
+    }
     for (i, h) in full_page_headers().iter().enumerate() {
         line(&format!("page_header_{i}"), &encoded(h, PageHeader::write));
     }
