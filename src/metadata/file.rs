@@ -4,6 +4,7 @@
 //! the two unions of this file are written by hand (see `thrift_struct`).
 
 use super::thrift::{ty, CompactReader, CompactWriter};
+use super::thrift_struct::Value;
 use super::types::{
     ColumnOrder, CompressionCodec, ConvertedType, Encoding, FieldRepetitionType, LogicalType,
     PageType, Type,
@@ -195,6 +196,15 @@ pub enum ColumnCryptoMetaData {
     },
 }
 
+thrift_struct! {
+    /// The content of `ColumnCryptoMetaData::EncryptionWithColumnKey` (written from a copy:
+    /// once per encrypted column chunk of a footer).
+    struct EncryptionWithColumnKey {
+        1: required path_in_schema: Vec<String>,
+        2: optional key_metadata: Vec<u8>,
+    }
+}
+
 impl ColumnCryptoMetaData {
     /// Reads a `ColumnCryptoMetaData` union.
     pub fn read(r: &mut CompactReader<'_>) -> Result<Self> {
@@ -215,18 +225,10 @@ impl ColumnCryptoMetaData {
                 }
                 return r.skip(t);
             }
-            let (mut path, mut key_metadata) = (None, None);
-            r.read_struct("EncryptionWithColumnKey", |r, id, t| {
-                match id {
-                    1 => path = Some(r.list(t, |r, et| r.string(et))?),
-                    2 => key_metadata = Some(r.bytes(t)?),
-                    _ => r.skip(t)?,
-                }
-                Ok(())
-            })?;
+            let k = EncryptionWithColumnKey::read(r)?;
             out = Some(ColumnCryptoMetaData::EncryptionWithColumnKey {
-                path_in_schema: r.required(path, "EncryptionWithColumnKey.path_in_schema")?,
-                key_metadata,
+                path_in_schema: k.path_in_schema,
+                key_metadata: k.key_metadata,
             });
             Ok(())
         })?;
@@ -241,18 +243,11 @@ impl ColumnCryptoMetaData {
             ColumnCryptoMetaData::EncryptionWithColumnKey {
                 path_in_schema,
                 key_metadata,
-            } => {
-                w.field_header(ty::STRUCT, 2);
-                w.struct_begin();
-                w.list_field(1, ty::BINARY, path_in_schema.len());
-                for p in path_in_schema {
-                    w.write_binary(p.as_bytes());
-                }
-                if let Some(k) = key_metadata {
-                    w.binary_field(2, k);
-                }
-                w.struct_end();
+            } => EncryptionWithColumnKey {
+                path_in_schema: path_in_schema.clone(),
+                key_metadata: key_metadata.clone(),
             }
+            .write_field(w, 2),
             ColumnCryptoMetaData::Unknown { field_id } => {
                 if *field_id > 0 {
                     w.empty_struct_field(*field_id);
