@@ -125,22 +125,19 @@ fn bench_footers(c: &mut Criterion) {
     g.finish();
 }
 
-/// The column index and offset index bytes of every column chunk of `meta`.
+/// The column index and offset index bytes of the column chunks of `meta` that have them.
 fn page_indexes(file: &[u8], meta: &FileMetaData) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let slice = |offset: Option<i64>, len: Option<i32>| {
-        let (o, n) = (
-            offset.expect("offset") as usize,
-            len.expect("length") as usize,
-        );
-        file[o..o + n].to_vec()
+        let (o, n) = (offset? as usize, len? as usize);
+        Some(file[o..o + n].to_vec())
     };
     let chunks = meta.row_groups.iter().flat_map(|g| &g.columns);
     let column = chunks
         .clone()
-        .map(|c| slice(c.column_index_offset, c.column_index_length))
+        .filter_map(|c| slice(c.column_index_offset, c.column_index_length))
         .collect();
     let offset = chunks
-        .map(|c| slice(c.offset_index_offset, c.offset_index_length))
+        .filter_map(|c| slice(c.offset_index_offset, c.offset_index_length))
         .collect();
     (column, offset)
 }
@@ -149,6 +146,7 @@ fn bench_page_index(c: &mut Criterion) {
     let file = testing_file("alltypes_tiny_pages.parquet");
     let meta = metadata::decode_footer(&file).expect("footer");
     let (column, offset) = page_indexes(&file, &meta);
+    assert!(!column.is_empty() && !offset.is_empty());
     let mut g = c.benchmark_group("page_index_decode");
     g.throughput(Throughput::Bytes(
         column.iter().map(Vec::len).sum::<usize>() as u64,
