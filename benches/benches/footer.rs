@@ -38,7 +38,7 @@ fn testing_file(name: &str) -> Vec<u8> {
 
 fn column(i: usize, rng: &mut Rng) -> Column {
     let validity = Some(NullBuffer::from(parq_benches::validity(rng, ROWS, 0.1)));
-    let values = if i % 2 == 0 {
+    let values = if i.is_multiple_of(2) {
         let v: Vec<i64> = (0..ROWS).map(|_| rng.next_u64() as i64).collect();
         Values::Int64(ScalarBuffer::from(v))
     } else {
@@ -66,7 +66,7 @@ fn wide_file() -> Vec<u8> {
     let fields = (0..COLUMNS)
         .map(|i| {
             let name = format!("column_{i:04}");
-            if i % 2 == 0 {
+            if i.is_multiple_of(2) {
                 Field::int64(name).optional()
             } else {
                 Field::string(name).optional()
