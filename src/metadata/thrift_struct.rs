@@ -42,6 +42,7 @@ pub(crate) trait Value: Sized {
     fn write_value(&self, w: &mut CompactWriter<'_>);
 
     /// Writes the value as field `id`, header first.
+    #[inline]
     fn write_field(&self, w: &mut CompactWriter<'_>, id: i16) {
         w.field_header(Self::TYPE, id);
         self.write_value(w);
@@ -49,6 +50,7 @@ pub(crate) trait Value: Sized {
 }
 
 /// Reads a value of wire type `t` as a `T` (the declared field's type, inferred).
+#[inline]
 pub(crate) fn read<T: Value>(r: &mut CompactReader<'_>, t: u8) -> Result<T> {
     T::read_value(r, t)
 }
@@ -56,15 +58,18 @@ pub(crate) fn read<T: Value>(r: &mut CompactReader<'_>, t: u8) -> Result<T> {
 impl Value for bool {
     const TYPE: u8 = ty::BOOL_ELEM;
 
+    #[inline]
     fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self> {
         r.bool(t)
     }
 
+    #[inline]
     fn write_value(&self, w: &mut CompactWriter<'_>) {
         w.write_bool_elem(*self);
     }
 
     /// A bool field's value is its header's type.
+    #[inline]
     fn write_field(&self, w: &mut CompactWriter<'_>, id: i16) {
         w.bool_field(id, *self);
     }
@@ -76,10 +81,12 @@ macro_rules! number_value {
         impl Value for $rust {
             const TYPE: u8 = ty::$code;
 
+            #[inline]
             fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self> {
                 r.$read(t)
             }
 
+            #[inline]
             fn write_value(&self, w: &mut CompactWriter<'_>) {
                 w.$write(*self);
             }
@@ -98,10 +105,12 @@ number_value! {
 impl Value for String {
     const TYPE: u8 = ty::BINARY;
 
+    #[inline]
     fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self> {
         r.string(t)
     }
 
+    #[inline]
     fn write_value(&self, w: &mut CompactWriter<'_>) {
         w.write_binary(self.as_bytes());
     }
@@ -110,10 +119,12 @@ impl Value for String {
 impl Value for Vec<u8> {
     const TYPE: u8 = ty::BINARY;
 
+    #[inline]
     fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self> {
         r.bytes(t)
     }
 
+    #[inline]
     fn write_value(&self, w: &mut CompactWriter<'_>) {
         w.write_binary(self);
     }
@@ -122,10 +133,12 @@ impl Value for Vec<u8> {
 impl<T: Value> Value for Vec<T> {
     const TYPE: u8 = ty::LIST;
 
+    #[inline]
     fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self> {
         r.list(t, T::read_value)
     }
 
+    #[inline]
     fn write_value(&self, w: &mut CompactWriter<'_>) {
         w.list_header(T::TYPE, self.len());
         for v in self {
@@ -141,6 +154,7 @@ macro_rules! struct_value {
         impl $crate::metadata::thrift_struct::Value for $t {
             const TYPE: u8 = $crate::metadata::thrift::ty::STRUCT;
 
+            #[inline]
             fn read_value(
                 r: &mut $crate::metadata::thrift::CompactReader<'_>,
                 t: u8,
@@ -148,6 +162,7 @@ macro_rules! struct_value {
                 r.struct_value(t, <$t>::read)
             }
 
+            #[inline]
             fn write_value(&self, w: &mut $crate::metadata::thrift::CompactWriter<'_>) {
                 self.write(w);
             }

@@ -53,10 +53,12 @@ macro_rules! thrift_enum {
         impl Value for $name {
             const TYPE: u8 = ty::I32;
 
+            #[inline]
             fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self> {
                 Ok($name(r.i32(t)?))
             }
 
+            #[inline]
             fn write_value(&self, w: &mut CompactWriter<'_>) {
                 w.write_i32(self.0);
             }
