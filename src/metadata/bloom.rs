@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Each union has one known variant, an empty struct; a variant this crate does not know is
-//! kept as its field id so that the header re-encodes as it was read.
+//! kept as its field id so that the header re-encodes as it was read. The header is a
+//! [`thrift_struct!`]; the union is written by hand.
 
 use super::thrift::{ty, CompactReader, CompactWriter};
 use crate::Result;
@@ -29,7 +30,9 @@ pub enum BloomFilterUnion {
 }
 
 impl BloomFilterUnion {
-    fn read(r: &mut CompactReader<'_>, name: &'static str) -> Result<Self> {
+    /// Reads one of the unions (errors name it `BloomFilterUnion`: the three are alike).
+    fn read(r: &mut CompactReader<'_>) -> Result<Self> {
+        let name = "BloomFilterUnion";
         let mut out = None;
         r.read_struct(name, |r, id, t| {
             if id == 1 && t != ty::STRUCT {
@@ -62,18 +65,20 @@ impl BloomFilterUnion {
     }
 }
 
-/// The header in front of a bloom filter's bitset.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct BloomFilterHeader {
-    /// Bytes of the bitset that follows the header.
-    pub num_bytes: i32,
-    /// `BloomFilterAlgorithm`: [`Known`](BloomFilterUnion::Known) is the split-block
-    /// algorithm.
-    pub algorithm: BloomFilterUnion,
-    /// `BloomFilterHash`: [`Known`](BloomFilterUnion::Known) is xxHash64 with seed 0.
-    pub hash: BloomFilterUnion,
-    /// `BloomFilterCompression`: [`Known`](BloomFilterUnion::Known) is uncompressed.
-    pub compression: BloomFilterUnion,
+thrift_struct! {
+    /// The header in front of a bloom filter's bitset.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct BloomFilterHeader {
+        /// Bytes of the bitset that follows the header.
+        1: required num_bytes as "numBytes": i32,
+        /// `BloomFilterAlgorithm`: [`Known`](BloomFilterUnion::Known) is the split-block
+        /// algorithm.
+        2: required algorithm: BloomFilterUnion,
+        /// `BloomFilterHash`: [`Known`](BloomFilterUnion::Known) is xxHash64 with seed 0.
+        3: required hash: BloomFilterUnion,
+        /// `BloomFilterCompression`: [`Known`](BloomFilterUnion::Known) is uncompressed.
+        4: required compression: BloomFilterUnion,
+    }
 }
 
 impl BloomFilterHeader {
@@ -87,54 +92,9 @@ impl BloomFilterHeader {
             compression: BloomFilterUnion::Known,
         }
     }
-
-    /// Reads a `BloomFilterHeader` struct.
-    pub fn read(r: &mut CompactReader<'_>) -> Result<Self> {
-        let (mut num_bytes, mut algorithm, mut hash, mut compression) = (None, None, None, None);
-        r.read_struct("BloomFilterHeader", |r, id, t| {
-            match id {
-                1 => num_bytes = Some(r.i32(t)?),
-                2 => {
-                    algorithm =
-                        Some(r.struct_value(t, |r| {
-                            BloomFilterUnion::read(r, "BloomFilterAlgorithm")
-                        })?)
-                }
-                3 => {
-                    hash =
-                        Some(r.struct_value(t, |r| BloomFilterUnion::read(r, "BloomFilterHash"))?)
-                }
-                4 => {
-                    compression =
-                        Some(r.struct_value(t, |r| {
-                            BloomFilterUnion::read(r, "BloomFilterCompression")
-                        })?)
-                }
-                _ => r.skip(t)?,
-            }
-            Ok(())
-        })?;
-        Ok(BloomFilterHeader {
-            num_bytes: r.required(num_bytes, "BloomFilterHeader.numBytes")?,
-            algorithm: r.required(algorithm, "BloomFilterHeader.algorithm")?,
-            hash: r.required(hash, "BloomFilterHeader.hash")?,
-            compression: r.required(compression, "BloomFilterHeader.compression")?,
-        })
-    }
-
-    /// Writes a `BloomFilterHeader` struct.
-    pub fn write(&self, w: &mut CompactWriter<'_>) {
-        w.struct_begin();
-        w.i32_field(1, self.num_bytes);
-        w.field_header(ty::STRUCT, 2);
-        self.algorithm.write(w);
-        w.field_header(ty::STRUCT, 3);
-        self.hash.write(w);
-        w.field_header(ty::STRUCT, 4);
-        self.compression.write(w);
-        w.struct_end();
-    }
 }
+
+struct_value!(BloomFilterUnion);
 
 #[cfg(test)]
 mod tests {
@@ -170,7 +130,7 @@ mod tests {
         w.struct_end();
         let mut r = CompactReader::new(&buf);
         assert_eq!(
-            BloomFilterUnion::read(&mut r, "BloomFilterCompression").unwrap(),
+            BloomFilterUnion::read(&mut r).unwrap(),
             BloomFilterUnion::Unknown { field_id: 0 }
         );
         // Field 1 with a non-struct wire type: an error, not Unknown { field_id: 1 } (which
@@ -181,7 +141,7 @@ mod tests {
         w.binary_field(1, b"x");
         w.struct_end();
         let mut r = CompactReader::new(&buf);
-        assert!(BloomFilterUnion::read(&mut r, "BloomFilterHash").is_err());
+        assert!(BloomFilterUnion::read(&mut r).is_err());
     }
 
     #[test]

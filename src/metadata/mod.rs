@@ -10,7 +10,8 @@
 //! (`"PARE"` instead of `"PAR1"` means the footer is encrypted: see `parq::encryption`,
 //! feature `encryption`).
 //! Every struct decodes straight from bytes into the owned Rust structs of this module with
-//! `T::read(&mut CompactReader)` and encodes with `T::write(&mut CompactWriter)`; the
+//! `T::read(&mut CompactReader)` and encodes with `T::write(&mut CompactWriter)`, both made
+//! from one declaration of the struct (`thrift_struct!`, in `thrift_struct.rs`); the
 //! functions below do that for the top-level structs. Decoding never panics on bad input;
 //! errors are [`Error::Format`] whose `offset` is the byte offset inside the buffer that was
 //! passed in (use [`rebase_error`] to turn it into a file offset).
@@ -31,6 +32,8 @@ pub use types::{
     Encoding, FieldRepetitionType, LogicalType, PageType, TimeUnit, Type,
 };
 
+#[macro_use]
+mod thrift_struct;
 mod bloom;
 mod file;
 mod page;

@@ -159,6 +159,12 @@ impl<'a> CompactReader<'a> {
         v.ok_or_else(|| self.error(format!("missing required field {name}")))
     }
 
+    /// `Ok(v)` if the required field `field` of struct `name` was present, else an error
+    /// naming it (`"Struct.field"`).
+    pub fn required_field<T>(&self, v: Option<T>, name: &str, field: &str) -> Result<T> {
+        v.ok_or_else(|| self.error(format!("missing required field {name}.{field}")))
+    }
+
     /// One raw byte.
     pub fn read_byte(&mut self) -> Result<u8> {
         match self.buf.get(self.pos) {

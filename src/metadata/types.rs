@@ -1,11 +1,13 @@
 //! Enums and unions of `parquet.thrift`: physical types, encodings, codecs, logical types.
 //!
 //! Thrift enums are `i32` newtypes with associated constants, so a value this crate does not
-//! know (written by a newer writer) parses fine and prints as `Type(42)`.
+//! know (written by a newer writer) parses fine and prints as `Type(42)`. The unions are
+//! read and written by hand (see `thrift_struct` for why).
 
 use std::fmt;
 
 use super::thrift::{ty, CompactReader, CompactWriter};
+use super::thrift_struct::Value;
 use crate::Result;
 
 macro_rules! thrift_enum {
@@ -44,6 +46,21 @@ macro_rules! thrift_enum {
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 fmt::Debug::fmt(self, f)
+            }
+        }
+
+        /// An `i32` on the wire.
+        impl Value for $name {
+            const TYPE: u8 = ty::I32;
+
+            #[inline]
+            fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self> {
+                Ok($name(r.i32(t)?))
+            }
+
+            #[inline]
+            fn write_value(&self, w: &mut CompactWriter<'_>) {
+                w.write_i32(self.0);
             }
         }
     };
@@ -284,6 +301,44 @@ pub enum LogicalType {
     },
 }
 
+thrift_struct! {
+    /// The content of `LogicalType::Decimal`.
+    struct DecimalType {
+        1: required scale: i32,
+        2: required precision: i32,
+    }
+}
+
+thrift_struct! {
+    /// The content of `LogicalType::Integer`.
+    struct IntType {
+        1: required bit_width as "bitWidth": i8,
+        2: required is_signed as "isSigned": bool,
+    }
+}
+
+thrift_struct! {
+    /// The content of `LogicalType::Variant`.
+    struct VariantType {
+        1: optional specification_version: i8,
+    }
+}
+
+thrift_struct! {
+    /// The content of `LogicalType::Geometry`.
+    struct GeometryType {
+        1: optional crs: String,
+    }
+}
+
+thrift_struct! {
+    /// The content of `LogicalType::Geography`.
+    struct GeographyType {
+        1: optional crs: String,
+        2: optional algorithm: EdgeInterpolationAlgorithm,
+    }
+}
+
 fn read_time_like(
     r: &mut CompactReader<'_>,
     name: &'static str,
@@ -339,18 +394,10 @@ impl LogicalType {
             }
             out = Some(match id {
                 5 => {
-                    let (mut scale, mut precision) = (None, None);
-                    r.read_struct("DecimalType", |r, id, t| {
-                        match id {
-                            1 => scale = Some(r.i32(t)?),
-                            2 => precision = Some(r.i32(t)?),
-                            _ => r.skip(t)?,
-                        }
-                        Ok(())
-                    })?;
+                    let d = DecimalType::read(r)?;
                     LogicalType::Decimal {
-                        scale: r.required(scale, "DecimalType.scale")?,
-                        precision: r.required(precision, "DecimalType.precision")?,
+                        scale: d.scale,
+                        precision: d.precision,
                     }
                 }
                 7 => match read_time_like(r, "TimeType")? {
@@ -368,55 +415,24 @@ impl LogicalType {
                     None => LogicalType::Unknown { field_id: id },
                 },
                 10 => {
-                    let (mut bit_width, mut is_signed) = (None, None);
-                    r.read_struct("IntType", |r, id, t| {
-                        match id {
-                            1 => bit_width = Some(r.i8(t)?),
-                            2 => is_signed = Some(r.bool(t)?),
-                            _ => r.skip(t)?,
-                        }
-                        Ok(())
-                    })?;
+                    let i = IntType::read(r)?;
                     LogicalType::Integer {
-                        bit_width: r.required(bit_width, "IntType.bitWidth")?,
-                        is_signed: r.required(is_signed, "IntType.isSigned")?,
+                        bit_width: i.bit_width,
+                        is_signed: i.is_signed,
                     }
                 }
-                16 => {
-                    let mut specification_version = None;
-                    r.read_struct("VariantType", |r, id, t| {
-                        match id {
-                            1 => specification_version = Some(r.i8(t)?),
-                            _ => r.skip(t)?,
-                        }
-                        Ok(())
-                    })?;
-                    LogicalType::Variant {
-                        specification_version,
-                    }
-                }
-                17 => {
-                    let mut crs = None;
-                    r.read_struct("GeometryType", |r, id, t| {
-                        match id {
-                            1 => crs = Some(r.string(t)?),
-                            _ => r.skip(t)?,
-                        }
-                        Ok(())
-                    })?;
-                    LogicalType::Geometry { crs }
-                }
+                16 => LogicalType::Variant {
+                    specification_version: VariantType::read(r)?.specification_version,
+                },
+                17 => LogicalType::Geometry {
+                    crs: GeometryType::read(r)?.crs,
+                },
                 18 => {
-                    let (mut crs, mut algorithm) = (None, None);
-                    r.read_struct("GeographyType", |r, id, t| {
-                        match id {
-                            1 => crs = Some(r.string(t)?),
-                            2 => algorithm = Some(EdgeInterpolationAlgorithm(r.i32(t)?)),
-                            _ => r.skip(t)?,
-                        }
-                        Ok(())
-                    })?;
-                    LogicalType::Geography { crs, algorithm }
+                    let g = GeographyType::read(r)?;
+                    LogicalType::Geography {
+                        crs: g.crs,
+                        algorithm: g.algorithm,
+                    }
                 }
                 _ => {
                     r.skip(t)?;
@@ -436,12 +452,8 @@ impl LogicalType {
             LogicalType::Map => w.empty_struct_field(2),
             LogicalType::List => w.empty_struct_field(3),
             LogicalType::Enum => w.empty_struct_field(4),
-            LogicalType::Decimal { scale, precision } => {
-                w.field_header(ty::STRUCT, 5);
-                w.struct_begin();
-                w.i32_field(1, *scale);
-                w.i32_field(2, *precision);
-                w.struct_end();
+            &LogicalType::Decimal { scale, precision } => {
+                DecimalType { scale, precision }.write_field(w, 5)
             }
             LogicalType::Date => w.empty_struct_field(6),
             LogicalType::Time {
@@ -464,50 +476,31 @@ impl LogicalType {
                 unit.write(w);
                 w.struct_end();
             }
-            LogicalType::Integer {
+            &LogicalType::Integer {
                 bit_width,
                 is_signed,
-            } => {
-                w.field_header(ty::STRUCT, 10);
-                w.struct_begin();
-                w.i8_field(1, *bit_width);
-                w.bool_field(2, *is_signed);
-                w.struct_end();
+            } => IntType {
+                bit_width,
+                is_signed,
             }
+            .write_field(w, 10),
             LogicalType::Null => w.empty_struct_field(11),
             LogicalType::Json => w.empty_struct_field(12),
             LogicalType::Bson => w.empty_struct_field(13),
             LogicalType::Uuid => w.empty_struct_field(14),
             LogicalType::Float16 => w.empty_struct_field(15),
-            LogicalType::Variant {
+            &LogicalType::Variant {
                 specification_version,
-            } => {
-                w.field_header(ty::STRUCT, 16);
-                w.struct_begin();
-                if let Some(v) = specification_version {
-                    w.i8_field(1, *v);
-                }
-                w.struct_end();
+            } => VariantType {
+                specification_version,
             }
-            LogicalType::Geometry { crs } => {
-                w.field_header(ty::STRUCT, 17);
-                w.struct_begin();
-                if let Some(c) = crs {
-                    w.binary_field(1, c.as_bytes());
-                }
-                w.struct_end();
+            .write_field(w, 16),
+            LogicalType::Geometry { crs } => GeometryType { crs: crs.clone() }.write_field(w, 17),
+            LogicalType::Geography { crs, algorithm } => GeographyType {
+                crs: crs.clone(),
+                algorithm: *algorithm,
             }
-            LogicalType::Geography { crs, algorithm } => {
-                w.field_header(ty::STRUCT, 18);
-                w.struct_begin();
-                if let Some(c) = crs {
-                    w.binary_field(1, c.as_bytes());
-                }
-                if let Some(a) = algorithm {
-                    w.i32_field(2, a.0);
-                }
-                w.struct_end();
-            }
+            .write_field(w, 18),
             LogicalType::Vector => w.empty_struct_field(19),
             LogicalType::Unknown { field_id } => {
                 if *field_id > 0 {
@@ -518,6 +511,8 @@ impl LogicalType {
         w.struct_end();
     }
 }
+
+struct_value!(LogicalType, ColumnOrder);
 
 /// The `ColumnOrder` union: the order min/max statistics of a column follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,0 +1,315 @@
+//! One declaration per Thrift struct: [`thrift_struct!`] turns a list of fields (id,
+//! required/optional, Rust field, Rust type) into the Rust struct, its reader and its
+//! writer, so that a field id or a field type is written down once.
+//!
+//! The Thrift type of a field follows from its Rust type through [`Value`]:
+//!
+//! | Rust type | Thrift type |
+//! | --- | --- |
+//! | `bool`, `i8`, `i16`, `i32`, `i64`, `f64` | the same |
+//! | `String` | `string` (invalid UTF-8 replaced, never an error) |
+//! | `Vec<u8>` | `binary` |
+//! | `Vec<T>` | `list<T>` (charged to the reader's memory budget) |
+//! | an enum of `types.rs` (`Type`, `Encoding`, ...) | `i32` |
+//! | a struct declared here, or a union | `struct` |
+//!
+//! Field kinds: `required` (absent is an [`Error::Format`](crate::Error::Format) naming
+//! `Struct.field`), `optional` (an `Option`), and `default` (absent reads as
+//! `Default::default()`, always written). `as "name"` gives the spec's name, for errors,
+//! where the Rust name differs (`type_ as "type"`, and `struct AesGcmParams as "AesGcm"`).
+//!
+//! Reading keeps the rules of [`CompactReader::read_struct`]: unknown field ids and fields of
+//! an unexpected wire type are skipped. Writing emits the fields in declaration order (by
+//! increasing id), an optional field only when it is set.
+//!
+//! Unions (`LogicalType`, `ColumnOrder`, `ColumnCryptoMetaData`, `EncryptionAlgorithm`,
+//! `TimeUnit`, the bloom filter unions) stay hand-written: they are a match over the one field
+//! id that is set, keep unknown variants as their id, and a macro would only hide that match.
+//! They implement [`Value`] through [`struct_value!`].
+
+use super::thrift::{ty, CompactReader, CompactWriter};
+use crate::Result;
+
+/// A Rust type that is one Thrift value of the compact protocol.
+pub(crate) trait Value: Sized {
+    /// The compact type code of the value as a list element (bools: [`ty::BOOL_ELEM`]).
+    const TYPE: u8;
+
+    /// Reads a value of wire type `t`, a field's type or a list's element type.
+    fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self>;
+
+    /// Writes the value alone: a list element, or a field's value after its header.
+    fn write_value(&self, w: &mut CompactWriter<'_>);
+
+    /// Writes the value as field `id`, header first.
+    #[inline]
+    fn write_field(&self, w: &mut CompactWriter<'_>, id: i16) {
+        w.field_header(Self::TYPE, id);
+        self.write_value(w);
+    }
+}
+
+/// Reads a value of wire type `t` as a `T` (the declared field's type, inferred).
+#[inline]
+pub(crate) fn read<T: Value>(r: &mut CompactReader<'_>, t: u8) -> Result<T> {
+    T::read_value(r, t)
+}
+
+impl Value for bool {
+    const TYPE: u8 = ty::BOOL_ELEM;
+
+    #[inline]
+    fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self> {
+        r.bool(t)
+    }
+
+    #[inline]
+    fn write_value(&self, w: &mut CompactWriter<'_>) {
+        w.write_bool_elem(*self);
+    }
+
+    /// A bool field's value is its header's type.
+    #[inline]
+    fn write_field(&self, w: &mut CompactWriter<'_>, id: i16) {
+        w.bool_field(id, *self);
+    }
+}
+
+/// [`Value`] for the integer and double types: the reader's typed read, the writer's write.
+macro_rules! number_value {
+    ($($rust:ty: $code:ident, $read:ident, $write:ident;)*) => {$(
+        impl Value for $rust {
+            const TYPE: u8 = ty::$code;
+
+            #[inline]
+            fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self> {
+                r.$read(t)
+            }
+
+            #[inline]
+            fn write_value(&self, w: &mut CompactWriter<'_>) {
+                w.$write(*self);
+            }
+        }
+    )*};
+}
+
+number_value! {
+    i8: I8, i8, write_i8;
+    i16: I16, i16, write_i16;
+    i32: I32, i32, write_i32;
+    i64: I64, i64, write_i64;
+    f64: DOUBLE, double, write_double;
+}
+
+impl Value for String {
+    const TYPE: u8 = ty::BINARY;
+
+    #[inline]
+    fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self> {
+        r.string(t)
+    }
+
+    #[inline]
+    fn write_value(&self, w: &mut CompactWriter<'_>) {
+        w.write_binary(self.as_bytes());
+    }
+}
+
+impl Value for Vec<u8> {
+    const TYPE: u8 = ty::BINARY;
+
+    #[inline]
+    fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self> {
+        r.bytes(t)
+    }
+
+    #[inline]
+    fn write_value(&self, w: &mut CompactWriter<'_>) {
+        w.write_binary(self);
+    }
+}
+
+impl<T: Value> Value for Vec<T> {
+    const TYPE: u8 = ty::LIST;
+
+    #[inline]
+    fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self> {
+        r.list(t, T::read_value)
+    }
+
+    #[inline]
+    fn write_value(&self, w: &mut CompactWriter<'_>) {
+        w.list_header(T::TYPE, self.len());
+        for v in self {
+            v.write_value(w);
+        }
+    }
+}
+
+/// [`Value`] (a `struct` on the wire) for types with inherent `read(&mut CompactReader)` and
+/// `write(&self, &mut CompactWriter)`: the declared structs and the hand-written unions.
+macro_rules! struct_value {
+    ($($t:ty),* $(,)?) => {$(
+        impl $crate::metadata::thrift_struct::Value for $t {
+            const TYPE: u8 = $crate::metadata::thrift::ty::STRUCT;
+
+            #[inline]
+            fn read_value(
+                r: &mut $crate::metadata::thrift::CompactReader<'_>,
+                t: u8,
+            ) -> $crate::Result<Self> {
+                r.struct_value(t, <$t>::read)
+            }
+
+            #[inline]
+            fn write_value(&self, w: &mut $crate::metadata::thrift::CompactWriter<'_>) {
+                self.write(w);
+            }
+        }
+    )*};
+}
+
+/// Declares a Thrift struct: the Rust struct, `read`, `write` and its [`Value`] (see the
+/// module documentation for the syntax).
+macro_rules! thrift_struct {
+    (@name $rust:ident) => { stringify!($rust) };
+    (@name $rust:ident $thrift:literal) => { $thrift };
+
+    (@type optional $ty:ty) => { Option<$ty> };
+    (@type $kind:ident $ty:ty) => { $ty };
+
+    (@take required $r:ident $field:ident $name:expr) => {
+        $r.required_field($field, Self::THRIFT_NAME, $name)?
+    };
+    (@take optional $r:ident $field:ident $name:expr) => { $field };
+    (@take default $r:ident $field:ident $name:expr) => { $field.unwrap_or_default() };
+
+    (@write optional $w:ident $v:expr, $id:literal) => {
+        if let Some(v) = &$v {
+            $crate::metadata::thrift_struct::Value::write_field(v, $w, $id);
+        }
+    };
+    (@write $kind:ident $w:ident $v:expr, $id:literal) => {
+        $crate::metadata::thrift_struct::Value::write_field(&$v, $w, $id)
+    };
+
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident $(as $thrift:literal)? {
+            $(
+                $(#[$fmeta:meta])*
+                $id:literal : $kind:ident $field:ident $(as $fname:literal)? : $ty:ty
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis struct $name {
+            $( $(#[$fmeta])* pub $field: thrift_struct!(@type $kind $ty), )*
+        }
+
+        impl $name {
+            const THRIFT_NAME: &'static str = thrift_struct!(@name $name $($thrift)?);
+
+            #[doc = concat!("Reads a `", stringify!($name), "` struct.")]
+            #[allow(clippy::match_single_binding)] // a struct without fields
+            pub fn read(
+                r: &mut $crate::metadata::thrift::CompactReader<'_>,
+            ) -> $crate::Result<Self> {
+                $( let mut $field: Option<$ty> = None; )*
+                r.read_struct(Self::THRIFT_NAME, |r, id, t| {
+                    match id {
+                        $( $id => $field = Some($crate::metadata::thrift_struct::read(r, t)?), )*
+                        _ => r.skip(t)?,
+                    }
+                    Ok(())
+                })?;
+                Ok($name {
+                    $( $field: thrift_struct!(@take $kind r $field
+                        thrift_struct!(@name $field $($fname)?)), )*
+                })
+            }
+
+            #[doc = concat!("Writes a `", stringify!($name), "` struct.")]
+            pub fn write(&self, w: &mut $crate::metadata::thrift::CompactWriter<'_>) {
+                w.struct_begin();
+                $( thrift_struct!(@write $kind w self.$field, $id); )*
+                w.struct_end();
+            }
+        }
+
+        struct_value!($name);
+    };
+
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::metadata::thrift::{CompactReader, CompactWriter};
+    use crate::metadata::{BloomFilterHeader, ColumnChunk, ColumnMetaData, OffsetIndex};
+    use crate::Error;
+
+    fn empty_struct() -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut w = CompactWriter::new(&mut out);
+        w.struct_begin();
+        w.struct_end();
+        out
+    }
+
+    #[test]
+    fn required_fields_are_named_as_the_spec_names_them() {
+        for (err, name) in [
+            (
+                ColumnMetaData::read(&mut CompactReader::new(&empty_struct())).unwrap_err(),
+                "ColumnMetaData.type",
+            ),
+            (
+                BloomFilterHeader::read(&mut CompactReader::new(&empty_struct())).unwrap_err(),
+                "BloomFilterHeader.numBytes",
+            ),
+            (
+                OffsetIndex::read(&mut CompactReader::new(&empty_struct())).unwrap_err(),
+                "OffsetIndex.page_locations",
+            ),
+        ] {
+            match err {
+                Error::Format { what, at } => {
+                    assert!(
+                        what.contains(&format!("missing required field {name}")),
+                        "{what}"
+                    );
+                    assert_eq!(at.offset, Some(1));
+                }
+                e => panic!("{e:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn default_fields_read_as_default_and_are_always_written() {
+        let c = ColumnChunk::read(&mut CompactReader::new(&empty_struct())).unwrap();
+        assert_eq!(c, ColumnChunk::default());
+        let mut out = Vec::new();
+        c.write(&mut CompactWriter::new(&mut out));
+        // Field 2 (file_offset) as an i64 of 0, then stop.
+        assert_eq!(out, [0x26, 0x00, 0x00]);
+    }
+
+    #[test]
+    fn lists_of_declared_structs_are_charged_to_the_memory_budget() {
+        let mut out = Vec::new();
+        OffsetIndex {
+            page_locations: vec![Default::default(); 100],
+            unencoded_byte_array_data_bytes: None,
+        }
+        .write(&mut CompactWriter::new(&mut out));
+        let mut r = CompactReader::new(&out).with_memory_budget(100);
+        assert!(matches!(
+            OffsetIndex::read(&mut r),
+            Err(Error::Memory { .. })
+        ));
+        let mut r = CompactReader::new(&out).with_memory_budget(1 << 20);
+        assert_eq!(OffsetIndex::read(&mut r).unwrap().page_locations.len(), 100);
+    }
+}
