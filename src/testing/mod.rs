@@ -74,7 +74,10 @@
 //! ```
 
 pub mod arbitrary;
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod columns;
+pub mod leaves;
 pub mod mutate;
 pub mod options;
 pub mod roundtrip;
@@ -82,6 +85,7 @@ pub mod schema;
 pub mod spec;
 pub mod variant;
 
+pub use leaves::{LeafFilter, LogicalKind};
 pub use mutate::{mutate, mutations, Mutated, Mutation};
 pub use roundtrip::{
     assert_roundtrip, assert_roundtrip_with, check_roundtrip, check_roundtrip_with, compare,
