@@ -21,7 +21,7 @@
 //! mappings (INT96 as `Timestamp(ns)`, byte-array decimals as `Decimal128/256`, INTERVAL) so
 //! that only real differences are reported. [`SpecConfig::leaves`] ([`LeafFilter`]) leaves out
 //! the types a reader does not support, [`FileSpec::arbitrary_with`] fuzzes within a config,
-//! and [`mutate`] checks that corrupt files give errors, not panics.
+//! and [`mutate()`] checks that corrupt files give errors, not panics.
 //! `examples/find_reader_bugs.rs` does all three against the parquet crate, and finds, in
 //! version 60.1, invalid nested arrays for `list<struct<required struct<...>>>` and a panic on
 //! a FIXED_LEN_BYTE_ARRAY dictionary index past the end:
