@@ -24,6 +24,8 @@ use crate::metadata::{
 };
 use crate::{Error, Result};
 
+pub(crate) mod plan;
+
 /// Maximum nesting of groups accepted in a schema (the root is depth 0).
 pub const MAX_SCHEMA_DEPTH: usize = 64;
 
@@ -336,10 +338,7 @@ impl SchemaDescriptor {
     /// The top-level fields with lists, structs and maps resolved (including the legacy
     /// spellings of `LogicalTypes.md`): what the reader assembles.
     pub fn fields(&self) -> Result<Vec<crate::field::Field>> {
-        Ok(crate::read::plan::plan_fields(self)?
-            .iter()
-            .map(|p| p.field())
-            .collect())
+        Ok(plan::plan_fields(self)?.iter().map(|p| p.field()).collect())
     }
 
     /// Whether every leaf is directly under the root and not repeated.

@@ -915,3 +915,150 @@ pq.write_table(t, sys.argv[1], use_dictionary=True, dictionary_pagesize_limit=10
     assert_eq!(stats.pruned_by_dictionary, 0);
     assert_eq!(rows, range_of(4999..5000));
 }
+
+/// Dates, timestamps and decimals take literals in their text forms, exactly: a timestamp
+/// one microsecond past the literal matches `>`, the literal itself does not; a decimal
+/// literal with more digits than the scale is refused rather than rounded.
+#[test]
+fn date_timestamp_and_decimal_literals() {
+    use parq::metadata::{TimeUnit, Type};
+    // 2026-11-30T12:00:00Z in microseconds, and 2026-11-30 in days.
+    let noon: i64 = (20_787 * 86_400 + 12 * 3_600) * 1_000_000;
+    let ts = int64([noon - 1, noon, noon + 1, noon + 3_600_000_000]);
+    let local = int64([noon - 1, noon, noon + 1, noon + 3_600_000_000]);
+    let days = Column {
+        len: 4,
+        validity: None,
+        values: Values::Int32(vec![20_786i32, 20_787, 20_787, 20_788].into()),
+    };
+    // price: DECIMAL(9, 2) on INT64, 12.49 12.50 12.51 100.00.
+    let price = int64([1249, 1250, 1251, 10_000]);
+    // big: DECIMAL(20, 3) on FIXED_LEN_BYTE_ARRAY(9): -0.001, 0, 12.500, 10^16.
+    let be = |v: i128| v.to_be_bytes()[7..].to_vec();
+    let big = Column {
+        len: 4,
+        validity: None,
+        values: Values::FixedLenByteArray {
+            width: 9,
+            data: Buffer::from_vec([be(-1), be(0), be(12_500), be(10i128.pow(19))].concat()),
+        },
+    };
+    let file = write(
+        vec![
+            Field::timestamp("ts", TimeUnit::Micros, true),
+            Field::timestamp("local", TimeUnit::Micros, false),
+            Field::date("d"),
+            Field::decimal("price", Type::INT64, 9, 2),
+            Field::decimal_fixed("big", 9, 20, 3),
+        ],
+        &[ts, local, days, price, big],
+        WriterOptions::default(),
+    );
+    let reader = ParquetReader::new(file).unwrap();
+    let rows = |text: &str| -> Vec<u64> {
+        let (sel, _) = reader.filter_rows(&Expr::parse(text).unwrap()).unwrap();
+        sel.ranges().iter().flat_map(|r| r.clone()).collect()
+    };
+    assert_eq!(rows("ts > '2026-11-30T12:00:00Z'"), [2, 3]);
+    assert_eq!(rows("ts >= '2026-11-30T12:00:00Z'"), [1, 2, 3]);
+    assert_eq!(rows("ts = '2026-11-30T12:00:00.000001Z'"), [2]);
+    assert_eq!(rows("ts = '2026-11-30 13:00:00+01:00'"), [1]);
+    assert_eq!(rows("ts < '2026-11-30T12:00:00Z'"), [0]);
+    assert_eq!(rows("local = '2026-11-30T13:00:00'"), [3]);
+    assert_eq!(rows("d = '2026-11-30'"), [1, 2]);
+    assert_eq!(rows("d in ('2026-11-29', '2026-12-01')"), [0, 3]);
+    assert_eq!(rows("not d >= '2026-11-30'"), [0]);
+    assert_eq!(rows("price < 12.50"), [0]);
+    assert_eq!(rows("price <= 12.5"), [0, 1]);
+    assert_eq!(rows("price = 100"), [3]);
+    assert_eq!(rows("big = 12.5"), [2]);
+    assert_eq!(rows("big < 0"), [0]);
+    assert_eq!(rows("big > 9999999999999999.999"), [3]);
+    // Statistics prune by the same values.
+    let (_, stats) = reader
+        .filter_rows(&Expr::parse("ts > '2027-01-01T00:00:00Z'").unwrap())
+        .unwrap();
+    assert_eq!(stats.row_groups_pruned, 1);
+    for (text, names) in [
+        ("price < 12.505", ["price", "digits after the point"]),
+        ("ts > '2026-11-30T12:00:00.0000001Z'", ["ts", "unit"]),
+        ("local > '2026-11-30T12:00:00Z'", ["local", "offset"]),
+        ("d = '2026-02-30'", ["column d", "day 30"]),
+        ("d = '2026-11-30T00:00'", ["column d", "YYYY-MM-DD"]),
+    ] {
+        let e = reader
+            .filter_rows(&Expr::parse(text).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(names.iter().all(|n| e.contains(n)), "{text}: {e}");
+    }
+}
+
+/// `IS [NOT] NULL` on a struct tests the struct's own nulls, at every depth: a null child in
+/// a valid struct does not make the struct null.
+#[test]
+fn struct_nulls() {
+    use parq::array::{Array, StructArray};
+    use parq::field::Field as SchemaField;
+    use parq::metadata::Type;
+    // a: optional struct { b: optional struct { c: optional int64 } }, id: int64
+    // row 0: a null; 1: b null; 2: c null; 3: c = 3; 4: c = 4; 5: b null.
+    let c = Column {
+        len: 6,
+        validity: Some(NullBuffer::from(vec![
+            false, false, false, true, true, false,
+        ])),
+        values: Values::Int64(vec![0i64, 0, 0, 3, 4, 0].into()),
+    };
+    let b = Array::Struct(StructArray {
+        len: 6,
+        validity: Some(NullBuffer::from(vec![
+            false, false, true, true, true, false,
+        ])),
+        children: vec![Array::Primitive(c)],
+    });
+    let a = Array::Struct(StructArray {
+        len: 6,
+        validity: Some(NullBuffer::from(vec![false, true, true, true, true, true])),
+        children: vec![b],
+    });
+    let fields = vec![
+        SchemaField::structure(
+            "a",
+            vec![SchemaField::structure(
+                "b",
+                vec![SchemaField::primitive("c", Type::INT64)],
+            )],
+        ),
+        SchemaField::primitive("id", Type::INT64).required(),
+    ];
+    let mut file = Vec::new();
+    let options = WriterOptions::default().with_row_group_rows(3);
+    let mut w = ParquetWriter::with_fields(&mut file, fields, options).unwrap();
+    w.write_arrays(&[a, Array::Primitive(int64(0..6))]).unwrap();
+    w.finish().unwrap();
+    let reader = ParquetReader::new(Bytes::from(file)).unwrap();
+    let rows = |text: &str| -> Vec<u64> {
+        let (sel, _) = reader.filter_rows(&Expr::parse(text).unwrap()).unwrap();
+        sel.ranges().iter().flat_map(|r| r.clone()).collect()
+    };
+    assert_eq!(rows("a is null"), [0]);
+    assert_eq!(rows("a is not null"), [1, 2, 3, 4, 5]);
+    assert_eq!(rows("a.b is null"), [0, 1, 5]);
+    assert_eq!(rows("a.b is not null"), [2, 3, 4]);
+    assert_eq!(rows("not a.b is null"), [2, 3, 4]);
+    assert_eq!(rows("a.b.c is null"), [0, 1, 2, 5]);
+    assert_eq!(rows("a.b is not null and a.b.c is null"), [2]);
+    assert_eq!(rows("a is not null or id = 0"), [0, 1, 2, 3, 4, 5]);
+    // Read through the filter: the struct comes back for the rows kept.
+    let (cols, _) = reader
+        .read_filtered(&["id"], &Expr::parse("a.b is not null").unwrap())
+        .unwrap();
+    assert_eq!(cols[0].1.len(), 3);
+    // A name that is neither a leaf nor a struct is refused, named.
+    let e = reader
+        .filter_rows(&Expr::parse("a.nope is null").unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("a.nope"), "{e}");
+}

@@ -351,3 +351,118 @@ fn logical_name(lt: &parq::metadata::LogicalType) -> String {
         other => format!("{other:?}"),
     }
 }
+
+/// parq's own RecordBatches through the Arrow-level check: `from_arrow` inverts every mapping
+/// parq's Arrow reader makes, for every leaf type, so generated specs round-trip.
+#[cfg(feature = "arrow")]
+#[test]
+fn arrow_readers_plug_in_and_mappings_invert() {
+    use parq::testing::arrow::{check_roundtrip_arrow, ArrowReadUnderTest};
+
+    struct ParqArrow;
+    impl ArrowReadUnderTest for ParqArrow {
+        fn name(&self) -> String {
+            "parq record_batches".into()
+        }
+        fn read_batches(&self, bytes: &[u8]) -> Result<Vec<arrow_array::RecordBatch>, String> {
+            let reader =
+                ParquetReader::new(Bytes::copy_from_slice(bytes)).map_err(|e| e.to_string())?;
+            let batches = reader.record_batches(&[], 37).map_err(|e| e.to_string())?;
+            batches.map(|b| b.map_err(|e| e.to_string())).collect()
+        }
+    }
+    for seed in 0..64 {
+        let spec = gen_spec(&mut Rng::new(seed), &SpecConfig::default());
+        if let Err(m) = check_roundtrip_arrow(&ParqArrow, &spec) {
+            panic!("seed {seed}: {m}\n{:#?}", spec.fields);
+        }
+    }
+    // INT96, a BYTE_ARRAY decimal and an INTERVAL column, required and one row each, read
+    // by the parquet crate (which maps them to Timestamp(ns), Decimal128 and an interval or
+    // fixed-size binary): equal after the inversion.
+    struct ParquetCrate;
+    impl ArrowReadUnderTest for ParquetCrate {
+        fn name(&self) -> String {
+            "parquet crate".into()
+        }
+        fn read_batches(&self, bytes: &[u8]) -> Result<Vec<arrow_array::RecordBatch>, String> {
+            parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+                Bytes::copy_from_slice(bytes),
+            )
+            .and_then(|b| b.build())
+            .map_err(|e| e.to_string())?
+            .map(|b| b.map_err(|e| e.to_string()))
+            .collect()
+        }
+    }
+    let mut interval = parq::write::Field::fixed_len_byte_array("i", 12);
+    interval.converted_type = Some(parq::metadata::ConvertedType::INTERVAL);
+    let fields: Vec<parq::field::Field> = vec![
+        parq::write::Field::int96("t").into(),
+        parq::write::Field::decimal("d", parq::metadata::Type::BYTE_ARRAY, 20, 4).into(),
+        interval.into(),
+    ];
+    let config = SpecConfig::default();
+    for seed in 0..16 {
+        let spec =
+            parq::testing::spec::gen_spec_for(&mut Rng::new(seed), fields.clone(), 50, &config);
+        check_roundtrip_arrow(&ParquetCrate, &spec).unwrap_or_else(|m| panic!("seed {seed}: {m}"));
+    }
+}
+
+/// `SpecConfig::leaves` keeps the types it leaves out out of every generated schema, through
+/// proptest and through `Arbitrary`.
+#[test]
+fn leaf_filters_hold() {
+    use parq::testing::arbitrary::{ConfigSource, Configured};
+    use parq::testing::schema::leaf_paths;
+    use parq::testing::{LeafFilter, LogicalKind};
+
+    let filter = LeafFilter::all()
+        .without_physical(parq::metadata::Type::INT96)
+        .without_logical(LogicalKind::Decimal);
+    let admitted = |spec: &FileSpec| {
+        spec.fields.iter().flat_map(leaf_paths).all(|(_, p)| {
+            p.physical_type != parq::metadata::Type::INT96
+                && LogicalKind::of(&p) != LogicalKind::Decimal
+        })
+    };
+    let config = SpecConfig {
+        leaves: filter,
+        ..SpecConfig::default()
+    };
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases: 64,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    runner
+        .run(&file_spec(config), |spec| {
+            prop_assert!(admitted(&spec), "{:#?}", spec.fields);
+            Ok(())
+        })
+        .unwrap();
+    struct Filtered;
+    impl ConfigSource for Filtered {
+        fn config() -> SpecConfig {
+            SpecConfig {
+                leaves: LeafFilter::all()
+                    .without_physical(parq::metadata::Type::INT96)
+                    .without_logical(LogicalKind::Decimal),
+                ..SpecConfig::default()
+            }
+        }
+    }
+    let mut seen_decimal = false;
+    for seed in 0..200u64 {
+        let bytes: Vec<u8> = (0..512u64)
+            .map(|i| (seed.wrapping_mul(31).wrapping_add(i * 7919) % 251) as u8)
+            .collect();
+        let c = Configured::<Filtered>::arbitrary(&mut Unstructured::new(&bytes)).unwrap();
+        assert!(admitted(&c.spec), "{:#?}", c.spec.fields);
+        let plain = FileSpec::arbitrary(&mut Unstructured::new(&bytes)).unwrap();
+        seen_decimal |= !admitted(&plain);
+    }
+    // The same bytes without the filter do draw what it leaves out.
+    assert!(seen_decimal);
+}

@@ -19,6 +19,7 @@ mod support_nested;
 use parq::codecs::compression::CodecKind;
 use parq::field::Field;
 use parq::metadata::Type;
+use parq::testing::schema::all_required;
 use parq::write::{EncodingPolicy, PageVersion, WriterOptions};
 use proptest::prelude::*;
 use support_nested::{Rng, *};
@@ -228,12 +229,12 @@ fn arrow_layout_quirks_write_the_same_file_contents() {
             let rows: Vec<_> = (0..200)
                 .map(|_| random_value(&field, &mut rng, 0.3, 4))
                 .collect();
-            let quirks = Quirks {
-                large: q & 1 == 1,
-                junk: q & 2 == 2,
-                slice: q != 0,
+            let layout = Layout {
+                large_offsets: q & 1 == 1,
+                junk_under_nulls: q & 2 == 2,
+                sliced: q != 0,
             };
-            let array = build_with(&field, &rows, &quirks, &mut rng);
+            let array = build_with(&field, &rows, &layout, &mut rng);
             let bytes = write_arrays(
                 std::slice::from_ref(&field),
                 &[vec![array]],

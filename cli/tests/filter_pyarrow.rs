@@ -220,3 +220,103 @@ fn parquet_testing_counts_equal_pyarrow() {
         failures.join("\n")
     );
 }
+
+/// Timestamp, date and decimal literals in their text forms, and `IS [NOT] NULL` on a
+/// struct, on a file pyarrow writes; the rows each predicate keeps are computed in Python
+/// from the values written (not from a reader).
+#[test]
+fn text_literals_and_struct_nulls_equal_python() {
+    require_pyarrow();
+    let scratch = scratch_dir("filter_pyarrow_text_literals");
+    let file = scratch.join("typed.parquet");
+    let script = r#"
+import sys, json, datetime as dt, decimal as dec
+import pyarrow as pa, pyarrow.parquet as pq
+utc = dt.timezone.utc
+noon = dt.datetime(2026, 11, 30, 12, 0, 0, tzinfo=utc)
+n = 40
+ts = [noon + dt.timedelta(microseconds=(i - 20) * 450_000_000 + (i % 3) - 1) for i in range(n)]
+ts[7] = None
+d = [dt.date(2026, 11, 20) + dt.timedelta(days=i // 2) for i in range(n)]
+d[9] = None
+price = [dec.Decimal(1200 + 3 * i - 50) / 100 for i in range(n)]
+s = [None if i % 5 == 0 else {"a": None if i % 3 == 0 else i} for i in range(n)]
+t = pa.table({
+    "rid": pa.array(range(n), pa.int64()),
+    "ts": pa.array(ts, pa.timestamp("us", tz="UTC")),
+    "d": pa.array(d, pa.date32()),
+    "price": pa.array(price, pa.decimal128(9, 2)),
+    "s": pa.array(s, pa.struct([("a", pa.int64())])),
+})
+pq.write_table(t, sys.argv[1], row_group_size=10, data_page_size=64)
+at = lambda text: dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+cases = {
+    "ts > '2026-11-30T12:00:00Z'": lambda i: ts[i] is not None and ts[i] > noon,
+    "ts <= '2026-11-30 13:30:00+01:30'": lambda i: ts[i] is not None and ts[i] <= noon,
+    "ts = '" + ts[3].isoformat() + "'": lambda i: ts[i] == ts[3],
+    "ts < '2026-11-30T11:00:00.000001Z'": lambda i: ts[i] is not None and ts[i] < at("2026-11-30T11:00:00.000001Z"),
+    "d = '2026-11-30'": lambda i: d[i] == dt.date(2026, 11, 30),
+    "d >= '2026-12-01' or d is null": lambda i: d[i] is None or d[i] >= dt.date(2026, 12, 1),
+    "not d < '2026-11-25'": lambda i: d[i] is not None and d[i] >= dt.date(2026, 11, 25),
+    "price < 12.50": lambda i: price[i] < dec.Decimal("12.50"),
+    "price = 12.01": lambda i: price[i] == dec.Decimal("12.01"),
+    "price >= 12 and price <= 12.3": lambda i: dec.Decimal(12) <= price[i] <= dec.Decimal("12.3"),
+    "s is null": lambda i: s[i] is None,
+    "s is not null": lambda i: s[i] is not None,
+    "s.a is null": lambda i: s[i] is None or s[i]["a"] is None,
+    "s is not null and s.a is null": lambda i: s[i] is not None and s[i]["a"] is None,
+}
+json.dump([{"where": w, "rids": [i for i in range(n) if f(i)]} for w, f in cases.items()], sys.stdout)
+"#;
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .arg(&file)
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cases: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(cases.len(), 14);
+    let mut failures = Vec::new();
+    for case in &cases {
+        let filter = case["where"].as_str().unwrap();
+        let want: Vec<u64> = case["rids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert!(
+            !want.is_empty() && want.len() < 40,
+            "{filter}: a case must keep some rows, not all"
+        );
+        let run = parq_cat(&file, &["--columns", "rid", "--where", filter], &scratch);
+        if run.code != Some(0) {
+            failures.push(format!("{filter}: parq failed: {}", run.stderr));
+            continue;
+        }
+        let got: Vec<u64> = String::from_utf8_lossy(&run.stdout)
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["rid"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        if got != want {
+            failures.push(format!("{filter}: parq {got:?}, python {want:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // A literal the column cannot hold exactly is an error naming the column.
+    let run = parq_cat(&file, &["--where", "price < 12.505"], &scratch);
+    assert_ne!(run.code, Some(0));
+    assert!(
+        run.stderr.contains("price") && run.stderr.contains("digits after the point"),
+        "{}",
+        run.stderr
+    );
+}

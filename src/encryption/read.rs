@@ -13,7 +13,7 @@ use super::keys::{Algorithm, FileDecryptionProperties};
 use super::FileCryptoMetaData;
 use crate::metadata::{
     self, AesGcmParams, ColumnCryptoMetaData, ColumnMetaData, CompactReader, EncryptionAlgorithm,
-    FileMetaData, MAGIC_ENCRYPTED,
+    FileMetaData, PageHeader, PageType, MAGIC_ENCRYPTED,
 };
 use crate::{Error, Result};
 
@@ -39,7 +39,13 @@ enum ChunkKey {
     /// Not encrypted.
     Plain,
     /// Encrypted with this key.
-    Key(Arc<KeyCipher>),
+    Key {
+        cipher: Arc<KeyCipher>,
+        /// The column's dotted path, for errors.
+        path: Arc<str>,
+        /// The chunk starts with a dictionary page.
+        has_dictionary: bool,
+    },
     /// Encrypted, and not readable: why.
     Unavailable(String),
 }
@@ -277,7 +283,7 @@ impl FileDecryptor {
                 let state = match key {
                     Err(why) => ChunkKey::Unavailable(why),
                     Ok(cipher) => match &chunk.encrypted_column_metadata {
-                        None => ChunkKey::Key(cipher),
+                        None => ChunkKey::key(cipher, name(), chunk.meta_data.as_ref()),
                         Some(enc) => {
                             let what =
                                 format!("column metadata of column {} in row group {i}", name());
@@ -289,8 +295,9 @@ impl FileDecryptor {
                                         .map_err(|e| {
                                         Error::Crypto(format!("decoding decrypted {what}: {e}"))
                                     })?;
+                                    let key = ChunkKey::key(cipher, name(), Some(&m));
                                     chunk.meta_data = Some(m);
-                                    ChunkKey::Key(cipher)
+                                    key
                                 }
                                 Err(e) => ChunkKey::Unavailable(format!("decrypting {what}: {e}")),
                             }
@@ -310,30 +317,53 @@ impl FileDecryptor {
 
     /// The decryptor of the chunk of leaf `column` in row group `row_group`: `None` when it
     /// is not encrypted, an error naming the column when its key is missing or wrong.
-    pub(crate) fn chunk(
-        &self,
-        row_group: usize,
-        column: usize,
-        path: &str,
-        meta: Option<&ColumnMetaData>,
-    ) -> Result<Option<ChunkDecryptor>> {
+    pub(crate) fn chunk(&self, row_group: usize, column: usize) -> Result<Option<ChunkDecryptor>> {
         let Some((ordinal, states)) = self.chunks.get(row_group) else {
             return Ok(None);
         };
         match states.get(column) {
             None | Some(ChunkKey::Plain) => Ok(None),
             Some(ChunkKey::Unavailable(why)) => Err(Error::Crypto(why.clone())),
-            Some(ChunkKey::Key(cipher)) => Ok(Some(ChunkDecryptor {
+            Some(ChunkKey::Key {
+                cipher,
+                path,
+                has_dictionary,
+            }) => Ok(Some(ChunkDecryptor {
                 cipher: Arc::clone(cipher),
                 ctr_pages: self.ctr_pages,
                 file_aad: Arc::clone(&self.file_aad),
                 row_group: *ordinal,
                 column,
-                path: path.to_string(),
-                has_dictionary: meta.is_some_and(|m| {
-                    matches!(m.dictionary_page_offset, Some(d) if d > 0 && d < m.data_page_offset)
-                }),
+                path: Arc::clone(path),
+                has_dictionary: *has_dictionary,
             })),
+        }
+    }
+
+    /// The plaintext of the column or offset index (`module`) of leaf `column` in row group
+    /// `row_group`: `bytes` itself when the column is not encrypted.
+    pub(crate) fn index(
+        &self,
+        bytes: Bytes,
+        module: ModuleType,
+        row_group: usize,
+        column: usize,
+    ) -> Result<Bytes> {
+        match self.chunk(row_group, column)? {
+            None => Ok(bytes),
+            Some(c) => Ok(Bytes::from(c.decrypt_module(module, 0, &bytes)?.0)),
+        }
+    }
+}
+
+impl ChunkKey {
+    fn key(cipher: Arc<KeyCipher>, path: String, meta: Option<&ColumnMetaData>) -> Self {
+        ChunkKey::Key {
+            cipher,
+            path: path.into(),
+            has_dictionary: meta.is_some_and(
+                |m| matches!(m.dictionary_page_offset, Some(d) if d > 0 && d < m.data_page_offset),
+            ),
         }
     }
 }
@@ -346,9 +376,9 @@ pub(crate) struct ChunkDecryptor {
     file_aad: Arc<[u8]>,
     row_group: usize,
     column: usize,
-    path: String,
+    path: Arc<str>,
     /// The chunk starts with a dictionary page.
-    pub(crate) has_dictionary: bool,
+    has_dictionary: bool,
 }
 
 impl ChunkDecryptor {
@@ -367,7 +397,7 @@ impl ChunkDecryptor {
 
     /// Decrypts the GCM module at the start of `bytes`: the plaintext and the bytes taken.
     /// `page` is the data page ordinal (ignored by other modules).
-    pub(crate) fn decrypt_module(
+    fn decrypt_module(
         &self,
         module: ModuleType,
         page: usize,
@@ -383,18 +413,64 @@ impl ChunkDecryptor {
         result.map_err(|e| crypto_error(&self.what(module, shown), e))
     }
 
-    /// Decrypts a page body that fills `body` exactly.
-    pub(crate) fn decrypt_page(
+    /// The (data page ordinal, whether a dictionary page) of the page at `page_index` of
+    /// the chunk, which its header cannot say before it is decrypted.
+    fn page_module(&self, page_index: usize) -> (usize, bool) {
+        let dictionary = self.has_dictionary && page_index == 0;
+        (
+            page_index - usize::from(self.has_dictionary && !dictionary),
+            dictionary,
+        )
+    }
+
+    /// The header of the page at `page_index` of the chunk, decrypted from the start of
+    /// `bytes`, and the bytes its module took.
+    pub(crate) fn page_header(
         &self,
-        module: ModuleType,
-        page: usize,
+        page_index: usize,
+        bytes: &[u8],
+    ) -> Result<(PageHeader, usize)> {
+        let (ordinal, dictionary) = self.page_module(page_index);
+        let module = if dictionary {
+            ModuleType::DictionaryPageHeader
+        } else {
+            ModuleType::DataPageHeader
+        };
+        let (plain, used) = self.decrypt_module(module, ordinal, bytes)?;
+        let (mut header, _) = metadata::decode_page_header(&plain)?;
+        // A CRC covers the page as stored, i.e. its ciphertext, not the plaintext the reader
+        // decodes; the GCM tag authenticates those bytes (AES_GCM_CTR_V1 leaves page bodies
+        // unauthenticated, as the spec accepts).
+        header.crc = None;
+        Ok((header, used))
+    }
+
+    /// The plaintext of the body of the page at `page_index` of the chunk, whose decrypted
+    /// header is `header`; the module fills `body` exactly.
+    pub(crate) fn page_body(
+        &self,
+        page_index: usize,
+        header: &PageHeader,
         body: &[u8],
     ) -> Result<Bytes> {
-        let (plain, used) = self.decrypt_module(module, page, body)?;
+        let (ordinal, dictionary) = self.page_module(page_index);
+        if dictionary != (header.type_ == PageType::DICTIONARY_PAGE) {
+            return Err(Error::format(format!(
+                "page {page_index} of an encrypted chunk is a {:?} page where the metadata says {}",
+                header.type_,
+                if dictionary { "dictionary" } else { "data" }
+            )));
+        }
+        let module = if dictionary {
+            ModuleType::DictionaryPage
+        } else {
+            ModuleType::DataPage
+        };
+        let (plain, used) = self.decrypt_module(module, ordinal, body)?;
         if used != body.len() {
             return Err(Error::Crypto(format!(
                 "decrypting {}: the module has {used} bytes, the page header says {}",
-                self.what(module, module.has_page_ordinal().then_some(page)),
+                self.what(module, module.has_page_ordinal().then_some(ordinal)),
                 body.len()
             )));
         }
@@ -409,38 +485,6 @@ impl Algorithm {
             EncryptionAlgorithm::AesGcmV1(_) => Some(Algorithm::AesGcmV1),
             EncryptionAlgorithm::AesGcmCtrV1(_) => Some(Algorithm::AesGcmCtrV1),
             EncryptionAlgorithm::Unknown { .. } => None,
-        }
-    }
-}
-
-impl<S: crate::read::Source> crate::read::ParquetReader<S> {
-    /// The plaintext of a column or offset index of an encrypted column (`bytes` itself for
-    /// a plaintext column).
-    pub(crate) fn decrypt_index(
-        &self,
-        bytes: Bytes,
-        module: ModuleType,
-        row_group: usize,
-        column: usize,
-    ) -> Result<Bytes> {
-        let Some(d) = &self.decryptor else {
-            return Ok(bytes);
-        };
-        let path = self
-            .schema
-            .leaves
-            .get(column)
-            .map(|l| l.path_string())
-            .unwrap_or_default();
-        let meta = self
-            .metadata
-            .row_groups
-            .get(row_group)
-            .and_then(|rg| rg.columns.get(column))
-            .and_then(|c| c.meta_data.as_ref());
-        match d.chunk(row_group, column, &path, meta)? {
-            None => Ok(bytes),
-            Some(c) => Ok(Bytes::from(c.decrypt_module(module, 0, &bytes)?.0)),
         }
     }
 }

@@ -1,6 +1,7 @@
-//! Encryption on the write side: column chunks are written in plaintext into a buffer, then
-//! each page header and page body becomes a module (the header's `compressed_page_size` then
-//! counts the encrypted body), and the chunk's offsets move with it. Column and offset
+//! Encryption on the write side: the writer writes a column chunk in plaintext into a buffer,
+//! then each page header and page body becomes a module (the header's `compressed_page_size`
+//! then counts the encrypted body), and the writer moves the chunk's offsets by what
+//! [`EncryptedChunk`] reports. Column and offset
 //! indexes, column metadata and the footer are encrypted (or the footer signed) at the end.
 
 use std::sync::Arc;
@@ -13,11 +14,40 @@ use crate::metadata::{
     self, AesGcmParams, ColumnChunk, ColumnCryptoMetaData, CompactWriter, EncryptionAlgorithm,
     FileMetaData, PageType, MAGIC, MAGIC_ENCRYPTED,
 };
-use crate::write::column::EncodedChunk;
 use crate::{Error, Result};
 
 /// Bytes of the random file-unique part of the AAD.
 const AAD_FILE_UNIQUE_LEN: usize = 8;
+
+/// Where one page of a chunk went when it was encrypted (offsets relative to the chunk).
+struct MovedPage {
+    plain: usize,
+    at: usize,
+    len: usize,
+}
+
+/// What encrypting a chunk did to it: its pages moved and grew.
+pub(crate) struct EncryptedChunk {
+    pages: Vec<MovedPage>,
+    /// Bytes written.
+    pub(crate) len: usize,
+}
+
+impl EncryptedChunk {
+    /// The encrypted (offset, length) of the page that started at `plain_offset` in the
+    /// plaintext chunk (offsets relative to the chunk's start).
+    pub(crate) fn page(&self, plain_offset: i64) -> Result<(i64, i32)> {
+        let i = self
+            .pages
+            .binary_search_by_key(&plain_offset, |m| m.plain as i64)
+            .map_err(|_| Error::format(format!("no page starts at chunk offset {plain_offset}")))?;
+        let p = &self.pages[i];
+        let len = i32::try_from(p.len).map_err(|_| {
+            Error::InvalidArgument("encrypted page exceeds a page's i32 size".into())
+        })?;
+        Ok((p.at as i64, len))
+    }
+}
 
 struct ColumnCrypt {
     cipher: Arc<KeyCipher>,
@@ -123,15 +153,16 @@ impl FileEncryptor {
         c.cipher.gcm_encrypt(plain, &aad, out)
     }
 
-    /// Encrypts the pages of a chunk written in plaintext to `plain` (offsets relative to
-    /// its start) into `sink`, page by page, fixing the chunk's offsets and sizes.
+    /// Encrypts the pages of a chunk written in plaintext to `plain` into `sink`, page by
+    /// page: each header and body becomes a module, and the header's `compressed_page_size`
+    /// then counts the encrypted body. Returns where each page went, for the writer to move
+    /// the chunk's offsets.
     pub(crate) fn encrypt_chunk(
         &self,
         plain: &[u8],
-        chunk: &mut EncodedChunk,
         (row_group, column): (usize, usize),
         sink: &mut dyn std::io::Write,
-    ) -> Result<()> {
+    ) -> Result<EncryptedChunk> {
         let c = self.column(column)?;
         let overhead = match self.props.algorithm() {
             Algorithm::AesGcmV1 => GCM_OVERHEAD,
@@ -140,8 +171,7 @@ impl FileEncryptor {
         // One page's modules at a time; `written` counts what went to `sink`.
         let mut out = Vec::new();
         let mut written = 0usize;
-        // (plaintext offset, encrypted offset, encrypted length) of every page.
-        let mut moved: Vec<(usize, usize, usize)> = Vec::new();
+        let mut pages = Vec::new();
         let mut header_buf = Vec::new();
         let (mut pos, mut data_pages) = (0usize, 0usize);
         while pos < plain.len() {
@@ -167,35 +197,21 @@ impl FileEncryptor {
             self.encrypt_module(c, header_module, ords, &header_buf, &mut out)?;
             self.encrypt_module(c, body_module, ords, body, &mut out)?;
             sink.write_all(&out)?;
-            moved.push((pos, written, out.len()));
+            pages.push(MovedPage {
+                plain: pos,
+                at: written,
+                len: out.len(),
+            });
             written += out.len();
             if !dictionary {
                 data_pages += 1;
             }
             pos = body_start + body.len();
         }
-        let find = |old: i64| -> Result<(usize, usize)> {
-            let i = moved
-                .binary_search_by_key(&old, |m| m.0 as i64)
-                .map_err(|_| Error::format(format!("no page starts at chunk offset {old}")))?;
-            Ok((moved[i].1, moved[i].2))
-        };
-        chunk.meta.data_page_offset = find(chunk.meta.data_page_offset)?.0 as i64;
-        if let Some(d) = &mut chunk.meta.dictionary_page_offset {
-            *d = find(*d)?.0 as i64;
-        }
-        if let Some(oi) = &mut chunk.offset_index {
-            for loc in &mut oi.page_locations {
-                let (at, len) = find(loc.offset)?;
-                loc.offset = at as i64;
-                loc.compressed_page_size = i32::try_from(len).map_err(|_| {
-                    Error::InvalidArgument("encrypted page exceeds a page's i32 size".into())
-                })?;
-            }
-        }
-        chunk.meta.total_compressed_size = written as i64;
-        chunk.len = written;
-        Ok(())
+        Ok(EncryptedChunk {
+            pages,
+            len: written,
+        })
     }
 
     /// Encrypts a serialized column or offset index of an encrypted column (others pass

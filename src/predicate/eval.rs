@@ -7,7 +7,7 @@ use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer
 use parq_codecs::probe;
 
 use super::literal::{be_to_i128, f16_to_f64, Domain, Scalar};
-use super::{CmpOp, Leaf, Node, Test};
+use super::{CmpOp, Input, Leaf, Node, Test};
 use crate::array::{Array, ListArray, ListOffsets, StructArray};
 use crate::column::{Column, Values};
 use crate::{Error, Result};
@@ -155,7 +155,7 @@ fn masked(col: &Column, mask: BooleanBuffer) -> BooleanBuffer {
 /// Rows (of `len`) that satisfy the predicate, given each leaf column's decoded values.
 pub(crate) fn eval(
     node: &Node,
-    columns: &HashMap<usize, Column>,
+    columns: &HashMap<Input, Column>,
     len: usize,
 ) -> Result<BooleanBuffer> {
     Ok(match node {
@@ -167,7 +167,7 @@ pub(crate) fn eval(
             }
         }
         Node::Leaf(l) => {
-            let col = columns.get(&l.column).ok_or_else(|| {
+            let col = columns.get(&l.input()).ok_or_else(|| {
                 Error::InvalidArgument(format!("column {} not decoded", l.column))
             })?;
             if col.len != len {

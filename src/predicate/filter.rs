@@ -10,7 +10,7 @@ use parq_codecs::probe;
 
 use super::eval::{eval, filter_array};
 use super::stats::Summary;
-use super::{bloom, dictionary, page_index, stats, Expr, Node};
+use super::{bloom, dictionary, page_index, stats, Expr, Input, Node};
 use crate::array::Array;
 use crate::bloom::Sbbf;
 use crate::column::Column;
@@ -182,30 +182,31 @@ fn filter_column(col: &Column, mask: &BooleanBuffer) -> Column {
     }
 }
 
-/// A stream of one or more predicate leaves, batch by batch.
+/// A stream of one or more predicate inputs, batch by batch.
 enum LeafStream<S: Source> {
     /// Flat leaves, read together.
     Flat(Vec<usize>, BatchReader<S>),
-    /// A leaf (index, dotted path) under structs, with the structs' nulls folded in.
-    Nested(usize, String, ArrayBatchReader<S>),
+    /// A leaf under structs (input, dotted path), with the structs' nulls folded in: all of
+    /// them, or those of the struct the input tests.
+    Nested(Input, String, ArrayBatchReader<S>),
 }
 
 impl<S: Source> LeafStream<S> {
-    /// The next batch: rows and each leaf's column.
-    fn next(&mut self, out: &mut HashMap<usize, Column>) -> Result<Option<usize>> {
+    /// The next batch: rows and each input's column.
+    fn next(&mut self, out: &mut HashMap<Input, Column>) -> Result<Option<usize>> {
         match self {
             LeafStream::Flat(leaves, r) => match r.next().transpose()? {
                 None => Ok(None),
                 Some(b) => {
-                    out.extend(leaves.iter().copied().zip(b.columns));
+                    out.extend(leaves.iter().map(|&c| (c, None)).zip(b.columns));
                     Ok(Some(b.num_rows))
                 }
             },
-            LeafStream::Nested(leaf, path, r) => match r.next().transpose()? {
+            LeafStream::Nested(input, path, r) => match r.next().transpose()? {
                 None => Ok(None),
                 Some(mut b) => {
                     let array = b.arrays.pop().ok_or_else(|| Error::format("empty batch"))?;
-                    out.insert(*leaf, flatten_leaf(array, path)?);
+                    out.insert(*input, flatten_leaf(array, path, input.1)?);
                     Ok(Some(b.num_rows))
                 }
             },
@@ -327,9 +328,14 @@ impl<S: Source> ParquetReader<S> {
             .map_err(|_| Error::format(format!("{total} rows do not fit in memory")))?;
 
         let schema = &self.schema;
-        let leaves = node.columns();
-        let is_flat = |c: usize| reader.column_reader(c).is_ok();
-        let flat: Vec<usize> = leaves.iter().copied().filter(|&c| is_flat(c)).collect();
+        let inputs = node.inputs();
+        let is_flat =
+            |(c, of_struct): Input| of_struct.is_none() && reader.column_reader(c).is_ok();
+        let flat: Vec<usize> = inputs
+            .iter()
+            .filter(|&&i| is_flat(i))
+            .map(|&(c, _)| c)
+            .collect();
         let mut streams = Vec::new();
         if !flat.is_empty() {
             streams.push(LeafStream::Flat(
@@ -337,10 +343,10 @@ impl<S: Source> ParquetReader<S> {
                 reader.batches(&flat, EVAL_BATCH)?,
             ));
         }
-        for &c in leaves.iter().filter(|&&c| !is_flat(c)) {
-            let path = schema.leaf(c).path_string();
+        for &input in inputs.iter().filter(|&&i| !is_flat(i)) {
+            let path = schema.leaf(input.0).path_string();
             let batches = reader.array_batches(&[&path], EVAL_BATCH)?;
-            streams.push(LeafStream::Nested(c, path, batches));
+            streams.push(LeafStream::Nested(input, path, batches));
         }
         let keep: Vec<usize> = projection
             .iter()
@@ -383,7 +389,7 @@ impl<S: Source> ParquetReader<S> {
             }
             let m = eval(node, &columns, n)?;
             for c in &keep {
-                if let Some(col) = columns.get(c) {
+                if let Some(col) = columns.get(&(*c, None)) {
                     kept.entry(*c).or_default().push(filter_column(col, &m));
                 }
             }
@@ -623,18 +629,28 @@ impl<S: Source> ParquetReader<S> {
 }
 
 /// The leaf of a projected field of non-repeated structs, one slot per row, with the
-/// structs' nulls folded into its validity.
-fn flatten_leaf(mut array: Array, path: &str) -> Result<Column> {
+/// structs' nulls folded into its validity: all of them and its own, or (`of_struct` is
+/// `Some(k)`) those of the first `k` structs only, the nulls of the struct they make.
+fn flatten_leaf(mut array: Array, path: &str, of_struct: Option<usize>) -> Result<Column> {
     let mut validity: Option<NullBuffer> = None;
+    let mut depth = 0;
     loop {
         match array {
             Array::Primitive(mut c) => {
-                c.validity = NullBuffer::union(validity.as_ref(), c.validity.as_ref())
-                    .filter(|v| v.null_count() > 0);
+                let own = if of_struct.is_some() {
+                    None
+                } else {
+                    c.validity.as_ref()
+                };
+                c.validity =
+                    NullBuffer::union(validity.as_ref(), own).filter(|v| v.null_count() > 0);
                 return Ok(c);
             }
             Array::Struct(s) if s.children.len() == 1 => {
-                validity = NullBuffer::union(validity.as_ref(), s.validity.as_ref());
+                if of_struct.is_none_or(|k| depth < k) {
+                    validity = NullBuffer::union(validity.as_ref(), s.validity.as_ref());
+                }
+                depth += 1;
                 array = s.children.into_iter().next().ok_or_else(|| {
                     Error::InvalidArgument(format!("column {path}: empty struct"))
                 })?;

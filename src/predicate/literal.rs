@@ -3,6 +3,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
+use super::temporal::Temporal;
 use crate::metadata::{ConvertedType, LogicalType, Type};
 use crate::schema::{effective_logical_type, ColumnDescriptor};
 use crate::{Error, Result};
@@ -143,12 +144,46 @@ pub(crate) enum Domain {
     Decimal,
 }
 
+/// What a column's stored numbers mean, for reading literals into them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Units {
+    /// A decimal's scale: numbers are scaled by it, exactly.
+    pub scale: Option<i32>,
+    /// A DATE or TIMESTAMP: strings are read in their text forms.
+    pub temporal: Option<Temporal>,
+}
+
+impl Units {
+    /// The units of a decimal of scale `scale`.
+    #[cfg(test)]
+    pub(crate) fn scale(scale: i32) -> Units {
+        Units {
+            scale: Some(scale),
+            temporal: None,
+        }
+    }
+}
+
 impl Domain {
-    /// The domain of a leaf column, with the decimal scale its literals are scaled by.
-    pub(crate) fn of(desc: &ColumnDescriptor) -> Result<(Domain, Option<i32>)> {
+    /// The domain of a leaf column, with the units its literals are read in.
+    pub(crate) fn of(desc: &ColumnDescriptor) -> Result<(Domain, Units)> {
         let logical = effective_logical_type(desc);
         let scale = match logical {
             Some(LogicalType::Decimal { scale, .. }) => Some(scale),
+            _ => None,
+        };
+        let temporal = match (&logical, desc.physical_type) {
+            (Some(LogicalType::Date), Type::INT32) => Some(Temporal::Date),
+            (
+                Some(LogicalType::Timestamp {
+                    is_adjusted_to_utc,
+                    unit,
+                }),
+                Type::INT64,
+            ) => Some(Temporal::Timestamp {
+                unit: *unit,
+                utc: *is_adjusted_to_utc,
+            }),
             _ => None,
         };
         let unsigned = matches!(
@@ -194,7 +229,7 @@ impl Domain {
             Type::INT96 => return unsupported("INT96"),
             t => return unsupported(&format!("{t:?}")),
         };
-        Ok((domain, scale))
+        Ok((domain, Units { scale, temporal }))
     }
 
     /// Floats, where `NaN` exists.
@@ -317,19 +352,26 @@ fn as_f64(lit: &Literal) -> Option<f64> {
 }
 
 /// Coerce `lit` to the domain of the column `column` (for error messages), scaling numbers
-/// by a decimal `scale`.
-pub(crate) fn coerce(
-    lit: &Literal,
-    domain: Domain,
-    scale: Option<i32>,
-    column: &str,
-) -> Result<Scalar> {
+/// by a decimal scale and reading strings as dates or timestamps where `units` says so.
+pub(crate) fn coerce(lit: &Literal, domain: Domain, units: Units, column: &str) -> Result<Scalar> {
+    let scale = units.scale;
     let fail = |why: &str| {
         Error::InvalidArgument(format!(
             "column {column}: literal {lit} cannot be compared with a {} column{why}",
-            domain_name(domain, scale)
+            match units.temporal {
+                Some(t) => temporal_name(t),
+                None => domain_name(domain, scale),
+            }
         ))
     };
+    if let (Some(t), Literal::String(text)) = (units.temporal, lit) {
+        let v = t.parse(text).map_err(|why| fail(&format!(" ({why})")))?;
+        let range = || fail(" (out of range)");
+        return Ok(match domain {
+            Domain::I32 => Scalar::I32(v.try_into().map_err(|_| range())?),
+            _ => Scalar::I64(v.try_into().map_err(|_| range())?),
+        });
+    }
     // A number as an integer of the column's unit: scaled for decimals, exact.
     let integer = || -> Result<i128> {
         let (unscaled, lit_scale) = as_decimal(lit).ok_or_else(|| fail(""))?;
@@ -371,6 +413,15 @@ pub(crate) fn coerce(
     })
 }
 
+fn temporal_name(t: Temporal) -> String {
+    match t {
+        Temporal::Date => "DATE".into(),
+        Temporal::Timestamp { unit, utc } => {
+            format!("TIMESTAMP({unit:?}, {})", if utc { "UTC" } else { "local" })
+        }
+    }
+}
+
 fn domain_name(domain: Domain, scale: Option<i32>) -> String {
     match (domain, scale) {
         (_, Some(s)) => format!("decimal (scale {s})"),
@@ -390,7 +441,7 @@ mod tests {
 
     #[test]
     fn decimals_scale_exactly() {
-        let c = |l: Literal| coerce(&l, Domain::I64, Some(2), "p");
+        let c = |l: Literal| coerce(&l, Domain::I64, Units::scale(2), "p");
         assert_eq!(c(Literal::Int(3)).unwrap(), Scalar::I64(300));
         assert_eq!(
             c(Literal::Decimal {
@@ -416,14 +467,20 @@ mod tests {
 
     #[test]
     fn integers_check_range() {
-        assert!(coerce(&Literal::Int(-1), Domain::U32, None, "u").is_err());
+        assert!(coerce(&Literal::Int(-1), Domain::U32, Units::default(), "u").is_err());
         assert_eq!(
-            coerce(&Literal::Int(u32::MAX as i128), Domain::U32, None, "u").unwrap(),
+            coerce(
+                &Literal::Int(u32::MAX as i128),
+                Domain::U32,
+                Units::default(),
+                "u"
+            )
+            .unwrap(),
             Scalar::U32(u32::MAX)
         );
-        assert!(coerce(&Literal::Float(2.5), Domain::I32, None, "i").is_err());
+        assert!(coerce(&Literal::Float(2.5), Domain::I32, Units::default(), "i").is_err());
         assert_eq!(
-            coerce(&Literal::Float(2.0), Domain::I32, None, "i").unwrap(),
+            coerce(&Literal::Float(2.0), Domain::I32, Units::default(), "i").unwrap(),
             Scalar::I32(2)
         );
     }

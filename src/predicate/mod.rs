@@ -63,6 +63,7 @@ mod literal;
 mod page_index;
 mod parse;
 mod stats;
+mod temporal;
 
 pub use expr::{col, CmpOp, ColumnRef, Expr};
 pub use filter::{FilterStats, FilteredBatches};
@@ -72,7 +73,7 @@ pub use parse::ParseError;
 use crate::read::RowSelection;
 use crate::schema::SchemaDescriptor;
 use crate::{Error, Result};
-use literal::{coerce, Domain, Scalar};
+use literal::{coerce, Domain, Scalar, Units};
 
 /// One test of one column, with any `NOT` above it already folded in.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,6 +99,28 @@ pub(crate) struct Leaf {
     pub column: usize,
     pub domain: Domain,
     pub test: Test,
+    /// `Some(k)`: the test is `IS [NOT] NULL` of the struct made of the first `k` names of
+    /// the leaf's path (the leaf is the struct's first), not of the leaf.
+    pub of_struct: Option<usize>,
+}
+
+/// What a leaf test reads when it is evaluated: the leaf column, with its nulls (`None`) or
+/// with the nulls of the struct of its first `k` path names (`Some(k)`).
+pub(crate) type Input = (usize, Option<usize>);
+
+impl Leaf {
+    /// What the test reads.
+    pub(crate) fn input(&self) -> Input {
+        (self.column, self.of_struct)
+    }
+
+    /// Whether the leaf column's metadata (statistics, page index, bloom filter, dictionary)
+    /// can rule rows out. Not for `IS NOT NULL` of a struct: a null leaf may sit in a valid
+    /// struct. (A struct is null only where its leaves are, so leaf metadata can rule out
+    /// `IS NULL`.)
+    fn metadata_decides(&self) -> bool {
+        !(self.of_struct.is_some() && self.test == Test::IsNotNull)
+    }
 }
 
 /// A bound predicate in negation normal form. With no `NOT` left above the leaves, a null
@@ -145,18 +168,19 @@ impl Node {
     }
 
     fn bind_inner(expr: &Expr, schema: &SchemaDescriptor, negate: bool) -> Result<Node> {
-        let leaf = |column: &str| -> Result<(usize, Domain, Option<i32>)> {
+        let leaf = |column: &str| -> Result<(usize, Domain, Units)> {
             let i = schema.find(column).ok_or_else(|| {
                 Error::InvalidArgument(format!("no leaf column {column:?} in the schema"))
             })?;
-            let (domain, scale) = Domain::of(schema.leaf(i))?;
-            Ok((i, domain, scale))
+            let (domain, units) = Domain::of(schema.leaf(i))?;
+            Ok((i, domain, units))
         };
         let node = |column, domain, test| {
             Node::Leaf(Leaf {
                 column,
                 domain,
                 test,
+                of_struct: None,
             })
         };
         Ok(match expr {
@@ -173,6 +197,21 @@ impl Node {
             }
             Expr::Not(e) => Self::bind_inner(e, schema, !negate)?,
             Expr::IsNull { column, negated } => {
+                let test = if *negated != negate {
+                    Test::IsNotNull
+                } else {
+                    Test::IsNull
+                };
+                // A struct (not under a list or map) is null where its first leaf is null
+                // at the struct's level.
+                if let Some((i, k)) = struct_leaf(schema, column) {
+                    return Ok(Node::Leaf(Leaf {
+                        column: i,
+                        domain: Domain::Bytes,
+                        test,
+                        of_struct: Some(k),
+                    }));
+                }
                 // Nulls are known for any non-repeated leaf, even one whose values cannot be
                 // compared (INT96, INTERVAL): the domain is then never used.
                 let (i, domain) = match leaf(column) {
@@ -182,16 +221,11 @@ impl Node {
                         _ => return Err(e),
                     },
                 };
-                let test = if *negated != negate {
-                    Test::IsNotNull
-                } else {
-                    Test::IsNull
-                };
                 node(i, domain, test)
             }
             Expr::Cmp { column, op, value } => {
-                let (i, domain, scale) = leaf(column)?;
-                let value = coerce(value, domain, scale, column)?;
+                let (i, domain, units) = leaf(column)?;
+                let value = coerce(value, domain, units, column)?;
                 if value.is_nan() {
                     // Every comparison with NaN is false except `!=`, which holds for every
                     // value; negated, the other way round. Nulls stay unknown (false).
@@ -215,10 +249,10 @@ impl Node {
                 values,
                 negated,
             } => {
-                let (i, domain, scale) = leaf(column)?;
+                let (i, domain, units) = leaf(column)?;
                 let mut scalars = Vec::with_capacity(values.len());
                 for v in values {
-                    let s = coerce(v, domain, scale, column)?;
+                    let s = coerce(v, domain, units, column)?;
                     // NaN is in no list; `NOT IN` holds for it.
                     if !s.is_nan() && !scalars.contains(&s) {
                         scalars.push(s);
@@ -232,6 +266,17 @@ impl Node {
                 node(i, domain, test)
             }
         })
+    }
+
+    /// What the leaves read when evaluated, each once, in order of first use.
+    pub(crate) fn inputs(&self) -> Vec<Input> {
+        let mut out = Vec::new();
+        self.visit(&mut |l| {
+            if !out.contains(&l.input()) {
+                out.push(l.input());
+            }
+        });
+        out
     }
 
     /// Flatten nested ANDs and ORs and fold constants.
@@ -314,7 +359,7 @@ impl Node {
                 }
                 true
             }
-            Node::Leaf(l) => leaf_prunes(l)?,
+            Node::Leaf(l) => l.metadata_decides() && leaf_prunes(l)?,
             Node::Const(b) => !b,
         })
     }
@@ -344,6 +389,7 @@ impl Node {
                 }
                 out
             }
+            Node::Leaf(l) if !l.metadata_decides() => all.clone(),
             Node::Leaf(l) => match leaf_select(l)? {
                 Some(s) => s.intersection(all),
                 None => all.clone(),
@@ -354,11 +400,25 @@ impl Node {
     }
 }
 
+/// The first leaf under the struct at dotted path `path` and the length of that path, when
+/// `path` names a group that is not under a list or map.
+fn struct_leaf(schema: &SchemaDescriptor, path: &str) -> Option<(usize, usize)> {
+    if schema.find(path).is_some() {
+        return None;
+    }
+    let names: Vec<&str> = path.split('.').collect();
+    let i = (0..schema.num_columns()).find(|&i| {
+        let p = &schema.leaf(i).path;
+        p.len() > names.len() && p.iter().zip(&names).all(|(a, b)| a == b)
+    })?;
+    (schema.leaf(i).max_rep_level == 0).then_some((i, names.len()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::metadata::SchemaElement;
-    use crate::metadata::{FieldRepetitionType, Type};
+    use crate::metadata::{FieldRepetitionType, LogicalType, TimeUnit, Type};
 
     fn schema() -> SchemaDescriptor {
         let leaf = |name: &str, t| SchemaElement {
@@ -392,6 +452,7 @@ mod tests {
                     Domain::F64
                 },
                 test: Test::Cmp { op, value, or_nan },
+                of_struct: None,
             })
         };
         assert_eq!(
@@ -419,6 +480,7 @@ mod tests {
                     column: 0,
                     domain: Domain::I32,
                     test,
+                    of_struct: None,
                 })
             };
             Node::And(vec![l(Test::IsNull), l(Test::IsNotNull)])
@@ -438,6 +500,7 @@ mod tests {
                     column: 1,
                     domain: Domain::F64,
                     test: Test::IsNotNull,
+                    of_struct: None,
                 }),
                 Node::Leaf(Leaf {
                     column: 0,
@@ -447,6 +510,7 @@ mod tests {
                         value: Scalar::I32(1),
                         or_nan: false,
                     },
+                    of_struct: None,
                 }),
             ])
         );
@@ -482,6 +546,69 @@ mod tests {
         assert!(Node::bind(&col("t").is_not_null(), &s).is_ok());
         let e = Node::bind(&col("t").eq(1), &s).unwrap_err().to_string();
         assert!(e.contains("INT96"), "{e}");
+    }
+
+    #[test]
+    fn structs_dates_and_timestamps_bind() {
+        let leaf = |name: &str, t: Type, logical| SchemaElement {
+            name: name.into(),
+            type_: Some(t),
+            repetition_type: Some(FieldRepetitionType::OPTIONAL),
+            logical_type: logical,
+            ..Default::default()
+        };
+        let s = SchemaDescriptor::new(&[
+            SchemaElement {
+                name: "schema".into(),
+                num_children: Some(3),
+                ..Default::default()
+            },
+            leaf("d", Type::INT32, Some(LogicalType::Date)),
+            leaf(
+                "ts",
+                Type::INT64,
+                Some(LogicalType::Timestamp {
+                    is_adjusted_to_utc: true,
+                    unit: TimeUnit::Millis,
+                }),
+            ),
+            SchemaElement {
+                name: "s".into(),
+                repetition_type: Some(FieldRepetitionType::OPTIONAL),
+                num_children: Some(1),
+                ..Default::default()
+            },
+            leaf("x", Type::INT64, None),
+        ])
+        .unwrap();
+        let bind = |text: &str| Node::bind(&Expr::parse(text).unwrap(), &s);
+        let value = |text: &str| match bind(text).unwrap() {
+            Node::Leaf(Leaf {
+                test: Test::Cmp { value, .. },
+                ..
+            }) => value,
+            n => panic!("{n:?}"),
+        };
+        assert_eq!(value("d = '1970-01-02'"), Scalar::I32(1));
+        assert_eq!(value("d = 1"), Scalar::I32(1));
+        assert_eq!(value("ts > '1970-01-01T00:00:01.5Z'"), Scalar::I64(1500));
+        assert_eq!(
+            bind("not s is null").unwrap(),
+            Node::Leaf(Leaf {
+                column: 2,
+                domain: Domain::Bytes,
+                test: Test::IsNotNull,
+                of_struct: Some(1),
+            })
+        );
+        assert_eq!(bind("s.x is null").unwrap().inputs(), [(2, None)]);
+        let e = bind("ts > '1970-01-01T00:00:00.0001Z'")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("column ts") && e.contains("TIMESTAMP(Millis, UTC)"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -10,9 +10,9 @@
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer, OffsetBuffer, ScalarBuffer};
 use parq_codecs::{nested_levels, probe};
 
-use super::plan::{FieldPlan, PlanKind};
 use crate::array::{Array, ListArray, ListOffsets, StructArray};
 use crate::column::Column;
+use crate::schema::plan::{FieldPlan, PlanKind};
 use crate::{Error, Result};
 
 /// The levels and values of one leaf for a run of whole records.

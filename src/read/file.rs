@@ -617,12 +617,7 @@ impl<S: Source> ColumnReader<S> {
         }
         #[cfg(feature = "encryption")]
         let crypt = match &self.file.decryptor {
-            Some(d) => d.chunk(
-                rg,
-                self.column,
-                &self.desc.path_string(),
-                chunk.meta_data.as_ref(),
-            )?,
+            Some(d) => d.chunk(rg, self.column)?,
             None => None,
         };
         let meta = chunk

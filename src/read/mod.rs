@@ -139,7 +139,6 @@ mod nested;
 mod page;
 mod page_index;
 mod parallel;
-pub(crate) mod plan;
 pub mod push;
 mod selection;
 mod source;

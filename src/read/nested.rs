@@ -15,12 +15,12 @@ use super::decode::ChunkDecoder;
 use super::file::{ColumnReader, ParquetReader};
 use super::levels::{check_nulls, levels_error};
 use super::page::{level_bit_width, DataPage, Levels};
-use super::plan::{plan_fields, FieldPlan, PlanKind};
 use super::source::Source;
 use crate::array::Array;
 use crate::column::Column;
 use crate::error::Location;
 use crate::field::Field;
+use crate::schema::plan::{plan_fields, FieldPlan, PlanKind};
 use crate::{Error, Result};
 
 /// One leaf of a nested field: its buffered levels and decoded slots.

@@ -249,61 +249,22 @@ impl PageReader {
         }
     }
 
-    /// The (data page ordinal, whether a dictionary page) of the page at `page_index` of
-    /// an encrypted chunk, whose header cannot say before it is decrypted.
-    #[cfg(feature = "encryption")]
-    fn encrypted_page(&self, d: &crate::encryption::read::ChunkDecryptor) -> (usize, bool) {
-        let dictionary = d.has_dictionary && self.page_index == 0;
-        (
-            self.page_index - usize::from(d.has_dictionary && !dictionary),
-            dictionary,
-        )
-    }
-
     /// The page header at `pos`, decrypted when the chunk is encrypted, and the bytes it took.
     #[cfg(feature = "encryption")]
     fn decrypt_header(&self) -> Result<(PageHeader, usize)> {
-        use crate::encryption::ModuleType;
-        let Some(d) = &self.decryptor else {
-            return metadata::decode_page_header(&self.chunk[self.pos..]);
-        };
-        let (ordinal, dictionary) = self.encrypted_page(d);
-        let module = if dictionary {
-            ModuleType::DictionaryPageHeader
-        } else {
-            ModuleType::DataPageHeader
-        };
-        let (plain, used) = d.decrypt_module(module, ordinal, &self.chunk[self.pos..])?;
-        let (mut header, _) = metadata::decode_page_header(&plain)?;
-        // A CRC covers the page as stored, i.e. its ciphertext, not the plaintext this
-        // reader decodes; the GCM tag authenticates those bytes (AES_GCM_CTR_V1 leaves page
-        // bodies unauthenticated, as the spec accepts).
-        header.crc = None;
-        Ok((header, used))
+        match &self.decryptor {
+            Some(d) => d.page_header(self.page_index, &self.chunk[self.pos..]),
+            None => metadata::decode_page_header(&self.chunk[self.pos..]),
+        }
     }
 
     /// The plaintext of a page body of an encrypted chunk (`body` itself otherwise).
     #[cfg(feature = "encryption")]
     fn decrypt_body(&self, header: &PageHeader, body: Bytes) -> Result<Bytes> {
-        use crate::encryption::ModuleType;
-        let Some(d) = &self.decryptor else {
-            return Ok(body);
-        };
-        let (ordinal, dictionary) = self.encrypted_page(d);
-        if dictionary != (header.type_ == PageType::DICTIONARY_PAGE) {
-            return Err(Error::format(format!(
-                "page {} of an encrypted chunk is a {:?} page where the metadata says {}",
-                self.page_index,
-                header.type_,
-                if dictionary { "dictionary" } else { "data" }
-            )));
+        match &self.decryptor {
+            Some(d) => d.page_body(self.page_index, header, &body),
+            None => Ok(body),
         }
-        let module = if dictionary {
-            ModuleType::DictionaryPage
-        } else {
-            ModuleType::DataPage
-        };
-        d.decrypt_page(module, ordinal, &body)
     }
 
     fn decompress(

@@ -55,6 +55,22 @@ impl<S: Source> ParquetReader<S> {
             .map_err(|e| e.at(&self.index_location(row_group, column, offset)))
     }
 
+    /// The plaintext of a column or offset index (`module`): decrypted when its column is
+    /// encrypted.
+    #[cfg(feature = "encryption")]
+    fn decrypt_index(
+        &self,
+        bytes: bytes::Bytes,
+        module: crate::encryption::ModuleType,
+        row_group: usize,
+        column: usize,
+    ) -> Result<bytes::Bytes> {
+        match &self.decryptor {
+            Some(d) => d.index(bytes, module, row_group, column),
+            None => Ok(bytes),
+        }
+    }
+
     pub(super) fn chunk(&self, row_group: usize, column: usize) -> Result<&metadata::ColumnChunk> {
         self.metadata
             .row_groups

@@ -601,7 +601,10 @@ impl<S: Source> ParquetReader<S> {
     /// cross a column chunk, so row groups assemble on their own; the leaves of one field
     /// are cut at the same records, which page boundaries do not give without an offset
     /// index, so a row group is not split further.
-    pub(crate) fn read_nested_parallel(&self, plan: &super::plan::FieldPlan) -> Result<Array> {
+    pub(crate) fn read_nested_parallel(
+        &self,
+        plan: &crate::schema::plan::FieldPlan,
+    ) -> Result<Array> {
         let parts: Vec<ParquetReader<S>> = self
             .selected_row_groups()
             .into_iter()

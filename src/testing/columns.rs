@@ -107,7 +107,10 @@ pub fn gen_rows(
     out
 }
 
-fn gen_value(e: &mut dyn Entropy, field: &Field, p: &ColumnProfile) -> Value {
+/// One row of `field` (before any [`Distribution`] reshapes the leaves): null at
+/// `p.null_percent` where nullable, lists and maps of up to `p.max_list_len` entries, map keys
+/// distinct within a map.
+pub fn gen_value(e: &mut dyn Entropy, field: &Field, p: &ColumnProfile) -> Value {
     if field.nullable && e.below(100) < p.null_percent as u64 {
         return Value::Null;
     }
@@ -523,9 +526,56 @@ pub fn be_bytes_min(v: i128) -> Vec<u8> {
     b[start..].to_vec()
 }
 
+/// Legal Arrow layout choices that must not change what a writer writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Layout {
+    /// i64 list offsets (Arrow `LargeList`) instead of i32.
+    pub large_offsets: bool,
+    /// Child slots under null list and struct slots hold values (null lists non-empty child
+    /// ranges), as Arrow allows.
+    pub junk_under_nulls: bool,
+    /// Built with extra rows around and sliced, so offsets do not start at 0.
+    pub sliced: bool,
+}
+
 /// The array of `rows` (value trees of `field`) in Arrow layout: byte arrays as views and list
 /// offsets as i64 when `profile.views` says so.
 pub fn build_array(field: &Field, rows: &[Value], profile: &ColumnProfile) -> Array {
+    let layout = Layout {
+        large_offsets: profile.views,
+        ..Layout::default()
+    };
+    // Without junk or slicing, nothing is drawn.
+    build_array_with(&mut Rng::new(0), field, rows, profile, &layout)
+}
+
+/// The array of `rows` of `field` in the layout `layout` asks for; junk and the rows sliced
+/// off are drawn from `e` with `profile`.
+pub fn build_array_with(
+    e: &mut dyn Entropy,
+    field: &Field,
+    rows: &[Value],
+    profile: &ColumnProfile,
+    layout: &Layout,
+) -> Array {
+    if !layout.sliced {
+        return build_inner(e, field, rows, profile, layout);
+    }
+    let any = field.clone().required();
+    let mut padded = vec![gen_value(e, &any, profile), gen_value(e, &any, profile)];
+    padded.extend_from_slice(rows);
+    padded.push(gen_value(e, &any, profile));
+    build_inner(e, field, &padded, profile, layout).slice(2, rows.len())
+}
+
+fn build_inner(
+    e: &mut dyn Entropy,
+    field: &Field,
+    rows: &[Value],
+    profile: &ColumnProfile,
+    layout: &Layout,
+) -> Array {
+    let junk = layout.junk_under_nulls;
     match &field.data_type {
         DataType::Primitive(p) => Array::Primitive(leaf_column(p, rows, profile.views)),
         DataType::Struct(children) => {
@@ -537,10 +587,11 @@ pub fn build_array(field: &Field, rows: &[Value], profile: &ColumnProfile) -> Ar
                         .iter()
                         .map(|r| match r {
                             Value::Struct(v) => v.get(i).cloned().unwrap_or(Value::Null),
+                            _ if junk => gen_value(e, &c.clone().optional(), profile),
                             _ => Value::Null,
                         })
                         .collect();
-                    build_array(c, &col, profile)
+                    build_inner(e, c, &col, profile, layout)
                 })
                 .collect();
             Array::Struct(StructArray {
@@ -550,6 +601,7 @@ pub fn build_array(field: &Field, rows: &[Value], profile: &ColumnProfile) -> Ar
             })
         }
         DataType::List(el) | DataType::Map(el) => {
+            let map = matches!(field.data_type, DataType::Map(_));
             let mut offsets = vec![0i64];
             let mut child = Vec::new();
             for r in rows {
@@ -560,11 +612,26 @@ pub fn build_array(field: &Field, rows: &[Value], profile: &ColumnProfile) -> Ar
                             .iter()
                             .map(|(k, v)| Value::Struct(vec![k.clone(), v.clone()])),
                     ),
+                    _ if junk => {
+                        for _ in 0..e.below(3) {
+                            child.push(gen_value(e, el, profile));
+                        }
+                    }
                     _ => {}
                 }
                 offsets.push(child.len() as i64);
             }
-            let offsets = if profile.views {
+            if let DataType::Struct(kv) = &el.data_type {
+                // A key-only map: entries of one field.
+                if map && kv.len() == 1 {
+                    for c in &mut child {
+                        if let Value::Struct(v) = c {
+                            v.truncate(1);
+                        }
+                    }
+                }
+            }
+            let offsets = if layout.large_offsets {
                 ListOffsets::Large(OffsetBuffer::new(ScalarBuffer::from(offsets)))
             } else {
                 ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(
@@ -574,9 +641,9 @@ pub fn build_array(field: &Field, rows: &[Value], profile: &ColumnProfile) -> Ar
             let list = ListArray {
                 validity: validity(rows),
                 offsets,
-                values: Box::new(build_array(el, &child, profile)),
+                values: Box::new(build_inner(e, el, &child, profile, layout)),
             };
-            if matches!(field.data_type, DataType::Map(_)) {
+            if map {
                 Array::Map(list)
             } else {
                 Array::List(list)

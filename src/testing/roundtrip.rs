@@ -187,7 +187,8 @@ pub fn compare_array(field: &Field, expected: &Array, actual: &Array) -> Result<
     compare_rows(field, expected, actual, 0)
 }
 
-fn compare_rows(
+/// [`compare_array`] of arrays that start at row `first_row` of the field (for reports).
+pub(crate) fn compare_rows(
     field: &Field,
     expected: &Array,
     actual: &Array,
@@ -320,11 +321,10 @@ mod arrow_check {
     use bytes::Bytes;
 
     use super::{FileSpec, Mismatch};
-    use arrow_buffer::OffsetBuffer;
-
-    use crate::array::{Array, ListArray, ListOffsets, StructArray};
+    use crate::array::Array;
     use crate::arrow::to_arrow_array;
     use crate::read::ParquetReader;
+    use crate::testing::arrow::small_offsets;
 
     /// Read `bytes` as RecordBatches (batches of about a third of the rows, so that batch
     /// boundaries fall inside the file) and compare each column with `expected` in Arrow form.
@@ -395,33 +395,5 @@ mod arrow_check {
             ));
         }
         Ok(())
-    }
-
-    /// `a` with i32 list offsets where the spec used i64 ones (a layout choice of the writer's
-    /// input that Arrow's `List` type, which parq reads, cannot hold).
-    fn small_offsets(a: &Array) -> Array {
-        let list = |l: &ListArray| {
-            let offsets = match &l.offsets {
-                ListOffsets::Large(o) => ListOffsets::Small(OffsetBuffer::new(
-                    o.iter().map(|&x| x as i32).collect::<Vec<i32>>().into(),
-                )),
-                small => small.clone(),
-            };
-            ListArray {
-                validity: l.validity.clone(),
-                offsets,
-                values: Box::new(small_offsets(&l.values)),
-            }
-        };
-        match a {
-            Array::Primitive(_) => a.clone(),
-            Array::List(l) => Array::List(list(l)),
-            Array::Map(l) => Array::Map(list(l)),
-            Array::Struct(s) => Array::Struct(StructArray {
-                len: s.len,
-                validity: s.validity.clone(),
-                children: s.children.iter().map(small_offsets).collect(),
-            }),
-        }
     }
 }

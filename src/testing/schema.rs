@@ -10,6 +10,7 @@
 
 use proptest::prelude::*;
 
+use super::leaves::LeafFilter;
 use super::Entropy;
 use crate::field::{DataType, Field, Primitive};
 use crate::metadata::{ConvertedType, TimeUnit, Type};
@@ -77,9 +78,9 @@ pub fn primitive(field: &Field) -> Option<&Primitive> {
     }
 }
 
-/// A random leaf of the catalogue, named `name`, nullable or not.
-pub fn gen_leaf(e: &mut dyn Entropy, name: &str) -> Field {
-    let mut f = e.pick(&leaf_types()).clone();
+/// A random leaf of the catalogue that `leaves` admits, named `name`, nullable or not.
+pub fn gen_leaf(e: &mut dyn Entropy, name: &str, leaves: &LeafFilter) -> Field {
+    let mut f = e.pick(&leaves.admitted()).clone();
     f.name = name.to_string();
     f.nullable = e.below(2) == 1;
     f
@@ -88,21 +89,25 @@ pub fn gen_leaf(e: &mut dyn Entropy, name: &str) -> Field {
 /// A random field of nesting depth at most `depth` (a primitive is depth 0); lists, structs
 /// (1 to 3 children) and maps (a required primitive key) are equally likely, and each level
 /// is nullable or not.
-pub fn gen_field(e: &mut dyn Entropy, depth: usize, name: &str) -> Field {
+pub fn gen_field(e: &mut dyn Entropy, depth: usize, name: &str, leaves: &LeafFilter) -> Field {
     // Zeros (a fuzzer's exhausted input) give a leaf.
     if depth == 0 || e.below(4) == 0 {
-        return gen_leaf(e, name);
+        return gen_leaf(e, name, leaves);
     }
     let f = match e.below(3) {
-        0 => Field::list(name, gen_field(e, depth - 1, "element")),
+        0 => Field::list(name, gen_field(e, depth - 1, "element", leaves)),
         1 => {
             let n = 1 + e.below(3) as usize;
             let children = (0..n)
-                .map(|i| gen_field(e, depth - 1, &format!("c{i}")))
+                .map(|i| gen_field(e, depth - 1, &format!("c{i}"), leaves))
                 .collect();
             Field::structure(name, children)
         }
-        _ => Field::map(name, gen_leaf(e, "key"), gen_field(e, depth - 1, "value")),
+        _ => Field::map(
+            name,
+            gen_leaf(e, "key", leaves),
+            gen_field(e, depth - 1, "value", leaves),
+        ),
     };
     if e.below(2) == 1 {
         f.optional()
@@ -111,16 +116,22 @@ pub fn gen_field(e: &mut dyn Entropy, depth: usize, name: &str) -> Field {
     }
 }
 
-/// `count` top-level fields named `f0`, `f1`, ...
-pub fn gen_schema(e: &mut dyn Entropy, count: usize, depth: usize) -> Vec<Field> {
+/// `count` top-level fields named `f0`, `f1`, ..., of the leaf types `leaves` admits.
+pub fn gen_schema(
+    e: &mut dyn Entropy,
+    count: usize,
+    depth: usize,
+    leaves: &LeafFilter,
+) -> Vec<Field> {
     (0..count)
-        .map(|i| gen_field(e, depth, &format!("f{i}")))
+        .map(|i| gen_field(e, depth, &format!("f{i}"), leaves))
         .collect()
 }
 
-/// A leaf of the catalogue, nullable or not (named `leaf`; [`schema_strategy`] renames).
-pub fn leaf_strategy() -> impl Strategy<Value = Field> {
-    (prop::sample::select(leaf_types()), any::<bool>()).prop_map(|(mut f, nullable)| {
+/// A leaf of the catalogue that `leaves` admits, nullable or not (named `leaf`;
+/// [`schema_strategy`] renames).
+pub fn leaf_strategy(leaves: &LeafFilter) -> impl Strategy<Value = Field> {
+    (prop::sample::select(leaves.admitted()), any::<bool>()).prop_map(|(mut f, nullable)| {
         f.nullable = nullable;
         f
     })
@@ -128,14 +139,15 @@ pub fn leaf_strategy() -> impl Strategy<Value = Field> {
 
 /// A field of nesting depth at most `depth`: leaves, lists, structs of 1 to 3 children and
 /// maps, each level required or optional. Shrinks towards leaves.
-pub fn field_strategy(depth: u32) -> impl Strategy<Value = Field> {
-    leaf_strategy().prop_recursive(depth, 16, 3, |inner| {
+pub fn field_strategy(depth: u32, leaves: &LeafFilter) -> impl Strategy<Value = Field> {
+    let leaves = *leaves;
+    leaf_strategy(&leaves).prop_recursive(depth, 16, 3, move |inner| {
         (
             prop_oneof![
                 inner.clone().prop_map(|e| Field::list("list", e)),
                 prop::collection::vec(inner.clone(), 1..=3)
                     .prop_map(|c| Field::structure("struct", c)),
-                (leaf_strategy(), inner).prop_map(|(k, v)| Field::map("map", k, v)),
+                (leaf_strategy(&leaves), inner).prop_map(|(k, v)| Field::map("map", k, v)),
             ],
             any::<bool>(),
         )
@@ -143,12 +155,14 @@ pub fn field_strategy(depth: u32) -> impl Strategy<Value = Field> {
     })
 }
 
-/// `fields` top-level fields (a range: `1..=4`) of depth at most `depth`, named canonically.
+/// `fields` top-level fields (a range: `1..=4`) of depth at most `depth`, of the leaf types
+/// `leaves` admits, named canonically.
 pub fn schema_strategy(
     fields: std::ops::RangeInclusive<usize>,
     depth: u32,
+    leaves: &LeafFilter,
 ) -> impl Strategy<Value = Vec<Field>> {
-    prop::collection::vec(field_strategy(depth), fields).prop_map(|mut fs| {
+    prop::collection::vec(field_strategy(depth, leaves), fields).prop_map(|mut fs| {
         for (i, f) in fs.iter_mut().enumerate() {
             rename(f, format!("f{i}"));
         }
@@ -201,6 +215,21 @@ fn walk(field: &Field, prefix: String, out: &mut Vec<(String, Primitive)>) {
                 walk(c, path.clone(), out);
             }
         }
+    }
+}
+
+/// `field` with every level required (map entries are required anyway).
+pub fn all_required(field: &Field) -> Field {
+    let data_type = match &field.data_type {
+        DataType::Primitive(p) => DataType::Primitive(p.clone()),
+        DataType::List(e) => DataType::List(Box::new(all_required(e))),
+        DataType::Map(e) => DataType::Map(Box::new(all_required(e))),
+        DataType::Struct(c) => DataType::Struct(c.iter().map(all_required).collect()),
+    };
+    Field {
+        data_type,
+        nullable: false,
+        ..field.clone()
     }
 }
 

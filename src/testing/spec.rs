@@ -3,6 +3,7 @@
 use proptest::prelude::*;
 
 use super::columns::{build_array, gen_profile, gen_rows, ColumnProfile};
+use super::leaves::LeafFilter;
 use super::options::gen_options;
 use super::schema::gen_schema;
 use super::{Entropy, Rng};
@@ -25,6 +26,8 @@ pub struct SpecConfig {
     pub max_long: u16,
     /// Most write calls the rows are split into.
     pub max_batches: usize,
+    /// The leaf types drawn (all by default).
+    pub leaves: LeafFilter,
 }
 
 impl Default for SpecConfig {
@@ -35,6 +38,7 @@ impl Default for SpecConfig {
             max_rows: 300,
             max_long: 300,
             max_batches: 4,
+            leaves: LeafFilter::all(),
         }
     }
 }
@@ -111,7 +115,7 @@ impl FileSpec {
 pub fn gen_spec(e: &mut dyn Entropy, config: &SpecConfig) -> FileSpec {
     let count = 1 + e.below(config.max_fields.max(1) as u64) as usize;
     let depth = e.below(config.max_depth as u64 + 1) as usize;
-    let fields = gen_schema(e, count, depth);
+    let fields = gen_schema(e, count, depth, &config.leaves);
     let rows = e.below(config.max_rows as u64 + 1) as usize;
     gen_spec_for(e, fields, rows, config)
 }
@@ -147,8 +151,11 @@ pub fn gen_spec_for(
 /// Specs within `config`: proptest draws the schema (shrinking towards fewer, flatter fields)
 /// and the row count (towards 0); a seed draws the values and the options.
 pub fn file_spec(config: SpecConfig) -> impl Strategy<Value = FileSpec> {
-    let schema =
-        super::schema::schema_strategy(1..=config.max_fields.max(1), config.max_depth as u32);
+    let schema = super::schema::schema_strategy(
+        1..=config.max_fields.max(1),
+        config.max_depth as u32,
+        &config.leaves,
+    );
     (schema, 0..=config.max_rows, any::<u64>()).prop_map(move |(fields, rows, seed)| {
         gen_spec_for(&mut Rng::new(seed), fields, rows, &config)
     })

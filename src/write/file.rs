@@ -126,7 +126,18 @@ fn put_chunk(
     if let Some(e) = encryptor.as_ref().filter(|e| e.is_encrypted(leaf)) {
         let mut plain = Vec::new();
         let mut chunk = write(&mut plain)?;
-        e.encrypt_chunk(&plain, &mut chunk, (row_group, leaf), sink)?;
+        let moved = e.encrypt_chunk(&plain, (row_group, leaf), sink)?;
+        chunk.meta.data_page_offset = moved.page(chunk.meta.data_page_offset)?.0;
+        if let Some(d) = &mut chunk.meta.dictionary_page_offset {
+            *d = moved.page(*d)?.0;
+        }
+        if let Some(oi) = &mut chunk.offset_index {
+            for loc in &mut oi.page_locations {
+                (loc.offset, loc.compressed_page_size) = moved.page(loc.offset)?;
+            }
+        }
+        chunk.meta.total_compressed_size = moved.len as i64;
+        chunk.len = moved.len;
         return Ok(chunk);
     }
     let _ = (encryptor, row_group, leaf);

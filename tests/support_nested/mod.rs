@@ -1,335 +1,76 @@
-//! Helpers of the nested writer tests: random nested fields and values, arrays built from
-//! rows in any legal Arrow layout, read-back and page checks, and the pyarrow/DuckDB check.
+//! Helpers of the nested writer tests: random nested fields, values and arrays in any legal
+//! Arrow layout (from `parq::testing`), read-back and page checks, and the pyarrow/DuckDB
+//! check.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use bytes::Bytes;
-use parq::array::{Array, ListArray, ListOffsets, StructArray, Value};
+use parq::array::{Array, Value};
 use parq::codecs::compression::{new_codec, CodecKind};
 use parq::codecs::encoding::rle::RleDecoder;
-use parq::column::{Column, Values};
 use parq::field::{DataType, Field};
 use parq::metadata::{decode_footer, decode_offset_index, decode_page_header, PageType, Type};
 use parq::read::ParquetReader;
+pub use parq::testing::columns::Layout;
+use parq::testing::columns::{build_array, build_array_with, gen_value, ColumnProfile};
+use parq::testing::schema::gen_field;
+pub use parq::testing::{Entropy, LeafFilter, LogicalKind, Rng};
 use parq::write::{ParquetWriter, WriterOptions};
 use serde_json::{json, Value as Json};
 
-/// A small deterministic generator (xorshift64*).
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
+/// The leaf types these tests draw: those the JSON of the Python check spells exactly
+/// (integers, booleans, doubles, strings, plain byte arrays as hex).
+const LEAVES: LeafFilter = LeafFilter::all()
+    .without_physical(Type::INT96)
+    .without_physical(Type::FLOAT)
+    .without_logical(LogicalKind::Enum)
+    .without_logical(LogicalKind::Json)
+    .without_logical(LogicalKind::Bson)
+    .without_logical(LogicalKind::Uuid)
+    .without_logical(LogicalKind::Float16)
+    .without_logical(LogicalKind::Interval)
+    .without_logical(LogicalKind::Date)
+    .without_logical(LogicalKind::Time)
+    .without_logical(LogicalKind::Timestamp)
+    .without_logical(LogicalKind::Integer)
+    .without_logical(LogicalKind::Decimal);
 
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    pub fn chance(&mut self, p: f64) -> bool {
-        p > 0.0 && (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
-    }
-}
-
-/// `f` with every level required (map entries are required anyway).
-pub fn all_required(f: &Field) -> Field {
-    let data_type = match &f.data_type {
-        DataType::Primitive(p) => DataType::Primitive(p.clone()),
-        DataType::List(e) => DataType::List(Box::new(all_required(e))),
-        DataType::Map(e) => DataType::Map(Box::new(all_required(e))),
-        DataType::Struct(c) => DataType::Struct(c.iter().map(all_required).collect()),
-    };
-    Field {
-        data_type,
-        nullable: false,
-        ..f.clone()
-    }
-}
-
-fn random_primitive(rng: &mut Rng, name: &str) -> Field {
-    match rng.below(6) {
-        0 => Field::primitive(name, Type::INT32),
-        1 => Field::primitive(name, Type::INT64),
-        2 => parq::write::Field::string(name).into(),
-        3 => Field::primitive(name, Type::BOOLEAN),
-        4 => Field::primitive(name, Type::DOUBLE),
-        _ => parq::write::Field::fixed_len_byte_array(name, 3).into(),
-    }
-}
-
-/// A random field of nesting depth at most `depth` (a primitive is depth 0).
+/// A random field of nesting depth at most `depth` over [`LEAVES`].
 pub fn random_field(rng: &mut Rng, depth: usize, name: &str) -> Field {
-    let f = if depth == 0 || rng.chance(0.25) {
-        random_primitive(rng, name)
-    } else {
-        match rng.below(3) {
-            0 => Field::list(name, random_field(rng, depth - 1, "element")),
-            1 => {
-                let n = 1 + rng.below(3) as usize;
-                Field::structure(
-                    name,
-                    (0..n)
-                        .map(|i| random_field(rng, depth - 1, &format!("c{i}")))
-                        .collect(),
-                )
-            }
-            _ => {
-                let key = if rng.chance(0.5) {
-                    Field::primitive("key", Type::INT32)
-                } else {
-                    parq::write::Field::string("key").into()
-                };
-                Field::map(name, key, random_field(rng, depth - 1, "value"))
-            }
-        }
-    };
-    if rng.chance(0.5) {
-        f.optional()
-    } else {
-        f.required()
+    gen_field(rng, depth, name, &LEAVES)
+}
+
+/// Values without edge cases (JSON has no NaN): nulls at `null_percent` where nullable,
+/// lists and maps of up to `max_len` entries.
+fn profile(null_percent: u8, max_len: u8) -> ColumnProfile {
+    ColumnProfile {
+        null_percent,
+        edge_percent: 0,
+        max_list_len: max_len,
+        ..ColumnProfile::default()
     }
 }
 
-fn leaf_bytes(p: &parq::field::Primitive, rng: &mut Rng) -> Vec<u8> {
-    match p.physical_type {
-        Type::INT32 => (rng.below(2000) as i32 - 1000).to_le_bytes().to_vec(),
-        Type::INT64 => (rng.next() as i64 >> rng.below(60)).to_le_bytes().to_vec(),
-        Type::BOOLEAN => vec![rng.below(2) as u8],
-        Type::DOUBLE => ((rng.below(1 << 20) as f64 - 5e5) / 64.0)
-            .to_le_bytes()
-            .to_vec(),
-        Type::FIXED_LEN_BYTE_ARRAY => (0..p.type_length.unwrap_or(1))
-            .map(|_| rng.below(256) as u8)
-            .collect(),
-        _ => {
-            let n = rng.below(12) as usize;
-            (0..n).map(|_| b'a' + rng.below(26) as u8).collect()
-        }
-    }
-}
-
-/// A random value of `field`: null (where nullable) with probability `null_rate`, lists and
-/// maps of up to `max_len` entries; map keys are distinct within a map.
-pub fn random_value(field: &Field, rng: &mut Rng, null_rate: f64, max_len: u64) -> Value {
-    if field.nullable && rng.chance(null_rate) {
-        return Value::Null;
-    }
-    match &field.data_type {
-        DataType::Primitive(p) => Value::Leaf(leaf_bytes(p, rng)),
-        DataType::List(e) => {
-            let n = rng.below(max_len + 1);
-            Value::List(
-                (0..n)
-                    .map(|_| random_value(e, rng, null_rate, max_len))
-                    .collect(),
-            )
-        }
-        DataType::Struct(c) => Value::Struct(
-            c.iter()
-                .map(|c| random_value(c, rng, null_rate, max_len))
-                .collect(),
-        ),
-        DataType::Map(entries) => {
-            let DataType::Struct(kv) = &entries.data_type else {
-                panic!("map entries must be a struct")
-            };
-            let n = rng.below(max_len + 1);
-            let mut keys: Vec<Value> = Vec::new();
-            let mut out = Vec::new();
-            for _ in 0..n {
-                let k = random_value(&kv[0], rng, 0.0, max_len);
-                if keys.contains(&k) {
-                    continue;
-                }
-                keys.push(k.clone());
-                let v = match kv.get(1) {
-                    Some(v) => random_value(v, rng, null_rate, max_len),
-                    None => Value::Null,
-                };
-                out.push((k, v));
-            }
-            Value::Map(out)
-        }
-    }
-}
-
-/// Legal Arrow layout choices that must not change what is written.
-#[derive(Debug, Clone, Default)]
-pub struct Quirks {
-    /// i64 list offsets.
-    pub large: bool,
-    /// Child slots under null list and struct slots hold arbitrary values (and null lists
-    /// non-empty child ranges).
-    pub junk: bool,
-    /// Build with extra rows around and slice them off (offsets not starting at 0).
-    pub slice: bool,
+/// A random row of `field`: null with probability `null_rate` where nullable, lists and maps
+/// of up to `max_len` entries (see [`profile`]).
+pub fn random_value(field: &Field, rng: &mut Rng, null_rate: f64, max_len: u8) -> Value {
+    gen_value(
+        rng,
+        field,
+        &profile((null_rate * 100.0).round() as u8, max_len),
+    )
 }
 
 /// The array of `rows` of `field`, in the plainest layout.
 pub fn build(field: &Field, rows: &[Value]) -> Array {
-    build_with(field, rows, &Quirks::default(), &mut Rng::new(1))
+    build_array(field, rows, &ColumnProfile::default())
 }
 
-/// The array of `rows` of `field`, in the layout `quirks` asks for.
-pub fn build_with(field: &Field, rows: &[Value], quirks: &Quirks, rng: &mut Rng) -> Array {
-    if quirks.slice {
-        let mut padded = Vec::with_capacity(rows.len() + 3);
-        padded.push(random_value(&field.clone().required(), rng, 0.2, 3));
-        padded.push(random_value(&field.clone().required(), rng, 0.2, 3));
-        padded.extend_from_slice(rows);
-        padded.push(random_value(&field.clone().required(), rng, 0.2, 3));
-        let inner = Quirks {
-            slice: false,
-            ..quirks.clone()
-        };
-        return build_inner(field, &padded, &inner, rng).slice(2, rows.len());
-    }
-    build_inner(field, rows, quirks, rng)
-}
-
-fn validity(rows: &[Value]) -> Option<NullBuffer> {
-    let v: Vec<bool> = rows.iter().map(|r| *r != Value::Null).collect();
-    v.iter().any(|b| !b).then(|| NullBuffer::from(v))
-}
-
-fn build_inner(field: &Field, rows: &[Value], q: &Quirks, rng: &mut Rng) -> Array {
-    match &field.data_type {
-        DataType::Primitive(p) => Array::Primitive(leaf_column(p, rows)),
-        DataType::Struct(children) => {
-            let arrays = children
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    let col: Vec<Value> = rows
-                        .iter()
-                        .map(|r| match r {
-                            Value::Struct(v) => v[i].clone(),
-                            _ if q.junk => random_value(&c.clone().optional(), rng, 0.3, 3),
-                            _ => Value::Null,
-                        })
-                        .collect();
-                    build_inner(c, &col, q, rng)
-                })
-                .collect();
-            Array::Struct(StructArray {
-                len: rows.len(),
-                validity: validity(rows),
-                children: arrays,
-            })
-        }
-        DataType::List(e) | DataType::Map(e) => {
-            let map = matches!(field.data_type, DataType::Map(_));
-            let mut offsets = vec![0i64];
-            let mut child = Vec::new();
-            for r in rows {
-                match r {
-                    Value::List(items) => child.extend(items.iter().cloned()),
-                    Value::Map(entries) => child.extend(
-                        entries
-                            .iter()
-                            .map(|(k, v)| Value::Struct(vec![k.clone(), v.clone()])),
-                    ),
-                    _ if q.junk => {
-                        for _ in 0..rng.below(3) {
-                            child.push(random_value(e, rng, 0.3, 2));
-                        }
-                    }
-                    _ => {}
-                }
-                offsets.push(child.len() as i64);
-            }
-            if let DataType::Struct(kv) = &e.data_type {
-                // A key-only map: entries of one field.
-                if map && kv.len() == 1 {
-                    for c in &mut child {
-                        if let Value::Struct(v) = c {
-                            v.truncate(1);
-                        }
-                    }
-                }
-            }
-            let offsets = if q.large {
-                ListOffsets::Large(OffsetBuffer::new(ScalarBuffer::from(offsets)))
-            } else {
-                ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(
-                    offsets.iter().map(|&o| o as i32).collect::<Vec<_>>(),
-                )))
-            };
-            let list = ListArray {
-                validity: validity(rows),
-                offsets,
-                values: Box::new(build_inner(e, &child, q, rng)),
-            };
-            if map {
-                Array::Map(list)
-            } else {
-                Array::List(list)
-            }
-        }
-    }
-}
-
-fn leaf_column(p: &parq::field::Primitive, rows: &[Value]) -> Column {
-    let bytes: Vec<Option<&[u8]>> = rows
-        .iter()
-        .map(|r| match r {
-            Value::Leaf(b) => Some(b.as_slice()),
-            _ => None,
-        })
-        .collect();
-    let fixed = |w: usize| -> Vec<u8> {
-        bytes
-            .iter()
-            .flat_map(|b| b.map_or(vec![0; w], |b| b.to_vec()))
-            .collect()
-    };
-    let values = match p.physical_type {
-        Type::INT32 => Values::Int32(ScalarBuffer::from(bytemuck_vec::<i32>(&fixed(4)))),
-        Type::INT64 => Values::Int64(ScalarBuffer::from(bytemuck_vec::<i64>(&fixed(8)))),
-        Type::DOUBLE => Values::Double(ScalarBuffer::from(bytemuck_vec::<f64>(&fixed(8)))),
-        Type::FLOAT => Values::Float(ScalarBuffer::from(bytemuck_vec::<f32>(&fixed(4)))),
-        Type::BOOLEAN => {
-            Values::Boolean(bytes.iter().map(|b| b.is_some_and(|b| b[0] != 0)).collect())
-        }
-        Type::FIXED_LEN_BYTE_ARRAY => {
-            let w = p.type_length.unwrap_or(1) as usize;
-            Values::FixedLenByteArray {
-                width: w,
-                data: Buffer::from_vec(fixed(w)),
-            }
-        }
-        _ => {
-            let mut offsets = vec![0i64];
-            let mut data = Vec::new();
-            for b in &bytes {
-                data.extend_from_slice(b.unwrap_or(&[]));
-                offsets.push(data.len() as i64);
-            }
-            Values::Binary {
-                offsets: OffsetBuffer::new(ScalarBuffer::from(offsets)),
-                data: Buffer::from_vec(data),
-            }
-        }
-    };
-    Column {
-        len: rows.len(),
-        validity: validity(rows),
-        values,
-    }
-}
-
-fn bytemuck_vec<T: bytemuck::Pod>(bytes: &[u8]) -> Vec<T> {
-    bytemuck::pod_collect_to_vec(bytes)
+/// The array of `rows` of `field`, in the layout `layout` asks for.
+pub fn build_with(field: &Field, rows: &[Value], layout: &Layout, rng: &mut Rng) -> Array {
+    build_array_with(rng, field, rows, &profile(20, 3), layout)
 }
 
 /// Write batches of arrays.
@@ -358,15 +99,15 @@ pub fn write_rows(
         } else {
             (1 + rng.below(n as u64 / 2 + 1) as usize).min(n - at)
         };
-        let quirks = Quirks {
-            large: rng.chance(0.3),
-            junk: rng.chance(0.5),
-            slice: rng.chance(0.5),
+        let layout = Layout {
+            large_offsets: rng.chance(0.3),
+            junk_under_nulls: rng.chance(0.5),
+            sliced: rng.chance(0.5),
         };
         let batch = fields
             .iter()
             .zip(columns)
-            .map(|(f, c)| build_with(f, &c[at..at + take], &quirks, &mut rng))
+            .map(|(f, c)| build_with(f, &c[at..at + take], &layout, &mut rng))
             .collect();
         batches.push(batch);
         at += take;
