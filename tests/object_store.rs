@@ -646,6 +646,8 @@ async fn a_scan_reads_files_in_order_prunes_by_statistics_and_counts_progress() 
     assert_eq!(load(&progress.files_opened), 6);
     assert_eq!(load(&progress.files_pruned), 3);
     assert_eq!(load(&progress.rows), 3000);
+    assert_eq!(load(&progress.files_done), 6);
+    assert_eq!(load(&progress.bytes_done), load(&progress.bytes));
     assert_eq!(cache.len(), 6);
     // A second scan reads every footer from the cache.
     probe::reset();
