@@ -205,6 +205,43 @@ fn scan_over_a_prefix_prunes_files_by_statistics_and_draws_no_bar_off_a_terminal
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn scan_over_a_prefix_shows_progress_on_a_terminal() {
+    let script = ["/usr/bin/script", "/bin/script"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists());
+    let Some(script) = script else {
+        eprintln!("note: util-linux `script` not found; the terminal case is not exercised");
+        return;
+    };
+    let dir = local_dataset("tty");
+    let typescript = dir.join("typescript");
+    // stdout to /dev/null: only stderr reaches the terminal.
+    let command = format!(
+        "'{}' scan '{}' --repeat 1 >/dev/null",
+        env!("CARGO_BIN_EXE_parq"),
+        dir.display()
+    );
+    let out = Command::new(script)
+        .args(["-q", "-e", "-c", &command])
+        .arg(&typescript)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let drawn = String::from_utf8_lossy(&std::fs::read(&typescript).unwrap()).into_owned();
+    assert!(
+        drawn.contains("files ") && drawn.contains("(0 pruned)"),
+        "{drawn}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// S3 served by moto (`moto_server`, installed by `.ci/test`) on loopback.
 #[cfg(feature = "cloud")]
 mod s3 {
