@@ -810,3 +810,33 @@ async fn a_scan_opens_files_ahead_while_earlier_ones_stream() {
         6 * 20_000
     );
 }
+
+#[tokio::test]
+async fn gets_asked_for_after_a_batch_start_before_the_next_batch() {
+    // Eight row groups of 160 kB; the budget holds two, so each batch plans one more.
+    let file = int_file(80_000, 10_000);
+    let (store, faults) = faulty(store_with("f.parquet", &file).await, Faults::default());
+    let mut reader = ParqObjectReader::open(store, &Path::from("f.parquet"))
+        .await
+        .unwrap();
+    let options = PushOptions {
+        batch_size: 10_000,
+        memory_budget: 330_000,
+        ..PushOptions::default()
+    };
+    let mut batches = reader.batches(options).await.unwrap();
+    // This (current-thread) test never waits itself: the GET of row group 2, asked for
+    // after the second batch, runs only if the stream lets it.
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        batches.next().await.unwrap().unwrap();
+        seen.push(faults.gets.load(Ordering::SeqCst));
+    }
+    // Each batch's step planned another row group, whose GET has started by now.
+    assert!(
+        seen[0] < seen[1] && seen[1] < seen[2],
+        "GETs started: {seen:?}"
+    );
+    let rest: Vec<_> = batches.try_collect().await.unwrap();
+    assert_eq!(rest.len(), 5);
+}
