@@ -347,6 +347,56 @@ async fn a_small_footer_costs_one_get_and_is_cached() {
 }
 
 #[tokio::test]
+async fn the_footer_cache_evicts_the_least_recently_used_by_entries_and_by_bytes() {
+    let file = int_file(10_000, 1 << 20);
+    let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let mut metas = Vec::new();
+    let mut footers = Vec::new();
+    for name in ["a", "b", "c"] {
+        let path = Path::from(format!("{name}.parquet"));
+        store.put(&path, file.clone().into()).await.unwrap();
+        let mut reader = ParqObjectReader::open(Arc::clone(&store), &path)
+            .await
+            .unwrap();
+        footers.push(reader.footer().await.unwrap());
+        metas.push(reader.object_meta().clone());
+    }
+    let size = footers[0].approx_size();
+    assert!(size > 0);
+    let held = |cache: &FooterCache| -> Vec<bool> {
+        metas.iter().map(|m| cache.get(m).is_some()).collect()
+    };
+
+    // By entries: a, b; a used again; c evicts b, the least recently used.
+    probe::reset();
+    let cache = FooterCache::new(2);
+    cache.insert(&metas[0], footers[0].clone());
+    cache.insert(&metas[1], footers[1].clone());
+    assert!(cache.get(&metas[0]).is_some());
+    cache.insert(&metas[2], footers[2].clone());
+    assert_eq!(cache.len(), 2);
+    assert_eq!(probe::get("io.footer_cache_evicted"), 1);
+    assert_eq!(held(&cache), [true, false, true]);
+
+    // By bytes: room for two footers; re-inserting one does not count it twice.
+    let cache = FooterCache::bounded(100, 2 * size);
+    cache.insert(&metas[0], footers[0].clone());
+    cache.insert(&metas[0], footers[0].clone());
+    cache.insert(&metas[1], footers[1].clone());
+    assert_eq!(cache.bytes(), 2 * size);
+    assert!(cache.get(&metas[0]).is_some());
+    cache.insert(&metas[2], footers[2].clone());
+    assert_eq!(cache.bytes(), 2 * size);
+    assert_eq!(held(&cache), [true, false, true]);
+
+    // A footer over the byte bound is not kept, and evicts nothing.
+    let cache = FooterCache::bounded(100, size - 1);
+    cache.insert(&metas[0], footers[0].clone());
+    assert!(cache.is_empty());
+    assert_eq!(cache.bytes(), 0);
+}
+
+#[tokio::test]
 async fn a_needle_query_with_a_page_index_costs_at_most_four_gets() {
     // 1M rows in one row group: 16 MB of data, 1000 pages per column.
     let file = int_file(1_000_000, 1 << 20);
@@ -596,6 +646,8 @@ async fn a_scan_reads_files_in_order_prunes_by_statistics_and_counts_progress() 
     assert_eq!(load(&progress.files_opened), 6);
     assert_eq!(load(&progress.files_pruned), 3);
     assert_eq!(load(&progress.rows), 3000);
+    assert_eq!(load(&progress.files_done), 6);
+    assert_eq!(load(&progress.bytes_done), load(&progress.bytes));
     assert_eq!(cache.len(), 6);
     // A second scan reads every footer from the cache.
     probe::reset();
@@ -757,4 +809,34 @@ async fn a_scan_opens_files_ahead_while_earlier_ones_stream() {
         rest.iter().map(|b| b.num_rows).sum::<usize>() + 8192,
         6 * 20_000
     );
+}
+
+#[tokio::test]
+async fn gets_asked_for_after_a_batch_start_before_the_next_batch() {
+    // Eight row groups of 160 kB; the budget holds two, so each batch plans one more.
+    let file = int_file(80_000, 10_000);
+    let (store, faults) = faulty(store_with("f.parquet", &file).await, Faults::default());
+    let mut reader = ParqObjectReader::open(store, &Path::from("f.parquet"))
+        .await
+        .unwrap();
+    let options = PushOptions {
+        batch_size: 10_000,
+        memory_budget: 330_000,
+        ..PushOptions::default()
+    };
+    let mut batches = reader.batches(options).await.unwrap();
+    // This (current-thread) test never waits itself: the GET of row group 2, asked for
+    // after the second batch, runs only if the stream lets it.
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        batches.next().await.unwrap().unwrap();
+        seen.push(faults.gets.load(Ordering::SeqCst));
+    }
+    // Each batch's step planned another row group, whose GET has started by now.
+    assert!(
+        seen[0] < seen[1] && seen[1] < seen[2],
+        "GETs started: {seen:?}"
+    );
+    let rest: Vec<_> = batches.try_collect().await.unwrap();
+    assert_eq!(rest.len(), 5);
 }

@@ -343,14 +343,17 @@ fn csv_value(out: &mut String, scratch: &mut String, field: &Field, array: &Arra
 }
 
 /// Print rows of the chosen columns (top-level names or leaf dotted paths) as JSON Lines or
-/// CSV, at most `limit` of them. `parq head` is this with a limit.
+/// CSV, at most `limit` of them, those `filter` keeps; the CSV header first when
+/// `csv_header` (a multi-file `cat` prints it once). Returns the rows printed. `parq head`
+/// is this with a limit.
 pub fn run<S: Source>(
     reader: &ParquetReader<S>,
     columns: Option<&str>,
     limit: Option<usize>,
     format: OutputFormat,
     filter: Option<&Expr>,
-) -> parq::Result<()> {
+    csv_header: bool,
+) -> parq::Result<usize> {
     let all: Vec<String> = reader.fields()?.into_iter().map(|f| f.name).collect();
     let columns: Vec<&str> = match columns {
         Some(list) => list.split(',').map(str::trim).collect(),
@@ -361,11 +364,12 @@ pub fn run<S: Source>(
     // Standard output has no path; name it so that e.g. a closed pipe does not read as a
     // failure on the input file.
     let stdout_err = |e: std::io::Error| parq::Error::from(e).in_file("<stdout>");
-    let mut left = limit.unwrap_or(usize::MAX);
+    let limit = limit.unwrap_or(usize::MAX);
+    let mut left = limit;
     let mut line = String::new();
     let mut scratch = String::new();
     if columns.is_empty() {
-        return Ok(());
+        return Ok(0);
     }
     let (fields, mut batches): (Vec<Field>, Box<dyn Iterator<Item = RowBatch>>) = match filter {
         Some(expr) => {
@@ -394,7 +398,7 @@ pub fn run<S: Source>(
             s
         })
         .collect();
-    if format == OutputFormat::Csv {
+    if format == OutputFormat::Csv && csv_header {
         // The header comes even when no row follows.
         for (k, f) in fields.iter().enumerate() {
             if k > 0 {
@@ -407,7 +411,7 @@ pub fn run<S: Source>(
     }
     if left == 0 {
         out.flush().map_err(stdout_err)?;
-        return Ok(());
+        return Ok(0);
     }
     // Variant groups (whole, not a projection of their leaves) print as their JSON value.
     let variant_names = reader.variant_fields();
@@ -467,10 +471,10 @@ pub fn run<S: Source>(
             left -= 1;
             if left == 0 {
                 out.flush().map_err(stdout_err)?;
-                return Ok(());
+                return Ok(limit);
             }
         }
     }
     out.flush().map_err(stdout_err)?;
-    Ok(())
+    Ok(limit - left)
 }

@@ -6,6 +6,7 @@ mod keys;
 mod limits;
 mod meta;
 mod pages;
+mod prefix;
 mod remote;
 mod rewrite;
 mod scan;
@@ -195,7 +196,7 @@ fn open(path: &Path, options: ReadOptions) -> parq::Result<ParquetReader> {
 
 /// `parq schema`: the schema tree, then each VARIANT column's shredding tree.
 fn print_schema<S: parq::read::Source>(reader: &ParquetReader<S>) -> parq::Result<()> {
-    print!("{}", reader.schema().display_tree());
+    say(&reader.schema().display_tree().to_string())?;
     let variants = reader.variant_fields();
     for f in reader
         .fields()?
@@ -205,17 +206,90 @@ fn print_schema<S: parq::read::Source>(reader: &ParquetReader<S>) -> parq::Resul
         // A tree parq cannot read is still shown, with why.
         let tree =
             parq::variant::describe_shredding(f).unwrap_or_else(|e| format!("{}: {e}\n", f.name));
-        print!("\nvariant shredding:\n{tree}");
+        say(&format!("\nvariant shredding:\n{tree}"))?;
+    }
+    Ok(())
+}
+
+/// Write `text` to standard output; a closed pipe is an error (that `main` takes as the
+/// reader having gone), not a panic.
+fn say(text: &str) -> parq::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| parq::Error::from(e).in_file("<stdout>"))
+}
+
+/// `parq cat` and `parq head` over many files: each in turn, in path order, the CSV header
+/// once, the limit across all of them; a file that `--where`'s footer statistics rule out
+/// is skipped before any of its data is read.
+fn cat_many(
+    arg: &Path,
+    columns: Option<&str>,
+    limit: Option<usize>,
+    format: cat::OutputFormat,
+    read: &ReadArgs,
+) -> parq::Result<()> {
+    let filter = read.filter()?;
+    let files = prefix::Listing::new(arg)?;
+    let mut left = limit.unwrap_or(usize::MAX);
+    let mut header = true;
+    for meta in files.objects() {
+        let reader = files.open(meta, read.options()?)?;
+        if !prefix::may_match(&reader, filter.as_ref())? {
+            continue;
+        }
+        left -= cat::run(
+            &reader,
+            columns,
+            Some(left),
+            format,
+            filter.as_ref(),
+            header,
+        )?;
+        header = false;
+        if left == 0 {
+            break;
+        }
     }
     Ok(())
 }
 
 fn run(cli: Cli) -> parq::Result<()> {
     match cli.command {
+        Command::Schema { file, keys } if prefix::is_prefix(&file) => {
+            let files = prefix::Listing::new(&file)?;
+            for meta in files.objects() {
+                say(&format!("== {} ==\n", files.name(meta)))?;
+                print_schema(&files.open(meta, keys.read_options()?)?)?;
+            }
+        }
         Command::Schema { file, keys } => match remote::is_url(&file) {
             true => print_schema(&remote::open(&url(&file), keys.read_options()?)?)?,
             false => print_schema(&open(&file, keys.read_options()?)?)?,
         },
+        Command::Meta { file, json, keys } if prefix::is_prefix(&file) => {
+            let files = prefix::Listing::new(&file)?;
+            for meta in files.objects() {
+                let reader = files.open(meta, keys.read_options()?)?;
+                let (m, leaves) = (reader.metadata(), &reader.schema().leaves);
+                if json {
+                    let mut name = String::new();
+                    json::string(&mut name, &files.name(meta));
+                    say(&format!(
+                        "{{\"file\":{name},\"meta\":{}}}\n",
+                        meta::json(m, leaves)
+                    ))?;
+                } else {
+                    say(&format!(
+                        "== {} ==\n{}",
+                        files.name(meta),
+                        meta::text(m, leaves)
+                    ))?;
+                }
+            }
+        }
         Command::Meta { file, json, keys } => {
             let (metadata, schema) = match remote::is_url(&file) {
                 true => {
@@ -239,15 +313,31 @@ fn run(cli: Cli) -> parq::Result<()> {
             limit,
             format,
             read,
+        } if prefix::is_prefix(&file) => cat_many(&file, columns.as_deref(), limit, format, &read)?,
+        Command::Head {
+            file,
+            n,
+            columns,
+            format,
+            read,
+        } if prefix::is_prefix(&file) => {
+            cat_many(&file, columns.as_deref(), Some(n), format, &read)?
+        }
+        Command::Cat {
+            file,
+            columns,
+            limit,
+            format,
+            read,
         } => {
             let filter = read.filter()?;
             let columns = columns.as_deref();
             if remote::is_url(&file) {
                 let reader = remote::open(&url(&file), read.options()?)?;
-                cat::run(&reader, columns, limit, format, filter.as_ref())?;
+                cat::run(&reader, columns, limit, format, filter.as_ref(), true)?;
             } else {
                 let reader = open(&file, read.options()?)?;
-                cat::run(&reader, columns, limit, format, filter.as_ref())?;
+                cat::run(&reader, columns, limit, format, filter.as_ref(), true)?;
             }
         }
         Command::Head {
@@ -261,10 +351,10 @@ fn run(cli: Cli) -> parq::Result<()> {
             let columns = columns.as_deref();
             if remote::is_url(&file) {
                 let reader = remote::open(&url(&file), read.options()?)?;
-                cat::run(&reader, columns, Some(n), format, filter.as_ref())?;
+                cat::run(&reader, columns, Some(n), format, filter.as_ref(), true)?;
             } else {
                 let reader = open(&file, read.options()?)?;
-                cat::run(&reader, columns, Some(n), format, filter.as_ref())?;
+                cat::run(&reader, columns, Some(n), format, filter.as_ref(), true)?;
             }
         }
         Command::Pages {
@@ -300,7 +390,9 @@ fn run(cli: Cli) -> parq::Result<()> {
                 filter: filter.as_ref(),
                 threads: read.threads.into(),
             };
-            if remote::is_url(&file) {
+            if prefix::is_prefix(&file) {
+                scan::run_many(&prefix::Listing::new(&file)?, &args, options)?;
+            } else if remote::is_url(&file) {
                 scan::run(&remote::open(&url(&file), options)?, &args)?;
             } else if mmap {
                 // SAFETY: not an unsafe block in the library sense: the CLI maps a file the

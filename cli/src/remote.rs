@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use parq::object_store::object_store::path::Path;
-use parq::object_store::object_store::{ObjectStore, ObjectStoreExt};
+use parq::object_store::object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use parq::read::{ParquetReader, ReadOptions, Source};
 
 /// True when `arg` names an object by URL rather than a local path.
@@ -27,13 +27,35 @@ pub struct ObjectSource {
     len: u64,
 }
 
+/// The runtime object reads block on: one worker thread, which also runs the GETs of a
+/// multi-file scan.
+pub fn runtime() -> parq::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()?)
+}
+
 impl ObjectSource {
+    /// The object `meta` lists in `store`, named `name` in errors (no request).
+    pub fn new(
+        runtime: Arc<tokio::runtime::Runtime>,
+        store: Arc<dyn ObjectStore>,
+        meta: &ObjectMeta,
+        name: String,
+    ) -> Self {
+        ObjectSource {
+            runtime,
+            store,
+            path: meta.location.clone(),
+            url: name,
+            len: meta.size,
+        }
+    }
+
     /// The object `url` names (one HEAD request for its size).
     pub fn open(url: &str) -> parq::Result<Self> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()?;
+        let runtime = runtime()?;
         let (store, path) = parq::object_store::store_for_url(url)?;
         let meta = runtime
             .block_on(store.head(&path))

@@ -1,12 +1,19 @@
 //! `parq scan`: decode selected columns N times and report the timing.
 
 use std::fmt::Write as _;
+use std::io::IsTerminal as _;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use futures::StreamExt as _;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use parq::object_store::{ScanOptions, ScanProgress};
 use parq::predicate::{Expr, FilterStats};
-use parq::read::{ParquetReader, Source};
+use parq::read::push::PushOptions;
+use parq::read::{ParquetReader, ReadOptions, Source};
 
 use crate::json;
+use crate::prefix::Listing;
 
 /// Options of one scan.
 pub struct ScanArgs<'a> {
@@ -59,7 +66,116 @@ pub fn run<S: Source>(reader: &ParquetReader<S>, args: &ScanArgs) -> parq::Resul
         }
         Ok(())
     })?;
-    report(&samples, decoded_bytes, rows, leaves.len(), args, None)
+    report(
+        &samples,
+        decoded_bytes,
+        rows,
+        leaves.len(),
+        args,
+        None,
+        None,
+    )
+}
+
+/// What a multi-file scan went through.
+struct Files {
+    files: u64,
+    pruned: u64,
+    bytes: u64,
+}
+
+/// `parq scan PREFIX`: one multi-file [`Scan`](parq::object_store::Scan) of the listed
+/// files, in file order, 4 files in flight, `--where` pruning whole files and row groups
+/// by their footer statistics (the rows of the row groups left are all read). A bar shows
+/// files, bytes and rows while it runs, on stderr when that is a terminal.
+pub fn run_many(listing: &Listing, args: &ScanArgs, read: ReadOptions) -> parq::Result<()> {
+    let projection = args
+        .columns
+        .map(|list| list.split(',').map(|p| p.trim().to_string()).collect());
+    let mut files = Files {
+        files: 0,
+        pruned: 0,
+        bytes: 0,
+    };
+    let mut columns = 0;
+    let (samples, decoded_bytes, rows) = time_runs(args, |bytes, n| {
+        let options = ScanOptions {
+            push: PushOptions {
+                read: read.clone(),
+                projection: projection.clone(),
+                batch_size: args.batch_size.unwrap_or(8192),
+                ..PushOptions::default()
+            },
+            predicate: args.filter.cloned(),
+            ..ScanOptions::default()
+        };
+        let (scan, runtime) = listing.scan(options);
+        let progress = scan.progress();
+        let bar = progress_bar(&progress);
+        runtime.block_on(async {
+            let mut batches = scan.batches();
+            while let Some(batch) = batches.next().await {
+                let batch = batch?;
+                *n += batch.num_rows as u64;
+                columns = batch.arrays.len();
+                *bytes += batch
+                    .arrays
+                    .iter()
+                    .map(|a| a.decoded_bytes())
+                    .sum::<usize>();
+                show(&bar, &progress);
+            }
+            Ok::<_, parq::Error>(())
+        })?;
+        bar.finish_and_clear();
+        let load = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
+        files = Files {
+            files: load(&progress.files),
+            pruned: load(&progress.files_pruned),
+            bytes: load(&progress.bytes),
+        };
+        Ok(())
+    })?;
+    report(
+        &samples,
+        decoded_bytes,
+        rows,
+        columns,
+        args,
+        None,
+        Some(&files),
+    )
+}
+
+/// A bar over a scan's bytes (files finished), drawn on stderr only when stderr is a
+/// terminal (a pipe or a file gets nothing).
+fn progress_bar(progress: &ScanProgress) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let total = progress.bytes.load(Ordering::Relaxed);
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {wide_bar} {binary_bytes}/{binary_total_bytes} {msg}",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn show(bar: &ProgressBar, p: &ScanProgress) {
+    if bar.is_hidden() {
+        return;
+    }
+    let load = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
+    bar.set_position(load(&p.bytes_done));
+    bar.set_message(format!(
+        "files {}/{} ({} pruned), {} rows",
+        load(&p.files_done),
+        load(&p.files),
+        load(&p.files_pruned),
+        load(&p.rows)
+    ));
 }
 
 /// Scan a schema with nested fields: `--columns` takes top-level names or leaf dotted paths.
@@ -94,7 +210,15 @@ fn run_fields<S: Source>(reader: &ParquetReader<S>, args: &ScanArgs) -> parq::Re
         }
         Ok(())
     })?;
-    report(&samples, decoded_bytes, rows, columns.len(), args, None)
+    report(
+        &samples,
+        decoded_bytes,
+        rows,
+        columns.len(),
+        args,
+        None,
+        None,
+    )
 }
 
 /// Scan with `--where`: prune, filter exactly, materialise the matching rows of the chosen
@@ -127,6 +251,7 @@ fn run_filtered<S: Source>(
         columns.len(),
         args,
         Some(&stats),
+        None,
     )
 }
 
@@ -158,6 +283,7 @@ fn report(
     columns: usize,
     args: &ScanArgs,
     filter: Option<&FilterStats>,
+    many: Option<&Files>,
 ) -> parq::Result<()> {
     let mut text = String::new();
     let mut sorted = samples.to_vec();
@@ -186,6 +312,13 @@ fn report(
                 s,
                 ",\"row_groups\":{},\"row_groups_pruned\":{},\"pages\":{},\"pages_pruned\":{},\"rows_selected\":{},\"rows_matched\":{}",
                 f.row_groups, f.row_groups_pruned, f.pages, f.pages_pruned, f.rows_selected, f.rows_matched
+            );
+        }
+        if let Some(f) = many {
+            let _ = write!(
+                s,
+                ",\"files\":{},\"files_pruned\":{},\"file_bytes\":{}",
+                f.files, f.pruned, f.bytes
             );
         }
         if parq::codecs::probe::ENABLED {
@@ -235,6 +368,13 @@ fn report(
                 text,
                 "rows            {} selected by pruning, {} matched",
                 f.rows_selected, f.rows_matched
+            );
+        }
+        if let Some(f) = many {
+            let _ = writeln!(
+                text,
+                "files           {} ({} pruned by statistics), {} bytes",
+                f.files, f.pruned, f.bytes
             );
         }
         if parq::codecs::probe::ENABLED {

@@ -237,6 +237,10 @@ impl Driver {
                     decoder.take_released();
                     let wanted = decoder.wanted();
                     self.schedule(wanted);
+                    // Let the GET tasks run (start, land) before the next batch: a consumer
+                    // whose batches are always ready never waits, and on a current-thread
+                    // runtime nothing else runs until it does.
+                    tokio::task::yield_now().await;
                     return Some(Ok(b));
                 }
                 Ok(DecodeResult::NeedsData(ranges)) => {

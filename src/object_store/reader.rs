@@ -1,6 +1,6 @@
 //! One Parquet object: its footer (cached) and async streams of its batches.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
@@ -20,21 +20,56 @@ pub type BatchStream = Pin<Box<dyn Stream<Item = Result<ArrayBatch>> + Send>>;
 
 /// Decoded footers shared across readers and scans, keyed by object path, size and
 /// version (ETag, else last-modified time), so a replaced object is never served an old
-/// footer. Holds at most `capacity` footers; when full, an arbitrary one is evicted.
+/// footer.
+///
+/// Bounded by entries and by bytes ([`Footer::approx_size`]): when an insert goes over
+/// either bound, the least recently used footers are evicted (probe
+/// `io.footer_cache_evicted`). A footer larger than the byte bound is not kept. Lookups
+/// and inserts cost O(log n) under one lock.
 #[derive(Debug)]
 pub struct FooterCache {
-    capacity: usize,
-    entries: Mutex<HashMap<FooterKey, Footer>>,
+    max_entries: usize,
+    max_bytes: usize,
+    lru: Mutex<Lru>,
 }
 
 type FooterKey = (String, u64, String);
 
+/// The entries and their use order: `order` maps each entry's last use to its key.
+#[derive(Debug, Default)]
+struct Lru {
+    entries: HashMap<FooterKey, (Footer, usize, u64)>,
+    order: BTreeMap<u64, FooterKey>,
+    bytes: usize,
+    clock: u64,
+}
+
+impl Lru {
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    fn remove(&mut self, key: &FooterKey) {
+        if let Some((_, size, used)) = self.entries.remove(key) {
+            self.order.remove(&used);
+            self.bytes -= size;
+        }
+    }
+}
+
 impl FooterCache {
-    /// A cache of at most `capacity` footers.
-    pub fn new(capacity: usize) -> Self {
+    /// A cache of at most `max_entries` footers, of any size.
+    pub fn new(max_entries: usize) -> Self {
+        Self::bounded(max_entries, usize::MAX)
+    }
+
+    /// A cache of at most `max_entries` footers taking at most `max_bytes` together.
+    pub fn bounded(max_entries: usize, max_bytes: usize) -> Self {
         FooterCache {
-            capacity,
-            entries: Mutex::new(HashMap::new()),
+            max_entries,
+            max_bytes,
+            lru: Mutex::new(Lru::default()),
         }
     }
 
@@ -47,33 +82,54 @@ impl FooterCache {
         (meta.location.to_string(), meta.size, version)
     }
 
-    /// The footer of `meta`'s object, when cached.
+    /// The footer of `meta`'s object, when cached (it becomes the most recently used).
     pub fn get(&self, meta: &ObjectMeta) -> Option<Footer> {
-        let hit = self.entries.lock().ok()?.get(&Self::key(meta)).cloned();
-        if hit.is_some() {
-            parq_codecs::probe::hit("io.footer_cache_hit");
-        }
-        hit
+        let mut lru = self.lru.lock().ok()?;
+        let key = Self::key(meta);
+        let now = lru.tick();
+        let (footer, used) = {
+            let (footer, _, used) = lru.entries.get_mut(&key)?;
+            (footer.clone(), std::mem::replace(used, now))
+        };
+        lru.order.remove(&used);
+        lru.order.insert(now, key);
+        parq_codecs::probe::hit("io.footer_cache_hit");
+        Some(footer)
     }
 
-    /// Remember `footer` as that of `meta`'s object.
+    /// Remember `footer` as that of `meta`'s object, evicting the least recently used
+    /// footers beyond the bounds.
     pub fn insert(&self, meta: &ObjectMeta, footer: Footer) {
-        let Ok(mut entries) = self.entries.lock() else {
+        let Ok(mut lru) = self.lru.lock() else {
             return;
         };
-        if entries.len() >= self.capacity {
-            if let Some(k) = entries.keys().next().cloned() {
-                entries.remove(&k);
-            }
+        let key = Self::key(meta);
+        lru.remove(&key);
+        let size = footer.approx_size();
+        if self.max_entries == 0 || size > self.max_bytes {
+            return;
         }
-        if self.capacity > 0 {
-            entries.insert(Self::key(meta), footer);
+        while lru.entries.len() >= self.max_entries || lru.bytes + size > self.max_bytes {
+            let Some((_, oldest)) = lru.order.pop_first() else {
+                break;
+            };
+            lru.remove(&oldest);
+            parq_codecs::probe::hit("io.footer_cache_evicted");
         }
+        let now = lru.tick();
+        lru.order.insert(now, key.clone());
+        lru.bytes += size;
+        lru.entries.insert(key, (footer, size, now));
     }
 
     /// Footers held.
     pub fn len(&self) -> usize {
-        self.entries.lock().map_or(0, |e| e.len())
+        self.lru.lock().map_or(0, |l| l.entries.len())
+    }
+
+    /// Bytes the footers held take ([`Footer::approx_size`] summed).
+    pub fn bytes(&self) -> usize {
+        self.lru.lock().map_or(0, |l| l.bytes)
     }
 
     /// True when no footer is held.

@@ -54,6 +54,10 @@ pub struct ScanProgress {
     pub files_pruned: AtomicU64,
     /// Bytes in the scan's files.
     pub bytes: AtomicU64,
+    /// Files finished: read to the end, or pruned whole.
+    pub files_done: AtomicU64,
+    /// Bytes of the files finished (their whole sizes).
+    pub bytes_done: AtomicU64,
     /// Rows returned so far.
     pub rows: AtomicU64,
     /// Batches returned so far.
@@ -164,7 +168,7 @@ impl Scan {
             let (store, options, progress) =
                 (Arc::clone(&store), Arc::clone(&options), Arc::clone(&p));
             AbortOnDrop(tokio::spawn(async move {
-                open_file(store, meta, &options, &progress).await
+                open_file(store, meta, &options, progress).await
             }))
         });
         let batches = files
@@ -184,8 +188,9 @@ async fn open_file(
     store: Arc<dyn ObjectStore>,
     meta: ObjectMeta,
     options: &ScanOptions,
-    progress: &ScanProgress,
+    progress: Arc<ScanProgress>,
 ) -> Result<Option<BatchStream>> {
+    let size = meta.size;
     let mut reader = ParqObjectReader::new(store, meta).with_options(options.read.clone());
     if let Some(cache) = &options.footer_cache {
         reader = reader.with_footer_cache(Arc::clone(cache));
@@ -200,13 +205,22 @@ async fn open_file(
         }
         if keep.is_empty() {
             ScanProgress::add(&progress.files_pruned, 1);
+            ScanProgress::add(&progress.files_done, 1);
+            ScanProgress::add(&progress.bytes_done, size);
             parq_codecs::probe::hit("io.files_pruned");
             return Ok(None);
         }
         push.read.row_groups = Some(keep);
     }
     let decoder = crate::read::push::PushDecoder::try_new(footer, push)?;
-    Ok(Some(reader.primed_stream(decoder)))
+    // Counted done once its last batch has been taken.
+    let done = futures::stream::once(async move {
+        ScanProgress::add(&progress.files_done, 1);
+        ScanProgress::add(&progress.bytes_done, size);
+        None::<Result<crate::read::ArrayBatch>>
+    })
+    .filter_map(futures::future::ready);
+    Ok(Some(Box::pin(reader.primed_stream(decoder).chain(done))))
 }
 
 /// A spawned task that is aborted when dropped, and whose panic or cancellation is an error.
