@@ -58,6 +58,10 @@ pub(crate) fn value_matches(test: &Test, v: Val<'_>) -> bool {
         Test::NotIn(values) => !values.iter().any(eq),
         Test::IsNull => false,
         Test::IsNotNull => true,
+        Test::Geo(g) => match v {
+            Val::Bytes(b) => g.matches(b),
+            _ => false,
+        },
     }
 }
 

@@ -9,7 +9,6 @@ use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
 use parq_codecs::probe;
 
 use super::eval::{eval, filter_array};
-use super::stats::Summary;
 use super::{bloom, dictionary, page_index, stats, Expr, Node};
 use crate::array::Array;
 use crate::bloom::Sbbf;
@@ -472,13 +471,7 @@ impl<S: Source> ParquetReader<S> {
                     return Ok(false);
                 };
                 let order = orders.and_then(|o| o.get(leaf.column));
-                let s = Summary::of_chunk(
-                    meta.statistics.as_ref(),
-                    leaf.domain,
-                    order,
-                    meta.num_values,
-                );
-                Ok(stats::prunes(&leaf.test, &s))
+                Ok(stats::chunk_prunes(leaf, meta, order))
             })?;
             if by_stats {
                 stats.pruned_by_statistics += 1;

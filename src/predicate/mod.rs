@@ -50,6 +50,31 @@
 //! bounds are ignored, `-0.0 = 0.0`, legacy `min`/`max` are used only for signed orders, and a
 //! max marked inexact is not used. The text grammar (the CLI's `--where`) is in
 //! `docs/cli.md`.
+//!
+//! # Geospatial: `intersects`
+//!
+//! `geom intersects box(xmin, ymin, xmax, ymax)` ([`ColumnRef::intersects_box`]) applies to
+//! GEOMETRY and GEOGRAPHY columns.
+//!
+//! **What it means.** On GEOMETRY, a row matches when the bounding box of its WKB value
+//! meets the query box, edges included (PostGIS's `&&`, not an exact shape intersection: a
+//! polygon whose box meets the query box matches even if its shape does not). The box of a
+//! planar geometry is the box of its vertices, so this test is exact and rows are filtered
+//! by it. On GEOGRAPHY, a POINT matches when it lies in the box; every other non-null
+//! GEOGRAPHY value is **kept** (its edges are geodesics: the box of its vertices does not
+//! bound it, and parq has no spherical geometry to decide), so the predicate is only a
+//! row-group filter there. `NOT (… intersects …)` is allowed on GEOMETRY only. A query box
+//! with `xmin > xmax` wraps around the antimeridian. Nulls and values that are not valid WKB
+//! satisfy neither the test nor its negation.
+//!
+//! **Pruning.** A row group is skipped when its `GeospatialStatistics` box misses the query
+//! box (`NaN` bounds are not used, X wraparound is honoured) or when every value is null.
+//! GEOGRAPHY boxes are used only when the chunk's geospatial types say every value is a
+//! POINT or MULTIPOINT: a box around points bounds them whatever the edges, while for lines
+//! and polygons parq cannot tell whether the writer bounded the geodesic edges (a writer
+//! that bounded vertices only, as a planar bounder does, would make pruning drop matches).
+//! The column index has no geospatial statistics, so pages are pruned only when they hold
+//! nulls only; a dictionary page whose entries all miss prunes the row group.
 
 mod bloom;
 mod dictionary;
@@ -59,6 +84,7 @@ mod filter;
 mod footer_stats;
 #[doc(hidden)]
 pub mod fuzzing;
+mod geo;
 mod literal;
 mod page_index;
 mod parse;
@@ -69,6 +95,7 @@ pub use filter::{FilterStats, FilteredBatches};
 pub use literal::Literal;
 pub use parse::ParseError;
 
+use crate::metadata::LogicalType;
 use crate::read::RowSelection;
 use crate::schema::SchemaDescriptor;
 use crate::{Error, Result};
@@ -89,6 +116,8 @@ pub(crate) enum Test {
     NotIn(Vec<Scalar>),
     IsNull,
     IsNotNull,
+    /// `x intersects box(...)`, possibly negated (see [`geo`]).
+    Geo(geo::GeoTest),
 }
 
 /// A test of a leaf column.
@@ -209,6 +238,37 @@ impl Node {
                     (*op, false)
                 };
                 node(i, domain, Test::Cmp { op, value, or_nan })
+            }
+            Expr::Intersects { column, bbox } => {
+                let (i, domain, _) = leaf(column)?;
+                let geography = match &schema.leaf(i).logical_type {
+                    Some(LogicalType::Geometry { .. }) => false,
+                    Some(LogicalType::Geography { .. }) => true,
+                    _ => {
+                        return Err(Error::InvalidArgument(format!(
+                            "column {column}: `intersects` needs a GEOMETRY or GEOGRAPHY column"
+                        )))
+                    }
+                };
+                let b = [bbox.xmin, bbox.ymin, bbox.xmax, bbox.ymax];
+                if b.iter().any(|v| v.is_nan()) || bbox.ymin > bbox.ymax {
+                    return Err(Error::InvalidArgument(format!(
+                        "column {column}: box({}, {}, {}, {}) needs numbers and ymin <= ymax",
+                        b[0], b[1], b[2], b[3]
+                    )));
+                }
+                if negate && geography {
+                    return Err(Error::InvalidArgument(format!(
+                        "column {column}: `not … intersects` on GEOGRAPHY is not supported: \
+                         parq cannot decide it for geodesic edges"
+                    )));
+                }
+                let test = geo::GeoTest {
+                    bbox: *bbox,
+                    geography,
+                    negated: negate,
+                };
+                node(i, domain, Test::Geo(test))
             }
             Expr::In {
                 column,
