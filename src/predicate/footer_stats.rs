@@ -29,7 +29,7 @@ impl Expr {
                     return Ok(false);
                 };
                 let order = orders.and_then(|o| o.get(leaf.column));
-                Ok(stats::chunk_prunes(leaf, meta, order))
+                Ok(stats::chunk_prunes(leaf, meta, order, &group.columns))
             })?;
             if !pruned {
                 keep.push(i);

@@ -51,6 +51,14 @@
 //! max marked inexact is not used. The text grammar (the CLI's `--where`) is in
 //! `docs/cli.md`.
 //!
+//! # Variant paths
+//!
+//! A path into a top-level VARIANT column, `var.a.b > 5` (`col("var.a.b").gt(5)`), compares
+//! the variant value at `a.b` where the path is shredded to a primitive `typed_value` leaf,
+//! and prunes by that leaf's statistics only where no row's value there can sit in a `value`
+//! column. The rules are in the `variant_path` module's notes: only comparisons and `in`
+//! with integers, numbers, strings and booleans; a value of another kind is unknown.
+//!
 //! # Geospatial: `intersects`
 //!
 //! `geom intersects box(xmin, ymin, xmax, ymax)` ([`ColumnRef::intersects_box`]) applies to
@@ -89,6 +97,7 @@ mod literal;
 mod page_index;
 mod parse;
 mod stats;
+mod variant_path;
 
 pub use expr::{col, CmpOp, ColumnRef, Expr};
 pub use filter::{FilterStats, FilteredBatches};
@@ -127,6 +136,9 @@ pub(crate) struct Leaf {
     pub column: usize,
     pub domain: Domain,
     pub test: Test,
+    /// Read through a shredded variant path (`column` is its typed leaf): see
+    /// [`variant_path`].
+    pub variant: Option<Box<variant_path::VariantPath>>,
 }
 
 /// A bound predicate in negation normal form. With no `NOT` left above the leaves, a null
@@ -174,19 +186,39 @@ impl Node {
     }
 
     fn bind_inner(expr: &Expr, schema: &SchemaDescriptor, negate: bool) -> Result<Node> {
+        // A leaf column, or the typed leaf of a variant path (`var.a.b`).
+        let variant = |column: &str| -> Result<Option<(usize, variant_path::VariantPath)>> {
+            match schema.find(column) {
+                Some(_) => Ok(None),
+                None => variant_path::resolve(schema, column),
+            }
+        };
         let leaf = |column: &str| -> Result<(usize, Domain, Option<i32>)> {
-            let i = schema.find(column).ok_or_else(|| {
-                Error::InvalidArgument(format!("no leaf column {column:?} in the schema"))
-            })?;
+            let i = match (schema.find(column), variant(column)?) {
+                (Some(i), _) | (None, Some((i, _))) => i,
+                (None, None) => {
+                    return Err(Error::InvalidArgument(format!(
+                        "no leaf column {column:?} in the schema"
+                    )))
+                }
+            };
             let (domain, scale) = Domain::of(schema.leaf(i))?;
             Ok((i, domain, scale))
         };
-        let node = |column, domain, test| {
-            Node::Leaf(Leaf {
+        let node = |name: &str, column, domain, test| -> Result<Node> {
+            let variant = variant(name)?.map(|(_, v)| Box::new(v));
+            if variant.is_some() && !variant_path::supported(&test) {
+                return Err(Error::InvalidArgument(format!(
+                    "column {name}: predicates on variant paths support comparisons and `in` \
+                     with integers, numbers, strings and booleans"
+                )));
+            }
+            Ok(Node::Leaf(Leaf {
                 column,
                 domain,
                 test,
-            })
+                variant,
+            }))
         };
         Ok(match expr {
             Expr::And(a, b) | Expr::Or(a, b) => {
@@ -216,7 +248,7 @@ impl Node {
                 } else {
                     Test::IsNull
                 };
-                node(i, domain, test)
+                node(column, i, domain, test)?
             }
             Expr::Cmp { column, op, value } => {
                 let (i, domain, scale) = leaf(column)?;
@@ -226,7 +258,7 @@ impl Node {
                     // value; negated, the other way round. Nulls stay unknown (false).
                     let always = (*op == CmpOp::Ne) != negate;
                     return Ok(if always {
-                        node(i, domain, Test::IsNotNull)
+                        node(column, i, domain, Test::IsNotNull)?
                     } else {
                         Node::Const(false)
                     });
@@ -237,7 +269,7 @@ impl Node {
                 } else {
                     (*op, false)
                 };
-                node(i, domain, Test::Cmp { op, value, or_nan })
+                node(column, i, domain, Test::Cmp { op, value, or_nan })?
             }
             Expr::Intersects { column, bbox } => {
                 let (i, domain, _) = leaf(column)?;
@@ -268,7 +300,7 @@ impl Node {
                     geography,
                     negated: negate,
                 };
-                node(i, domain, Test::Geo(test))
+                node(column, i, domain, Test::Geo(test))?
             }
             Expr::In {
                 column,
@@ -289,7 +321,7 @@ impl Node {
                 } else {
                     Test::In(scalars)
                 };
-                node(i, domain, test)
+                node(column, i, domain, test)?
             }
         })
     }
@@ -333,12 +365,26 @@ impl Node {
         }
     }
 
-    /// The leaf columns the predicate reads, each once, in order of first use.
+    /// The leaf columns the predicate reads, each once, in order of first use (variant
+    /// paths aside: see [`Self::variant_paths`]).
     pub(crate) fn columns(&self) -> Vec<usize> {
         let mut out = Vec::new();
         self.visit(&mut |l| {
-            if !out.contains(&l.column) {
+            if l.variant.is_none() && !out.contains(&l.column) {
                 out.push(l.column);
+            }
+        });
+        out
+    }
+
+    /// The variant paths the predicate reads, each once.
+    pub(crate) fn variant_paths(&self) -> Vec<variant_path::VariantPath> {
+        let mut out: Vec<variant_path::VariantPath> = Vec::new();
+        self.visit(&mut |l| {
+            if let Some(v) = &l.variant {
+                if !out.contains(v) {
+                    out.push((**v).clone());
+                }
             }
         });
         out
@@ -452,6 +498,7 @@ mod tests {
                     Domain::F64
                 },
                 test: Test::Cmp { op, value, or_nan },
+                variant: None,
             })
         };
         assert_eq!(
@@ -479,6 +526,7 @@ mod tests {
                     column: 0,
                     domain: Domain::I32,
                     test,
+                    variant: None,
                 })
             };
             Node::And(vec![l(Test::IsNull), l(Test::IsNotNull)])
@@ -498,6 +546,7 @@ mod tests {
                     column: 1,
                     domain: Domain::F64,
                     test: Test::IsNotNull,
+                    variant: None,
                 }),
                 Node::Leaf(Leaf {
                     column: 0,
@@ -507,6 +556,7 @@ mod tests {
                         value: Scalar::I32(1),
                         or_nan: false,
                     },
+                    variant: None,
                 }),
             ])
         );

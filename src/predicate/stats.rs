@@ -17,7 +17,7 @@ use std::cmp::Ordering;
 
 use super::literal::{Domain, Scalar};
 use super::{CmpOp, Leaf, Test};
-use crate::metadata::{ColumnMetaData, ColumnOrder, Statistics};
+use crate::metadata::{ColumnChunk, ColumnMetaData, ColumnOrder, Statistics};
 
 /// What statistics say about the values of a row group or page.
 #[derive(Debug, Clone, Default)]
@@ -79,11 +79,18 @@ impl Summary {
 
 /// True when the statistics of a column chunk show that no value satisfies `leaf`'s test:
 /// min/max/null counts, and the geospatial statistics for `intersects`.
+/// `columns` are the row group's chunks (a variant path checks its `value` columns there).
 pub(crate) fn chunk_prunes(
     leaf: &Leaf,
     meta: &ColumnMetaData,
     order: Option<&ColumnOrder>,
+    columns: &[ColumnChunk],
 ) -> bool {
+    if let Some(v) = &leaf.variant {
+        if !super::variant_path::only_typed(v, columns) {
+            return false;
+        }
+    }
     let s = Summary::of_chunk(
         meta.statistics.as_ref(),
         leaf.domain,
