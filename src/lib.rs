@@ -32,6 +32,7 @@ pub mod column;
 pub mod encryption;
 mod error;
 pub mod field;
+pub mod geospatial;
 pub mod metadata;
 #[cfg(feature = "object_store")]
 pub mod object_store;

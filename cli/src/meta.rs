@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use parq::metadata::{FileMetaData, Statistics};
+use parq::metadata::{FileMetaData, GeospatialStatistics, Statistics};
 use parq::schema::ColumnDescriptor;
 
 use crate::{cat, json};
@@ -31,6 +31,80 @@ fn stats_text(s: &Statistics, leaf: Option<&ColumnDescriptor>) -> String {
         bound_text(leaf, bound(&s.max_value, &s.max)),
         s.null_count.map_or_else(|| "-".into(), |n| n.to_string())
     )
+}
+
+/// A geospatial type code by its WKT name (`POLYGON Z`), or the number if it has none.
+fn geo_type(code: i32) -> String {
+    parq::geospatial::type_name(code).unwrap_or_else(|| code.to_string())
+}
+
+/// Geospatial statistics as text: `geo types=[POINT, LINESTRING Z] x=[1, 2] y=[3, 4] z=[..]`
+/// (`x=[170, -170]` wraps around the antimeridian).
+fn geo_text(g: &GeospatialStatistics) -> String {
+    let mut s = String::from(" geo");
+    match &g.geospatial_types {
+        Some(t) if !t.is_empty() => {
+            let names: Vec<String> = t.iter().map(|&c| geo_type(c)).collect();
+            let _ = write!(s, " types=[{}]", names.join(", "));
+        }
+        _ => s.push_str(" types=unknown"),
+    }
+    match &g.bbox {
+        None => s.push_str(" bbox=-"),
+        Some(b) => {
+            let _ = write!(s, " x=[{}, {}] y=[{}, {}]", b.xmin, b.xmax, b.ymin, b.ymax);
+            for (axis, lo, hi) in [("z", b.zmin, b.zmax), ("m", b.mmin, b.mmax)] {
+                if let (Some(lo), Some(hi)) = (lo, hi) {
+                    let _ = write!(s, " {axis}=[{lo}, {hi}]");
+                }
+            }
+        }
+    }
+    s
+}
+
+/// A float as JSON (`null` for a NaN or an infinity, which JSON cannot write).
+fn json_f64(s: &mut String, v: Option<f64>) {
+    match v {
+        Some(v) if v.is_finite() => {
+            let _ = write!(s, "{v:?}");
+        }
+        _ => s.push_str("null"),
+    }
+}
+
+/// Geospatial statistics as JSON: `{"bbox":{"xmin":..},"geospatial_types":[1,1003]}`.
+fn geo_json(s: &mut String, g: &GeospatialStatistics) {
+    s.push_str(",\"geospatial_statistics\":{\"bbox\":");
+    match &g.bbox {
+        None => s.push_str("null"),
+        Some(b) => {
+            let axes = [
+                ("xmin", Some(b.xmin)),
+                ("xmax", Some(b.xmax)),
+                ("ymin", Some(b.ymin)),
+                ("ymax", Some(b.ymax)),
+                ("zmin", b.zmin),
+                ("zmax", b.zmax),
+                ("mmin", b.mmin),
+                ("mmax", b.mmax),
+            ];
+            for (i, (name, v)) in axes.into_iter().enumerate() {
+                let _ = write!(s, "{}\"{name}\":", if i == 0 { "{" } else { "," });
+                json_f64(s, v);
+            }
+            s.push('}');
+        }
+    }
+    s.push_str(",\"geospatial_types\":");
+    match &g.geospatial_types {
+        None => s.push_str("null"),
+        Some(t) => {
+            let codes: Vec<String> = t.iter().map(i32::to_string).collect();
+            let _ = write!(s, "[{}]", codes.join(","));
+        }
+    }
+    s.push('}');
 }
 
 /// Row groups and column chunks as text; statistics typed by the `leaves` of the schema.
@@ -66,7 +140,7 @@ pub fn text(m: &FileMetaData, leaves: &[ColumnDescriptor]) -> String {
             };
             let _ = writeln!(
                 s,
-                "  {:<24} {:?} {:?} encodings={:?} values={} compressed={} uncompressed={}{}{}",
+                "  {:<24} {:?} {:?} encodings={:?} values={} compressed={} uncompressed={}{}{}{}",
                 md.path_in_schema.join("."),
                 md.type_,
                 md.codec,
@@ -77,6 +151,10 @@ pub fn text(m: &FileMetaData, leaves: &[ColumnDescriptor]) -> String {
                 md.statistics
                     .as_ref()
                     .map(|st| format!(" {}", stats_text(st, leaves.get(leaf))))
+                    .unwrap_or_default(),
+                md.geospatial_statistics
+                    .as_ref()
+                    .map(geo_text)
                     .unwrap_or_default(),
                 md.bloom_filter_offset
                     .map(|o| format!(
@@ -171,6 +249,9 @@ pub fn json(m: &FileMetaData, leaves: &[ColumnDescriptor]) -> String {
                     "\"null_count\":{}}}",
                     st.null_count.map_or("null".to_string(), |n| n.to_string())
                 );
+            }
+            if let Some(g) = &md.geospatial_statistics {
+                geo_json(&mut s, g);
             }
             if let Some(o) = md.bloom_filter_offset {
                 let _ = write!(

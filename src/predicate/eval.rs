@@ -58,6 +58,10 @@ pub(crate) fn value_matches(test: &Test, v: Val<'_>) -> bool {
         Test::NotIn(values) => !values.iter().any(eq),
         Test::IsNull => false,
         Test::IsNotNull => true,
+        Test::Geo(g) => match v {
+            Val::Bytes(b) => g.matches(b),
+            _ => false,
+        },
     }
 }
 
@@ -153,9 +157,13 @@ fn masked(col: &Column, mask: BooleanBuffer) -> BooleanBuffer {
 }
 
 /// Rows (of `len`) that satisfy the predicate, given each leaf column's decoded values.
+/// The values of each variant path a predicate reads (`var.a.b`), for [`eval`].
+pub(crate) type VariantValues = HashMap<String, crate::variant::VariantArray>;
+
 pub(crate) fn eval(
     node: &Node,
     columns: &HashMap<Input, Column>,
+    variants: &VariantValues,
     len: usize,
 ) -> Result<BooleanBuffer> {
     Ok(match node {
@@ -165,6 +173,19 @@ pub(crate) fn eval(
             } else {
                 BooleanBuffer::new_unset(len)
             }
+        }
+        Node::Leaf(l) if l.variant.is_some() => {
+            let v = l.variant.as_deref().map(|v| v.dotted()).unwrap_or_default();
+            let values = variants
+                .get(&v)
+                .ok_or_else(|| Error::InvalidArgument(format!("variant path {v} not decoded")))?;
+            if values.len() != len {
+                return Err(Error::format(format!(
+                    "variant path {v} has {} rows where {len} were expected",
+                    values.len()
+                )));
+            }
+            super::variant_path::eval(&l.test, values)?
         }
         Node::Leaf(l) => {
             let col = columns.get(&l.input()).ok_or_else(|| {
@@ -181,14 +202,14 @@ pub(crate) fn eval(
         Node::And(c) => {
             let mut out = BooleanBuffer::new_set(len);
             for n in c {
-                out = &out & &eval(n, columns, len)?;
+                out = &out & &eval(n, columns, variants, len)?;
             }
             out
         }
         Node::Or(c) => {
             let mut out = BooleanBuffer::new_unset(len);
             for n in c {
-                out = &out | &eval(n, columns, len)?;
+                out = &out | &eval(n, columns, variants, len)?;
             }
             out
         }

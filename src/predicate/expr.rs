@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::literal::Literal;
+use crate::geospatial::GeoBox;
 
 /// A comparison operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -74,6 +75,14 @@ pub enum Expr {
         column: String,
         /// `is not null`.
         negated: bool,
+    },
+    /// `column intersects box(xmin, ymin, xmax, ymax)` on a GEOMETRY or GEOGRAPHY column:
+    /// see [`crate::predicate`] for what it means and how it prunes.
+    Intersects {
+        /// Dotted column path.
+        column: String,
+        /// The query box (`xmin > xmax` wraps around the antimeridian).
+        bbox: GeoBox,
     },
     /// Both.
     And(Box<Expr>, Box<Expr>),
@@ -149,6 +158,19 @@ impl ColumnRef {
         }
     }
 
+    /// `column intersects box(xmin, ymin, xmax, ymax)`.
+    pub fn intersects_box(self, xmin: f64, ymin: f64, xmax: f64, ymax: f64) -> Expr {
+        Expr::Intersects {
+            column: self.0,
+            bbox: GeoBox {
+                xmin,
+                ymin,
+                xmax,
+                ymax,
+            },
+        }
+    }
+
     /// `column is null`.
     pub fn is_null(self) -> Expr {
         Expr::IsNull {
@@ -196,9 +218,10 @@ impl Expr {
 
     fn visit_columns<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
         match self {
-            Expr::Cmp { column, .. } | Expr::In { column, .. } | Expr::IsNull { column, .. } => {
-                f(column)
-            }
+            Expr::Cmp { column, .. }
+            | Expr::In { column, .. }
+            | Expr::IsNull { column, .. }
+            | Expr::Intersects { column, .. } => f(column),
             Expr::And(a, b) | Expr::Or(a, b) => {
                 a.visit_columns(f);
                 b.visit_columns(f);
@@ -230,6 +253,11 @@ impl fmt::Display for Expr {
             Expr::IsNull { column, negated } => {
                 write!(f, "{column} is {}null", if *negated { "not " } else { "" })
             }
+            Expr::Intersects { column, bbox: b } => write!(
+                f,
+                "{column} intersects box({:?}, {:?}, {:?}, {:?})",
+                b.xmin, b.ymin, b.xmax, b.ymax
+            ),
             Expr::And(a, b) => write!(f, "({a} and {b})"),
             Expr::Or(a, b) => write!(f, "({a} or {b})"),
             Expr::Not(e) => write!(f, "not ({e})"),

@@ -8,8 +8,7 @@ use std::ops::Range;
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
 use parq_codecs::probe;
 
-use super::eval::{eval, filter_array};
-use super::stats::Summary;
+use super::eval::{eval, filter_array, VariantValues};
 use super::{bloom, dictionary, page_index, stats, Expr, Input, Node};
 use crate::array::Array;
 use crate::bloom::Sbbf;
@@ -17,6 +16,7 @@ use crate::column::Column;
 use crate::field::Field;
 use crate::metadata::ColumnIndex;
 use crate::read::{ArrayBatch, ArrayBatchReader, BatchReader, ParquetReader, RowSelection, Source};
+use crate::variant::VariantArray;
 use crate::{Error, Result};
 
 /// What pruning and filtering did, over the row groups the reader selects.
@@ -189,11 +189,18 @@ enum LeafStream<S: Source> {
     /// A leaf under structs (input, dotted path), with the structs' nulls folded in: all of
     /// them, or those of the struct the input tests.
     Nested(Input, String, ArrayBatchReader<S>),
+    /// The values of a variant path (`var.a.b`, and `["a", "b"]`), rebuilt from the leaves
+    /// on the way.
+    Variant(String, Vec<String>, ArrayBatchReader<S>),
 }
 
 impl<S: Source> LeafStream<S> {
     /// The next batch: rows and each input's column.
-    fn next(&mut self, out: &mut HashMap<Input, Column>) -> Result<Option<usize>> {
+    fn next(
+        &mut self,
+        out: &mut HashMap<Input, Column>,
+        variants: &mut VariantValues,
+    ) -> Result<Option<usize>> {
         match self {
             LeafStream::Flat(leaves, r) => match r.next().transpose()? {
                 None => Ok(None),
@@ -207,6 +214,20 @@ impl<S: Source> LeafStream<S> {
                 Some(mut b) => {
                     let array = b.arrays.pop().ok_or_else(|| Error::format("empty batch"))?;
                     out.insert(*input, flatten_leaf(array, path, input.1)?);
+                    Ok(Some(b.num_rows))
+                }
+            },
+            LeafStream::Variant(dotted, segments, r) => match r.next().transpose()? {
+                None => Ok(None),
+                Some(b) => {
+                    let (field, array) = b
+                        .fields
+                        .first()
+                        .zip(b.arrays.first())
+                        .ok_or_else(|| Error::format("empty batch"))?;
+                    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+                    let values = VariantArray::from_group_at(field, array, &segments)?;
+                    variants.insert(dotted.clone(), values);
                     Ok(Some(b.num_rows))
                 }
             },
@@ -348,6 +369,13 @@ impl<S: Source> ParquetReader<S> {
             let batches = reader.array_batches(&[&path], EVAL_BATCH)?;
             streams.push(LeafStream::Nested(input, path, batches));
         }
+        for v in node.variant_paths() {
+            let leaves = self.variant_path_leaves(&v.group, &v.path)?;
+            let leaves: Vec<&str> = leaves.iter().map(String::as_str).collect();
+            let batches = reader.array_batches(&leaves, EVAL_BATCH)?;
+            let segments = v.path.split('.').map(str::to_string).collect();
+            streams.push(LeafStream::Variant(v.dotted(), segments, batches));
+        }
         let keep: Vec<usize> = projection
             .iter()
             .filter_map(|p| schema.find(p))
@@ -357,12 +385,14 @@ impl<S: Source> ParquetReader<S> {
         let mut mask = BooleanBufferBuilder::new(total);
         let mut at = 0usize;
         let mut columns = HashMap::new();
+        let mut variants = VariantValues::new();
         loop {
             columns.clear();
+            variants.clear();
             let mut rows: Option<usize> = None;
             let mut ended = 0;
             for s in &mut streams {
-                match s.next(&mut columns)? {
+                match s.next(&mut columns, &mut variants)? {
                     Some(n) if rows.is_none_or(|r| r == n) => rows = Some(n),
                     Some(n) => {
                         return Err(Error::format(format!(
@@ -387,7 +417,7 @@ impl<S: Source> ParquetReader<S> {
                     total as u64,
                 ));
             }
-            let m = eval(node, &columns, n)?;
+            let m = eval(node, &columns, &variants, n)?;
             for c in &keep {
                 if let Some(col) = columns.get(&(*c, None)) {
                     kept.entry(*c).or_default().push(filter_column(col, &m));
@@ -478,13 +508,7 @@ impl<S: Source> ParquetReader<S> {
                     return Ok(false);
                 };
                 let order = orders.and_then(|o| o.get(leaf.column));
-                let s = Summary::of_chunk(
-                    meta.statistics.as_ref(),
-                    leaf.domain,
-                    order,
-                    meta.num_values,
-                );
-                Ok(stats::prunes(&leaf.test, &s))
+                Ok(stats::chunk_prunes(leaf, meta, order, &group.columns))
             })?;
             if by_stats {
                 stats.pruned_by_statistics += 1;
@@ -499,6 +523,9 @@ impl<S: Source> ParquetReader<S> {
                 all = all.intersection(user);
             }
             let selection = node.select(&all, &mut |leaf| {
+                if leaf.variant.is_some() {
+                    return Ok(None); // `value` columns may hold what the typed leaf misses
+                }
                 let Some((index, pages)) = self.page_index(rg, leaf.column, rows, &mut indexes)?
                 else {
                     return Ok(None);
@@ -524,6 +551,9 @@ impl<S: Source> ParquetReader<S> {
             // (c) Bloom filters.
             let mut filters: HashMap<usize, Option<Sbbf>> = HashMap::new();
             let by_bloom = node.prunes(&mut |leaf| {
+                if leaf.variant.is_some() {
+                    return Ok(false);
+                }
                 let type_length = self.schema.leaf(leaf.column).type_length;
                 let Some(hashes) = bloom::leaf_hashes(leaf, type_length) else {
                     return Ok(false);
@@ -547,7 +577,7 @@ impl<S: Source> ParquetReader<S> {
             // (d) Dictionary pages.
             let mut dictionaries: HashMap<usize, Option<Column>> = HashMap::new();
             let by_dictionary = node.prunes(&mut |leaf| {
-                if !dictionary::tests_values(leaf) {
+                if !dictionary::tests_values(leaf) || leaf.variant.is_some() {
                     return Ok(false);
                 }
                 let dict = match dictionaries.get(&leaf.column) {

@@ -2,7 +2,7 @@
 //! any data (or page index, bloom filter, dictionary) is fetched. The multi-file scans
 //! use it to skip whole files.
 
-use super::stats::{self, Summary};
+use super::stats;
 use super::{Expr, Node};
 use crate::metadata::FileMetaData;
 use crate::schema::SchemaDescriptor;
@@ -29,13 +29,7 @@ impl Expr {
                     return Ok(false);
                 };
                 let order = orders.and_then(|o| o.get(leaf.column));
-                let s = Summary::of_chunk(
-                    meta.statistics.as_ref(),
-                    leaf.domain,
-                    order,
-                    meta.num_values,
-                );
-                Ok(stats::prunes(&leaf.test, &s))
+                Ok(stats::chunk_prunes(leaf, meta, order, &group.columns))
             })?;
             if !pruned {
                 keep.push(i);

@@ -393,6 +393,10 @@ fn rename(e: Expr) -> Expr {
             column: "x".into(),
             negated,
         },
+        Expr::Intersects { bbox, .. } => Expr::Intersects {
+            column: "x".into(),
+            bbox,
+        },
         Expr::And(a, b) => Expr::And(Box::new(rename(*a)), Box::new(rename(*b))),
         Expr::Or(a, b) => Expr::Or(Box::new(rename(*a)), Box::new(rename(*b))),
         Expr::Not(a) => Expr::Not(Box::new(rename(*a))),

@@ -50,6 +50,39 @@
 //! bounds are ignored, `-0.0 = 0.0`, legacy `min`/`max` are used only for signed orders, and a
 //! max marked inexact is not used. The text grammar (the CLI's `--where`) is in
 //! `docs/cli.md`.
+//!
+//! # Variant paths
+//!
+//! A path into a top-level VARIANT column, `var.a.b > 5` (`col("var.a.b").gt(5)`), compares
+//! the variant value at `a.b` where the path is shredded to a primitive `typed_value` leaf,
+//! and prunes by that leaf's statistics only where no row's value there can sit in a `value`
+//! column. The rules are in the `variant_path` module's notes: only comparisons and `in`
+//! with integers, numbers, strings and booleans; a value of another kind is unknown.
+//!
+//! # Geospatial: `intersects`
+//!
+//! `geom intersects box(xmin, ymin, xmax, ymax)` ([`ColumnRef::intersects_box`]) applies to
+//! GEOMETRY and GEOGRAPHY columns.
+//!
+//! **What it means.** On GEOMETRY, a row matches when the bounding box of its WKB value
+//! meets the query box, edges included (PostGIS's `&&`, not an exact shape intersection: a
+//! polygon whose box meets the query box matches even if its shape does not). The box of a
+//! planar geometry is the box of its vertices, so this test is exact and rows are filtered
+//! by it. On GEOGRAPHY, a POINT matches when it lies in the box; every other non-null
+//! GEOGRAPHY value is **kept** (its edges are geodesics: the box of its vertices does not
+//! bound it, and parq has no spherical geometry to decide), so the predicate is only a
+//! row-group filter there. `NOT (… intersects …)` is allowed on GEOMETRY only. A query box
+//! with `xmin > xmax` wraps around the antimeridian. Nulls and values that are not valid WKB
+//! satisfy neither the test nor its negation.
+//!
+//! **Pruning.** A row group is skipped when its `GeospatialStatistics` box misses the query
+//! box (`NaN` bounds are not used, X wraparound is honoured) or when every value is null.
+//! GEOGRAPHY boxes are used only when the chunk's geospatial types say every value is a
+//! POINT or MULTIPOINT: a box around points bounds them whatever the edges, while for lines
+//! and polygons parq cannot tell whether the writer bounded the geodesic edges (a writer
+//! that bounded vertices only, as a planar bounder does, would make pruning drop matches).
+//! The column index has no geospatial statistics, so pages are pruned only when they hold
+//! nulls only; a dictionary page whose entries all miss prunes the row group.
 
 mod bloom;
 mod dictionary;
@@ -59,17 +92,20 @@ mod filter;
 mod footer_stats;
 #[doc(hidden)]
 pub mod fuzzing;
+mod geo;
 mod literal;
 mod page_index;
 mod parse;
 mod stats;
 mod temporal;
+mod variant_path;
 
 pub use expr::{col, CmpOp, ColumnRef, Expr};
 pub use filter::{FilterStats, FilteredBatches};
 pub use literal::Literal;
 pub use parse::ParseError;
 
+use crate::metadata::LogicalType;
 use crate::read::RowSelection;
 use crate::schema::SchemaDescriptor;
 use crate::{Error, Result};
@@ -90,6 +126,8 @@ pub(crate) enum Test {
     NotIn(Vec<Scalar>),
     IsNull,
     IsNotNull,
+    /// `x intersects box(...)`, possibly negated (see [`geo`]).
+    Geo(geo::GeoTest),
 }
 
 /// A test of a leaf column.
@@ -102,6 +140,9 @@ pub(crate) struct Leaf {
     /// `Some(k)`: the test is `IS [NOT] NULL` of the struct made of the first `k` names of
     /// the leaf's path (the leaf is the struct's first), not of the leaf.
     pub of_struct: Option<usize>,
+    /// Read through a shredded variant path (`column` is its typed leaf): see
+    /// [`variant_path`].
+    pub variant: Option<Box<variant_path::VariantPath>>,
 }
 
 /// What a leaf test reads when it is evaluated: the leaf column, with its nulls (`None`) or
@@ -168,20 +209,40 @@ impl Node {
     }
 
     fn bind_inner(expr: &Expr, schema: &SchemaDescriptor, negate: bool) -> Result<Node> {
+        // A leaf column, or the typed leaf of a variant path (`var.a.b`).
+        let variant = |column: &str| -> Result<Option<(usize, variant_path::VariantPath)>> {
+            match schema.find(column) {
+                Some(_) => Ok(None),
+                None => variant_path::resolve(schema, column),
+            }
+        };
         let leaf = |column: &str| -> Result<(usize, Domain, Units)> {
-            let i = schema.find(column).ok_or_else(|| {
-                Error::InvalidArgument(format!("no leaf column {column:?} in the schema"))
-            })?;
+            let i = match (schema.find(column), variant(column)?) {
+                (Some(i), _) | (None, Some((i, _))) => i,
+                (None, None) => {
+                    return Err(Error::InvalidArgument(format!(
+                        "no leaf column {column:?} in the schema"
+                    )))
+                }
+            };
             let (domain, units) = Domain::of(schema.leaf(i))?;
             Ok((i, domain, units))
         };
-        let node = |column, domain, test| {
-            Node::Leaf(Leaf {
+        let node = |name: &str, column, domain, test| -> Result<Node> {
+            let variant = variant(name)?.map(|(_, v)| Box::new(v));
+            if variant.is_some() && !variant_path::supported(&test) {
+                return Err(Error::InvalidArgument(format!(
+                    "column {name}: predicates on variant paths support comparisons and `in` \
+                     with integers, numbers, strings and booleans"
+                )));
+            }
+            Ok(Node::Leaf(Leaf {
                 column,
                 domain,
                 test,
                 of_struct: None,
-            })
+                variant,
+            }))
         };
         Ok(match expr {
             Expr::And(a, b) | Expr::Or(a, b) => {
@@ -210,6 +271,7 @@ impl Node {
                         domain: Domain::Bytes,
                         test,
                         of_struct: Some(k),
+                        variant: None,
                     }));
                 }
                 // Nulls are known for any non-repeated leaf, even one whose values cannot be
@@ -221,7 +283,7 @@ impl Node {
                         _ => return Err(e),
                     },
                 };
-                node(i, domain, test)
+                node(column, i, domain, test)?
             }
             Expr::Cmp { column, op, value } => {
                 let (i, domain, units) = leaf(column)?;
@@ -231,7 +293,7 @@ impl Node {
                     // value; negated, the other way round. Nulls stay unknown (false).
                     let always = (*op == CmpOp::Ne) != negate;
                     return Ok(if always {
-                        node(i, domain, Test::IsNotNull)
+                        node(column, i, domain, Test::IsNotNull)?
                     } else {
                         Node::Const(false)
                     });
@@ -242,7 +304,38 @@ impl Node {
                 } else {
                     (*op, false)
                 };
-                node(i, domain, Test::Cmp { op, value, or_nan })
+                node(column, i, domain, Test::Cmp { op, value, or_nan })?
+            }
+            Expr::Intersects { column, bbox } => {
+                let (i, domain, _) = leaf(column)?;
+                let geography = match &schema.leaf(i).logical_type {
+                    Some(LogicalType::Geometry { .. }) => false,
+                    Some(LogicalType::Geography { .. }) => true,
+                    _ => {
+                        return Err(Error::InvalidArgument(format!(
+                            "column {column}: `intersects` needs a GEOMETRY or GEOGRAPHY column"
+                        )))
+                    }
+                };
+                let b = [bbox.xmin, bbox.ymin, bbox.xmax, bbox.ymax];
+                if b.iter().any(|v| v.is_nan()) || bbox.ymin > bbox.ymax {
+                    return Err(Error::InvalidArgument(format!(
+                        "column {column}: box({}, {}, {}, {}) needs numbers and ymin <= ymax",
+                        b[0], b[1], b[2], b[3]
+                    )));
+                }
+                if negate && geography {
+                    return Err(Error::InvalidArgument(format!(
+                        "column {column}: `not … intersects` on GEOGRAPHY is not supported: \
+                         parq cannot decide it for geodesic edges"
+                    )));
+                }
+                let test = geo::GeoTest {
+                    bbox: *bbox,
+                    geography,
+                    negated: negate,
+                };
+                node(column, i, domain, Test::Geo(test))?
             }
             Expr::In {
                 column,
@@ -263,7 +356,7 @@ impl Node {
                 } else {
                     Test::In(scalars)
                 };
-                node(i, domain, test)
+                node(column, i, domain, test)?
             }
         })
     }
@@ -318,12 +411,26 @@ impl Node {
         }
     }
 
-    /// The leaf columns the predicate reads, each once, in order of first use.
+    /// The leaf columns the predicate reads, each once, in order of first use (variant
+    /// paths aside: see [`Self::variant_paths`]).
     pub(crate) fn columns(&self) -> Vec<usize> {
         let mut out = Vec::new();
         self.visit(&mut |l| {
-            if !out.contains(&l.column) {
+            if l.variant.is_none() && !out.contains(&l.column) {
                 out.push(l.column);
+            }
+        });
+        out
+    }
+
+    /// The variant paths the predicate reads, each once.
+    pub(crate) fn variant_paths(&self) -> Vec<variant_path::VariantPath> {
+        let mut out: Vec<variant_path::VariantPath> = Vec::new();
+        self.visit(&mut |l| {
+            if let Some(v) = &l.variant {
+                if !out.contains(v) {
+                    out.push((**v).clone());
+                }
             }
         });
         out
@@ -453,6 +560,7 @@ mod tests {
                 },
                 test: Test::Cmp { op, value, or_nan },
                 of_struct: None,
+                variant: None,
             })
         };
         assert_eq!(
@@ -481,6 +589,7 @@ mod tests {
                     domain: Domain::I32,
                     test,
                     of_struct: None,
+                    variant: None,
                 })
             };
             Node::And(vec![l(Test::IsNull), l(Test::IsNotNull)])
@@ -501,6 +610,7 @@ mod tests {
                     domain: Domain::F64,
                     test: Test::IsNotNull,
                     of_struct: None,
+                    variant: None,
                 }),
                 Node::Leaf(Leaf {
                     column: 0,
@@ -511,6 +621,7 @@ mod tests {
                         or_nan: false,
                     },
                     of_struct: None,
+                    variant: None,
                 }),
             ])
         );
@@ -599,6 +710,7 @@ mod tests {
                 domain: Domain::Bytes,
                 test: Test::IsNotNull,
                 of_struct: Some(1),
+                variant: None,
             })
         );
         assert_eq!(bind("s.x is null").unwrap().inputs(), [(2, None)]);

@@ -5,6 +5,7 @@
 //! and     := unary ("and" unary)*
 //! unary   := "not" unary | "(" expr ")" | path test
 //! test    := op literal | ["not"] "in" "(" literal ("," literal)* ")" | "is" ["not"] "null"
+//!          | "intersects" "box" "(" number "," number "," number "," number ")"
 //! op      := "=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">="
 //! path    := name ("." name)*          name: [A-Za-z_][A-Za-z0-9_]* or "double quoted"
 //! literal := 'single quoted' ('' is a quote) | JSON number | "true" | "false"
@@ -15,7 +16,7 @@
 
 use std::fmt;
 
-use super::expr::{CmpOp, Expr};
+use super::expr::{col, CmpOp, Expr};
 use super::literal::Literal;
 
 /// A malformed expression: what was expected, and where.
@@ -58,6 +59,7 @@ impl Expr {
     /// and     := unary ("and" unary)*
     /// unary   := "not" unary | "(" expr ")" | path test
     /// test    := op literal | ["not"] "in" "(" [literal ("," literal)*] ")" | "is" ["not"] "null"
+    ///          | "intersects" "box" "(" xmin "," ymin "," xmax "," ymax ")"
     /// op      := "=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">="
     /// path    := name ("." name)*      name: [A-Za-z_][A-Za-z0-9_]* (not a keyword) or "quoted"
     /// literal := 'single quoted' ('' is a quote) | JSON number | "true" | "false"
@@ -238,6 +240,9 @@ impl Parser<'_> {
             }
             return Ok(Expr::IsNull { column, negated });
         }
+        if self.keyword("intersects") {
+            return self.intersects(column);
+        }
         let negated = self.keyword("not");
         if self.keyword("in") {
             if !self.eat("(") {
@@ -282,6 +287,32 @@ impl Parser<'_> {
         };
         let value = self.literal()?;
         Ok(Expr::Cmp { column, op, value })
+    }
+
+    /// `box(xmin, ymin, xmax, ymax)` after `intersects`.
+    fn intersects(&mut self, column: String) -> Result<Expr, ParseError> {
+        if !self.keyword("box") || !self.eat("(") {
+            return Err(self.error("expected `box(`"));
+        }
+        let mut b = [0f64; 4];
+        for (k, v) in b.iter_mut().enumerate() {
+            if k > 0 && !self.eat(",") {
+                return Err(self.error("expected `,`"));
+            }
+            let start = self.pos;
+            *v = match self.literal()? {
+                Literal::Int(i) => i as f64,
+                Literal::Float(f) => f,
+                Literal::Decimal { unscaled, scale } => {
+                    unscaled as f64 / 10f64.powi(scale.min(i32::MAX as u32) as i32)
+                }
+                _ => return Err(self.error_at(start, "expected a number")),
+            };
+        }
+        if !self.eat(")") {
+            return Err(self.error("expected `)`"));
+        }
+        Ok(col(column).intersects_box(b[0], b[1], b[2], b[3]))
     }
 
     fn literal(&mut self) -> Result<Literal, ParseError> {

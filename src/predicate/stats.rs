@@ -16,8 +16,8 @@
 use std::cmp::Ordering;
 
 use super::literal::{Domain, Scalar};
-use super::{CmpOp, Test};
-use crate::metadata::{ColumnOrder, Statistics};
+use super::{CmpOp, Leaf, Test};
+use crate::metadata::{ColumnChunk, ColumnMetaData, ColumnOrder, Statistics};
 
 /// What statistics say about the values of a row group or page.
 #[derive(Debug, Clone, Default)]
@@ -77,6 +77,34 @@ impl Summary {
     }
 }
 
+/// True when the statistics of a column chunk show that no value satisfies `leaf`'s test:
+/// min/max/null counts, and the geospatial statistics for `intersects`.
+/// `columns` are the row group's chunks (a variant path checks its `value` columns there).
+pub(crate) fn chunk_prunes(
+    leaf: &Leaf,
+    meta: &ColumnMetaData,
+    order: Option<&ColumnOrder>,
+    columns: &[ColumnChunk],
+) -> bool {
+    if let Some(v) = &leaf.variant {
+        if !super::variant_path::only_typed(v, columns) {
+            return false;
+        }
+    }
+    let s = Summary::of_chunk(
+        meta.statistics.as_ref(),
+        leaf.domain,
+        order,
+        meta.num_values,
+    );
+    if let Test::Geo(g) = &leaf.test {
+        if g.prunes(meta.geospatial_statistics.as_ref()) {
+            return true;
+        }
+    }
+    prunes(&leaf.test, &s)
+}
+
 /// Whether min/max written under `order` can be compared in `domain`.
 pub(crate) fn order_usable(order: Option<&ColumnOrder>, domain: Domain) -> bool {
     match order {
@@ -118,6 +146,8 @@ pub(crate) fn prunes(test: &Test, s: &Summary) -> bool {
             }
         }
         Test::In(values) => values.iter().all(|v| range_excludes(CmpOp::Eq, v, s)),
+        // Decided by geospatial statistics ([`chunk_prunes`]), not by min/max.
+        Test::Geo(_) => false,
         Test::NotIn(values) => only_value(s).is_some_and(|only| {
             values
                 .iter()

@@ -28,10 +28,11 @@ use super::shred::LeafLevels;
 use super::stats::{self, SortOrder, Stats};
 use crate::bloom::Sbbf;
 use crate::column::{Column, Values};
+use crate::geospatial::GeoStatsBuilder;
 use crate::metadata::{
     self, ColumnIndex, ColumnMetaData, CompressionCodec, DataPageHeader, DataPageHeaderV2,
-    DictionaryPageHeader, Encoding, OffsetIndex, PageEncodingStats, PageHeader, PageLocation,
-    PageType, SizeStatistics, Type,
+    DictionaryPageHeader, Encoding, GeospatialStatistics, OffsetIndex, PageEncodingStats,
+    PageHeader, PageLocation, PageType, SizeStatistics, Type,
 };
 use crate::{Error, Result};
 
@@ -50,6 +51,15 @@ pub(crate) struct Leaf {
     pub utf8: bool,
     /// FLOAT, DOUBLE or FLOAT16: `nan_count` is written.
     pub float: bool,
+    /// GEOMETRY or GEOGRAPHY: geospatial statistics are written.
+    pub geo: Option<GeoKind>,
+}
+
+/// The geospatial logical types, whose chunks get `GeospatialStatistics`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GeoKind {
+    Geometry,
+    Geography,
 }
 
 impl Leaf {
@@ -882,6 +892,22 @@ impl ColumnWriter {
         super::bloom::build(options, dense, distinct)
     }
 
+    /// The chunk's geospatial statistics, for a GEOMETRY or GEOGRAPHY leaf (see
+    /// [`crate::geospatial`]): `None` when a value is not valid WKB.
+    fn geo_stats(&self, dense: &Dense<'_>) -> Option<GeospatialStatistics> {
+        let mut builder = match self.leaf.geo? {
+            GeoKind::Geometry => GeoStatsBuilder::geometry(),
+            GeoKind::Geography => GeoStatsBuilder::geography(),
+        };
+        let Dense::Bytes(values) = dense else {
+            return None;
+        };
+        for v in values {
+            builder.update(v);
+        }
+        builder.finish()
+    }
+
     fn target_bits(&self) -> u64 {
         (self.settings.data_page_size as u64).saturating_mul(8)
     }
@@ -1200,7 +1226,7 @@ impl ColumnWriter {
             bloom_filter_offset: None,
             bloom_filter_length: None,
             size_statistics,
-            geospatial_statistics: None,
+            geospatial_statistics: stats_on.then(|| self.geo_stats(dense)).flatten(),
         };
         let offset_index = self.settings.page_index.then(|| OffsetIndex {
             page_locations: locations,

@@ -23,7 +23,7 @@
 
 use std::io::Write;
 
-use super::column::{resolve_policy, ColumnWriter, EncodedChunk, Leaf, Settings};
+use super::column::{resolve_policy, ColumnWriter, EncodedChunk, GeoKind, Leaf, Settings};
 use super::options::{Field, WriterOptions, DEFAULT_WRITE_ZSTD_LEVEL};
 use super::shred::{self, LeafLevels, Node};
 use super::stats::SortOrder;
@@ -231,6 +231,15 @@ fn leaf_of(e: &SchemaElement, path: Vec<String>, max_def: i16, max_rep: i16) -> 
         utf8: physical == Type::BYTE_ARRAY && is_utf8(lt, e.converted_type),
         float: matches!(physical, Type::FLOAT | Type::DOUBLE)
             || (physical == Type::FIXED_LEN_BYTE_ARRAY && lt == Some(&LogicalType::Float16)),
+        geo: match lt {
+            Some(LogicalType::Geometry { .. }) if physical == Type::BYTE_ARRAY => {
+                Some(GeoKind::Geometry)
+            }
+            Some(LogicalType::Geography { .. }) if physical == Type::BYTE_ARRAY => {
+                Some(GeoKind::Geography)
+            }
+            _ => None,
+        },
     })
 }
 
