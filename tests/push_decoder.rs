@@ -429,6 +429,8 @@ fn under_a_selection_unselected_pages_are_never_asked_for() {
     let (batches, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
     assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 10);
     assert!(probe::get("io.page_ranges") >= 2, "{:?}", probe::snapshot());
+    let skipped_by_index = probe::get("read.pages_skipped_by_offset_index");
+    let mut unselected = 0;
     // Every data page of both columns lies outside what was asked, but the one holding the
     // selected rows.
     for c in 0..2 {
@@ -446,8 +448,12 @@ fn under_a_selection_unselected_pages_are_never_asked_for() {
                 .iter()
                 .any(|r| r.start < bytes.end && bytes.start < r.end);
             assert_eq!(fetched, wanted, "column {c} page {i}: {asked:?}");
+            unselected += usize::from(!wanted) as u64;
         }
     }
+    // Each unselected page counts once, although planning and reading both consult the
+    // offset index.
+    assert_eq!(skipped_by_index, unselected);
 }
 
 #[test]

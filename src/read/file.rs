@@ -491,20 +491,28 @@ struct Segment {
     decryptor: Option<crate::encryption::read::ChunkDecryptor>,
 }
 
-/// Runs of whole pages: their file bytes and the index in the chunk of the first.
-type PageRuns = Vec<(Range<u64>, usize)>;
+/// The pages of a chunk to read under a selection, found through its offset index.
+pub(super) struct SegmentPlan {
+    /// Runs of whole pages: their file bytes and the index in the chunk of the first.
+    pub runs: Vec<(Range<u64>, usize)>,
+    /// The first row (in the row group) of each data page read.
+    pub first_rows: VecDeque<u64>,
+    /// Data pages left out. The caller that reads counts them (probe
+    /// `read.pages_skipped_by_offset_index`), not the planner: a push read plans each chunk
+    /// once to fetch it and once more to read it.
+    pub skipped: usize,
+}
 
 /// The runs of pages of a chunk (file bytes `chunk`, `num_rows` rows) to read for the rows
 /// `sel` of its row group, from its offset index: the dictionary page (whatever precedes the
 /// first data page) and the data pages with a selected row, adjacent ones read together.
-/// `None` when every page has a selected row. Returns the runs, with no codec or location
-/// yet, and the first row of each page read.
+/// `None` when every page has a selected row. The runs have no codec or location yet.
 pub(super) fn plan_segments(
     index: &metadata::OffsetIndex,
     sel: &RowSelection,
     chunk: Range<u64>,
     num_rows: u64,
-) -> Result<Option<(PageRuns, VecDeque<u64>)>> {
+) -> Result<Option<SegmentPlan>> {
     let locs = &index.page_locations;
     let bad = |what: String| Error::format(format!("offset index: {what}"));
     if locs.is_empty() {
@@ -550,8 +558,7 @@ pub(super) fn plan_segments(
     if skipped == 0 {
         return Ok(None);
     }
-    probe::hit_n("read.pages_skipped_by_offset_index", skipped as u64);
-    let mut runs: PageRuns = Vec::new();
+    let mut runs = Vec::new();
     let first_data = pages[0].0.start;
     let dictionary = chunk.start < first_data;
     if dictionary {
@@ -570,7 +577,11 @@ pub(super) fn plan_segments(
         }
         last_kept = Some(i);
     }
-    Ok(Some((runs, first_rows)))
+    Ok(Some(SegmentPlan {
+        runs,
+        first_rows,
+        skipped,
+    }))
 }
 
 impl<S: Source> ColumnReader<S> {
@@ -650,8 +661,10 @@ impl<S: Source> ColumnReader<S> {
                     probe::hit("read.offset_index_unusable");
                     None
                 });
-            if let Some((runs, first_rows)) = plan {
-                self.segments = runs
+            if let Some(plan) = plan {
+                probe::hit_n("read.pages_skipped_by_offset_index", plan.skipped as u64);
+                self.segments = plan
+                    .runs
                     .into_iter()
                     .map(|(bytes, first_page)| Segment {
                         bytes,
@@ -662,7 +675,7 @@ impl<S: Source> ColumnReader<S> {
                         decryptor: crypt.clone(),
                     })
                     .collect();
-                self.indexed_first_rows = Some(first_rows);
+                self.indexed_first_rows = Some(plan.first_rows);
                 return Ok(true);
             }
         }

@@ -127,9 +127,9 @@ pub(crate) fn data_ranges<S: Source>(
                 .flatten()
         });
         match pages {
-            Some((runs, _)) => {
-                probe::hit_n("io.page_ranges", runs.len() as u64);
-                out.extend(runs.into_iter().map(|(r, _)| r));
+            Some(plan) => {
+                probe::hit_n("io.page_ranges", plan.runs.len() as u64);
+                out.extend(plan.runs.into_iter().map(|(r, _)| r));
             }
             None => out.push(start..end),
         }

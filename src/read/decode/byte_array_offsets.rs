@@ -1,0 +1,226 @@
+//! BYTE_ARRAY as Arrow (large) binary: i64 offsets plus one values buffer.
+
+use std::collections::TryReserveError;
+
+use arrow_buffer::{BooleanBuffer, Buffer, OffsetBuffer, ScalarBuffer};
+use bytes::Bytes;
+use parq_codecs::encoding::plain;
+use parq_codecs::kernels::gather::ByteArrayDictionary;
+use parq_codecs::kernels::memory;
+use parq_codecs::{levels, probe};
+
+use super::byte_arrays::{
+    byte_arrays_as_plain, decode_binary_dense, skip_byte_arrays, skippable_bytes, PageLengths,
+};
+use super::values::{check_count, is_dictionary, splittable, PartStart, ValuesDecoder};
+use crate::column::Values;
+use crate::metadata::Encoding;
+use crate::read::page::DataPage;
+use crate::Result;
+
+pub(super) struct BinaryDecoder {
+    dict: Option<ByteArrayDictionary>,
+    offsets: Vec<i64>,
+    data: Vec<u8>,
+    dense_offsets: Vec<i64>,
+    indices: Vec<u32>,
+    lengths: PageLengths,
+}
+
+impl Default for BinaryDecoder {
+    fn default() -> Self {
+        BinaryDecoder {
+            dict: None,
+            offsets: vec![0],
+            data: Vec::new(),
+            dense_offsets: Vec::new(),
+            indices: Vec::new(),
+            lengths: PageLengths::default(),
+        }
+    }
+}
+
+/// The most bytes `BinaryDecoder` reserves on a projection (a hint from one page).
+const MAX_DATA_RESERVE: usize = 1 << 26;
+
+impl BinaryDecoder {
+    /// The value bytes of `pages` pages like `page` (`valid` values each), estimated from
+    /// this page; capped, since a page's own bytes are real but the count is projected.
+    fn projected_bytes(&self, page: &DataPage, valid: usize, pages: usize) -> usize {
+        let page_bytes = match page.encoding {
+            // The whole page, length prefixes included: that is what the PLAIN decoder
+            // reserves before each page, so the last page of the run fits too.
+            Encoding::PLAIN => page.values.len(),
+            // The mean entry times the values, plus an eighth for pages that pick longer
+            // entries than the mean.
+            e if is_dictionary(e) => match &self.dict {
+                Some(d) if !d.is_empty() => {
+                    let mean = (d.data_len() / d.len()).saturating_mul(valid);
+                    mean.saturating_add(mean / 8 + 64)
+                }
+                _ => 0,
+            },
+            _ => page.values.len(),
+        };
+        // The page's own bytes are real; anything past them is a projection.
+        page_bytes
+            .saturating_mul(pages)
+            .min(MAX_DATA_RESERVE.max(page.values.len()))
+    }
+}
+
+/// True when `offsets` never decrease (no early exit, so it vectorises).
+fn is_monotonic(offsets: &[i64]) -> bool {
+    offsets
+        .iter()
+        .zip(offsets.iter().skip(1))
+        .fold(true, |ok, (a, b)| ok & (a <= b))
+}
+
+impl ValuesDecoder for BinaryDecoder {
+    fn output_bytes(&self, page: &DataPage, slots: usize, valid: usize) -> u64 {
+        (slots as u64)
+            .saturating_mul(8)
+            .saturating_add(self.projected_bytes(page, valid, 1) as u64)
+    }
+
+    fn try_reserve(&mut self, slots: usize, _: usize) -> std::result::Result<(), TryReserveError> {
+        self.offsets.try_reserve(slots)
+    }
+
+    fn reserve(&mut self, slots: usize) {
+        memory::reserve_huge(&mut self.offsets, slots);
+    }
+
+    fn reserve_bytes(&mut self, bytes: usize) {
+        memory::reserve_huge(&mut self.data, bytes);
+    }
+
+    fn reserve_run(&mut self, page: &DataPage, n: usize, valid: usize, pages: usize) {
+        self.offsets.reserve(n.saturating_mul(pages));
+        let bytes = self.projected_bytes(page, valid, pages);
+        self.data.reserve(bytes + 64);
+    }
+
+    fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {
+        check_count(num_values, 4, values.len(), "dictionary page")?;
+        let mut offsets = vec![0];
+        let mut data = Vec::new();
+        plain::decode_byte_array_offsets(&values, num_values, &mut offsets, &mut data)?;
+        self.dict = Some(ByteArrayDictionary::new(offsets, data)?);
+        Ok(())
+    }
+
+    fn clear_dictionary(&mut self) {
+        self.dict = None;
+    }
+
+    fn can_split(&self, page: &DataPage) -> bool {
+        splittable(page, self.dict.is_some())
+    }
+
+    fn can_skip(&self, page: &DataPage) -> bool {
+        skippable_bytes(page, self.dict.is_some())
+    }
+
+    fn start_skipping(&mut self, page: &DataPage) -> Result<()> {
+        self.lengths.load(page)
+    }
+
+    fn end_skipping(&mut self) {
+        self.lengths.loaded = false;
+    }
+
+    fn skip(&self, page: &DataPage, at: PartStart, n: usize) -> Result<PartStart> {
+        self.lengths
+            .skip(page, at, n)
+            .unwrap_or_else(|| skip_byte_arrays(page, at, n))
+    }
+
+    fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes> {
+        byte_arrays_as_plain(page, valid)
+    }
+
+    fn decode_part(
+        &mut self,
+        page: &DataPage,
+        validity: Option<&BooleanBuffer>,
+        slots: usize,
+        at: PartStart,
+        count: usize,
+    ) -> Result<usize> {
+        let (had_bytes, capacity) = (!self.data.is_empty(), self.data.capacity());
+        let cursor = self.decode_slots(page, validity, slots, at, count)?;
+        if had_bytes && self.data.capacity() != capacity {
+            // The run's reservation fell short and the bytes so far were copied again.
+            probe::hit("read.binary_data_regrown");
+        }
+        Ok(cursor)
+    }
+
+    fn finish(&mut self) -> Values {
+        let offsets = std::mem::replace(&mut self.offsets, vec![0]);
+        let data = Buffer::from_vec(std::mem::take(&mut self.data));
+        // Offsets are built monotonically from 0 by construction; checked once more here in a
+        // pass that vectorises (arrow's own check in `OffsetBuffer::new` does not).
+        assert!(
+            offsets.first() == Some(&0) && is_monotonic(&offsets),
+            "byte array offsets must start at 0 and never decrease"
+        );
+        // SAFETY: just checked: non-empty, starts at 0, monotonically increasing.
+        let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)) };
+        Values::Binary { offsets, data }
+    }
+}
+
+impl BinaryDecoder {
+    /// Append `slots` slots holding dense values `at.first..at.first + count` of the page:
+    /// values dense, then offsets scattered when there are nulls. Returns the cursor after.
+    fn decode_slots(
+        &mut self,
+        page: &DataPage,
+        validity: Option<&BooleanBuffer>,
+        slots: usize,
+        at: PartStart,
+        count: usize,
+    ) -> Result<usize> {
+        let dict = self.dict.as_ref();
+        let lengths = Some(&self.lengths);
+        match validity {
+            None => decode_binary_dense(
+                page,
+                at,
+                slots,
+                dict,
+                lengths,
+                &mut self.indices,
+                &mut self.offsets,
+                &mut self.data,
+            ),
+            Some(bits) => {
+                // Value bytes are dense either way; only the offsets need scattering.
+                self.dense_offsets.clear();
+                self.dense_offsets.push(self.data.len() as i64);
+                let cursor = decode_binary_dense(
+                    page,
+                    at,
+                    count,
+                    dict,
+                    lengths,
+                    &mut self.indices,
+                    &mut self.dense_offsets,
+                    &mut self.data,
+                )?;
+                probe::hit("read.scatter_offsets");
+                levels::scatter_offsets(
+                    &self.dense_offsets,
+                    bits.values(),
+                    bits.offset(),
+                    slots,
+                    &mut self.offsets,
+                )?;
+                Ok(cursor)
+            }
+        }
+    }
+}

@@ -1,0 +1,489 @@
+//! Typed decoding of pages into Arrow-layout buffers.
+//!
+//! A [`ChunkDecoder`] is built once per column with its physical type resolved (the decode
+//! plan): it owns one monomorphised [`ValuesDecoder`], so the per-page work has no type
+//! dispatch. Levels are decoded once per page into a validity bitmap; values are decoded dense
+//! (only the valid ones) and scattered into their slots one run at a time.
+
+mod boolean;
+mod byte_array_offsets;
+mod byte_array_views;
+mod byte_arrays;
+mod fixed;
+mod fixed_bytes;
+mod values;
+
+use std::ops::Range;
+
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
+use bytes::Bytes;
+use parq_codecs::probe;
+
+use self::boolean::BooleanDecoder;
+use self::byte_array_offsets::BinaryDecoder;
+use self::byte_array_views::ViewDecoder;
+use self::fixed::FixedDecoder;
+use self::fixed_bytes::FixedBytesDecoder;
+use self::values::{PartStart, ValuesDecoder};
+use crate::column::Column;
+use crate::error::Location;
+use crate::metadata::{Encoding, Type};
+use crate::read::levels::page_validity;
+use crate::read::page::DataPage;
+use crate::{Error, Result};
+
+/// How BYTE_ARRAY columns are laid out in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ByteArrayLayout {
+    /// Arrow (large) binary: i64 offsets plus one values buffer. Values are copied once.
+    #[default]
+    Offsets,
+    /// Arrow binary view: 16-byte views into the page (or dictionary) buffers, no copy of
+    /// values longer than 12 bytes.
+    Views,
+}
+
+/// Decodes the data pages of one column (across chunks) into one growing column.
+pub(crate) struct ChunkDecoder {
+    values: Box<dyn ValuesDecoder>,
+    validity: Option<BooleanBufferBuilder>,
+    len: usize,
+    /// Slots the current run should reach (see `plan_run`); 0 once reserved.
+    planned: usize,
+    /// A page decoded only up to the end of a run; the next run starts with its rest.
+    pending: Option<PendingPage>,
+    /// Output bytes the pages may ask for until the next [`ChunkDecoder::finish`].
+    budget: u64,
+    /// Output bytes the pages asked for since the last [`ChunkDecoder::finish`].
+    charged: u64,
+}
+
+/// The widest FIXED_LEN_BYTE_ARRAY read, in bytes: far above what types use (16 for UUID,
+/// 32 for the widest decimal, a few KiB for vectors), and a cap on what one slot of a null
+/// costs, since a null slot takes its full width in the output.
+pub const MAX_TYPE_LENGTH: usize = 1 << 20;
+
+/// The default of [`ReadOptions::max_memory`](super::ReadOptions::max_memory): 4 GiB.
+pub const DEFAULT_MAX_MEMORY: u64 = 4 << 30;
+
+/// Pages whose output is at most this many bytes, or not much more than their own bytes, are
+/// decoded without a fallible reservation first: their allocations are bounded by data that
+/// is really there. Larger ones (nulls or dictionary runs that inflate) reserve with
+/// `try_reserve`, so that memory the system cannot give is an error, not an abort.
+const RESERVE_FALLIBLY_FROM: u64 = 1 << 20;
+
+/// The undecoded rest of a split page.
+struct PendingPage {
+    page: DataPage,
+    /// Validity of the whole page (`None`: all valid).
+    bits: Option<BooleanBuffer>,
+    location: Location,
+    slots_done: usize,
+    at: PartStart,
+}
+
+impl ChunkDecoder {
+    /// The decode plan: pick the typed decoder for a physical type once.
+    pub(crate) fn new(
+        physical: Type,
+        type_length: Option<i32>,
+        layout: ByteArrayLayout,
+    ) -> Result<Self> {
+        let values: Box<dyn ValuesDecoder> = match physical {
+            Type::BOOLEAN => Box::new(BooleanDecoder::default()),
+            Type::INT32 => Box::new(FixedDecoder::<i32>::default()),
+            Type::INT64 => Box::new(FixedDecoder::<i64>::default()),
+            Type::FLOAT => Box::new(FixedDecoder::<f32>::default()),
+            Type::DOUBLE => Box::new(FixedDecoder::<f64>::default()),
+            Type::INT96 => Box::new(FixedBytesDecoder::new(12, true)),
+            Type::FIXED_LEN_BYTE_ARRAY => {
+                let w = type_length
+                    .and_then(|w| usize::try_from(w).ok())
+                    .filter(|w| (1..=MAX_TYPE_LENGTH).contains(w))
+                    .ok_or_else(|| {
+                        Error::format(format!(
+                            "FIXED_LEN_BYTE_ARRAY with type_length {type_length:?} (1 to \
+                             {MAX_TYPE_LENGTH} accepted)"
+                        ))
+                    })?;
+                Box::new(FixedBytesDecoder::new(w, false))
+            }
+            Type::BYTE_ARRAY => match layout {
+                ByteArrayLayout::Offsets => Box::new(BinaryDecoder::default()),
+                ByteArrayLayout::Views => Box::new(ViewDecoder::default()),
+            },
+            other => return Err(Error::Unsupported(format!("physical type {other:?}"))),
+        };
+        Ok(ChunkDecoder {
+            values,
+            validity: None,
+            len: 0,
+            planned: 0,
+            pending: None,
+            budget: DEFAULT_MAX_MEMORY,
+            charged: 0,
+        })
+    }
+
+    /// Limit the output bytes pages may ask for between two [`ChunkDecoder::finish`]es.
+    pub(crate) fn with_budget(mut self, bytes: u64) -> Self {
+        self.budget = bytes;
+        self
+    }
+
+    /// Before decoding `slots` slots (`valid` values) of `page`: charge their output to the
+    /// budget and, for a page that inflates, reserve it with `try_reserve`. Either failing is
+    /// an [`Error::Memory`]; nothing is sized by the page's counts before this passes.
+    fn admit(&mut self, page: &DataPage, slots: usize, valid: usize) -> Result<()> {
+        let bytes = self
+            .values
+            .output_bytes(page, slots, valid)
+            .saturating_add(slots as u64 / 8);
+        self.charged = self.charged.saturating_add(bytes);
+        if self.charged > self.budget {
+            return Err(Error::memory(
+                "decoded values of the pages read",
+                self.charged,
+                Some(self.budget),
+            ));
+        }
+        if bytes > RESERVE_FALLIBLY_FROM.max(2 * page.values.len() as u64) {
+            probe::hit("read.page_reserved_fallibly");
+            self.values
+                .try_reserve(slots, valid)
+                .map_err(|_| Error::memory("decoded values of a page", bytes, None))?;
+        }
+        Ok(())
+    }
+
+    /// True when this column's pages may be lent out without a copy (fixed-width PLAIN).
+    pub(crate) fn can_borrow(&self) -> bool {
+        self.values.can_borrow()
+    }
+
+    /// Slots decoded and not yet taken.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Collect about `slots` slots into one buffer: reserve once instead of growing, and skip
+    /// borrowing pages (their values would be copied into the big buffer anyway).
+    /// The slot count is a hint from the footer: a hint over the budget, or that the system
+    /// cannot give, is dropped, and the buffer grows with the pages instead.
+    pub(crate) fn reserve(&mut self, slots: usize) {
+        let bytes = self.values.output_bytes(&EMPTY_PAGE, slots, slots);
+        if hint_fits(bytes, self.budget) {
+            self.values.reserve(slots);
+        }
+    }
+
+    /// Collect about `bytes` value bytes into one buffer (byte arrays as offsets; a hint,
+    /// dropped like [`ChunkDecoder::reserve`]'s).
+    pub(crate) fn reserve_bytes(&mut self, bytes: usize) {
+        if hint_fits(bytes as u64, self.budget) {
+            self.values.reserve_bytes(bytes);
+        }
+    }
+
+    /// The next run collects about `slots` more slots into one buffer: at its first page,
+    /// room is reserved for whole pages like it up to the plan (a page that cannot be split
+    /// ends the run past it), so the buffers do not grow (and copy) mid-run.
+    pub(crate) fn plan_run(&mut self, slots: usize) {
+        self.planned = self.len + slots;
+    }
+
+    /// Replace the dictionary (a new column chunk's dictionary page).
+    pub(crate) fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {
+        probe::hit("read.dictionary_page_decoded");
+        self.values.set_dictionary(values, num_values)
+    }
+
+    /// Forget the dictionary (at the start of a new column chunk).
+    pub(crate) fn clear_dictionary(&mut self) {
+        self.values.clear_dictionary();
+    }
+
+    /// Decode one data page, appending its slots: all of them, or with `limit` at most that
+    /// many when the page can be split, the rest waiting in [`ChunkDecoder::resume`].
+    pub(crate) fn decode_page(
+        &mut self,
+        page: DataPage,
+        location: Location,
+        limit: Option<usize>,
+    ) -> Result<()> {
+        let v = page_validity(&page).map_err(|e| e.at(&location))?;
+        let n = page.num_values;
+        if limit.is_some_and(|l| l < n) && self.values.can_split(&page) {
+            // The run ends inside this page: decode up to its end, keep the rest for the
+            // next run, so that no batch straddles two runs (which would copy it).
+            probe::hit("read.page_split");
+            self.pending = Some(PendingPage {
+                page,
+                bits: v.bits,
+                location,
+                slots_done: 0,
+                at: PartStart::default(),
+            });
+            return self.resume(limit.unwrap_or(n));
+        }
+        self.decode_slots(page, v.bits, v.valid, location)
+    }
+
+    /// Append all `page.num_values` slots of a page whose validity is already known (`bits`,
+    /// `None` when all `valid == num_values` slots hold a value): the levels of a nested
+    /// leaf are decoded by the caller, which passes a page of the leaf's slots only.
+    pub(crate) fn decode_slots(
+        &mut self,
+        page: DataPage,
+        bits: Option<BooleanBuffer>,
+        valid: usize,
+        location: Location,
+    ) -> Result<()> {
+        let n = page.num_values;
+        self.admit(&page, n, valid).map_err(|e| e.at(&location))?;
+        self.append_validity(bits.as_ref(), n);
+        self.reserve_planned(&page, valid);
+        self.values
+            .decode(&page, bits.as_ref(), valid)
+            .map_err(|e| e.at(&location))?;
+        self.len += n;
+        Ok(())
+    }
+
+    /// Decode only the slots `ranges` (sorted, disjoint, inside the page) of a flat page:
+    /// the rows a selection keeps of it.
+    pub(crate) fn decode_selected(
+        &mut self,
+        page: DataPage,
+        location: Location,
+        ranges: &[Range<usize>],
+    ) -> Result<()> {
+        let v = page_validity(&page).map_err(|e| e.at(&location))?;
+        self.decode_ranges(page, v.bits, v.valid, location, ranges)
+    }
+
+    /// Append the slots `ranges` (sorted, disjoint, inside the page) of a page of
+    /// `page.num_values` slots whose validity is `bits` (`valid` values; `None`: all valid).
+    ///
+    /// The slots between ranges are skipped in the values decoder without being
+    /// materialised: a byte offset for PLAIN, skipped indices for dictionary pages, a stream
+    /// offset for BYTE_STREAM_SPLIT, the byte lengths of DELTA_LENGTH_BYTE_ARRAY values
+    /// (decoded once per page). DELTA_BINARY_PACKED, DELTA_BYTE_ARRAY (and RLE booleans)
+    /// carry state from value to value, so their pages are decoded whole, once, and the
+    /// selected values taken from that (decode-and-drop).
+    pub(crate) fn decode_ranges(
+        &mut self,
+        mut page: DataPage,
+        bits: Option<BooleanBuffer>,
+        valid: usize,
+        location: Location,
+        ranges: &[Range<usize>],
+    ) -> Result<()> {
+        let n = page.num_values;
+        if ranges.first().is_some_and(|r| r.start == 0 && r.end == n) {
+            return self.decode_slots(page, bits, valid, location);
+        }
+        if ranges.is_empty() {
+            return Ok(());
+        }
+        let slots: usize = ranges.iter().map(|r| r.len()).sum();
+        self.admit(&page, slots.min(n), valid.min(slots))
+            .map_err(|e| e.at(&location))?;
+        if self.values.can_skip(&page) {
+            probe::hit("read.page_skip_in_decoder");
+            self.values
+                .start_skipping(&page)
+                .map_err(|e| e.at(&location))?;
+            let decoded = self.decode_parts(&page, bits.as_ref(), &location, ranges);
+            self.values.end_skipping();
+            return decoded;
+        } else {
+            probe::hit("read.page_decode_and_drop");
+            let values = self
+                .values
+                .plain_values(&page, valid)
+                .map_err(|e| e.at(&location))?;
+            page = DataPage {
+                encoding: Encoding::PLAIN,
+                values,
+                ..page
+            };
+        }
+        self.decode_parts(&page, bits.as_ref(), &location, ranges)
+    }
+
+    /// The loop of [`ChunkDecoder::decode_ranges`] over a page that can skip.
+    fn decode_parts(
+        &mut self,
+        page: &DataPage,
+        bits: Option<&BooleanBuffer>,
+        location: &Location,
+        ranges: &[Range<usize>],
+    ) -> Result<()> {
+        let n = page.num_values;
+        let mut at = PartStart::default();
+        let mut pos = 0;
+        for r in ranges {
+            if r.start < pos || r.start >= r.end || r.end > n {
+                return Err(Error::format(format!(
+                    "selected slots {r:?} are not inside the page of {n} slots after {pos}"
+                ))
+                .at(location));
+            }
+            let gap = r.start - pos;
+            let gap_valid = bits.map_or(gap, |b| b.slice(pos, gap).count_set_bits());
+            if gap_valid > 0 {
+                at = self
+                    .values
+                    .skip(page, at, gap_valid)
+                    .map_err(|e| e.at(location))?;
+            }
+            let slots = r.end - r.start;
+            let part = bits.map(|b| b.slice(r.start, slots));
+            let count = part.as_ref().map_or(slots, |b| b.count_set_bits());
+            let part = part.filter(|_| count < slots);
+            self.append_validity(part.as_ref(), slots);
+            let cursor = self
+                .values
+                .decode_part(page, part.as_ref(), slots, at, count)
+                .map_err(|e| e.at(location))?;
+            self.len += slots;
+            at = PartStart {
+                first: at.first + count,
+                cursor,
+            };
+            pos = r.end;
+        }
+        Ok(())
+    }
+
+    /// True while a split page has slots left.
+    pub(crate) fn has_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Decode up to `limit` more slots of the split page.
+    pub(crate) fn resume(&mut self, limit: usize) -> Result<()> {
+        let Some(mut p) = self.pending.take() else {
+            return Ok(());
+        };
+        let n = p.page.num_values;
+        let slots = (n - p.slots_done).min(limit);
+        let part = p.bits.as_ref().map(|b| b.slice(p.slots_done, slots));
+        let count = part.as_ref().map_or(slots, |b| b.count_set_bits());
+        // Each part is charged and reserved as it is decoded: a page split across batches
+        // never holds room for more than the batch.
+        if let Err(e) = self.admit(&p.page, slots, count) {
+            return Err(e.at(&p.location));
+        }
+        let bits = part.filter(|_| count < slots);
+        self.append_validity(bits.as_ref(), slots);
+        if self.planned > self.len {
+            let page_valid = p.bits.as_ref().map_or(n, |b| b.count_set_bits());
+            self.reserve_planned(&p.page, page_valid);
+        }
+        let cursor = self
+            .values
+            .decode_part(&p.page, bits.as_ref(), slots, p.at, count)
+            .map_err(|e| e.at(&p.location))?;
+        self.len += slots;
+        p.slots_done += slots;
+        p.at = PartStart {
+            first: p.at.first + count,
+            cursor,
+        };
+        if p.slots_done < n {
+            self.pending = Some(p);
+        }
+        Ok(())
+    }
+
+    /// Append the validity of `n` slots (`None`: all valid).
+    fn append_validity(&mut self, bits: Option<&BooleanBuffer>, n: usize) {
+        match (bits, &mut self.validity) {
+            (None, None) => {}
+            (None, Some(b)) => b.append_n(n, true),
+            (Some(bits), b) => {
+                let len = self.len;
+                let b = b.get_or_insert_with(|| {
+                    let mut b = BooleanBufferBuilder::new(len + n);
+                    b.append_n(len, true);
+                    b
+                });
+                b.append_buffer(bits);
+            }
+        }
+    }
+
+    /// At the first page of a planned run, reserve for the whole pages like `page` (`valid`
+    /// values) that reach the plan.
+    fn reserve_planned(&mut self, page: &DataPage, valid: usize) {
+        if self.planned <= self.len {
+            return;
+        }
+        let n = page.num_values;
+        // Whole pages like this one, but `n` comes from the page header: never more than
+        // twice the slots planned (themselves capped by the caller).
+        let left = self.planned - self.len;
+        let slots = n
+            .max(1)
+            .saturating_mul(left.div_ceil(n.max(1)))
+            .min(2 * left);
+        let per_page = n.clamp(1, slots);
+        probe::hit("read.run_reserved");
+        self.values.reserve_run(
+            page,
+            per_page,
+            valid.min(per_page),
+            slots.div_ceil(per_page),
+        );
+        self.planned = 0;
+    }
+
+    /// Take everything decoded so far as one column; the dictionary is kept.
+    pub(crate) fn finish(&mut self) -> Column {
+        self.charged = 0;
+        let len = std::mem::take(&mut self.len);
+        let validity = self
+            .validity
+            .take()
+            .map(|mut b| NullBuffer::new(b.finish()))
+            .filter(|n| n.null_count() > 0);
+        Column {
+            len,
+            validity,
+            values: self.values.finish(),
+        }
+    }
+}
+
+/// A page of no slots, for [`ValuesDecoder::output_bytes`] of a reservation hint.
+static EMPTY_PAGE: DataPage = DataPage {
+    num_values: 0,
+    num_nulls: None,
+    num_rows: None,
+    encoding: Encoding::PLAIN,
+    rep_levels: super::page::Levels::None,
+    def_levels: super::page::Levels::None,
+    values: Bytes::new(),
+};
+
+/// A reservation hint of `bytes` is taken when it fits in the budget and the system could
+/// give it: tried with `try_reserve` first, so that a hint the footer inflated shrinks to
+/// growing buffers rather than aborting.
+fn hint_fits(bytes: u64, budget: u64) -> bool {
+    if bytes > budget {
+        probe::hit("read.reserve_hint_dropped");
+        return false;
+    }
+    if bytes < RESERVE_FALLIBLY_FROM {
+        return true;
+    }
+    let fits = usize::try_from(bytes)
+        .ok()
+        .is_some_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
+    if !fits {
+        probe::hit("read.reserve_hint_dropped");
+    }
+    fits
+}
