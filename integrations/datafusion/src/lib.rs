@@ -26,6 +26,10 @@
 //! Scan metrics (in `EXPLAIN ANALYZE`): `row_groups`, `row_groups_pruned`, `pages_pruned`,
 //! `rows_selected`, `requests`, `bytes_fetched`, `on_demand_fetches`.
 //!
+//! Distributed: with the feature `ballista`, the module `ballista` has the codecs that let a plan
+//! reading through parq (and its `STORED AS PARQ` tables, [`ParqTable`]) run on a Ballista
+//! cluster.
+//!
 //! Limits, for now: filters are pruned with but reported as not pushed down (DataFusion
 //! filters the rows); the format reads only (`COPY ... STORED AS PARQ` is refused: write with
 //! `PARQUET`); encrypted files are not read; files with differing types need a declared table schema (the
