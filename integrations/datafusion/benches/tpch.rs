@@ -1,7 +1,13 @@
 //! TPC-H through DataFusion, parq's format against DataFusion's own Parquet, one session per
-//! format with `target_partitions = 2`, files on local disk (generated once under the target
-//! directory). For each query: the median wall time of `RUNS` runs after one warm-up, with
-//! the spread (min–max), and the ratio; then the geomean of the ratios.
+//! format and place with `target_partitions = 2`: the files on local disk (generated once
+//! under the target directory) and the same files in an in-memory object store. For each
+//! query, format and place: the median wall time of `RUNS` runs after one warm-up, with the
+//! spread (min–max), and the ratio built-in / parq; then the geomean of the ratios.
+//!
+//! The scan share is where the time goes: the scans' time (DataFusion's file-stream metrics
+//! `time_elapsed_opening` + `time_elapsed_processing`, summed over the scans' partitions) over
+//! the wall time of both partitions (2 × wall), median over the runs, on local disk. The
+//! scan share is what the file format can move; the rest is the plan's joins and aggregates.
 //!
 //! `cargo bench --bench tpch` (scale factor 1; `TPCH_SF`, `TPCH_RUNS`, `TPCH_QUERIES=1,6`
 //! override).
@@ -9,9 +15,16 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{query, register_tpch, run, session, tpch, Reader};
+use datafusion::physical_plan::{collect, ExecutionPlan};
+use datafusion::prelude::SessionContext;
+use object_store::memory::InMemory;
+use object_store::path::Path as StorePath;
+use object_store::{ObjectStoreExt, PutPayload};
+
+use common::{query, register, session, tpch, Reader, TABLES};
 
 fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)
@@ -20,6 +33,7 @@ fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// Median, min and max, in milliseconds.
 fn median_spread(mut times: Vec<Duration>) -> (f64, f64, f64) {
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
@@ -28,6 +42,84 @@ fn median_spread(mut times: Vec<Duration>) -> (f64, f64, f64) {
         ms(times[0]),
         ms(times[times.len() - 1]),
     )
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(|a, b| a.total_cmp(b));
+    values[values.len() / 2]
+}
+
+/// The scans' time in an executed plan (see the module doc).
+fn scan_time(plan: &Arc<dyn ExecutionPlan>) -> Duration {
+    let own = if plan.name() == "DataSourceExec" {
+        let m = plan.metrics();
+        ["time_elapsed_opening", "time_elapsed_processing"]
+            .iter()
+            .filter_map(|n| m.as_ref()?.sum_by_name(n))
+            .map(|v| Duration::from_nanos(v.as_usize() as u64))
+            .sum()
+    } else {
+        Duration::ZERO
+    };
+    own + plan.children().into_iter().map(scan_time).sum::<Duration>()
+}
+
+/// Run every statement of `sql` (TPC-H 15 creates and drops a view around its query):
+/// the wall time and the scans' time.
+async fn run_measured(ctx: &SessionContext, sql: &str) -> (Duration, Duration) {
+    let text: String = sql
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("--"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let start = Instant::now();
+    let mut scans = Duration::ZERO;
+    for statement in text.split(';').filter(|s| !s.trim().is_empty()) {
+        let plan = ctx
+            .sql(statement)
+            .await
+            .unwrap()
+            .create_physical_plan()
+            .await
+            .unwrap();
+        collect(Arc::clone(&plan), ctx.task_ctx()).await.unwrap();
+        scans += scan_time(&plan);
+    }
+    (start.elapsed(), scans)
+}
+
+/// The TPC-H tables of `dir` in an in-memory store, as `memory:///tpch/<table>.parquet`.
+async fn in_memory(dir: &std::path::Path) -> Arc<InMemory> {
+    let store = Arc::new(InMemory::new());
+    for (table, _) in TABLES {
+        let bytes = std::fs::read(dir.join(format!("{table}.parquet"))).unwrap();
+        let path = StorePath::from(format!("tpch/{table}.parquet"));
+        store.put(&path, PutPayload::from(bytes)).await.unwrap();
+    }
+    store
+}
+
+async fn sessions(dir: &std::path::Path, store: &Arc<InMemory>) -> Vec<SessionContext> {
+    let mut out = Vec::new();
+    for memory in [false, true] {
+        for reader in [Reader::Parq, Reader::Builtin] {
+            let ctx = session(2);
+            ctx.register_object_store(&url::Url::parse("memory://").unwrap(), store.clone());
+            for (table, _) in TABLES {
+                let url = if memory {
+                    format!("memory:///tpch/{table}.parquet")
+                } else {
+                    dir.join(format!("{table}.parquet"))
+                        .to_str()
+                        .unwrap()
+                        .to_string()
+                };
+                register(&ctx, table, &url, reader).await.unwrap();
+            }
+            out.push(ctx);
+        }
+    }
+    out
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -39,39 +131,55 @@ async fn main() {
         .unwrap_or_else(|_| (1..=22).collect());
     // DataFusion's default row group size (1M rows), as a user's files would have.
     let dir = tpch(sf, 1024 * 1024).await;
-    let parq = session(2);
-    register_tpch(&parq, &dir, Reader::Parq).await;
-    let builtin = session(2);
-    register_tpch(&builtin, &dir, Reader::Builtin).await;
+    let store = in_memory(&dir).await;
+    // parq on disk, built-in on disk, parq in memory, built-in in memory.
+    let ctxs = sessions(&dir, &store).await;
     println!(
-        "TPC-H SF {sf}, target_partitions 2, {runs} runs after a warm-up; ms median [min-max]"
+        "TPC-H SF {sf}, target_partitions 2, {runs} runs after a warm-up; ms median [min-max]; \
+         scan share on disk"
     );
-    println!("| query | parq | built-in | built-in / parq |");
-    println!("| --- | --- | --- | --- |");
-    let mut log_sum = 0.0;
+    println!(
+        "| query | parq, disk | built-in, disk | × | parq, memory | built-in, memory | × | \
+         scan share parq | scan share built-in |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    let (mut log_disk, mut log_memory) = (0.0, 0.0);
     for &n in &queries {
         let sql = query(n);
-        let mut times = [Vec::new(), Vec::new()];
+        let mut times = vec![Vec::new(); 4];
+        let mut shares = vec![Vec::new(); 2];
         for i in 0..=runs {
             // Alternate the formats, so that drift in the machine's load hits both.
-            for (k, ctx) in [&parq, &builtin].into_iter().enumerate() {
-                let start = Instant::now();
-                run(ctx, &sql).await.unwrap();
+            for (k, ctx) in ctxs.iter().enumerate() {
+                let (wall, scans) = run_measured(ctx, &sql).await;
                 if i > 0 {
-                    times[k].push(start.elapsed());
+                    times[k].push(wall);
+                    if k < 2 {
+                        shares[k].push(scans.as_secs_f64() / (2.0 * wall.as_secs_f64()));
+                    }
                 }
             }
         }
-        let [p, b] = times.map(median_spread);
-        let ratio = b.0 / p.0;
-        log_sum += ratio.ln();
+        let t: Vec<(f64, f64, f64)> = times.into_iter().map(median_spread).collect();
+        let (disk, memory) = (t[1].0 / t[0].0, t[3].0 / t[2].0);
+        log_disk += disk.ln();
+        log_memory += memory.ln();
+        let [sp, sb] = [median(shares[0].clone()), median(shares[1].clone())];
+        let cell = |m: (f64, f64, f64)| format!("{:.1} [{:.1}–{:.1}]", m.0, m.1, m.2);
         println!(
-            "| q{n} | {:.1} [{:.1}-{:.1}] | {:.1} [{:.1}-{:.1}] | {ratio:.2} |",
-            p.0, p.1, p.2, b.0, b.1, b.2
+            "| q{n} | {} | {} | {disk:.2} | {} | {} | {memory:.2} | {:.0} % | {:.0} % |",
+            cell(t[0]),
+            cell(t[1]),
+            cell(t[2]),
+            cell(t[3]),
+            sp * 100.0,
+            sb * 100.0
         );
     }
+    let k = queries.len() as f64;
     println!(
-        "geomean built-in / parq: {:.3}",
-        (log_sum / queries.len() as f64).exp()
+        "geomean built-in / parq: disk {:.3}, memory {:.3}",
+        (log_disk / k).exp(),
+        (log_memory / k).exp()
     );
 }

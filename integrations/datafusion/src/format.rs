@@ -18,10 +18,12 @@ use datafusion::datasource::table_schema::TableSchema;
 use datafusion::physical_plan::ExecutionPlan;
 use futures::{FutureExt, StreamExt, TryStreamExt};
 use object_store::{ObjectMeta, ObjectStore};
-use parq::read::ParquetReader;
+use parq::object_store::FooterCache;
+use parq::read::{ParquetReader, ReadOptions};
 
-use crate::fetch::{FetchCounts, FetchedFile, FooterCache};
+use crate::counted_store::FetchCounts;
 use crate::source::ParqSource;
+use crate::store_source::StoreSource;
 
 /// Parquet read by parq, as a DataFusion [`FileFormat`].
 ///
@@ -32,34 +34,48 @@ use crate::source::ParqSource;
 /// without copying the values. Statistics come from row-group statistics
 /// ([`crate::statistics`]).
 ///
-/// Footers fetched for planning are kept ([`FooterCache`]) and reused by this format's scans.
-#[derive(Debug, Default, Clone)]
+/// Footers fetched for planning are kept (parq's [`FooterCache`], by path, size and version)
+/// and reused by this format's scans.
+#[derive(Debug, Clone)]
 pub struct ParqFormat {
     footers: Arc<FooterCache>,
 }
 
-impl ParqFormat {
-    /// The format, with an empty footer cache.
-    pub fn new() -> Self {
-        ParqFormat::default()
+impl Default for ParqFormat {
+    fn default() -> Self {
+        ParqFormat::new()
     }
 }
 
-/// Fetch and decode one file's footer.
+impl ParqFormat {
+    /// Footers a format keeps, at most.
+    pub const FOOTER_CACHE_CAPACITY: usize = 4096;
+
+    /// The format, with an empty footer cache.
+    pub fn new() -> Self {
+        ParqFormat::with_footer_cache(Arc::new(FooterCache::new(Self::FOOTER_CACHE_CAPACITY)))
+    }
+
+    /// The format, sharing `footers` (with other formats, or with parq's own readers).
+    pub fn with_footer_cache(footers: Arc<FooterCache>) -> Self {
+        ParqFormat { footers }
+    }
+}
+
+/// Fetch (or find in `footers`) and decode one file's footer.
 async fn open_footer(
     store: &Arc<dyn ObjectStore>,
     object: &ObjectMeta,
-    footers: &FooterCache,
-) -> Result<ParquetReader<FetchedFile>> {
-    let source = FetchedFile::open(
+    footers: &Arc<FooterCache>,
+) -> Result<ParquetReader<StoreSource>> {
+    let (_, footer) = crate::opener::footer(Arc::clone(store), object, footers).await?;
+    let source = StoreSource::new(
         Arc::clone(store),
-        object,
+        object.location.clone(),
+        object.size,
         Arc::new(FetchCounts::default()),
-        footers,
-    )
-    .await
-    .map_err(|e| DataFusionError::External(Box::new(e)))?;
-    ParquetReader::new(source).map_err(|e| DataFusionError::External(Box::new(e)))
+    );
+    crate::opener::metadata_reader(source, &footer, ReadOptions::default())
 }
 
 /// Top-level strings and binaries as their view types.

@@ -14,43 +14,53 @@
 //!
 //! or, for a table built in code, `ListingOptions::new(Arc::new(ParqFormat::new()))`.
 //!
-//! What the scan does (see [`ParqSource`]): it fetches each file's footer with one suffix GET
-//! and then only the projected column chunks of the row groups left after pruning, through
-//! the object store DataFusion hands over ([`fetch`]); translates DataFusion's filters into
-//! parq predicates that prune row groups and pages ([`predicate`]); splits files by row groups
+//! What the scan does (see [`ParqSource`]): it reads through parq's own async object reader
+//! (`parq::object_store::ParqObjectReader`) with the object store DataFusion hands over:
+//! each file's footer by one suffix GET (cached, so planning and the scans fetch it once),
+//! then the projected columns of the row groups left after pruning, with the next row
+//! groups' GETs in flight while one decodes. It translates DataFusion's filters into parq
+//! predicates that prune row groups and pages ([`predicate`]); splits files by row groups
 //! across `target_partitions`; and reports row-group statistics to the planner
-//! ([`statistics`]). parq decodes on blocking threads, off the async runtime.
+//! ([`statistics`]). parq decodes on tokio's blocking pool, off the async runtime's threads.
 //!
 //! Scan metrics (in `EXPLAIN ANALYZE`): `row_groups`, `row_groups_pruned`, `pages_pruned`,
 //! `rows_selected`, `requests`, `bytes_fetched`, `on_demand_fetches`.
 //!
+//! Distributed: with the feature `ballista`, the module `ballista` has the codecs that let a plan
+//! reading through parq (and its `STORED AS PARQ` tables, [`ParqTable`]) run on a Ballista
+//! cluster.
+//!
 //! Limits, for now: filters are pruned with but reported as not pushed down (DataFusion
 //! filters the rows); the format reads only (`COPY ... STORED AS PARQ` is refused: write with
-//! `PARQUET`); encrypted files are not read; each file open fetches and parses its footer
-//! (no footer cache yet); files with differing types need a declared table schema (the
+//! `PARQUET`); encrypted files are not read; files with differing types need a declared table schema (the
 //! inferred schemas merge only when equal), and then missing columns read as nulls and
 //! narrower types are cast.
 #![deny(missing_docs)]
 
-pub mod fetch;
+#[cfg(feature = "ballista")]
+pub mod ballista;
+mod counted_store;
 mod format;
 mod opener;
 pub mod predicate;
 mod source;
 pub mod statistics;
+mod store_source;
+mod table;
 
 use std::sync::Arc;
 
 pub use format::{ParqFormat, ParqFormatFactory};
 pub use source::ParqSource;
+pub use table::{ParqTable, ParqTableFactory};
 
-/// Register [`ParqFormatFactory`] with `ctx`, so that SQL can say `STORED AS PARQ`.
+/// Register [`ParqFormatFactory`] with `ctx`, so that SQL can say `STORED AS PARQ` (such
+/// tables are [`ParqTable`]s).
 pub fn register(ctx: &datafusion::prelude::SessionContext) -> datafusion::common::Result<()> {
     let state = ctx.state_ref();
     let mut state = state.write();
-    state.table_factories_mut().insert(
-        "PARQ".into(),
-        Arc::new(datafusion::datasource::listing_table_factory::ListingTableFactory::new()),
-    );
+    state
+        .table_factories_mut()
+        .insert("PARQ".into(), Arc::new(ParqTableFactory::new()));
     state.register_file_format(Arc::new(ParqFormatFactory::new()), true)
 }

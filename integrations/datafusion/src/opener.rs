@@ -1,12 +1,20 @@
-//! Opening one file (or one row-group range of it) of a scan: fetch, prune, decode.
+//! Opening one file (or one row-group range of it) of a scan: footer, prune, decode.
 //!
-//! 1. The footer, by one suffix GET ([`crate::fetch`]).
+//! 1. The footer, through parq's [`ParqObjectReader`] and the format's [`FooterCache`] (one
+//!    suffix GET, none when planning already read it).
 //! 2. The row groups whose first column chunk starts in the file range DataFusion assigned
 //!    to this partition (so the ranges of one file split its row groups between partitions).
-//! 3. With a predicate: its page indexes are fetched and parq prunes row groups (statistics,
-//!    page index, bloom filters, dictionaries) and pages, giving a row selection.
-//! 4. The projected column chunks of the row groups left, by one `get_ranges`.
-//! 5. parq decodes those bytes on a blocking thread into batches of the table's types.
+//! 3. With a predicate: row-group statistics prune first (no I/O); for the row groups left
+//!    the predicate columns' page indexes are fetched and parq prunes further (page index,
+//!    bloom filters, dictionaries) and by pages, giving a row selection
+//!    ([`crate::store_source`]).
+//! 4. parq's object reader streams the projected columns of the row groups left: a push
+//!    decoder on tokio's blocking pool, with the GETs of the next row groups in flight while
+//!    one decodes, and under a selection only the pages it needs.
+//! 5. The batches are adapted to the table's types (missing columns as nulls, casts).
+//!
+//! Every GET goes through a [`CountingStore`], which feeds the `requests` and
+//! `bytes_fetched` metrics.
 
 use std::ops::Range;
 use std::sync::atomic::Ordering;
@@ -22,11 +30,14 @@ use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_expr_common::physical_expr::snapshot_physical_expr;
 use datafusion::physical_plan::metrics::{Count, ExecutionPlanMetricsSet, MetricBuilder};
 use futures::StreamExt;
-use object_store::ObjectStore;
+use object_store::{ObjectMeta, ObjectStore};
 use parq::metadata::FileMetaData;
+use parq::object_store::{FooterCache, ObjectReadOptions, ParqObjectReader};
+use parq::read::push::{Footer, PushOptions};
 use parq::read::{ByteArrayLayout, ParquetReader, ReadOptions, RowSelection};
 
-use crate::fetch::{FetchCounts, FetchedFile, FooterCache};
+use crate::counted_store::{CountingStore, FetchCounts};
+use crate::store_source::StoreSource;
 
 /// Per-partition counters of the scan, shown by `EXPLAIN ANALYZE`.
 #[derive(Clone)]
@@ -89,21 +100,55 @@ fn parq_err(e: parq::Error) -> DataFusionError {
     DataFusionError::External(Box::new(e))
 }
 
+/// The footer of `meta`'s object: from `footers`, else fetched through `store` and kept.
+pub(crate) async fn footer(
+    store: Arc<dyn ObjectStore>,
+    meta: &ObjectMeta,
+    footers: &Arc<FooterCache>,
+) -> Result<(ParqObjectReader, Footer)> {
+    let mut reader = ParqObjectReader::new(store, meta.clone())
+        .with_footer_cache(Arc::clone(footers))
+        .with_options(ObjectReadOptions {
+            decode_on_blocking_pool: true,
+            ..ObjectReadOptions::default()
+        });
+    let footer = reader.footer().await.map_err(parq_err)?;
+    Ok((reader, footer))
+}
+
+/// A reader of `footer`'s file whose reads (none for schema and metadata) go to `source`.
+pub(crate) fn metadata_reader(
+    source: StoreSource,
+    footer: &Footer,
+    options: ReadOptions,
+) -> Result<ParquetReader<StoreSource>> {
+    ParquetReader::from_footer(source, footer.clone(), options).map_err(parq_err)
+}
+
 impl FileOpener for ParqOpener {
     fn open(&self, file: PartitionedFile) -> Result<FileOpenFuture> {
-        let store = Arc::clone(&self.store);
+        let counts = Arc::new(FetchCounts::default());
+        let store: Arc<dyn ObjectStore> = Arc::new(CountingStore::new(
+            Arc::clone(&self.store),
+            Arc::clone(&counts),
+        ));
         let output = Arc::new(self.file_schema.project(&self.projection)?);
         let predicate = self.predicate.clone();
         let file_schema = Arc::clone(&self.file_schema);
         let (batch_size, limit, metrics) = (self.batch_size, self.limit, self.metrics.clone());
         let footers = Arc::clone(&self.footers);
         Ok(Box::pin(async move {
-            let counts = Arc::new(FetchCounts::default());
-            let source = FetchedFile::open(store, &file.object_meta, Arc::clone(&counts), &footers)
-                .await
-                .map_err(parq_err)?;
+            let meta = &file.object_meta;
+            let (reader, footer) = footer(Arc::clone(&store), meta, &footers).await?;
+            let source = StoreSource::new(
+                Arc::clone(&store),
+                meta.location.clone(),
+                meta.size,
+                Arc::clone(&counts),
+            );
             let plan = ScanPlan::new(
-                &source,
+                &metadata_reader(source.clone(), &footer, ReadOptions::default())?,
+                footer.clone(),
                 &output,
                 file.range.as_ref().map(|r| r.start..r.end),
             )?;
@@ -114,57 +159,29 @@ impl FileOpener for ParqOpener {
                 .and_then(|p| crate::predicate::to_parq(&p, &file_schema));
             let (row_groups, selection) = match predicate {
                 Some(expr) if !plan.row_groups.is_empty() => {
-                    source
-                        .fetch(&plan.page_index_ranges(&expr))
-                        .await
-                        .map_err(parq_err)?;
-                    let (rgs, src) = (plan.row_groups.clone(), source.clone());
-                    let pruned = tokio::task::spawn_blocking(move || {
-                        let reader = open(src, Some(rgs), None, ByteArrayLayout::Offsets)?;
-                        reader
-                            .prune(&expr)
-                            .map(|(sel, stats)| (sel, stats, reader.row_group_first_rows()))
-                    })
-                    .await
-                    .map_err(|e| DataFusionError::External(Box::new(e)))?;
-                    match pruned {
-                        Ok((selection, stats, first_rows)) => {
-                            metrics.row_groups_pruned.add(stats.row_groups_pruned);
-                            metrics.pages_pruned.add(stats.pages_pruned);
-                            let kept: Vec<usize> = plan
-                                .row_groups
-                                .iter()
-                                .copied()
-                                .filter(|&rg| {
-                                    let first = first_rows[rg];
-                                    let rows = plan.metadata.row_groups[rg].num_rows.max(0) as u64;
-                                    selection.intersects(first..first + rows)
-                                })
-                                .collect();
-                            (kept, Some(selection))
-                        }
-                        // A predicate parq cannot bind to this file (a column it lacks, a
-                        // literal its type cannot hold): read without pruning.
-                        Err(_) => (plan.row_groups.clone(), None),
-                    }
+                    prune(source, &footer, &plan, expr, &metrics).await?
                 }
                 _ => (plan.row_groups.clone(), None),
             };
-            metrics.rows_selected.add(match &selection {
-                Some(s) => s.row_count() as usize,
-                None => row_groups
-                    .iter()
-                    .map(|&rg| plan.metadata.row_groups[rg].num_rows.max(0) as usize)
-                    .sum(),
-            });
-            source
-                .fetch(&plan.chunk_ranges(&row_groups))
-                .await
-                .map_err(parq_err)?;
+            let first_rows = first_rows(plan.footer.metadata());
+            let selected: u64 = row_groups
+                .iter()
+                .map(|&rg| {
+                    let n = plan.footer.metadata().row_groups[rg].num_rows.max(0) as u64;
+                    let rows = first_rows[rg]..first_rows[rg] + n;
+                    match &selection {
+                        Some(s) => s
+                            .intersection(&RowSelection::from_ranges([rows]))
+                            .row_count(),
+                        None => n,
+                    }
+                })
+                .sum();
+            metrics.rows_selected.add(selected as usize);
             let stream = decode(
-                source, plan, row_groups, selection, batch_size, limit, output,
-            );
-            let counted = stream.chain(futures::stream::once(async move {
+                reader, plan, row_groups, selection, selected, batch_size, limit, output,
+            )?;
+            let counted = stream.map(Some).chain(futures::stream::once(async move {
                 metrics.add_fetches(&counts);
                 None
             }));
@@ -173,46 +190,98 @@ impl FileOpener for ParqOpener {
     }
 }
 
-/// Open parq over the fetched bytes.
-fn open(
-    source: FetchedFile,
-    row_groups: Option<Vec<usize>>,
-    selection: Option<RowSelection>,
-    layout: ByteArrayLayout,
-) -> parq::Result<ParquetReader<FetchedFile>> {
-    ParquetReader::with_options(
-        source,
-        ReadOptions {
-            row_groups,
-            selection,
-            byte_array_layout: layout,
-            ..ReadOptions::default()
-        },
-    )
+/// The first row (file row number) of each row group.
+fn first_rows(metadata: &FileMetaData) -> Vec<u64> {
+    let mut next = 0u64;
+    metadata
+        .row_groups
+        .iter()
+        .map(|rg| {
+            let first = next;
+            next = next.saturating_add(rg.num_rows.max(0) as u64);
+            first
+        })
+        .collect()
+}
+
+/// The row groups of `plan` that `expr` may match, and the rows of them that may: by
+/// row-group statistics first, then (for the row groups left) by parq's pruning over the
+/// predicate columns' page indexes, bloom filters and dictionaries. A predicate parq cannot
+/// bind to this file (a column it lacks, a literal its type cannot hold) prunes nothing.
+async fn prune(
+    source: StoreSource,
+    footer: &Footer,
+    plan: &ScanPlan,
+    expr: parq::predicate::Expr,
+    metrics: &ScanMetrics,
+) -> Result<(Vec<usize>, Option<RowSelection>)> {
+    let Ok(by_statistics) = expr.row_groups_by_statistics(footer.metadata(), footer.schema())
+    else {
+        return Ok((plan.row_groups.clone(), None));
+    };
+    let candidates: Vec<usize> = plan
+        .row_groups
+        .iter()
+        .copied()
+        .filter(|rg| by_statistics.contains(rg))
+        .collect();
+    metrics
+        .row_groups_pruned
+        .add(plan.row_groups.len() - candidates.len());
+    if candidates.is_empty() {
+        return Ok((candidates, None));
+    }
+    source
+        .prefetch(&plan.page_index_ranges(&expr, &candidates))
+        .await
+        .map_err(parq_err)?;
+    let options = ReadOptions {
+        row_groups: Some(candidates.clone()),
+        ..ReadOptions::default()
+    };
+    let reader = metadata_reader(source, footer, options)?;
+    let pruned = tokio::task::spawn_blocking(move || reader.prune(&expr))
+        .await
+        .map_err(|e| DataFusionError::External(Box::new(e)))?;
+    let Ok((selection, stats)) = pruned else {
+        return Ok((candidates, None));
+    };
+    metrics.row_groups_pruned.add(stats.row_groups_pruned);
+    metrics.pages_pruned.add(stats.pages_pruned);
+    let first_rows = first_rows(plan.footer.metadata());
+    let kept = candidates
+        .into_iter()
+        .filter(|&rg| {
+            let rows = plan.footer.metadata().row_groups[rg].num_rows.max(0) as u64;
+            selection.intersects(first_rows[rg]..first_rows[rg] + rows)
+        })
+        .collect();
+    Ok((kept, Some(selection)))
 }
 
 /// What one file's scan reads: its footer, the row groups of its range, and for each output
 /// column the file's leaf columns and the type parq decodes it as.
 struct ScanPlan {
-    metadata: Arc<FileMetaData>,
+    footer: Footer,
     row_groups: Vec<usize>,
     /// Per output column: its name in the file and the type parq decodes to, or `None` when
     /// the file lacks it (it reads as nulls).
     columns: Vec<Option<(String, DataType)>>,
-    /// Leaf column indices of the output columns.
-    leaves: Vec<usize>,
     /// Leaf paths (dotted), to find the predicate's leaves.
     leaf_paths: Vec<String>,
     layout: ByteArrayLayout,
-    file_len: u64,
 }
 
 impl ScanPlan {
-    fn new(source: &FetchedFile, output: &Schema, range: Option<Range<i64>>) -> Result<Self> {
-        let reader = ParquetReader::new(source.clone()).map_err(parq_err)?;
+    fn new(
+        reader: &ParquetReader<StoreSource>,
+        footer: Footer,
+        output: &Schema,
+        range: Option<Range<i64>>,
+    ) -> Result<Self> {
         let file_schema = reader.arrow_schema().map_err(parq_err)?;
-        let metadata = Arc::new(reader.metadata().clone());
-        let row_groups = metadata
+        let row_groups = footer
+            .metadata()
             .row_groups
             .iter()
             .enumerate()
@@ -250,26 +319,11 @@ impl ScanPlan {
             .iter()
             .map(|l| l.path_string())
             .collect();
-        let leaves = reader
-            .schema()
-            .leaves
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| {
-                columns
-                    .iter()
-                    .flatten()
-                    .any(|(name, _)| l.path.first() == Some(name))
-            })
-            .map(|(i, _)| i)
-            .collect();
         Ok(ScanPlan {
-            metadata,
+            footer,
             row_groups,
             columns,
-            leaves,
             leaf_paths,
-            file_len: parq::read::Source::len(source),
             layout: if views {
                 ByteArrayLayout::Views
             } else {
@@ -278,17 +332,21 @@ impl ScanPlan {
         })
     }
 
-    /// Column and offset indexes of the predicate's leaf columns in the plan's row groups.
-    fn page_index_ranges(&self, expr: &parq::predicate::Expr) -> Vec<Range<u64>> {
+    /// Column and offset indexes of the predicate's leaf columns in `row_groups`.
+    fn page_index_ranges(
+        &self,
+        expr: &parq::predicate::Expr,
+        row_groups: &[usize],
+    ) -> Vec<Range<u64>> {
         let wanted: Vec<usize> = expr
             .columns()
             .iter()
             .filter_map(|c| self.leaf_paths.iter().position(|p| p == c))
             .collect();
         let mut out = Vec::new();
-        for &rg in &self.row_groups {
+        for &rg in row_groups {
             for &leaf in &wanted {
-                let Some(c) = self.metadata.row_groups[rg].columns.get(leaf) else {
+                let Some(c) = self.footer.metadata().row_groups[rg].columns.get(leaf) else {
                     continue;
                 };
                 for (off, len) in [
@@ -305,31 +363,7 @@ impl ScanPlan {
         }
         out
     }
-
-    /// The output columns' chunks in `row_groups`, as parq reads them: with up to
-    /// [`CHUNK_SLACK`] bytes past the declared end.
-    fn chunk_ranges(&self, row_groups: &[usize]) -> Vec<Range<u64>> {
-        let data_end = self.file_len.saturating_sub(8);
-        let mut out = Vec::new();
-        for &rg in row_groups {
-            for &leaf in &self.leaves {
-                if let Some(c) = self.metadata.row_groups[rg].columns.get(leaf) {
-                    let start = chunk_start(c);
-                    let len = c
-                        .meta_data
-                        .as_ref()
-                        .map_or(0, |m| m.total_compressed_size.max(0) as u64);
-                    out.push(start..start.saturating_add(len + CHUNK_SLACK).min(data_end));
-                }
-            }
-        }
-        out
-    }
 }
-
-/// parq reads a column chunk with 100 bytes past its declared size, for old writers that left
-/// the dictionary page header out of `total_compressed_size` (PARQUET-816).
-const CHUNK_SLACK: u64 = 100;
 
 /// Where a column chunk's pages start: its dictionary page, else its first data page.
 fn chunk_start(c: &parq::metadata::ColumnChunk) -> u64 {
@@ -340,84 +374,90 @@ fn chunk_start(c: &parq::metadata::ColumnChunk) -> u64 {
     }
 }
 
-/// Decode on a blocking thread; batches come back through a small channel, so decoding runs
-/// at most two batches ahead of the consumer.
+/// The batches of the scan, up to `limit` rows: row counts only when no file column is
+/// wanted, else parq's object reader stream (see the module doc) as batches of `output`.
+#[allow(clippy::too_many_arguments)]
 fn decode(
-    source: FetchedFile,
+    reader: ParqObjectReader,
     plan: ScanPlan,
     row_groups: Vec<usize>,
     selection: Option<RowSelection>,
+    selected_rows: u64,
     batch_size: usize,
     limit: Option<usize>,
     output: SchemaRef,
-) -> futures::stream::BoxStream<'static, Option<Result<RecordBatch>>> {
-    let (tx, rx) = tokio::sync::mpsc::channel::<Result<RecordBatch>>(2);
-    tokio::task::spawn_blocking(move || {
-        let result = (|| -> Result<()> {
-            if row_groups.is_empty() {
-                return Ok(());
+) -> Result<futures::stream::BoxStream<'static, Result<RecordBatch>>> {
+    let limit = limit.unwrap_or(usize::MAX);
+    if row_groups.is_empty() || limit == 0 {
+        return Ok(futures::stream::empty().boxed());
+    }
+    let names: Vec<String> = plan
+        .columns
+        .iter()
+        .flatten()
+        .map(|(n, _)| n.clone())
+        .collect();
+    if names.is_empty() {
+        // No file column is wanted (`COUNT(*)`, or only columns the file lacks): only row
+        // counts, and no request.
+        let rows = (selected_rows as usize).min(limit);
+        let sizes =
+            (0..rows.div_ceil(batch_size)).map(move |i| batch_size.min(rows - i * batch_size));
+        let batches: Vec<Result<RecordBatch>> = sizes
+            .map(|n| adapt(&output, &plan, Vec::new(), n))
+            .collect();
+        return Ok(futures::stream::iter(batches).boxed());
+    }
+    let decoded = Arc::new(Schema::new(
+        plan.columns
+            .iter()
+            .flatten()
+            .map(|(n, dt)| Field::new(n, dt.clone(), true))
+            .collect::<Vec<_>>(),
+    ));
+    let options = PushOptions {
+        read: ReadOptions {
+            row_groups: Some(row_groups),
+            selection,
+            byte_array_layout: plan.layout,
+            ..ReadOptions::default()
+        },
+        projection: Some(names),
+        batch_size,
+        ..PushOptions::default()
+    };
+    let decoder =
+        parq::read::push::PushDecoder::try_new(plan.footer.clone(), options).map_err(parq_err)?;
+    // The stream ends at the limit, before decoding more; dropping the object reader's
+    // stream aborts the GETs still in flight.
+    let (plan, decoded) = (Arc::new(plan), Arc::new(decoded));
+    let batches = reader.stream(decoder);
+    let limited = futures::stream::unfold((batches, limit), move |(mut batches, left)| {
+        let (plan, decoded, output) =
+            (Arc::clone(&plan), Arc::clone(&decoded), Arc::clone(&output));
+        async move {
+            if left == 0 {
+                return None;
             }
-            let reader =
-                open(source, Some(row_groups), selection, plan.layout).map_err(parq_err)?;
-            let mut left = limit.unwrap_or(usize::MAX);
-            let names: Vec<&str> = plan
-                .columns
-                .iter()
-                .flatten()
-                .map(|(n, _)| n.as_str())
-                .collect();
-            if names.is_empty() {
-                // No file column is wanted (`COUNT(*)`, or only columns the file lacks):
-                // only row counts.
-                let mut rows = (reader.selected_rows() as usize).min(left);
-                while rows > 0 {
-                    let n = rows.min(batch_size);
-                    rows -= n;
-                    let batch = adapt(&output, &plan, Vec::new(), n)?;
-                    if tx.blocking_send(Ok(batch)).is_err() {
-                        break;
-                    }
-                }
-                return Ok(());
-            }
-            let decoded = Arc::new(Schema::new(
-                plan.columns
-                    .iter()
-                    .flatten()
-                    .map(|(n, dt)| Field::new(n, dt.clone(), true))
-                    .collect::<Vec<_>>(),
-            ));
-            for batch in reader.array_batches(&names, batch_size).map_err(parq_err)? {
-                if left == 0 {
-                    break;
-                }
-                let batch = batch.map_err(parq_err)?;
+            let out = batches.next().await?.map_err(parq_err).and_then(|batch| {
                 let batch = parq::arrow::to_record_batch(&batch, &decoded).map_err(parq_err)?;
-                let batch = if batch.num_rows() > left {
-                    batch.slice(0, left)
-                } else {
-                    batch
-                };
-                left -= batch.num_rows();
-                let rows = batch.num_rows();
-                let out = adapt(&output, &plan, batch.columns().to_vec(), rows)?;
-                if tx.blocking_send(Ok(out)).is_err() {
-                    break;
-                }
-            }
-            Ok(())
-        })();
-        if let Err(e) = result {
-            let _ = tx.blocking_send(Err(e));
+                let rows = batch.num_rows().min(left);
+                adapt(
+                    &output,
+                    &plan,
+                    batch.slice(0, rows).columns().to_vec(),
+                    rows,
+                )
+            });
+            let left = match &out {
+                Ok(b) => left - b.num_rows(),
+                Err(_) => 0,
+            };
+            Some((out, (batches, left)))
         }
     });
-    futures::stream::unfold(rx, |mut rx| async move {
-        let next = rx.recv().await?;
-        Some((Some(next), rx))
-    })
-    .boxed()
+    Ok(limited.boxed())
 }
-
 /// The decoded columns (the file's, in output order) as a batch of the output schema: a
 /// column the file lacks is nulls, a type that differs is cast (widened).
 fn adapt(

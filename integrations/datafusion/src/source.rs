@@ -3,6 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::opener::{ParqOpener, ScanMetrics};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::Result;
@@ -15,9 +16,7 @@ use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
 use datafusion::physical_plan::projection::ProjectionExprs;
 use datafusion::physical_plan::DisplayFormatType;
 use object_store::ObjectStore;
-
-use crate::fetch::FooterCache;
-use crate::opener::{ParqOpener, ScanMetrics};
+use parq::object_store::FooterCache;
 
 /// Reads Parquet files with parq: projection, a pruning predicate, limit, and row-group
 /// ranges of files for parallel partitions (DataFusion's byte ranges, each row group going to
@@ -45,13 +44,21 @@ impl ParqSource {
             predicate: None,
             batch_size: None,
             metrics: ExecutionPlanMetricsSet::new(),
-            footers: Arc::default(),
+            footers: Arc::new(FooterCache::new(crate::ParqFormat::FOOTER_CACHE_CAPACITY)),
         }
     }
 
     /// Share `footers` (the format's, which planning filled) instead of an empty cache.
     pub fn with_footer_cache(self, footers: Arc<FooterCache>) -> Self {
         ParqSource { footers, ..self }
+    }
+
+    /// Prune with `predicate` (over the table schema), as a filter pushed down would.
+    pub fn with_predicate(self, predicate: Arc<dyn PhysicalExpr>) -> Self {
+        ParqSource {
+            predicate: Some(predicate),
+            ..self
+        }
     }
 
     /// The pruning predicate pushed into the scan (over the table schema).

@@ -15,7 +15,7 @@ use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
 use datafusion::prelude::{SessionConfig, SessionContext};
-use parq_datafusion::ParqFormat;
+use parq_datafusion::{ParqFormat, ParqTable};
 
 /// The eight TPC-H tables with their columns as SQL types.
 pub const TABLES: &[(&str, &str)] = &[
@@ -150,7 +150,12 @@ pub async fn register(ctx: &SessionContext, name: &str, url: &str, reader: Reade
         .with_listing_options(options)
         .infer_schema(&ctx.state())
         .await?;
-    ctx.register_table(name, Arc::new(ListingTable::try_new(config)?))?;
+    let table = ListingTable::try_new(config)?;
+    match reader {
+        // As `STORED AS PARQ` makes them: a table a Ballista plan can carry.
+        Reader::Parq => ctx.register_table(name, Arc::new(ParqTable::try_new(table)?))?,
+        Reader::Builtin => ctx.register_table(name, Arc::new(table))?,
+    };
     Ok(())
 }
 
