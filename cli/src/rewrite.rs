@@ -158,7 +158,53 @@ pub fn run(args: &Args) -> Result<()> {
         written.row_groups.len()
     );
     print!("{}", report(&written));
+    if encoding == EncodingPolicy::Dictionary {
+        for note in dictionary_fallbacks(&written) {
+            eprintln!("note: {note}");
+        }
+    }
     Ok(())
+}
+
+/// The columns whose data pages are not all dictionary-encoded although `--encoding
+/// dictionary` asked for it (the writer falls back to plain when a chunk's dictionary outgrows
+/// its limit, and some types are never dictionary-encoded), one line each.
+fn dictionary_fallbacks(meta: &FileMetaData) -> Vec<String> {
+    let n = meta.row_groups.first().map_or(0, |g| g.columns.len());
+    let mut notes = Vec::new();
+    for c in 0..n {
+        let (mut pages, mut other, mut path) = (0usize, BTreeMap::new(), String::new());
+        for m in meta
+            .row_groups
+            .iter()
+            .filter_map(|g| g.columns[c].meta_data.as_ref())
+        {
+            path = m.path_in_schema.join(".");
+            for s in m.encoding_stats.iter().flatten() {
+                if s.page_type == PageType::DICTIONARY_PAGE {
+                    continue;
+                }
+                let count = s.count.max(0) as usize;
+                pages += count;
+                if !matches!(
+                    s.encoding,
+                    Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY
+                ) {
+                    *other.entry(s.encoding.to_string()).or_insert(0usize) += count;
+                }
+            }
+        }
+        if !other.is_empty() {
+            let kept: usize = other.values().sum();
+            let encodings: Vec<String> = other.keys().cloned().collect();
+            notes.push(format!(
+                "--encoding dictionary not honoured for column {path}: {kept} of {pages} data \
+                 pages are {}",
+                encodings.join(", ")
+            ));
+        }
+    }
+    notes
 }
 
 fn write(

@@ -129,3 +129,40 @@ fn rewrite_table_aligns_long_paths() {
         );
     }
 }
+
+/// `--encoding dictionary` says which columns it could not dictionary-encode, and only those.
+#[test]
+fn rewrite_says_where_dictionary_encoding_is_not_honoured() {
+    let scratch = scratch_dir("rewrite-dictionary");
+    let input = parquet_test_data().join("alltypes_plain.parquet");
+    let output = scratch.join("out.parquet");
+    let run = rewrite(&scratch, &input, &output, &["--encoding", "dictionary"]);
+    assert!(run.success(), "{}", run.stderr);
+    let notes: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("note:"))
+        .collect();
+    let reader = open(&output);
+    for (i, leaf) in reader.schema().leaves.iter().enumerate() {
+        let m = reader.metadata().row_groups[0].columns[i]
+            .meta_data
+            .as_ref()
+            .unwrap();
+        let dictionary = m
+            .encoding_stats
+            .iter()
+            .flatten()
+            .filter(|s| s.page_type != parq::metadata::PageType::DICTIONARY_PAGE)
+            .all(|s| s.encoding == parq::metadata::Encoding::RLE_DICTIONARY);
+        let said = notes
+            .iter()
+            .any(|n| n.contains(&format!("column {}:", leaf.path_string())));
+        assert_eq!(said, !dictionary, "{}: {}", leaf.path_string(), run.stderr);
+    }
+    assert!(
+        notes.iter().any(|n| n.contains("column bool_col:")),
+        "BOOLEAN is never dictionary-encoded: {}",
+        run.stderr
+    );
+}
