@@ -24,6 +24,8 @@
 //! pruning too: from statistics alone, such a `value` cannot be told from a whole object
 //! stored there.
 
+use std::cmp::Ordering;
+
 use arrow_buffer::BooleanBuffer;
 
 use super::literal::Scalar;
@@ -122,51 +124,62 @@ pub(crate) fn eval(test: &Test, values: &VariantArray) -> Result<BooleanBuffer> 
     Ok(BooleanBuffer::from(out))
 }
 
-/// A variant value as the scalar kind of `like`, when it is of that kind.
-fn as_scalar(v: &VariantRef<'_>, like: &Scalar) -> Option<Scalar> {
-    let int = match v {
+/// The value as an integer, when it is one of any width.
+fn as_int(v: &VariantRef<'_>) -> Option<i64> {
+    match v {
         VariantRef::Int8(x) => Some(*x as i64),
         VariantRef::Int16(x) => Some(*x as i64),
         VariantRef::Int32(x) => Some(*x as i64),
         VariantRef::Int64(x) => Some(*x),
         _ => None,
-    };
-    Some(match like {
-        Scalar::I32(_) | Scalar::I64(_) => Scalar::I64(int?),
-        Scalar::F64(_) => match v {
-            VariantRef::Float(x) => Scalar::F64(*x as f64),
-            VariantRef::Double(x) => Scalar::F64(*x),
-            _ => return None,
-        },
-        Scalar::Bytes(_) => match v {
-            VariantRef::String(s) => Scalar::Bytes(s.as_bytes().to_vec()),
-            _ => return None,
-        },
-        Scalar::Bool(_) => match v {
-            VariantRef::Boolean(b) => Scalar::Bool(*b),
-            _ => return None,
-        },
-        _ => return None,
-    })
+    }
 }
 
-/// The literal widened to the kind [`as_scalar`] gives.
-fn widen(s: &Scalar) -> Scalar {
-    match s {
-        Scalar::I32(x) => Scalar::I64(*x as i64),
-        s => s.clone(),
+/// The value as a number, when it is a FLOAT or DOUBLE.
+fn as_f64(v: &VariantRef<'_>) -> Option<f64> {
+    match v {
+        VariantRef::Float(x) => Some(*x as f64),
+        VariantRef::Double(x) => Some(*x),
+        _ => None,
+    }
+}
+
+/// Whether the value is of the literal's kind: integers of any width for an integer literal,
+/// FLOAT or DOUBLE for a number, a string, a boolean.
+fn same_kind(v: &VariantRef<'_>, lit: &Scalar) -> bool {
+    match lit {
+        Scalar::I32(_) | Scalar::I64(_) => as_int(v).is_some(),
+        Scalar::F64(_) => as_f64(v).is_some(),
+        Scalar::Bytes(_) => matches!(v, VariantRef::String(_)),
+        Scalar::Bool(_) => matches!(v, VariantRef::Boolean(_)),
+        _ => false,
+    }
+}
+
+/// How the value compares with the literal when it is of the literal's kind (and not NaN).
+/// Borrows both: no copy of a string per row.
+fn compare(v: &VariantRef<'_>, lit: &Scalar) -> Option<Ordering> {
+    match lit {
+        Scalar::I32(b) => Some(as_int(v)?.cmp(&(*b as i64))),
+        Scalar::I64(b) => Some(as_int(v)?.cmp(b)),
+        Scalar::F64(b) => as_f64(v)?.partial_cmp(b),
+        Scalar::Bytes(b) => match v {
+            VariantRef::String(s) => Some(s.as_bytes().cmp(b.as_slice())),
+            _ => None,
+        },
+        Scalar::Bool(b) => match v {
+            VariantRef::Boolean(a) => Some(a.cmp(b)),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
 fn matches(test: &Test, v: &VariantRef<'_>) -> bool {
-    let holds = |op: CmpOp, lit: &Scalar| {
-        as_scalar(v, lit)
-            .and_then(|x| x.compare(&widen(lit)))
-            .is_some_and(|o| op.holds(o))
-    };
+    let holds = |op: CmpOp, lit: &Scalar| compare(v, lit).is_some_and(|o| op.holds(o));
     match test {
         Test::Cmp { op, value, or_nan } => {
-            let nan = matches!(as_scalar(v, value), Some(Scalar::F64(x)) if x.is_nan());
+            let nan = matches!(value, Scalar::F64(_)) && as_f64(v).is_some_and(f64::is_nan);
             if nan {
                 *op == CmpOp::Ne || *or_nan
             } else {
@@ -175,7 +188,7 @@ fn matches(test: &Test, v: &VariantRef<'_>) -> bool {
         }
         Test::In(values) => values.iter().any(|l| holds(CmpOp::Eq, l)),
         Test::NotIn(values) => {
-            values.first().is_some_and(|l| as_scalar(v, l).is_some())
+            values.first().is_some_and(|l| same_kind(v, l))
                 && values.iter().all(|l| !holds(CmpOp::Eq, l))
         }
         Test::IsNull | Test::IsNotNull | Test::Geo(_) => false,
