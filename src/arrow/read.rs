@@ -250,6 +250,81 @@ fn valid_utf8(data: &[u8], offsets: &[i64]) -> bool {
         .all(|&o| data.get(o as usize).is_none_or(|&b| (b as i8) >= -0x40))
 }
 
+/// Whether every view is a valid Arrow view into `buffers` (and, with `utf8`, UTF-8): the
+/// checks `BinaryViewArray::try_new` and `to_string_view` make, in one pass and without a
+/// UTF-8 call per string. The bytes of each buffer that long views reference (the span from
+/// the lowest to the highest, which for a batch of a PLAIN page is its slice of the page and
+/// for dictionary indices the dictionary) are checked once, and only when they are not plain
+/// ASCII is each long view validated on its own; short views hold their bytes inline.
+fn views_valid(views: &ScalarBuffer<u128>, buffers: &[Buffer], utf8: bool) -> bool {
+    // Per buffer: the lowest start and highest end that long views reference.
+    let mut spans: Vec<(usize, usize)> = vec![(usize::MAX, 0); buffers.len()];
+    let mut inline_ascii = true;
+    for &v in views.iter() {
+        let len = v as u32 as usize;
+        if len <= 12 {
+            // The bytes after the data must be zero (Arrow's layout).
+            if len < 12 && (v >> (32 + 8 * len)) != 0 {
+                return false;
+            }
+            // Bit 7 of each data byte: any set means non-ASCII (checked exactly below).
+            let data = (v >> 32) & ((1u128 << (8 * len)) - 1);
+            inline_ascii &= data & 0x8080_8080_8080_8080_8080_8080 == 0;
+            continue;
+        }
+        let (index, offset) = ((v >> 64) as u32 as usize, (v >> 96) as u32 as usize);
+        let Some(buffer) = buffers.get(index) else {
+            return false;
+        };
+        let Some(bytes) = offset
+            .checked_add(len)
+            .and_then(|end| buffer.get(offset..end))
+        else {
+            return false;
+        };
+        if bytes[..4] != (v >> 32).to_le_bytes()[..4] {
+            return false;
+        }
+        let span = &mut spans[index];
+        span.0 = span.0.min(offset);
+        span.1 = span.1.max(offset + len);
+    }
+    if !utf8 {
+        return true;
+    }
+    let inline_utf8 = || {
+        views.iter().all(|&v| {
+            let len = v as u32 as usize;
+            len > 12 || simdutf8::basic::from_utf8(&v.to_le_bytes()[4..4 + len]).is_ok()
+        })
+    };
+    (inline_ascii || inline_utf8()) && long_views_utf8(views, buffers, &spans)
+}
+
+/// Each long view whose buffer's referenced span is not plain ASCII, validated on its own.
+fn long_views_utf8(
+    views: &ScalarBuffer<u128>,
+    buffers: &[Buffer],
+    spans: &[(usize, usize)],
+) -> bool {
+    let ascii: Vec<bool> = spans
+        .iter()
+        .zip(buffers)
+        .map(|(&(start, end), b)| start >= end || b[start..end].is_ascii())
+        .collect();
+    if ascii.iter().all(|&a| a) {
+        return true;
+    }
+    views.iter().all(|&v| {
+        let len = v as u32 as usize;
+        if len <= 12 {
+            return true;
+        }
+        let (index, offset) = ((v >> 64) as u32 as usize, (v >> 96) as u32 as usize);
+        ascii[index] || simdutf8::basic::from_utf8(&buffers[index][offset..offset + len]).is_ok()
+    })
+}
+
 fn binary_to_arrow(
     c: &Column,
     offsets: &OffsetBuffer<i64>,
@@ -337,39 +412,35 @@ fn decimal_from_be<'a>(
     nulls: Option<NullBuffer>,
     dt: &ArrowType,
 ) -> Result<ArrayRef> {
-    let be = |b: &[u8], width: usize| -> Vec<u8> {
-        // Sign-extend to `width` big-endian bytes (keeping the low bytes if longer).
+    /// `b` sign-extended to `N` big-endian bytes (its low `N` bytes if longer).
+    fn be<const N: usize>(b: &[u8]) -> [u8; N] {
         let fill = if b.first().is_some_and(|&x| x & 0x80 != 0) {
             0xff
         } else {
             0
         };
-        let mut out = vec![fill; width];
-        let n = b.len().min(width);
-        out[width - n..].copy_from_slice(&b[b.len() - n..]);
+        let mut out = [fill; N];
+        let n = b.len().min(N);
+        out[N - n..].copy_from_slice(&b[b.len() - n..]);
         out
-    };
+    }
     let mut buf = MutableBuffer::new(0);
     match dt {
         ArrowType::Decimal32(_, _) => {
-            for r in rows {
-                buf.push(i32::from_be_bytes(be(r, 4).try_into().expect("4")));
-            }
+            buf.reserve(len * 4);
+            rows.for_each(|r| buf.push(i32::from_be_bytes(be(r))));
         }
         ArrowType::Decimal64(_, _) => {
-            for r in rows {
-                buf.push(i64::from_be_bytes(be(r, 8).try_into().expect("8")));
-            }
+            buf.reserve(len * 8);
+            rows.for_each(|r| buf.push(i64::from_be_bytes(be(r))));
         }
         ArrowType::Decimal128(_, _) => {
-            for r in rows {
-                buf.push(i128::from_be_bytes(be(r, 16).try_into().expect("16")));
-            }
+            buf.reserve(len * 16);
+            rows.for_each(|r| buf.push(i128::from_be_bytes(be(r))));
         }
         _ => {
-            for r in rows {
-                buf.push(i256::from_be_bytes(be(r, 32).try_into().expect("32")));
-            }
+            buf.reserve(len * 32);
+            rows.for_each(|r| buf.push(i256::from_be_bytes(be(r))));
         }
     }
     fixed(dt, len, nulls, buf.into())
@@ -489,16 +560,26 @@ pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
         },
         Values::Binary { offsets, data } => binary_to_arrow(c, offsets, data, dt),
         Values::BinaryView { views, buffers } => match dt {
-            ArrowType::BinaryView => Ok(Arc::new(
-                BinaryViewArray::try_new(views.clone(), buffers.clone(), nulls)
-                    .map_err(arrow_err)?,
-            )),
-            ArrowType::Utf8View => Ok(Arc::new(
-                BinaryViewArray::try_new(views.clone(), buffers.clone(), nulls)
-                    .map_err(arrow_err)?
-                    .to_string_view()
-                    .map_err(arrow_err)?,
-            )),
+            ArrowType::BinaryView | ArrowType::Utf8View => {
+                let utf8 = matches!(dt, ArrowType::Utf8View);
+                if !views_valid(views, buffers, utf8) {
+                    return Err(Error::format(if utf8 {
+                        "invalid UTF-8 in a string column"
+                    } else {
+                        "internal: a decoded view points outside its buffers"
+                    }));
+                }
+                let b = ArrayDataBuilder::new(dt.clone())
+                    .len(len)
+                    .nulls(nulls)
+                    .add_buffer(views.inner().clone())
+                    .add_buffers(buffers.to_vec());
+                // SAFETY: `views_valid` checked every view against Arrow's view layout (inline
+                // views of at most 12 bytes; others with a 4-byte prefix equal to their data's
+                // and the data within the buffer they name), and for Utf8View that the bytes
+                // of every view are UTF-8.
+                Ok(make_array(unsafe { b.build_unchecked() }))
+            }
             _ => {
                 // Gather into offsets (a copy of the values).
                 let mut offsets = Vec::with_capacity(len + 1);
@@ -781,5 +862,57 @@ impl<S: Source> ParquetReader<S> {
             schema: Arc::new(schema),
             variants,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::views_valid;
+    use arrow_array::builder::make_view;
+    use arrow_buffer::{Buffer, ScalarBuffer};
+
+    /// Views of `strings` over one buffer holding them back to back, as a PLAIN page would.
+    fn views_of(strings: &[&[u8]]) -> (ScalarBuffer<u128>, Vec<Buffer>) {
+        let data: Vec<u8> = strings.concat();
+        let mut offset = 0u32;
+        let views = strings
+            .iter()
+            .map(|s| {
+                let v = make_view(s, 0, offset);
+                offset += s.len() as u32;
+                v
+            })
+            .collect();
+        (views, vec![Buffer::from_vec(data)])
+    }
+
+    #[test]
+    fn views_are_checked_like_arrow_does() {
+        let ascii: &[&[u8]] = &[b"a", b"", b"a string longer than twelve", b"twelve bytes"];
+        let (v, b) = views_of(ascii);
+        assert!(views_valid(&v, &b, true));
+        // Multi-byte UTF-8, short and long.
+        let (v, b) = views_of(&["é".as_bytes(), "ünïcødé strings beyond 12".as_bytes()]);
+        assert!(views_valid(&v, &b, true));
+        // Invalid UTF-8: a binary column may hold it, a string column may not.
+        for bad in [&b"\xff"[..], &b"long invalid \xc3\x28 utf-8 bytes"[..]] {
+            let (v, b) = views_of(&[b"ok", bad]);
+            assert!(views_valid(&v, &b, false));
+            assert!(!views_valid(&v, &b, true), "{bad:?}");
+        }
+        // A long view past its buffer's end, into a buffer that does not exist, or whose
+        // prefix is not its data's.
+        let (v, b) = views_of(ascii);
+        let long = v[2];
+        let past = long + (1u128 << 96);
+        let elsewhere = long + (1u128 << 64);
+        let prefix = long ^ (1u128 << 32);
+        for broken in [past, elsewhere, prefix] {
+            let views: ScalarBuffer<u128> = vec![v[0], broken].into();
+            assert!(!views_valid(&views, &b, false));
+        }
+        // An inline view with bytes after its data.
+        let padded: ScalarBuffer<u128> = vec![v[0] | (1u128 << 120)].into();
+        assert!(!views_valid(&padded, &b, false));
     }
 }
