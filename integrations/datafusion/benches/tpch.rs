@@ -134,6 +134,28 @@ async fn main() {
     let store = in_memory(&dir).await;
     // parq on disk, built-in on disk, parq in memory, built-in in memory.
     let ctxs = sessions(&dir, &store).await;
+    // `TPCH_ONLY=parq-disk|builtin-disk|parq-memory|builtin-memory`: time one session only
+    // (for a profiler), one line per query.
+    if let Ok(only) = std::env::var("TPCH_ONLY") {
+        let names = ["parq-disk", "builtin-disk", "parq-memory", "builtin-memory"];
+        let k = names
+            .iter()
+            .position(|n| *n == only)
+            .unwrap_or_else(|| panic!("TPCH_ONLY is one of {names:?}"));
+        for &n in &queries {
+            let sql = query(n);
+            let mut times = Vec::new();
+            for i in 0..=runs {
+                let (wall, _) = run_measured(&ctxs[k], &sql).await;
+                if i > 0 {
+                    times.push(wall);
+                }
+            }
+            let (m, lo, hi) = median_spread(times);
+            println!("q{n} {only}: {m:.1} ms [{lo:.1}–{hi:.1}]");
+        }
+        return;
+    }
     println!(
         "TPC-H SF {sf}, target_partitions 2, {runs} runs after a warm-up; ms median [min-max]; \
          scan share on disk"
