@@ -38,12 +38,12 @@ fn nested_file(seed: u64, rows: usize) -> Option<(Bytes, Vec<String>, Vec<Array>
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
 
     /// `read_field` (one thread and two) equals the written arrays, and the batches of
     /// `array_batches` concatenate to it.
     #[test]
-    fn whole_nested_reads_equal_batches_and_values(seed: u64, n in 8193usize..14_000, size in 1000usize..9000) {
+    fn whole_nested_reads_equal_batches_and_values(seed: u64, n in 8193usize..12_000, size in 1000usize..9000) {
         let Some((bytes, nested, expected)) = nested_file(seed, n) else {
             return Ok(());
         };
