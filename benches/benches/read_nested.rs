@@ -17,72 +17,18 @@
 use std::hint::black_box;
 use std::sync::Arc;
 
-use arrow_array::{
-    Array, ArrayRef, Int32Array, Int64Array, ListArray, RecordBatch, StringArray, StructArray,
-};
-use arrow_buffer::{NullBuffer, OffsetBuffer};
-use arrow_schema::{DataType, Field, Fields, Schema};
+use arrow_array::{Array, ArrayRef, Int64Array, ListArray, RecordBatch};
+use arrow_schema::{Field, Schema};
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use parq::read::ParquetReader;
-use parq_benches::Rng;
+use parq_benches::{list_i64, struct_ab};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 
 const BATCH: usize = 8192;
-
-fn list_i64(rows: usize, nulls: bool) -> ArrayRef {
-    let mut rng = Rng::new(42);
-    let mut offsets = vec![0i32];
-    let mut list_valid = Vec::with_capacity(rows);
-    let mut values = Vec::new();
-    let mut item_valid = Vec::new();
-    for _ in 0..rows {
-        let null = nulls && rng.chance(0.05);
-        list_valid.push(!null);
-        if !null {
-            for _ in 0..rng.below(9) {
-                values.push(rng.next_u64() as i64 >> 8);
-                item_valid.push(!(nulls && rng.chance(0.05)));
-            }
-        }
-        offsets.push(values.len() as i32);
-    }
-    let items = Int64Array::new(values.into(), nulls.then(|| NullBuffer::from(item_valid)));
-    let field = Arc::new(Field::new("item", DataType::Int64, true));
-    Arc::new(ListArray::new(
-        field,
-        OffsetBuffer::new(offsets.into()),
-        Arc::new(items),
-        nulls.then(|| NullBuffer::from(list_valid)),
-    ))
-}
-
-fn struct_ab(rows: usize) -> ArrayRef {
-    let mut rng = Rng::new(7);
-    let pool: Vec<String> = (0..10_000).map(|i| format!("s{i:07}")).collect();
-    let valid: Vec<bool> = (0..rows).map(|_| !rng.chance(0.10)).collect();
-    let a: Vec<Option<i32>> = (0..rows)
-        .map(|_| (!rng.chance(0.05)).then(|| rng.next_u32() as i32))
-        .collect();
-    let b: Vec<Option<&str>> = (0..rows)
-        .map(|_| (!rng.chance(0.05)).then(|| pool[rng.below(10_000) as usize].as_str()))
-        .collect();
-    let fields = Fields::from(vec![
-        Field::new("a", DataType::Int32, true),
-        Field::new("b", DataType::Utf8, true),
-    ]);
-    Arc::new(StructArray::new(
-        fields,
-        vec![
-            Arc::new(Int32Array::from(a)),
-            Arc::new(StringArray::from(b)),
-        ],
-        Some(NullBuffer::from(valid)),
-    ))
-}
 
 fn write(array: ArrayRef, codec: Compression) -> Bytes {
     let schema = Arc::new(Schema::new(vec![Field::new(

@@ -8,6 +8,13 @@
 //! `LargeBinary`). Codecs: none, snappy, zstd. One thread each; the file is a `Bytes` in memory
 //! (no I/O).
 //!
+//! `read_whole_nested`: one nested column of `PARQ_BENCH_ROWS` rows in one row group, written
+//! by `ArrowWriter` without dictionary: `list_i64` (0–8 items, average 4, 5 % null lists and
+//! items), `list_i64_nonull` (no null list or item) and `struct` (`struct{a: int32, b: utf8}`,
+//! 10 % null structs, 5 % null children), uncompressed and zstd. `parq` reads it whole with
+//! `read_field` (one call, one array), `parq_batches` streams `array_batches` of 8192 rows
+//! and keeps them all, `parquet` collects its batches of 8192.
+//!
 //! `scan_threads`: a file with one dominant column (unique 24-byte strings, zstd) and three
 //! small ones (int32 from a pool of 16, dictionary), 2M rows in 2 row groups. `parq_2t` reads
 //! every column with `read_leaves` on 2 threads; the peers are parq on one thread
@@ -15,6 +22,7 @@
 //!
 //! `cargo bench -p parq-benches --bench read_whole`, then
 //! `cargo run --release -p parq-benches --bin ratios -- read_whole scan_threads`.
+//! The nested group alone: `cargo bench -p parq-benches --bench read_whole -- read_whole_nested`.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -187,6 +195,84 @@ fn bench_whole(c: &mut Criterion) {
     g.finish();
 }
 
+/// A nullable nested column `c` in one row group, PLAIN (no dictionary), v1 pages.
+fn write_nested(array: ArrayRef, codec: Compression) -> Bytes {
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "c",
+        array.data_type().clone(),
+        true,
+    )]));
+    let props = WriterProperties::builder()
+        .set_compression(codec)
+        .set_dictionary_enabled(false)
+        .set_max_row_group_row_count(Some(array.len().max(1)))
+        .build();
+    let batch = RecordBatch::try_new(schema.clone(), vec![array]).expect("batch");
+    let mut out = Vec::new();
+    let mut w = ArrowWriter::try_new(&mut out, schema, Some(props)).expect("writer");
+    w.write(&batch).expect("write");
+    w.close().expect("close");
+    Bytes::from(out)
+}
+
+fn bench_whole_nested(c: &mut Criterion) {
+    let rows = rows();
+    let mut g = c.benchmark_group("read_whole_nested");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(rows as u64));
+    type Make = fn(usize) -> ArrayRef;
+    let shapes: [(&str, Make); 3] = [
+        ("list_i64", |r| parq_benches::list_i64(r, true)),
+        ("list_i64_nonull", |r| parq_benches::list_i64(r, false)),
+        ("struct", parq_benches::struct_ab),
+    ];
+    for (shape, make) in shapes {
+        let array = make(rows);
+        for codec_name in ["none", "zstd"] {
+            let name = format!("{shape}_plain_{codec_name}");
+            let file = write_nested(array.clone(), codec(codec_name));
+            let r = reader(&file, 1);
+            let (_, whole) = r.read_field(0).expect("read");
+            // The same values as the parquet crate reads, and as parq's batches.
+            let theirs = read_parquet(&file);
+            let mut row = 0;
+            for b in &theirs {
+                let part = parq::arrow::from_arrow_array(
+                    b.column(0).as_ref(),
+                    &r.fields().expect("fields")[0],
+                )
+                .expect("convert");
+                assert!(
+                    (0..part.len()).all(|i| part.value(i) == whole.value(row + i)),
+                    "{name}: rows {row}.. differ from the parquet crate's"
+                );
+                row += part.len();
+            }
+            assert_eq!(row, whole.len());
+            let batches = |r: &ParquetReader| -> Vec<parq::read::ArrayBatch> {
+                r.array_batches(&["c"], BATCH)
+                    .expect("batches")
+                    .collect::<Result<Vec<_>, _>>()
+                    .expect("read")
+            };
+            assert_eq!(
+                batches(&r).iter().map(|b| b.num_rows).sum::<usize>(),
+                whole.len()
+            );
+            g.bench_function(BenchmarkId::new("parq", &name), |b| {
+                b.iter(|| black_box(r.read_field(0).expect("read")))
+            });
+            g.bench_function(BenchmarkId::new("parq_batches", &name), |b| {
+                b.iter(|| black_box(batches(&r)))
+            });
+            g.bench_function(BenchmarkId::new("parquet", &name), |b| {
+                b.iter(|| black_box(read_parquet(&file)))
+            });
+        }
+    }
+    g.finish();
+}
+
 fn bench_threads(c: &mut Criterion) {
     let rows = rows();
     let name = "str24_zstd_dominant";
@@ -230,5 +316,5 @@ fn bench_threads(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_whole, bench_threads);
+criterion_group!(benches, bench_whole, bench_whole_nested, bench_threads);
 criterion_main!(benches);

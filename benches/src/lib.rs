@@ -3,6 +3,11 @@
 //! criterion's output into a table of parq-vs-peer ratios.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Int32Array, Int64Array, ListArray, StringArray, StructArray};
+use arrow_buffer::{NullBuffer, OffsetBuffer};
+use arrow_schema::{DataType, Field, Fields};
 
 /// Rows per generated column unless `PARQ_BENCH_ROWS` says otherwise.
 pub const DEFAULT_ROWS: usize = 1_000_000;
@@ -106,4 +111,60 @@ pub fn random_string(rng: &mut Rng, lo: usize, hi: usize) -> String {
 /// (so nulls come in the short runs real data tends to have at low rates).
 pub fn validity(rng: &mut Rng, n: usize, null_fraction: f64) -> Vec<bool> {
     (0..n).map(|_| !rng.chance(null_fraction)).collect()
+}
+
+/// `list<int64>` of `rows` lists of 0–8 items (average 4); with `nulls`, 5 % null lists and
+/// 5 % null items (the fields are nullable either way). The `read_nested` and `read_whole`
+/// benches' list column.
+pub fn list_i64(rows: usize, nulls: bool) -> ArrayRef {
+    let mut rng = Rng::new(42);
+    let mut offsets = vec![0i32];
+    let mut list_valid = Vec::with_capacity(rows);
+    let mut values = Vec::new();
+    let mut item_valid = Vec::new();
+    for _ in 0..rows {
+        let null = nulls && rng.chance(0.05);
+        list_valid.push(!null);
+        if !null {
+            for _ in 0..rng.below(9) {
+                values.push(rng.next_u64() as i64 >> 8);
+                item_valid.push(!(nulls && rng.chance(0.05)));
+            }
+        }
+        offsets.push(values.len() as i32);
+    }
+    let items = Int64Array::new(values.into(), nulls.then(|| NullBuffer::from(item_valid)));
+    let field = Arc::new(Field::new("item", DataType::Int64, true));
+    Arc::new(ListArray::new(
+        field,
+        OffsetBuffer::new(offsets.into()),
+        Arc::new(items),
+        nulls.then(|| NullBuffer::from(list_valid)),
+    ))
+}
+
+/// `struct{a: int32, b: utf8 of 8 bytes from 10,000 distinct}` of `rows` rows: 10 % null
+/// structs, 5 % null children. The `read_nested` and `read_whole` benches' struct column.
+pub fn struct_ab(rows: usize) -> ArrayRef {
+    let mut rng = Rng::new(7);
+    let pool: Vec<String> = (0..10_000).map(|i| format!("s{i:07}")).collect();
+    let valid: Vec<bool> = (0..rows).map(|_| !rng.chance(0.10)).collect();
+    let a: Vec<Option<i32>> = (0..rows)
+        .map(|_| (!rng.chance(0.05)).then(|| rng.next_u32() as i32))
+        .collect();
+    let b: Vec<Option<&str>> = (0..rows)
+        .map(|_| (!rng.chance(0.05)).then(|| pool[rng.below(10_000) as usize].as_str()))
+        .collect();
+    let fields = Fields::from(vec![
+        Field::new("a", DataType::Int32, true),
+        Field::new("b", DataType::Utf8, true),
+    ]);
+    Arc::new(StructArray::new(
+        fields,
+        vec![
+            Arc::new(Int32Array::from(a)),
+            Arc::new(StringArray::from(b)),
+        ],
+        Some(NullBuffer::from(valid)),
+    ))
 }

@@ -238,12 +238,22 @@ pub fn all_at_least(levels: &[i16], min: i16) -> bool {
 
 /// Number of levels equal to `value`.
 pub fn count_equal(levels: &[i16], value: i16) -> usize {
-    levels.iter().map(|&l| (l == value) as usize).sum()
+    count_where(levels, |l| l == value)
 }
 
 /// Number of levels at least `min`.
 pub fn count_at_least(levels: &[i16], min: i16) -> usize {
-    levels.iter().map(|&l| (l >= min) as usize).sum()
+    count_where(levels, |l| l >= min)
+}
+
+/// Number of levels `f` holds for, counted in 16-bit lanes (as wide as the levels, so the
+/// loop vectorises 16 or 32 levels a step) over blocks short enough not to overflow them.
+#[inline(always)]
+fn count_where(levels: &[i16], f: impl Fn(i16) -> bool) -> usize {
+    levels
+        .chunks(u16::MAX as usize)
+        .map(|c| c.iter().fold(0u16, |n, &l| n + f(l) as u16) as usize)
+        .sum()
 }
 
 #[cfg(test)]
@@ -322,5 +332,14 @@ mod tests {
             prop_assert_eq!(count_equal(&levels, x), levels.iter().filter(|&&l| l == x).count());
             prop_assert_eq!(count_at_least(&levels, x), levels.iter().filter(|&&l| l >= x).count());
         }
+    }
+
+    /// The 16-bit counts of a block never overflow, and blocks add up.
+    #[test]
+    fn counts_span_blocks() {
+        let levels = vec![1i16; 3 * u16::MAX as usize + 5];
+        assert_eq!(count_equal(&levels, 1), levels.len());
+        assert_eq!(count_at_least(&levels, 0), levels.len());
+        assert_eq!(count_equal(&levels, 0), 0);
     }
 }

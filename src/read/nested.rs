@@ -10,7 +10,7 @@ use std::ops::Range;
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
 use parq_codecs::{nested_levels, probe};
 
-use super::assemble::{assemble, LeafView};
+use super::assemble::{assemble, Assembly, LeafView};
 use super::decode::ChunkDecoder;
 use super::file::{ColumnReader, ParquetReader};
 use super::levels::{check_nulls, levels_error};
@@ -435,6 +435,47 @@ impl<S: Source> FieldReader<S> {
 
     /// The next `records` records (fewer at the end; `None` when none is left).
     fn next(&mut self, records: usize) -> Result<Option<(Array, usize)>> {
+        let mut asm = Assembly::new(&self.plan);
+        let Some((rows, slots)) = self.step(records, &mut asm)? else {
+            return Ok(None);
+        };
+        let mut values = Vec::with_capacity(self.leaves.len());
+        for (l, n) in self.leaves.iter_mut().zip(slots) {
+            values.push((l.column, Some(l.take_values(n)?)));
+        }
+        Ok(Some((asm.finish(&self.plan, &mut values)?, rows)))
+    }
+
+    /// Every record left, as one array: assembled a run of [`WHOLE_STEP`] records at a time
+    /// into one output, so that only a page or so of levels is buffered (and in cache) at
+    /// once, and each leaf's values decoded into one reserved buffer (`slot_hints`, per leaf,
+    /// from the footer: `(slots, value bytes)`). `None` when no record is left.
+    fn read_all(&mut self, hints: &[(usize, usize)]) -> Result<Option<Array>> {
+        for (l, &(slots, bytes)) in self.leaves.iter_mut().zip(hints) {
+            l.decoder.reserve(slots);
+            l.decoder.reserve_bytes(bytes);
+        }
+        let mut asm = Assembly::new(&self.plan);
+        let mut runs = 0;
+        while self.step(WHOLE_STEP, &mut asm)?.is_some() {
+            runs += 1;
+        }
+        if runs == 0 {
+            return Ok(None);
+        }
+        probe::hit_n("nested.whole_runs", runs);
+        let mut slots = Vec::with_capacity(self.leaves.len());
+        asm.leaf_slots(&mut slots);
+        let mut values = Vec::with_capacity(self.leaves.len());
+        for (l, n) in self.leaves.iter_mut().zip(slots) {
+            values.push((l.column, Some(l.take_values(n)?)));
+        }
+        asm.finish(&self.plan, &mut values).map(Some)
+    }
+
+    /// Append the next `records` records (fewer at the end) to `asm`; returns the records
+    /// and each leaf's slots among them, `None` when no record is left.
+    fn step(&mut self, records: usize, asm: &mut Assembly) -> Result<Option<(usize, Vec<usize>)>> {
         for l in &mut self.leaves {
             l.fill(records)?;
         }
@@ -452,44 +493,37 @@ impl<S: Source> FieldReader<S> {
         if rows == 0 {
             return Ok(None);
         }
-        let mut cuts = Vec::with_capacity(self.leaves.len());
-        let mut values = Vec::with_capacity(self.leaves.len());
-        for l in &mut self.leaves {
-            let end = l.cut(rows);
-            let slots = if l.def_slot == 0 || l.def.is_empty() {
-                end - l.pos
-            } else {
-                l.def[l.pos..end]
-                    .iter()
-                    .filter(|&&d| d >= l.def_slot)
-                    .count()
-            };
-            cuts.push(end);
-            values.push(l.take_values(slots)?);
-        }
-        let mut views: Vec<LeafView<'_>> = self
+        let cuts: Vec<usize> = self.leaves.iter().map(|l| l.cut(rows)).collect();
+        let views: Vec<LeafView<'_>> = self
             .leaves
             .iter()
             .zip(&cuts)
-            .zip(values)
-            .map(|((l, &end), v)| LeafView {
-                column: l.column,
-                entries: end - l.pos,
-                max_rep: l.max_rep,
-                rep: if l.rep.is_empty() {
-                    &[]
-                } else {
-                    &l.rep[l.pos..end]
-                },
-                def: if l.def.is_empty() {
+            .map(|(l, &end)| {
+                let def: &[i16] = if l.def.is_empty() {
                     &[]
                 } else {
                     &l.def[l.pos..end]
-                },
-                values: Some(v),
+                };
+                LeafView {
+                    column: l.column,
+                    entries: end - l.pos,
+                    max_rep: l.max_rep,
+                    rep: if l.rep.is_empty() {
+                        &[]
+                    } else {
+                        &l.rep[l.pos..end]
+                    },
+                    def,
+                    slots: if l.def_slot == 0 || def.is_empty() {
+                        end - l.pos
+                    } else {
+                        nested_levels::count_at_least(def, l.def_slot)
+                    },
+                }
             })
             .collect();
-        let array = assemble(&self.plan, &mut views, rows)?;
+        asm.append(&self.plan, &views, rows)?;
+        let slots = views.iter().map(|v| v.slots).collect();
         drop(views);
         for (l, end) in self.leaves.iter_mut().zip(cuts) {
             let records = if l.max_rep == 0 { end - l.pos } else { rows };
@@ -497,9 +531,13 @@ impl<S: Source> FieldReader<S> {
             l.pos = end;
             l.compact();
         }
-        Ok(Some((array, rows)))
+        Ok(Some((rows, slots)))
     }
 }
+
+/// Records a whole-field read assembles at a time: the levels of about one batch, which
+/// stay in cache while every node above the leaves is computed from them.
+const WHOLE_STEP: usize = 8192;
 
 /// How one field of an [`ArrayBatchReader`] is read.
 enum FieldSource<S: Source> {
@@ -768,10 +806,36 @@ impl<S: Source> ParquetReader<S> {
     /// the footer's num_rows (some writers leave it 0), and nothing is sized by it.
     pub(crate) fn read_nested_whole(&self, plan: FieldPlan) -> Result<Array> {
         let mut r = FieldReader::new(self, plan)?;
-        match r.next(usize::MAX)? {
-            Some((a, _)) => Ok(a),
+        let hints: Vec<(usize, usize)> =
+            r.leaves.iter().map(|l| self.whole_hint(l.column)).collect();
+        match r.read_all(&hints)? {
+            Some(a) => Ok(a),
             None => empty_array(&r.plan, self),
         }
+    }
+
+    /// What to reserve for a whole read of nested leaf `column`, `(slots, value bytes)`:
+    /// its level pairs in the selected row groups (at least its slots) and their byte size,
+    /// from the footer, so only hints: the pairs capped by the file (8 pairs per byte is
+    /// what bit-packed levels hold) and a fixed ceiling, and nothing under a row selection,
+    /// which reads fewer.
+    fn whole_hint(&self, column: usize) -> (usize, usize) {
+        const MAX_RESERVE: u64 = 1 << 26;
+        if self.options.selection.is_some() {
+            return (0, 0);
+        }
+        let row_groups = self.selected_row_groups();
+        let pairs = row_groups
+            .iter()
+            .filter_map(|&rg| self.metadata.row_groups[rg].columns.get(column))
+            .filter_map(|chunk| chunk.meta_data.as_ref())
+            .map(|m| m.num_values.max(0) as u64)
+            .fold(0u64, u64::saturating_add);
+        let by_file = self.source.len().saturating_mul(8);
+        (
+            pairs.min(by_file).min(MAX_RESERVE) as usize,
+            self.value_bytes_hint(column, &row_groups),
+        )
     }
 
     /// Stream batches of `batch_size` records of `columns` (top-level field names or leaf
@@ -969,21 +1033,23 @@ pub mod testing {
             };
             checked.push((column, max_rep, values));
         }
-        let mut views: Vec<LeafView<'_>> = checked
-            .into_iter()
+        let views: Vec<LeafView<'_>> = checked
+            .iter()
             .zip(leaves)
             .map(
                 |((column, max_rep, values), &(entries, rep, def))| LeafView {
-                    column,
+                    column: *column,
                     entries,
-                    max_rep,
+                    max_rep: *max_rep,
                     rep,
                     def,
-                    values: Some(values),
+                    slots: values.len,
                 },
             )
             .collect();
-        assemble(&plan, &mut views, rows.unwrap_or(0))
+        let mut values: Vec<(usize, Option<Column>)> =
+            checked.into_iter().map(|(c, _, v)| (c, Some(v))).collect();
+        assemble(&plan, &views, rows.unwrap_or(0), &mut values)
     }
 }
 
