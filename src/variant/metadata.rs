@@ -88,8 +88,9 @@ impl<'a> VariantMetadata<'a> {
             strings,
         };
         let mut previous: Option<&str> = None;
+        let mut s = 0;
         for i in 0..len {
-            let (s, e) = (offset(i).unwrap_or(0), offset(i + 1).unwrap_or(0));
+            let e = offset(i + 1).unwrap_or(0);
             let name = (s <= e)
                 .then(|| strings.get(s..e))
                 .flatten()
@@ -106,6 +107,7 @@ impl<'a> VariantMetadata<'a> {
                 )));
             }
             previous = Some(name);
+            s = e;
         }
         Ok((meta, &bytes[strings_start + total..]))
     }

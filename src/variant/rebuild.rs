@@ -18,6 +18,8 @@
 //! - both null for an array element (which must be present): Variant null.
 //! - both null at the top of a non-null variant: Variant null.
 
+use std::fmt::Write as _;
+
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 
 use super::decode::VariantRef;
@@ -143,10 +145,16 @@ impl VariantArray {
             }
         }
         parq_codecs::probe::hit("variant.read_rebuilt");
-        let mut meta = BinaryBuilder::with_rows(s.len);
-        let mut value = BinaryBuilder::with_rows(s.len);
+        let mut meta = BinaryBuilder::with_capacity(s.len, binary_bytes(meta_col));
+        let estimate = if path.is_empty() {
+            value_bytes_estimate(array)
+        } else {
+            0
+        };
+        let mut value = BinaryBuilder::with_capacity(s.len, estimate);
         let mut scratch = Vec::new();
         let mut found = Vec::with_capacity(if path.is_empty() { 0 } else { s.len });
+        let mut ctx: Option<Rebuild<'_>> = None;
         for row in 0..s.len {
             if !s.is_valid_slot(row) {
                 meta.push(&[]);
@@ -158,14 +166,23 @@ impl VariantArray {
             let m_bytes = m_bytes.ok_or_else(|| {
                 variant_error(format!("{}: row {row}: metadata is null", field.name))
             })?;
-            let m = VariantMetadata::new(m_bytes)
-                .map_err(|e| variant_error(format!("{}: row {row}: {e}", field.name)))?;
-            let mut ctx = Rebuild {
-                row,
-                metadata: m,
-                dict: None,
-                path: field.name.clone(),
+            let ctx = match &mut ctx {
+                // The same dictionary as the row before (common): already checked.
+                Some(c) if c.metadata.bytes() == m_bytes => c,
+                _ => {
+                    let m = VariantMetadata::new(m_bytes)
+                        .map_err(|e| variant_error(format!("{}: row {row}: {e}", field.name)))?;
+                    match &mut ctx {
+                        Some(c) => {
+                            c.metadata = m;
+                            c
+                        }
+                        None => ctx.insert(Rebuild::new(m, &field.name, plan.id_slots())),
+                    }
+                }
             };
+            ctx.row = row;
+            ctx.dict = None;
             scratch.clear();
             if path.is_empty() {
                 if !ctx.rebuild(&plan, s, row, &mut scratch)? {
@@ -178,6 +195,7 @@ impl VariantArray {
                 Some(d) => meta.push(&d.finish()),
                 None => meta.push(m_bytes),
             }
+            ctx.path.truncate(field.name.len());
             value.push(&scratch);
         }
         let validity = if path.is_empty() {
@@ -203,6 +221,24 @@ impl SlotValid for StructArray {
     }
 }
 
+/// The bytes of a binary column's values.
+fn binary_bytes(c: &Column) -> usize {
+    match &c.values {
+        Values::Binary { data, .. } => data.len(),
+        _ => 0,
+    }
+}
+
+/// About the bytes of the rebuilt values of a variant group: the bytes of every leaf, plus a
+/// header's worth per slot. Only a capacity hint, to spare the big buffer its regrowth.
+fn value_bytes_estimate(array: &Array) -> usize {
+    match array {
+        Array::Primitive(c) => binary_bytes(c).max(c.len * 8) + c.len * 2,
+        Array::Struct(s) => s.children.iter().map(value_bytes_estimate).sum(),
+        Array::List(l) | Array::Map(l) => value_bytes_estimate(&l.values),
+    }
+}
+
 /// Offsets and bytes of a binary column, appended row by row.
 struct BinaryBuilder {
     offsets: Vec<i64>,
@@ -211,11 +247,15 @@ struct BinaryBuilder {
 
 impl BinaryBuilder {
     fn with_rows(n: usize) -> Self {
+        Self::with_capacity(n, 0)
+    }
+
+    fn with_capacity(n: usize, bytes: usize) -> Self {
         let mut offsets = Vec::with_capacity(n + 1);
         offsets.push(0);
         BinaryBuilder {
             offsets,
-            data: Vec::new(),
+            data: Vec::with_capacity(bytes),
         }
     }
 
@@ -266,10 +306,24 @@ struct Plan {
 #[derive(Debug)]
 enum Typed {
     Primitive(ShreddedType),
-    /// Shredded fields: name and the plan of its group.
-    Object(Vec<(String, Plan)>),
+    /// Shredded object fields.
+    Object(ShreddedFields),
     /// The plan of the element group.
     Array(Box<Plan>),
+}
+
+/// The shredded fields of an object `typed_value`.
+#[derive(Debug)]
+struct ShreddedFields {
+    /// Name and plan of each field, in the order of the group's children.
+    fields: Vec<(String, Plan)>,
+    /// Indices into `fields` in name order, so that a rebuilt object merges them with the
+    /// name-ordered fields of its `value` in one walk; `None` when two share a name (then the
+    /// object is sorted, and the repeat is an error where both are present).
+    by_name: Option<Vec<usize>>,
+    /// The first of `fields.len()` slots of `Rebuild::ids`, where the field ids of these
+    /// names in the previous row's dictionary are kept.
+    ids_at: usize,
 }
 
 /// The Variant type of a shredded primitive `typed_value` column, and the Parquet type that
@@ -317,6 +371,11 @@ pub enum ShreddedType {
 
 impl Plan {
     fn compile(group: &Field) -> Result<Plan> {
+        Self::compile_at(group, &mut 0)
+    }
+
+    /// `slots` counts the shredded object fields compiled so far (see `ShreddedFields::ids_at`).
+    fn compile_at(group: &Field, slots: &mut usize) -> Result<Plan> {
         let DataType::Struct(children) = &group.data_type else {
             return Err(variant_error(format!(
                 "{}: a variant (or shredded field) must be a group",
@@ -338,7 +397,7 @@ impl Plan {
                     }
                     plan.value = Some(i);
                 }
-                "typed_value" => plan.typed = Some((i, Typed::compile(c, &group.name)?)),
+                "typed_value" => plan.typed = Some((i, Typed::compile(c, &group.name, slots)?)),
                 _ => {}
             }
         }
@@ -347,6 +406,17 @@ impl Plan {
 }
 
 impl Plan {
+    /// How many id slots (`ShreddedFields::ids_at`) the plan uses.
+    fn id_slots(&self) -> usize {
+        match &self.typed {
+            Some((_, Typed::Object(s))) => {
+                s.fields.len() + s.fields.iter().map(|(_, p)| p.id_slots()).sum::<usize>()
+            }
+            Some((_, Typed::Array(element))) => element.id_slots(),
+            _ => 0,
+        }
+    }
+
     fn describe(&self, name: &str, indent: usize, out: &mut String) {
         use std::fmt::Write as _;
         let kind = match &self.typed {
@@ -362,8 +432,8 @@ impl Plan {
         };
         let _ = writeln!(out, "{:indent$}{name}: {kind}{fallback}", "");
         match &self.typed {
-            Some((_, Typed::Object(fields))) => {
-                for (n, p) in fields {
+            Some((_, Typed::Object(shredded))) => {
+                for (n, p) in &shredded.fields {
                     p.describe(n, indent + 2, out);
                 }
             }
@@ -374,16 +444,26 @@ impl Plan {
 }
 
 impl Typed {
-    fn compile(f: &Field, parent: &str) -> Result<Typed> {
+    fn compile(f: &Field, parent: &str, slots: &mut usize) -> Result<Typed> {
         Ok(match &f.data_type {
             DataType::Primitive(p) => Typed::Primitive(ShreddedType::of_column(p, parent)?),
-            DataType::Struct(fields) => Typed::Object(
-                fields
+            DataType::Struct(fields) => {
+                let ids_at = *slots;
+                *slots += fields.len();
+                let fields: Vec<(String, Plan)> = fields
                     .iter()
-                    .map(|g| Ok((g.name.clone(), Plan::compile(g)?)))
-                    .collect::<Result<_>>()?,
-            ),
-            DataType::List(element) => Typed::Array(Box::new(Plan::compile(element)?)),
+                    .map(|g| Ok((g.name.clone(), Plan::compile_at(g, slots)?)))
+                    .collect::<Result<_>>()?;
+                let mut by_name: Vec<usize> = (0..fields.len()).collect();
+                by_name.sort_by(|&a, &b| fields[a].0.cmp(&fields[b].0));
+                let unique = by_name.windows(2).all(|w| fields[w[0]].0 != fields[w[1]].0);
+                Typed::Object(ShreddedFields {
+                    fields,
+                    by_name: unique.then_some(by_name),
+                    ids_at,
+                })
+            }
+            DataType::List(element) => Typed::Array(Box::new(Plan::compile_at(element, slots)?)),
             DataType::Map(_) => {
                 return Err(Error::Unsupported(format!(
                     "shredded value type MAP at {parent}.typed_value"
@@ -574,26 +654,64 @@ impl ShreddedType {
     }
 }
 
-/// The state of rebuilding one row.
+/// The state of rebuilding a row, kept from row to row with its buffers.
 struct Rebuild<'m> {
     row: usize,
     metadata: VariantMetadata<'m>,
     /// The row's dictionary extended with shredded names it lacks, made when first needed.
     dict: Option<MetadataBuilder>,
     path: String,
+    /// Per shredded object field (`ShreddedFields::ids_at`): its id in an earlier row's
+    /// dictionary, tried first (`u32::MAX`: none yet).
+    ids: Vec<u32>,
+    /// Writers of the objects and arrays being rebuilt, one per nesting level, reused.
+    objects: Vec<ObjectScratch>,
+    arrays: Vec<ArrayWriter>,
+}
+
+/// An object being rebuilt: its writer, and where its fields go in name order.
+#[derive(Default)]
+struct ObjectScratch {
+    writer: ObjectWriter,
+    /// Per shredded field (schema order): its index in `writer`, or `u32::MAX` if missing.
+    shredded_at: Vec<u32>,
+    /// The writer's fields in name order.
+    order: Vec<u32>,
 }
 
 impl<'m> Rebuild<'m> {
+    fn new(metadata: VariantMetadata<'m>, name: &str, id_slots: usize) -> Self {
+        Rebuild {
+            row: 0,
+            metadata,
+            dict: None,
+            path: name.to_string(),
+            ids: vec![u32::MAX; id_slots],
+            objects: Vec::new(),
+            arrays: Vec::new(),
+        }
+    }
+
     fn error(&self, what: &str) -> Error {
         variant_error(format!("row {}, path {}: {what}", self.row, self.path))
     }
 
-    fn field_id(&mut self, name: &str) -> u32 {
+    /// The id of shredded field `name`, whose id cache is `slot`.
+    fn field_id(&mut self, name: &str, slot: usize) -> u32 {
         if let Some(d) = &mut self.dict {
             return d.id(name);
         }
+        // A sorted dictionary has each name once, so the id that names it is the id.
+        let cached = self.ids[slot];
+        if self.metadata.is_sorted() && self.metadata.get(cached as usize).is_ok_and(|n| n == name)
+        {
+            return cached;
+        }
         match self.metadata.find(name) {
-            Some(id) => id as u32,
+            Some(id) => {
+                self.ids[slot] = id as u32;
+                id as u32
+            }
             None => {
                 let mut d = MetadataBuilder::extend(&self.metadata);
                 let id = d.id(name);
@@ -661,71 +779,134 @@ impl<'m> Rebuild<'m> {
                 let Array::Struct(elements) = list.values.as_ref() else {
                     return Err(self.error("list element is not a group"));
                 };
-                let mut w = ArrayWriter::new();
+                let mut w = self.arrays.pop().unwrap_or_default();
+                w.clear();
                 let base = self.path.len();
                 for (k, j) in list.offsets.range(i).enumerate() {
                     self.path.truncate(base);
-                    self.path.push_str(&format!("[{k}]"));
-                    let mut present = true;
+                    let _ = write!(self.path, "[{k}]");
                     w.element(|buf| {
-                        present = self.rebuild(element, elements, j, buf)?;
-                        if !present {
+                        if !self.rebuild(element, elements, j, buf)? {
                             buf.push(0); // an element must be present: read as Variant null
                         }
                         Ok(())
                     })?;
                 }
                 self.path.truncate(base);
-                w.finish(out)?;
+                let written = w.write(out);
+                self.arrays.push(w);
+                written?;
             }
-            Typed::Object(fields) => {
-                let Array::Struct(shredded) = typed_array else {
+            Typed::Object(shredded) => {
+                let Array::Struct(columns) = typed_array else {
                     return Err(self.error("typed_value is not a group"));
                 };
-                let mut w = ObjectWriter::new();
-                let base = self.path.len();
-                for (k, (name, field_plan)) in fields.iter().enumerate() {
-                    let Array::Struct(field_group) = &shredded.children[k] else {
-                        return Err(self.error(&format!("shredded field {name} is not a group")));
-                    };
-                    self.path.truncate(base);
-                    self.path.push('.');
-                    self.path.push_str(name);
-                    let id = self.field_id(name);
-                    let mut present = true;
-                    w.field(id, |buf| {
-                        present = self.rebuild(field_plan, field_group, i, buf)?;
-                        Ok(())
-                    })?;
-                    if !present {
-                        w.pop();
-                    }
-                }
-                self.path.truncate(base);
-                if let Some(v) = value {
-                    let m = self.metadata;
-                    let obj = VariantRef::new(m, v).map_err(|e| self.error(&e.to_string()))?;
-                    let VariantRef::Object(obj) = obj else {
-                        return Err(self.error("non-object value with shredded fields"));
-                    };
-                    for k in 0..obj.len() {
-                        let (id, name, raw) =
-                            obj.field_raw(k).map_err(|e| self.error(&e.to_string()))?;
-                        if fields.iter().any(|(n, _)| n == name) {
-                            // The shredded columns are what a shredded field is, even when
-                            // they say it is missing (spec, "Objects": readers must use
-                            // `typed_value`; parquet-testing case 43).
-                            continue;
-                        }
-                        self.check_value(raw)?;
-                        w.field_raw(id as u32, raw);
-                    }
-                }
-                w.finish_with_names(|id| self.name(id), out)
-                    .map_err(|e| self.error(&e.to_string()))?;
+                let mut o = self.objects.pop().unwrap_or_default();
+                let built = self.rebuild_object(shredded, columns, value, i, &mut o, out);
+                self.objects.push(o);
+                built?;
             }
         }
         Ok(true)
+    }
+
+    /// Append the object of slot `i`: the shredded fields (their groups in `columns`) merged
+    /// with the unshredded fields of `value`. Values go in the order they are added (shredded
+    /// fields in schema order, then the `value` fields); the field ids in name order come from
+    /// one walk over both name-ordered lists, or from a sort where `value`'s fields are out of
+    /// order or the shredded names repeat.
+    fn rebuild_object(
+        &mut self,
+        shredded: &ShreddedFields,
+        columns: &StructArray,
+        value: Option<&[u8]>,
+        i: usize,
+        o: &mut ObjectScratch,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let fields = &shredded.fields;
+        let w = &mut o.writer;
+        w.clear();
+        o.shredded_at.clear();
+        o.order.clear();
+        let base = self.path.len();
+        for (k, (name, field_plan)) in fields.iter().enumerate() {
+            let Array::Struct(field_group) = &columns.children[k] else {
+                return Err(self.error(&format!("shredded field {name} is not a group")));
+            };
+            self.path.truncate(base);
+            self.path.push('.');
+            self.path.push_str(name);
+            let id = self.field_id(name, shredded.ids_at + k);
+            let mut present = true;
+            w.field(id, |buf| {
+                present = self.rebuild(field_plan, field_group, i, buf)?;
+                Ok(())
+            })?;
+            if present {
+                o.shredded_at.push(w.len() as u32 - 1);
+            } else {
+                w.pop();
+                o.shredded_at.push(u32::MAX);
+            }
+        }
+        self.path.truncate(base);
+        // The walk over `by_name` (while the names are in order): a present shredded field
+        // goes into `order` once the walk passes its name.
+        let mut merged = shredded.by_name.as_deref();
+        let mut next = 0;
+        let shredded_at = &o.shredded_at;
+        let pass =
+            |next: &mut usize, order: &mut Vec<u32>, by_name: &[usize], below: Option<&str>| {
+                while let Some(&k) = by_name.get(*next) {
+                    if below.is_some_and(|name| fields[k].0.as_str() >= name) {
+                        break;
+                    }
+                    if shredded_at[k] != u32::MAX {
+                        order.push(shredded_at[k]);
+                    }
+                    *next += 1;
+                }
+            };
+        if let Some(v) = value {
+            let m = self.metadata;
+            let obj = VariantRef::new(m, v).map_err(|e| self.error(&e.to_string()))?;
+            let VariantRef::Object(obj) = obj else {
+                return Err(self.error("non-object value with shredded fields"));
+            };
+            let mut previous: Option<&str> = None;
+            for k in 0..obj.len() {
+                let (id, name, raw) = obj.field_bytes(k).map_err(|e| self.error(&e.to_string()))?;
+                if previous.is_some_and(|p| p >= name) {
+                    merged = None;
+                }
+                previous = Some(name);
+                // The shredded columns are what a shredded field is, even when they say it
+                // is missing (spec, "Objects": readers must use `typed_value`;
+                // parquet-testing case 43).
+                let is_shredded = match merged {
+                    Some(by_name) => {
+                        pass(&mut next, &mut o.order, by_name, Some(name));
+                        by_name.get(next).is_some_and(|&s| fields[s].0 == name)
+                    }
+                    None => fields.iter().any(|(n, _)| n == name),
+                };
+                if is_shredded {
+                    continue;
+                }
+                self.check_value(raw)?;
+                w.field_raw(id as u32, raw);
+                o.order.push(w.len() as u32 - 1);
+            }
+        }
+        match merged {
+            Some(by_name) => {
+                pass(&mut next, &mut o.order, by_name, None);
+                w.write_in_order(&o.order, out)
+            }
+            None => w.write_sorted(|id| self.name(id), out),
+        }
+        .map_err(|e| self.error(&e.to_string()))
     }
 
     /// Append the value at `path` under slot `i` of `group` to `out`; false when there is
@@ -742,7 +923,7 @@ impl<'m> Rebuild<'m> {
         let Some((&name, rest)) = path.split_first() else {
             return self.rebuild(plan, group, i, out);
         };
-        if let Some((t, Typed::Object(fields))) = &plan.typed {
+        if let Some((t, Typed::Object(ShreddedFields { fields, .. }))) = &plan.typed {
             let typed = &group.children[*t];
             if group.is_valid_slot(i) && typed.is_valid(i) {
                 if let (Some(k), Array::Struct(shredded)) =
