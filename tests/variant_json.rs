@@ -131,7 +131,18 @@ proptest! {
 
 #[test]
 fn integer_edges_render_as_the_reference() {
-    for x in [i64::MIN, i64::MAX, 0, -1, 9, 10, 99, 100, -100, 1_000_000_007] {
+    for x in [
+        i64::MIN,
+        i64::MAX,
+        0,
+        -1,
+        9,
+        10,
+        99,
+        100,
+        -100,
+        1_000_000_007,
+    ] {
         let v = Variant::Int64(x);
         assert_eq!(v.to_json().unwrap(), x.to_string());
     }

@@ -901,10 +901,14 @@ impl<'m> Rebuild<'m> {
         }
         match merged {
             Some(by_name) => {
+                parq_codecs::probe::hit("variant.object_merged");
                 pass(&mut next, &mut o.order, by_name, None);
                 w.write_in_order(&o.order, out)
             }
-            None => w.write_sorted(|id| self.name(id), out),
+            None => {
+                parq_codecs::probe::hit("variant.object_sorted");
+                w.write_sorted(|id| self.name(id), out)
+            }
         }
         .map_err(|e| self.error(&e.to_string()))
     }
