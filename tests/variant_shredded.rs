@@ -186,6 +186,9 @@ fn shredded_objects_merge_by_name_and_sort_only_out_of_order_values() {
     if probe::ENABLED {
         assert_eq!(probe::get("variant.object_sorted"), 1);
         assert_eq!(probe::get("variant.object_merged"), 2);
+        // One dictionary for the three rows: decoded once.
+        assert_eq!(probe::get("variant.metadata_decoded"), 1);
+        assert_eq!(probe::get("variant.metadata_reused"), 2);
     }
     // A merged row is the bytes the sorting path (`ObjectWriter::finish_with_names`) writes:
     // shredded values first in schema order, then `value`'s, ids in name order.

@@ -24,7 +24,7 @@ use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 
 use super::decode::VariantRef;
 use super::encode::{write_primitive, ArrayWriter, ObjectWriter};
-use super::metadata::{MetadataBuilder, VariantMetadata};
+use super::metadata::{MetadataBuilder, MetadataCache, VariantMetadata};
 use super::variant_error;
 use crate::array::{Array, StructArray};
 use crate::column::{Column, Values};
@@ -155,6 +155,7 @@ impl VariantArray {
         let mut scratch = Vec::new();
         let mut found = Vec::with_capacity(if path.is_empty() { 0 } else { s.len });
         let mut ctx: Option<Rebuild<'_>> = None;
+        let mut dictionaries = MetadataCache::new();
         for row in 0..s.len {
             if !s.is_valid_slot(row) {
                 meta.push(&[]);
@@ -166,20 +167,15 @@ impl VariantArray {
             let m_bytes = m_bytes.ok_or_else(|| {
                 variant_error(format!("{}: row {row}: metadata is null", field.name))
             })?;
+            let m = dictionaries
+                .decode(m_bytes)
+                .map_err(|e| variant_error(format!("{}: row {row}: {e}", field.name)))?;
             let ctx = match &mut ctx {
-                // The same dictionary as the row before (common): already checked.
-                Some(c) if c.metadata.bytes() == m_bytes => c,
-                _ => {
-                    let m = VariantMetadata::new(m_bytes)
-                        .map_err(|e| variant_error(format!("{}: row {row}: {e}", field.name)))?;
-                    match &mut ctx {
-                        Some(c) => {
-                            c.metadata = m;
-                            c
-                        }
-                        None => ctx.insert(Rebuild::new(m, &field.name, plan.id_slots())),
-                    }
+                Some(c) => {
+                    c.metadata = m;
+                    c
                 }
+                None => ctx.insert(Rebuild::new(m, &field.name, plan.id_slots())),
             };
             ctx.row = row;
             ctx.dict = None;
