@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use parq::testing::variant::variant_rows;
-use parq::variant::{json_string, Variant, VariantRef};
+use parq::variant::{json_string, Variant, VariantArray, VariantRef};
 use proptest::prelude::*;
 
 fn reference_string(s: &str, out: &mut String) {
@@ -99,6 +99,17 @@ proptest! {
     fn random_variants_render_as_the_reference(rows in variant_rows(30)) {
         for v in rows.iter().flatten() {
             prop_assert_eq!(v.to_json().unwrap(), expected(v));
+        }
+    }
+
+    #[test]
+    fn a_column_renders_row_by_row_as_the_reference(rows in variant_rows(30)) {
+        let (mut text, mut offsets) = (String::new(), vec![0]);
+        VariantArray::from_variants(&rows).unwrap().write_json(&mut text, &mut offsets).unwrap();
+        prop_assert_eq!(offsets.len(), rows.len() + 1);
+        for (i, v) in rows.iter().enumerate() {
+            let want = v.as_ref().map_or(String::new(), expected);
+            prop_assert_eq!(&text[offsets[i]..offsets[i + 1]], want.as_str());
         }
     }
 

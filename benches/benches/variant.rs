@@ -8,8 +8,8 @@
 //! `value`), uncompressed, one row group.
 //!
 //! Cases:
-//! * `json`: every row as JSON text (parq: `read_variant` + `write_json` into one buffer;
-//!   parquet: `ParquetRecordBatchReader` + `unshred_variant` + `variant_to_json`);
+//! * `json`: every row as JSON text (parq: `read_variant` + `VariantArray::write_json` into
+//!   one buffer; parquet: `ParquetRecordBatchReader` + `unshred_variant` + `variant_to_json`);
 //! * `arrow`: every row as `arrow.parquet.variant` storage, rebuilt from shredding (parq:
 //!   `record_batches`; parquet: `ParquetRecordBatchReader` + `unshred_variant`);
 //! * `path_f0` vs `rebuild`: parq's `read_variant_path("var", "f0")` (its leaves only) against
@@ -109,12 +109,7 @@ fn parq_json(file: &Bytes) -> (usize, usize) {
     let mut text = String::with_capacity(v.len() * 160);
     let mut offsets = Vec::with_capacity(v.len() + 1);
     offsets.push(0);
-    for i in 0..v.len() {
-        if let Some(row) = v.get(i) {
-            row.unwrap().write_json(&mut text).unwrap();
-        }
-        offsets.push(text.len());
-    }
+    v.write_json(&mut text, &mut offsets).unwrap();
     (text.len(), offsets.len())
 }
 

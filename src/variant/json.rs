@@ -14,7 +14,9 @@
 use std::fmt::Write as _;
 
 use super::decode::VariantRef;
+use super::metadata::MetadataCache;
 use super::owned::Variant;
+use super::rebuild::VariantArray;
 use super::{variant_error, MAX_DEPTH};
 use crate::Result;
 
@@ -29,6 +31,34 @@ impl VariantRef<'_> {
     /// Append the value as JSON text to `out`.
     pub fn write_json(&self, out: &mut String) -> Result<()> {
         write_json(self, out, 0)
+    }
+}
+
+impl VariantArray {
+    /// Append every row as JSON text to `text`, and after each row its end in `text` to
+    /// `offsets` (a null row adds nothing to `text`): row `i` is
+    /// `text[offsets[i]..offsets[i + 1]]` when `offsets` starts as `[0]`. Each distinct
+    /// metadata dictionary of the column is decoded once.
+    ///
+    /// ```
+    /// use parq::variant::{Variant, VariantArray};
+    /// let rows = [Some(Variant::Int8(1)), None, Some(Variant::String("a".into()))];
+    /// let (mut text, mut offsets) = (String::new(), vec![0]);
+    /// VariantArray::from_variants(&rows)?.write_json(&mut text, &mut offsets)?;
+    /// assert_eq!((text.as_str(), offsets), ("1\"a\"", vec![0, 1, 1, 4]));
+    /// # Ok::<(), parq::Error>(())
+    /// ```
+    pub fn write_json(&self, text: &mut String, offsets: &mut Vec<usize>) -> Result<()> {
+        let mut dictionaries = MetadataCache::new();
+        offsets.reserve(self.len());
+        for i in 0..self.len() {
+            if let Some((m, v)) = self.encoded(i) {
+                let m = dictionaries.decode(m)?;
+                write_json(&VariantRef::new(m, v)?, text, 0)?;
+            }
+            offsets.push(text.len());
+        }
+        Ok(())
     }
 }
 
