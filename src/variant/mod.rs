@@ -28,6 +28,7 @@ mod metadata;
 mod owned;
 mod read;
 mod rebuild;
+mod shredded_type;
 mod shredding;
 
 pub use decode::{VariantList, VariantObject, VariantRef};
@@ -37,7 +38,8 @@ pub use encode::{
 pub use json::string as json_string;
 pub use metadata::{MetadataBuilder, VariantMetadata};
 pub use owned::Variant;
-pub use rebuild::{describe_shredding, ShreddedType, VariantArray};
+pub use rebuild::{describe_shredding, VariantArray};
+pub use shredded_type::ShreddedType;
 #[cfg(feature = "arrow")]
 pub(crate) use shredding::annotate_variants;
 pub use shredding::{infer_shredding, shred, variant_field, variant_writer, Shredding};
