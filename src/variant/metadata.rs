@@ -174,14 +174,16 @@ impl<'a> VariantMetadata<'a> {
 
 /// Dictionaries already decoded, found again by their bytes. The rows of a file mostly
 /// repeat a few dictionaries; a hit costs a hash and a compare instead of a decode's checks
-/// (every offset, UTF-8, order).
+/// (every offset, UTF-8, order). A dictionary whose slot another took is decoded again.
 pub(super) struct MetadataCache<'a> {
     /// Direct-mapped by a hash of the bytes.
     slots: Vec<Option<VariantMetadata<'a>>>,
 }
 
 impl<'a> MetadataCache<'a> {
-    const SLOTS: usize = 64;
+    /// A power of two, well above the few dictionaries of a regular column, so that they
+    /// seldom evict each other.
+    const SLOTS: usize = 1024;
 
     pub(super) fn new() -> Self {
         MetadataCache {
@@ -192,7 +194,7 @@ impl<'a> MetadataCache<'a> {
     /// The decoded dictionary of `bytes` (as [`VariantMetadata::new`]), the one decoded
     /// before from equal bytes where there is one.
     pub(super) fn decode(&mut self, bytes: &'a [u8]) -> Result<VariantMetadata<'a>> {
-        let slot = &mut self.slots[hash(bytes) % Self::SLOTS];
+        let slot = &mut self.slots[hash(bytes) >> (usize::BITS - Self::SLOTS.trailing_zeros())];
         if let Some(m) = slot.filter(|m| m.bytes() == bytes) {
             parq_codecs::probe::hit("variant.metadata_reused");
             return Ok(m);
@@ -204,7 +206,7 @@ impl<'a> MetadataCache<'a> {
     }
 }
 
-/// A multiplicative hash of `b`, eight bytes at a time.
+/// A multiplicative hash of `b`, eight bytes at a time; its high bits are the well-mixed ones.
 fn hash(b: &[u8]) -> usize {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut h = b.len() as u64;
@@ -216,7 +218,7 @@ fn hash(b: &[u8]) -> usize {
     for &x in words.remainder() {
         h = (h ^ u64::from(x)).wrapping_mul(K);
     }
-    (h >> 32) as usize
+    (h.wrapping_mul(K) >> (64 - usize::BITS)) as usize
 }
 
 /// Builds a metadata dictionary: hands out field ids for names and encodes the result.
