@@ -55,6 +55,19 @@ proptest! {
     }
 
     #[test]
+    fn batches_read_the_rows_of_the_whole_column((schema, rows) in shredded_rows(40), batch in 1..9usize) {
+        let file = write(&rows, &schema, small_pages());
+        let reader = ParquetReader::new(file.clone()).unwrap();
+        let mut back = Vec::new();
+        for b in reader.variant_batches("var", batch).unwrap() {
+            let b = b.unwrap();
+            prop_assert!(b.len() <= batch);
+            back.extend((0..b.len()).map(|i| b.get(i).map(|v| v.unwrap().to_owned_variant().unwrap())));
+        }
+        prop_assert_eq!(back, read(file));
+    }
+
+    #[test]
     fn rows_that_fit_their_schema_round_trip((schema, rows) in shredded_rows(40)) {
         prop_assert_eq!(read(write(&rows, &schema, small_pages())), rows.clone());
         let inferred = infer_shredding(&VariantArray::from_variants(&rows).unwrap()).unwrap();

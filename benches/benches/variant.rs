@@ -8,8 +8,10 @@
 //! `value`), uncompressed, one row group.
 //!
 //! Cases:
-//! * `json`: every row as JSON text (parq: `read_variant` + `write_json` into one buffer;
-//!   parquet: `ParquetRecordBatchReader` + `unshred_variant` + `variant_to_json`);
+//! * `json`: every row as JSON text, in batches of 8192 rows (parq: `variant_batches` +
+//!   `VariantArray::write_json` into one reused buffer; parquet: `ParquetRecordBatchReader` +
+//!   `unshred_variant` + `variant_to_json`); `json_column`: parq's whole column at once
+//!   (`read_variant`, then `write_json` of every row into one buffer);
 //! * `arrow`: every row as `arrow.parquet.variant` storage, rebuilt from shredding (parq:
 //!   `record_batches`; parquet: `ParquetRecordBatchReader` + `unshred_variant`);
 //! * `path_f0` vs `rebuild`: parq's `read_variant_path("var", "f0")` (its leaves only) against
@@ -103,18 +105,30 @@ fn file(rows: usize) -> Bytes {
     Bytes::from(out)
 }
 
-fn parq_json(file: &Bytes) -> (usize, usize) {
+/// Batches of `BATCH` rows, like the parquet crate's reader: each batch's JSON into one
+/// buffer (reused) with offsets.
+fn parq_json(file: &Bytes) -> usize {
+    let reader = ParquetReader::new(file.clone()).unwrap();
+    let (mut text, mut offsets) = (String::new(), Vec::with_capacity(BATCH + 1));
+    let mut bytes = 0;
+    for batch in reader.variant_batches("var", BATCH).unwrap() {
+        text.clear();
+        offsets.clear();
+        offsets.push(0);
+        batch.unwrap().write_json(&mut text, &mut offsets).unwrap();
+        bytes += text.len();
+    }
+    bytes
+}
+
+/// The whole column at once: `read_variant`, then every row's JSON into one buffer.
+fn parq_json_column(file: &Bytes) -> (usize, usize) {
     let reader = ParquetReader::new(file.clone()).unwrap();
     let v = reader.read_variant("var").unwrap();
     let mut text = String::with_capacity(v.len() * 160);
     let mut offsets = Vec::with_capacity(v.len() + 1);
     offsets.push(0);
-    for i in 0..v.len() {
-        if let Some(row) = v.get(i) {
-            row.unwrap().write_json(&mut text).unwrap();
-        }
-        offsets.push(text.len());
-    }
+    v.write_json(&mut text, &mut offsets).unwrap();
     (text.len(), offsets.len())
 }
 
@@ -178,6 +192,7 @@ fn bench(c: &mut Criterion) {
                 assert_eq!(a, b, "row {i}");
             }
         }
+        assert_eq!(parq_json(&file), parq_json_column(&file).0);
         let f0 = reader.read_variant_path("var", "f0").unwrap();
         assert_eq!(f0.len(), rows);
     }
@@ -185,6 +200,9 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     g.throughput(Throughput::Elements(rows as u64));
     g.bench_function("json/parq", |b| b.iter(|| black_box(parq_json(&file))));
+    g.bench_function("json_column/parq", |b| {
+        b.iter(|| black_box(parq_json_column(&file)))
+    });
     g.bench_function("json/parquet", |b| {
         b.iter(|| black_box(arrow_rs_json(&file)))
     });

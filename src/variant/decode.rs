@@ -401,6 +401,25 @@ impl<'a> VariantObject<'a> {
         Ok((id, name, &values[start..start + size]))
     }
 
+    /// [`Self::field_raw`] without decoding the value (only its size is read): for a caller
+    /// that checks the bytes itself.
+    pub(super) fn field_bytes(&self, i: usize) -> Result<(usize, &'a str, &'a [u8])> {
+        let id = self.field_id(i);
+        let name = self.metadata.get(id)?;
+        let values = &self.c.bytes[self.c.values_start..];
+        let start = self.c.offset(i);
+        let rest = values
+            .get(start..)
+            .filter(|r| !r.is_empty())
+            .ok_or_else(|| {
+                variant_error(format!(
+                    "child {i} starts at {start}, past the {} value bytes",
+                    values.len()
+                ))
+            })?;
+        Ok((id, name, &rest[..value_size(rest)?]))
+    }
+
     /// Where field `i`'s value starts among the values (values need not be in field order).
     pub fn value_offset(&self, i: usize) -> usize {
         self.c.offset(i)

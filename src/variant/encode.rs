@@ -195,6 +195,15 @@ impl ObjectWriter {
         names: impl Fn(u32) -> Option<&'n str>,
         out: &mut Vec<u8>,
     ) -> Result<()> {
+        self.write_sorted(names, out)
+    }
+
+    /// [`Self::finish_with_names`] that keeps the writer for reuse ([`Self::clear`]).
+    pub(super) fn write_sorted<'n>(
+        &mut self,
+        names: impl Fn(u32) -> Option<&'n str>,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
         let name = |id: u32| names(id).unwrap_or_default();
         self.fields.sort_by(|a, b| name(a.0).cmp(name(b.0)));
         if let Some(w) = self
@@ -207,6 +216,33 @@ impl ObjectWriter {
                 name(w[0].0)
             )));
         }
+        self.assemble(self.fields.iter().map(|f| (f.0, f.1)), out)
+    }
+
+    /// Append the object with its fields in the order `order` gives (indices into the fields
+    /// in the order they were added, each once), which the caller knows to be strictly
+    /// increasing by name: what [`Self::finish`] writes, without sorting by name lookups.
+    pub(super) fn write_in_order(&self, order: &[u32], out: &mut Vec<u8>) -> Result<()> {
+        debug_assert_eq!(order.len(), self.fields.len());
+        let fields = order.iter().map(|&k| {
+            let f = self.fields[k as usize];
+            (f.0, f.1)
+        });
+        self.assemble(fields, out)
+    }
+
+    /// Forget the fields, keeping the buffers.
+    pub(super) fn clear(&mut self) {
+        self.fields.clear();
+        self.values.clear();
+    }
+
+    /// Header, ids and offsets of `fields` (id, value start; in name order), then the values.
+    fn assemble(
+        &self,
+        fields: impl Iterator<Item = (u32, usize)> + Clone,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
         let n = self.fields.len();
         let total = self.values.len();
         u32::try_from(total).map_err(|_| too_large("object", total))?;
@@ -217,11 +253,11 @@ impl ObjectWriter {
         out.reserve(6 + n * (id_size + offset_size) + offset_size + total);
         out.push(2 | (header << 2));
         push_uint(out, n, if large { 4 } else { 1 });
-        for f in &self.fields {
-            push_uint(out, f.0 as usize, id_size);
+        for (id, _) in fields.clone() {
+            push_uint(out, id as usize, id_size);
         }
-        for f in &self.fields {
-            push_uint(out, f.1, offset_size);
+        for (_, start) in fields {
+            push_uint(out, start, offset_size);
         }
         push_uint(out, total, offset_size);
         out.extend_from_slice(&self.values);
@@ -256,6 +292,17 @@ impl ArrayWriter {
 
     /// Append the array to `out`.
     pub fn finish(self, out: &mut Vec<u8>) -> Result<()> {
+        self.write(out)
+    }
+
+    /// Forget the elements, keeping the buffers.
+    pub(super) fn clear(&mut self) {
+        self.starts.clear();
+        self.values.clear();
+    }
+
+    /// [`Self::finish`] that keeps the writer for reuse ([`Self::clear`]).
+    pub(super) fn write(&self, out: &mut Vec<u8>) -> Result<()> {
         let n = self.starts.len();
         let total = self.values.len();
         u32::try_from(total).map_err(|_| too_large("array", total))?;

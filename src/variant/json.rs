@@ -14,7 +14,9 @@
 use std::fmt::Write as _;
 
 use super::decode::VariantRef;
+use super::metadata::MetadataCache;
 use super::owned::Variant;
+use super::rebuild::VariantArray;
 use super::{variant_error, MAX_DEPTH};
 use crate::Result;
 
@@ -29,6 +31,34 @@ impl VariantRef<'_> {
     /// Append the value as JSON text to `out`.
     pub fn write_json(&self, out: &mut String) -> Result<()> {
         write_json(self, out, 0)
+    }
+}
+
+impl VariantArray {
+    /// Append every row as JSON text to `text`, and after each row its end in `text` to
+    /// `offsets` (a null row adds nothing to `text`): row `i` is
+    /// `text[offsets[i]..offsets[i + 1]]` when `offsets` starts as `[0]`. Each distinct
+    /// metadata dictionary of the column is decoded once.
+    ///
+    /// ```
+    /// use parq::variant::{Variant, VariantArray};
+    /// let rows = [Some(Variant::Int8(1)), None, Some(Variant::String("a".into()))];
+    /// let (mut text, mut offsets) = (String::new(), vec![0]);
+    /// VariantArray::from_variants(&rows)?.write_json(&mut text, &mut offsets)?;
+    /// assert_eq!((text.as_str(), offsets), ("1\"a\"", vec![0, 1, 1, 4]));
+    /// # Ok::<(), parq::Error>(())
+    /// ```
+    pub fn write_json(&self, text: &mut String, offsets: &mut Vec<usize>) -> Result<()> {
+        let mut dictionaries = MetadataCache::new();
+        offsets.reserve(self.len());
+        for i in 0..self.len() {
+            if let Some((m, v)) = self.encoded(i) {
+                let m = dictionaries.decode(m)?;
+                write_json(&VariantRef::new(m, v)?, text, 0)?;
+            }
+            offsets.push(text.len());
+        }
+        Ok(())
     }
 }
 
@@ -50,10 +80,10 @@ fn write_json(v: &VariantRef<'_>, out: &mut String, depth: usize) -> Result<()> 
     match *v {
         VariantRef::Null => out.push_str("null"),
         VariantRef::Boolean(b) => out.push_str(if b { "true" } else { "false" }),
-        VariantRef::Int8(x) => push(out, x),
-        VariantRef::Int16(x) => push(out, x),
-        VariantRef::Int32(x) => push(out, x),
-        VariantRef::Int64(x) => push(out, x),
+        VariantRef::Int8(x) => integer(out, i128::from(x)),
+        VariantRef::Int16(x) => integer(out, i128::from(x)),
+        VariantRef::Int32(x) => integer(out, i128::from(x)),
+        VariantRef::Int64(x) => integer(out, i128::from(x)),
         VariantRef::Float(x) if x.is_finite() => push(out, x),
         VariantRef::Double(x) if x.is_finite() => push(out, x),
         VariantRef::Float(x) => non_finite(out, f64::from(x)),
@@ -82,12 +112,14 @@ fn write_json(v: &VariantRef<'_>, out: &mut String, depth: usize) -> Result<()> 
         }
         VariantRef::String(s) => string(out, s),
         VariantRef::Uuid(u) => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
             out.push('"');
             for (i, b) in u.iter().enumerate() {
                 if matches!(i, 4 | 6 | 8 | 10) {
                     out.push('-');
                 }
-                let _ = write!(out, "{b:02x}");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 15)]));
             }
             out.push('"');
         }
@@ -118,6 +150,7 @@ fn write_json(v: &VariantRef<'_>, out: &mut String, depth: usize) -> Result<()> 
     Ok(())
 }
 
+/// A finite float as `Display` writes it (shortest digits that read back, no exponent).
 fn push(out: &mut String, x: impl std::fmt::Display) {
     let _ = write!(out, "{x}");
 }
@@ -132,15 +165,66 @@ fn non_finite(out: &mut String, x: f64) {
     });
 }
 
+/// The decimal digits of `v`, written from the end of `buf` backwards (two at a time);
+/// returns where they start. 39 bytes hold any `u128`.
+fn digits(mut v: u128, buf: &mut [u8; 39]) -> usize {
+    const PAIRS: &[u8; 200] = b"\
+        0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
+    let mut at = buf.len();
+    // u64 arithmetic once the value fits (every variant integer and most decimals).
+    while v > u128::from(u64::MAX) {
+        at -= 1;
+        buf[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    let mut v = v as u64;
+    while v >= 100 {
+        let pair = (v % 100) as usize * 2;
+        v /= 100;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    }
+    if v >= 10 {
+        let pair = v as usize * 2;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    } else {
+        at -= 1;
+        buf[at] = b'0' + v as u8;
+    }
+    at
+}
+
+/// An integer in decimal, as `Display` writes it, without the formatting machinery.
+fn integer(out: &mut String, v: i128) {
+    if v < 0 {
+        out.push('-');
+    }
+    let mut buf = [0u8; 39];
+    let at = digits(v.unsigned_abs(), &mut buf);
+    out.push_str(ascii(&buf[at..]));
+}
+
+/// Bytes known to be ASCII digits as a `str`.
+fn ascii(b: &[u8]) -> &str {
+    std::str::from_utf8(b).unwrap_or_default()
+}
+
 /// `unscaled * 10^-scale`, exactly.
 fn decimal(out: &mut String, unscaled: i128, scale: u8) {
     if unscaled < 0 {
         out.push('-');
     }
-    let digits = unscaled.unsigned_abs().to_string();
+    let mut buf = [0u8; 39];
+    let at = digits(unscaled.unsigned_abs(), &mut buf);
+    let digits = ascii(&buf[at..]);
     let scale = usize::from(scale);
     if scale == 0 {
-        out.push_str(&digits);
+        out.push_str(digits);
     } else if digits.len() > scale {
         let (int, frac) = digits.split_at(digits.len() - scale);
         out.push_str(int);
@@ -149,28 +233,60 @@ fn decimal(out: &mut String, unscaled: i128, scale: u8) {
     } else {
         out.push_str("0.");
         out.extend(std::iter::repeat_n('0', scale - digits.len()));
-        out.push_str(&digits);
+        out.push_str(digits);
     }
 }
 
 /// Append `s` as a JSON string literal (also the CLI's escaping, so there is one).
+///
+/// Runs of bytes that need no escape (all but `"`, `\` and controls, so every byte of a
+/// multi-byte character too) are copied whole, found with a table lookup per byte.
 pub fn string(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+    let bytes = s.as_bytes();
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape = ESCAPE[usize::from(b)];
+        if escape == 0 {
+            continue;
+        }
+        // `b` is ASCII, so `run..i` and `i + 1..` start and end on character boundaries.
+        out.push_str(&s[run..i]);
+        run = i + 1;
+        match escape {
+            b'u' => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 15)]));
             }
-            c => out.push(c),
+            e => {
+                out.push('\\');
+                out.push(char::from(e));
+            }
         }
     }
+    out.push_str(&s[run..]);
     out.push('"');
 }
+
+/// Per byte, how a JSON string writes it: 0 as itself, `u` as `\u00XX`, else a backslash and
+/// that letter.
+const ESCAPE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = b'u';
+        b += 1;
+    }
+    t[b'\n' as usize] = b'n';
+    t[b'\r' as usize] = b'r';
+    t[b'\t' as usize] = b't';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t
+};
 
 /// The proleptic Gregorian date of `days` since 1970-01-01 (the civil-from-days method of
 /// counting 400-year eras from 0000-03-01).

@@ -88,8 +88,9 @@ impl<'a> VariantMetadata<'a> {
             strings,
         };
         let mut previous: Option<&str> = None;
+        let mut s = 0;
         for i in 0..len {
-            let (s, e) = (offset(i).unwrap_or(0), offset(i + 1).unwrap_or(0));
+            let e = offset(i + 1).unwrap_or(0);
             let name = (s <= e)
                 .then(|| strings.get(s..e))
                 .flatten()
@@ -106,6 +107,7 @@ impl<'a> VariantMetadata<'a> {
                 )));
             }
             previous = Some(name);
+            s = e;
         }
         Ok((meta, &bytes[strings_start + total..]))
     }
@@ -168,6 +170,55 @@ impl<'a> VariantMetadata<'a> {
     pub fn iter(&self) -> impl Iterator<Item = &'a str> + '_ {
         (0..self.len).map(|i| self.get(i).unwrap_or_default())
     }
+}
+
+/// Dictionaries already decoded, found again by their bytes. The rows of a file mostly
+/// repeat a few dictionaries; a hit costs a hash and a compare instead of a decode's checks
+/// (every offset, UTF-8, order). A dictionary whose slot another took is decoded again.
+pub(super) struct MetadataCache<'a> {
+    /// Direct-mapped by a hash of the bytes.
+    slots: Vec<Option<VariantMetadata<'a>>>,
+}
+
+impl<'a> MetadataCache<'a> {
+    /// A power of two, well above the few dictionaries of a regular column, so that they
+    /// seldom evict each other.
+    const SLOTS: usize = 1024;
+
+    pub(super) fn new() -> Self {
+        MetadataCache {
+            slots: vec![None; Self::SLOTS],
+        }
+    }
+
+    /// The decoded dictionary of `bytes` (as [`VariantMetadata::new`]), the one decoded
+    /// before from equal bytes where there is one.
+    pub(super) fn decode(&mut self, bytes: &'a [u8]) -> Result<VariantMetadata<'a>> {
+        let slot = &mut self.slots[hash(bytes) >> (usize::BITS - Self::SLOTS.trailing_zeros())];
+        if let Some(m) = slot.filter(|m| m.bytes() == bytes) {
+            parq_codecs::probe::hit("variant.metadata_reused");
+            return Ok(m);
+        }
+        parq_codecs::probe::hit("variant.metadata_decoded");
+        let m = VariantMetadata::new(bytes)?;
+        *slot = Some(m);
+        Ok(m)
+    }
+}
+
+/// A multiplicative hash of `b`, eight bytes at a time; its high bits are the well-mixed ones.
+fn hash(b: &[u8]) -> usize {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = b.len() as u64;
+    let mut words = b.chunks_exact(8);
+    for w in &mut words {
+        let w: [u8; 8] = w.try_into().unwrap_or_default();
+        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K).rotate_left(29);
+    }
+    for &x in words.remainder() {
+        h = (h ^ u64::from(x)).wrapping_mul(K);
+    }
+    (h.wrapping_mul(K) >> (64 - usize::BITS)) as usize
 }
 
 /// Builds a metadata dictionary: hands out field ids for names and encodes the result.

@@ -28,6 +28,7 @@ mod metadata;
 mod owned;
 mod read;
 mod rebuild;
+mod shredded_type;
 mod shredding;
 
 pub use decode::{VariantList, VariantObject, VariantRef};
@@ -37,7 +38,8 @@ pub use encode::{
 pub use json::string as json_string;
 pub use metadata::{MetadataBuilder, VariantMetadata};
 pub use owned::Variant;
-pub use rebuild::{describe_shredding, ShreddedType, VariantArray};
+pub use rebuild::{describe_shredding, VariantArray};
+pub use shredded_type::ShreddedType;
 #[cfg(feature = "arrow")]
 pub(crate) use shredding::annotate_variants;
 pub use shredding::{infer_shredding, shred, variant_field, variant_writer, Shredding};
@@ -53,11 +55,22 @@ fn variant_error(what: impl Into<String>) -> Error {
 
 /// The unsigned little-endian integer of `width` (1..=4) bytes at `at`, or `None` when it does
 /// not fit in `bytes`.
+/// One arm per width, so that the hot 1- and 2-byte reads are a single load.
+#[inline]
 fn read_uint(bytes: &[u8], at: usize, width: usize) -> Option<usize> {
-    let b = bytes.get(at..at.checked_add(width)?)?;
-    let mut v = [0u8; 8];
-    v[..width].copy_from_slice(b);
-    usize::try_from(u64::from_le_bytes(v)).ok()
+    match width {
+        1 => bytes.get(at).map(|&b| usize::from(b)),
+        2 => bytes
+            .get(at..at.checked_add(2)?)
+            .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]]))),
+        3 => bytes
+            .get(at..at.checked_add(3)?)
+            .map(|b| usize::from(b[0]) | usize::from(b[1]) << 8 | usize::from(b[2]) << 16),
+        4 => bytes
+            .get(at..at.checked_add(4)?)
+            .and_then(|b| usize::try_from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])).ok()),
+        _ => None,
+    }
 }
 
 /// Bytes needed (1..=4) for an unsigned value up to `max`.

@@ -25,6 +25,32 @@ impl<S: Source> ParquetReader<S> {
         VariantArray::from_group(&field, &array)
     }
 
+    /// [`Self::read_variant`] in batches of at most `batch_rows` rows, each rebuilt on its
+    /// own: memory stays at a batch's columns and rebuilt bytes, where the whole-column read
+    /// holds every row's at once.
+    ///
+    /// ```no_run
+    /// use parq::read::ParquetReader;
+    /// let reader = ParquetReader::new(bytes::Bytes::from(std::fs::read("events.parquet")?))?;
+    /// let (mut text, mut offsets) = (String::new(), vec![0]);
+    /// for batch in reader.variant_batches("event", 8192)? {
+    ///     batch?.write_json(&mut text, &mut offsets)?;
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn variant_batches(
+        &self,
+        path: &str,
+        batch_rows: usize,
+    ) -> Result<impl Iterator<Item = Result<VariantArray>>> {
+        self.check_variant(path)?;
+        let batches = self.array_batches(&[path], batch_rows)?;
+        Ok(batches.map(|b| {
+            let b = b?;
+            VariantArray::from_group(&b.fields[0], &b.arrays[0])
+        }))
+    }
+
     /// The names of the top-level fields annotated `VARIANT`.
     pub fn variant_fields(&self) -> Vec<&str> {
         self.schema()
