@@ -176,7 +176,7 @@ impl KeyCipher {
     }
 
     /// Seals the CTR module at `buf[start..]`, laid out as for [`KeyCipher::gcm_seal`].
-    pub(crate) fn ctr_seal(&self, buf: &mut Vec<u8>, start: usize) -> Result<()> {
+    pub(crate) fn ctr_seal(&self, buf: &mut [u8], start: usize) -> Result<()> {
         let nonce = fill_prefix(buf, start, 0)?;
         self.ctr_apply(&nonce, &mut buf[start + MODULE_PREFIX..])
             .map_err(|_| Error::Crypto("page too large for AES-CTR".into()))
