@@ -1,22 +1,26 @@
-//! Module encryption (Encryption.md §4.2, §5.1) over RustCrypto's `aes-gcm` and `ctr`.
+//! Module encryption (Encryption.md §4.2, §5.1) over `aws-lc-rs` (AWS-LC's AES-GCM and
+//! AES-CTR; it takes the CPU's VAES/VPCLMULQDQ, AES-NI or ARMv8 crypto paths at run time).
+//! This file is the only one that names the backend.
 //!
 //! ```text
 //! GCM module: | length (4, LE) | nonce (12) | ciphertext (length - 28) | tag (16) |
 //! CTR module: | length (4, LE) | nonce (12) | ciphertext (length - 12) |
 //! ```
 //!
-//! CTR's 16-byte IV is the nonce followed by a 32-bit big-endian counter starting at 1.
-//! Nonces are random (RBG-based construction, NIST SP 800-38D §8.2.2).
+//! CTR's 16-byte IV is the nonce followed by a 32-bit big-endian counter starting at 1 (the
+//! backend's 128-bit counter carries out of those 32 bits only past 64 GiB, far beyond a
+//! page's i32 size). Nonces are random (RBG-based construction, NIST SP 800-38D §8.2.2).
+//! Modules are sealed in place in the writer's buffer and opened out of place, straight from
+//! the file's bytes into the plaintext's own buffer.
 //!
 //! Probes: every module encrypted or decrypted counts `crypto.aes_ni` when the CPU has AES-NI
-//! (the `aes` crate then takes its hardware path, detected the same way at run time) and
+//! (AWS-LC then takes a hardware path, detected the same way at run time) and
 //! `crypto.aes_soft` otherwise.
 
-use aes::{Aes128, Aes192, Aes256};
-use aes_gcm::aead::consts::U12;
-use aes_gcm::aead::{AeadInOut, KeyInit};
-use aes_gcm::{AesGcm, Nonce, Tag};
-use ctr::cipher::{KeyIvInit, StreamCipher};
+use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_128_GCM, AES_192_GCM, AES_256_GCM};
+use aws_lc_rs::cipher::{
+    EncryptingKey, EncryptionContext, UnboundCipherKey, AES_128, AES_192, AES_256,
+};
 
 use crate::{Error, Result};
 
@@ -26,21 +30,18 @@ pub const NONCE_LEN: usize = 12;
 pub const TAG_LEN: usize = 16;
 /// Bytes of the length prefix of a module.
 pub const LENGTH_LEN: usize = 4;
+/// Bytes before a module's ciphertext: its length prefix and nonce.
+pub(crate) const MODULE_PREFIX: usize = LENGTH_LEN + NONCE_LEN;
 /// Bytes a GCM module adds to its plaintext.
 pub const GCM_OVERHEAD: usize = LENGTH_LEN + NONCE_LEN + TAG_LEN;
 /// Bytes a CTR module adds to its plaintext.
 pub const CTR_OVERHEAD: usize = LENGTH_LEN + NONCE_LEN;
 
-enum Gcm {
-    A128(Box<AesGcm<Aes128, U12>>),
-    A192(Box<AesGcm<Aes192, U12>>),
-    A256(Box<AesGcm<Aes256, U12>>),
-}
-
 /// The ciphers of one key: GCM for every module, CTR for page bodies of AES_GCM_CTR_V1 files.
 pub(crate) struct KeyCipher {
-    gcm: Gcm,
-    key: Vec<u8>,
+    gcm: LessSafeKey,
+    /// CTR is its own inverse: this key decrypts as well.
+    ctr: EncryptingKey,
 }
 
 /// Why a module did not decrypt. Carries no plaintext.
@@ -80,12 +81,11 @@ impl std::fmt::Display for ModuleError {
     }
 }
 
-/// True when the CPU has AES-NI, the test the `aes` crate makes to choose its hardware path.
+/// True when the CPU has AES-NI, the first test AWS-LC makes to choose a hardware path.
 pub fn aes_ni_available() -> bool {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     {
-        cpufeatures::new!(aes_intrinsics, "aes");
-        aes_intrinsics::get()
+        std::arch::is_x86_feature_detected!("aes")
     }
     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
     {
@@ -145,28 +145,41 @@ impl KeyCipher {
     /// The ciphers of `key` (16, 24 or 32 bytes).
     pub(crate) fn new(key: &[u8], what: &str) -> Result<Self> {
         check_key(key, what)?;
-        let bad = |_| Error::Crypto(format!("{what}: bad key length"));
-        let gcm = match key.len() {
-            16 => Gcm::A128(Box::new(AesGcm::new_from_slice(key).map_err(bad)?)),
-            24 => Gcm::A192(Box::new(AesGcm::new_from_slice(key).map_err(bad)?)),
-            _ => Gcm::A256(Box::new(AesGcm::new_from_slice(key).map_err(bad)?)),
+        let (gcm, ctr) = match key.len() {
+            16 => (&AES_128_GCM, &AES_128),
+            24 => (&AES_192_GCM, &AES_192),
+            _ => (&AES_256_GCM, &AES_256),
         };
+        let bad = |_| Error::Crypto(format!("{what}: bad key length"));
         Ok(KeyCipher {
-            gcm,
-            key: key.to_vec(),
+            gcm: LessSafeKey::new(UnboundKey::new(gcm, key).map_err(bad)?),
+            ctr: EncryptingKey::ctr(UnboundCipherKey::new(ctr, key).map_err(bad)?).map_err(bad)?,
         })
     }
 
-    fn gcm_seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<Tag> {
+    /// Seals the GCM module at `buf[start..]`: [`MODULE_PREFIX`] reserved bytes, then the
+    /// plaintext to the end of `buf`. Encrypts in place, fills the length and a random nonce,
+    /// appends the tag.
+    pub(crate) fn gcm_seal(&self, aad: &[u8], buf: &mut Vec<u8>, start: usize) -> Result<()> {
+        let nonce = fill_prefix(buf, start, TAG_LEN)?;
         probe();
-        let nonce = <&Nonce<U12>>::try_from(nonce)
-            .map_err(|_| Error::Crypto(format!("nonce of {} bytes", nonce.len())))?;
-        match &self.gcm {
-            Gcm::A128(c) => c.encrypt_inout_detached(nonce, aad, buf.into()),
-            Gcm::A192(c) => c.encrypt_inout_detached(nonce, aad, buf.into()),
-            Gcm::A256(c) => c.encrypt_inout_detached(nonce, aad, buf.into()),
-        }
-        .map_err(|_| Error::Crypto("module too large for AES-GCM".into()))
+        let tag = self
+            .gcm
+            .seal_in_place_separate_tag(
+                Nonce::assume_unique_for_key(nonce),
+                Aad::from(aad),
+                &mut buf[start + MODULE_PREFIX..],
+            )
+            .map_err(|_| Error::Crypto("module too large for AES-GCM".into()))?;
+        buf.extend_from_slice(tag.as_ref());
+        Ok(())
+    }
+
+    /// Seals the CTR module at `buf[start..]`, laid out as for [`KeyCipher::gcm_seal`].
+    pub(crate) fn ctr_seal(&self, buf: &mut [u8], start: usize) -> Result<()> {
+        let nonce = fill_prefix(buf, start, 0)?;
+        self.ctr_apply(&nonce, &mut buf[start + MODULE_PREFIX..])
+            .map_err(|_| Error::Crypto("page too large for AES-CTR".into()))
     }
 
     /// Appends the GCM module of `plaintext` to `out`.
@@ -176,16 +189,11 @@ impl KeyCipher {
         aad: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<()> {
-        let len = module_len(plaintext.len() + NONCE_LEN + TAG_LEN)?;
-        let nonce = random_bytes(NONCE_LEN)?;
         out.reserve(GCM_OVERHEAD + plaintext.len());
-        out.extend_from_slice(&len.to_le_bytes());
-        out.extend_from_slice(&nonce);
         let start = out.len();
+        out.resize(start + MODULE_PREFIX, 0);
         out.extend_from_slice(plaintext);
-        let tag = self.gcm_seal(&nonce, aad, &mut out[start..])?;
-        out.extend_from_slice(&tag);
-        Ok(())
+        self.gcm_seal(aad, out, start)
     }
 
     /// The GCM tag of `plaintext` under `nonce` (the footer signature, Encryption.md §5.5).
@@ -195,9 +203,17 @@ impl KeyCipher {
         aad: &[u8],
         nonce: &[u8],
     ) -> Result<[u8; TAG_LEN]> {
+        let nonce = Nonce::try_assume_unique_for_key(nonce)
+            .map_err(|_| Error::Crypto(format!("nonce of {} bytes", nonce.len())))?;
         let mut copy = plaintext.to_vec();
-        let tag = self.gcm_seal(nonce, aad, &mut copy)?;
-        Ok(tag.into())
+        probe();
+        let tag = self
+            .gcm
+            .seal_in_place_separate_tag(nonce, Aad::from(aad), &mut copy)
+            .map_err(|_| Error::Crypto("footer too large for AES-GCM".into()))?;
+        let mut out = [0u8; TAG_LEN];
+        out.copy_from_slice(tag.as_ref());
+        Ok(out)
     }
 
     /// Decrypts the GCM module at the start of `module`: the plaintext and the bytes the
@@ -210,20 +226,15 @@ impl KeyCipher {
         let (body, total) = split(module, NONCE_LEN + TAG_LEN)?;
         let (nonce, rest) = body.split_at(NONCE_LEN);
         let (ct, tag) = rest.split_at(rest.len() - TAG_LEN);
-        let mut buf = ct.to_vec();
+        // `split` guarantees the nonce's 12 bytes.
+        let nonce =
+            Nonce::try_assume_unique_for_key(nonce).map_err(|_| ModuleError::Authentication)?;
+        let mut plain = vec![0u8; ct.len()];
         probe();
-        // `split` guarantees 12 and 16 bytes.
-        let (Ok(nonce), Ok(tag)) = (<&Nonce<U12>>::try_from(nonce), <&Tag>::try_from(tag)) else {
-            return Err(ModuleError::Authentication);
-        };
-        let inout = buf.as_mut_slice().into();
-        match &self.gcm {
-            Gcm::A128(c) => c.decrypt_inout_detached(nonce, aad, inout, tag),
-            Gcm::A192(c) => c.decrypt_inout_detached(nonce, aad, inout, tag),
-            Gcm::A256(c) => c.decrypt_inout_detached(nonce, aad, inout, tag),
-        }
-        .map_err(|_| ModuleError::Authentication)?;
-        Ok((buf, total))
+        self.gcm
+            .open_separate_gather(nonce, Aad::from(aad), ct, tag, &mut plain)
+            .map_err(|_| ModuleError::Authentication)?;
+        Ok((plain, total))
     }
 
     fn ctr_apply(&self, nonce: &[u8], buf: &mut [u8]) -> Result<()> {
@@ -231,34 +242,20 @@ impl KeyCipher {
         let mut iv = [0u8; 16];
         iv[..NONCE_LEN].copy_from_slice(nonce);
         iv[15] = 1;
-        let exhausted = |_| Error::Crypto("page too large for AES-CTR".into());
-        let bad = |_| Error::Crypto("bad AES-CTR key or IV length".into());
-        match self.key.len() {
-            16 => ctr::Ctr32BE::<Aes128>::new_from_slices(&self.key, &iv)
-                .map_err(bad)?
-                .try_apply_keystream(buf)
-                .map_err(exhausted),
-            24 => ctr::Ctr32BE::<Aes192>::new_from_slices(&self.key, &iv)
-                .map_err(bad)?
-                .try_apply_keystream(buf)
-                .map_err(exhausted),
-            _ => ctr::Ctr32BE::<Aes256>::new_from_slices(&self.key, &iv)
-                .map_err(bad)?
-                .try_apply_keystream(buf)
-                .map_err(exhausted),
-        }
+        self.ctr
+            .less_safe_encrypt(buf, EncryptionContext::Iv128(iv.into()))
+            .map(|_| ())
+            .map_err(|_| Error::Crypto("AES-CTR failed".into()))
     }
 
     /// Appends the CTR module of `plaintext` to `out`.
-    pub(crate) fn ctr_encrypt(&self, plaintext: &[u8], out: &mut Vec<u8>) -> Result<()> {
-        let len = module_len(plaintext.len() + NONCE_LEN)?;
-        let nonce = random_bytes(NONCE_LEN)?;
+    #[cfg(test)]
+    fn ctr_encrypt(&self, plaintext: &[u8], out: &mut Vec<u8>) -> Result<()> {
         out.reserve(CTR_OVERHEAD + plaintext.len());
-        out.extend_from_slice(&len.to_le_bytes());
-        out.extend_from_slice(&nonce);
         let start = out.len();
+        out.resize(start + MODULE_PREFIX, 0);
         out.extend_from_slice(plaintext);
-        self.ctr_apply(&nonce, &mut out[start..])
+        self.ctr_seal(out, start)
     }
 
     /// Decrypts the CTR module at the start of `module` (CTR has no tag: nothing is verified).
@@ -274,6 +271,22 @@ impl KeyCipher {
             .map_err(|_| ModuleError::Authentication)?;
         Ok((buf, total))
     }
+}
+
+/// Fills the prefix of the module at `buf[start..]` (its plaintext runs to the end of
+/// `buf`, and `tail` bytes of tag will follow): the length and a random nonce, returned.
+fn fill_prefix(buf: &mut [u8], start: usize, tail: usize) -> Result<[u8; NONCE_LEN]> {
+    let plain = buf
+        .len()
+        .checked_sub(start + MODULE_PREFIX)
+        .ok_or_else(|| Error::Crypto("module without room for its prefix".into()))?;
+    let len = module_len(plain + NONCE_LEN + tail)?;
+    let mut nonce = [0u8; NONCE_LEN];
+    getrandom::fill(&mut nonce)
+        .map_err(|e| Error::Crypto(format!("no random bytes from the system: {e}")))?;
+    buf[start..start + LENGTH_LEN].copy_from_slice(&len.to_le_bytes());
+    buf[start + LENGTH_LEN..start + MODULE_PREFIX].copy_from_slice(&nonce);
+    Ok(nonce)
 }
 
 fn module_len(n: usize) -> Result<u32> {
@@ -322,17 +335,51 @@ mod tests {
 
     #[test]
     fn ctr_iv_counter_starts_at_one() {
-        // With CTR, the first keystream block is AES(nonce || 00 00 00 01).
-        use aes::cipher::{BlockCipherEncrypt, KeyInit as _};
-        let key = [9u8; 16];
-        let c = KeyCipher::new(&key, "key").unwrap();
-        let mut m = Vec::new();
-        c.ctr_encrypt(&[0u8; 16], &mut m).unwrap();
-        let mut block = [0u8; 16];
-        block[..12].copy_from_slice(&m[4..16]);
-        block[15] = 1;
-        let mut block = block.into();
-        Aes128::new(&key.into()).encrypt_block(&mut block);
-        assert_eq!(&m[16..], &block[..]);
+        // With CTR, the first keystream block is AES(nonce || 00 00 00 01), the second
+        // AES(nonce || 00 00 00 02).
+        use aws_lc_rs::cipher::EncryptionContext;
+        for len in [16, 24, 32] {
+            let key = vec![9u8; len];
+            let c = KeyCipher::new(&key, "key").unwrap();
+            let mut m = Vec::new();
+            c.ctr_encrypt(&[0u8; 32], &mut m).unwrap();
+            let mut blocks = [0u8; 32];
+            for (i, block) in blocks.chunks_mut(16).enumerate() {
+                block[..12].copy_from_slice(&m[4..16]);
+                block[15] = i as u8 + 1;
+            }
+            let alg = [&AES_128, &AES_192, &AES_256][len / 8 - 2];
+            let ecb = EncryptingKey::ecb(UnboundCipherKey::new(alg, &key).unwrap()).unwrap();
+            ecb.less_safe_encrypt(&mut blocks, EncryptionContext::None)
+                .unwrap();
+            assert_eq!(&m[16..], &blocks[..], "AES-{}", len * 8);
+        }
+    }
+
+    #[test]
+    fn gcm_matches_a_known_answer() {
+        // NIST GCM test vector (gcmEncryptExtIV128, Count 0 with 16-byte plaintext):
+        // key 0, nonce 0, plaintext 0^16 -> ciphertext 0388dace60b6a392f328c2b971b2fe78,
+        // tag ab6e47d42cec13bdf53a67b21257bddf.
+        let c = KeyCipher::new(&[0u8; 16], "key").unwrap();
+        let mut module = vec![0u8; MODULE_PREFIX + 16];
+        module[..4].copy_from_slice(&44u32.to_le_bytes());
+        let (ct, tag) = (
+            "0388dace60b6a392f328c2b971b2fe78",
+            "ab6e47d42cec13bdf53a67b21257bddf",
+        );
+        let hex = |s: &str| -> Vec<u8> {
+            (0..s.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+                .collect()
+        };
+        module[MODULE_PREFIX..].copy_from_slice(&hex(ct));
+        module.extend_from_slice(&hex(tag));
+        assert_eq!(c.gcm_decrypt(&module, b"").unwrap().0, vec![0u8; 16]);
+        assert_eq!(
+            c.gcm_tag(&[0u8; 16], b"", &[0; 12]).unwrap()[..],
+            hex(tag)[..]
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! Parquet modular encryption (apache/parquet-format `Encryption.md`): AES_GCM_V1 and
 //! AES_GCM_CTR_V1 with 128-, 192- and 256-bit keys, encrypted or plaintext (signed) footers,
-//! a footer key and per-column keys. Feature `encryption`; the ciphers are RustCrypto's
-//! `aes-gcm`, `aes` and `ctr`.
+//! a footer key and per-column keys. Feature `encryption`; the ciphers are AWS-LC's
+//! (`aws-lc-rs`), behind one small interface in `cipher.rs`.
 //!
 //! Reading: give [`crate::read::ReadOptions::decryption`] a [`FileDecryptionProperties`].
 //! Writing: give [`crate::write::WriterOptions::encryption`] a [`FileEncryptionProperties`].
@@ -40,9 +40,10 @@
 //! An encrypted footer (`PARE`) or a plaintext footer signed with the footer key (plaintext
 //! columns then read without keys); a footer key and column keys by dotted path; a
 //! [`KeyRetriever`] that maps stored `key_metadata` to keys; an AAD prefix stored in the file or
-//! supplied by the reader. The `aes` crate takes its AES-NI path when the CPU has it (probes
-//! `crypto.aes_ni` / `crypto.aes_soft`). Decrypted modules go to owned buffers, never views of a
-//! memory map. A module that does not authenticate is an [`Error::Crypto`](crate::Error::Crypto)
+//! supplied by the reader. AWS-LC takes its hardware AES paths when the CPU has them (probes
+//! `crypto.aes_ni` / `crypto.aes_soft`). Pages are sealed in place in the writer's page buffer
+//! as they are written; modules are opened out of place, from the file's bytes straight into an
+//! owned buffer, never a view of a memory map. A module that does not authenticate is an [`Error::Crypto`](crate::Error::Crypto)
 //! that names it, e.g. `encryption: decrypting data page 3 of column x in row group 0:
 //! authentication failed (wrong key, wrong AAD prefix, or modified bytes)`; a missing key names
 //! the column. With a plaintext footer, encrypted columns keep a copy of their metadata without
@@ -142,3 +143,6 @@ impl FileCryptoMetaData {
         w.struct_end();
     }
 }
+
+#[cfg(test)]
+mod sealed_pages;

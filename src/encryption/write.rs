@@ -1,59 +1,82 @@
-//! Encryption on the write side: the writer writes a column chunk in plaintext into a buffer,
-//! then each page header and page body becomes a module (the header's `compressed_page_size`
-//! then counts the encrypted body), and the writer moves the chunk's offsets by what
-//! [`EncryptedChunk`] reports. Column and offset
-//! indexes, column metadata and the footer are encrypted (or the footer signed) at the end.
+//! Encryption on the write side: the column writer seals each page header and page body of an
+//! encrypted column into its module as the page is written ([`ChunkSealer`]; the header's
+//! `compressed_page_size` counts the encrypted body), so the chunk's offsets come out right
+//! the first time. Column and offset indexes, column metadata and the footer are encrypted
+//! (or the footer signed) at the end.
 
 use std::sync::Arc;
 
 use super::aad::{footer_aad, module_aad, ModuleType};
-use super::cipher::{random_bytes, KeyCipher, CTR_OVERHEAD, GCM_OVERHEAD, NONCE_LEN};
+use super::cipher::{
+    random_bytes, KeyCipher, CTR_OVERHEAD, GCM_OVERHEAD, MODULE_PREFIX, NONCE_LEN,
+};
 use super::keys::{Algorithm, FileEncryptionProperties};
 use super::FileCryptoMetaData;
 use crate::metadata::{
     self, AesGcmParams, ColumnChunk, ColumnCryptoMetaData, CompactWriter, EncryptionAlgorithm,
-    FileMetaData, PageType, MAGIC, MAGIC_ENCRYPTED,
+    FileMetaData, MAGIC, MAGIC_ENCRYPTED,
 };
+use crate::write::seal::{PagePart, PageSealer};
 use crate::{Error, Result};
 
 /// Bytes of the random file-unique part of the AAD.
 const AAD_FILE_UNIQUE_LEN: usize = 8;
-
-/// Where one page of a chunk went when it was encrypted (offsets relative to the chunk).
-struct MovedPage {
-    plain: usize,
-    at: usize,
-    len: usize,
-}
-
-/// What encrypting a chunk did to it: its pages moved and grew.
-pub(crate) struct EncryptedChunk {
-    pages: Vec<MovedPage>,
-    /// Bytes written.
-    pub(crate) len: usize,
-}
-
-impl EncryptedChunk {
-    /// The encrypted (offset, length) of the page that started at `plain_offset` in the
-    /// plaintext chunk (offsets relative to the chunk's start).
-    pub(crate) fn page(&self, plain_offset: i64) -> Result<(i64, i32)> {
-        let i = self
-            .pages
-            .binary_search_by_key(&plain_offset, |m| m.plain as i64)
-            .map_err(|_| Error::format(format!("no page starts at chunk offset {plain_offset}")))?;
-        let p = &self.pages[i];
-        let len = i32::try_from(p.len).map_err(|_| {
-            Error::InvalidArgument("encrypted page exceeds a page's i32 size".into())
-        })?;
-        Ok((p.at as i64, len))
-    }
-}
 
 struct ColumnCrypt {
     cipher: Arc<KeyCipher>,
     with_footer_key: bool,
     path: Vec<String>,
     key_metadata: Option<Vec<u8>>,
+}
+
+/// Seals the pages of one encrypted chunk into modules, in the writer's buffer, as they are
+/// written; counts the data pages for their AADs.
+pub(crate) struct ChunkSealer<'a> {
+    cipher: &'a KeyCipher,
+    ctr_pages: bool,
+    file_aad: &'a [u8],
+    row_group: usize,
+    column: usize,
+    data_pages: usize,
+}
+
+impl PageSealer for ChunkSealer<'_> {
+    fn prefix_len(&self) -> usize {
+        MODULE_PREFIX
+    }
+
+    fn body_overhead(&self) -> usize {
+        if self.ctr_pages {
+            CTR_OVERHEAD
+        } else {
+            GCM_OVERHEAD
+        }
+    }
+
+    fn seal(&mut self, part: PagePart, buf: &mut Vec<u8>, start: usize) -> Result<()> {
+        let module = match part {
+            PagePart::DictionaryHeader => ModuleType::DictionaryPageHeader,
+            PagePart::Dictionary => ModuleType::DictionaryPage,
+            PagePart::DataHeader => ModuleType::DataPageHeader,
+            PagePart::Data => ModuleType::DataPage,
+        };
+        if module.is_page() && self.ctr_pages {
+            self.cipher.ctr_seal(buf, start)?;
+        } else {
+            let aad = module_aad(
+                self.file_aad,
+                module,
+                self.row_group,
+                self.column,
+                self.data_pages,
+            )?;
+            self.cipher.gcm_seal(&aad, buf, start)?;
+        }
+        if part == PagePart::Data {
+            self.data_pages += 1;
+        }
+        Ok(())
+    }
 }
 
 /// Encrypts the modules of one file as it is written.
@@ -138,79 +161,18 @@ impl FileEncryptor {
         }
     }
 
-    fn encrypt_module(
+    /// The sealer of the pages of the chunk of leaf `column` in row group `row_group`.
+    pub(crate) fn chunk_sealer(
         &self,
-        c: &ColumnCrypt,
-        module: ModuleType,
-        (row_group, column, page): (usize, usize, usize),
-        plain: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<()> {
-        if module.is_page() && self.props.algorithm() == Algorithm::AesGcmCtrV1 {
-            return c.cipher.ctr_encrypt(plain, out);
-        }
-        let aad = module_aad(&self.file_aad, module, row_group, column, page)?;
-        c.cipher.gcm_encrypt(plain, &aad, out)
-    }
-
-    /// Encrypts the pages of a chunk written in plaintext to `plain` into `sink`, page by
-    /// page: each header and body becomes a module, and the header's `compressed_page_size`
-    /// then counts the encrypted body. Returns where each page went, for the writer to move
-    /// the chunk's offsets.
-    pub(crate) fn encrypt_chunk(
-        &self,
-        plain: &[u8],
         (row_group, column): (usize, usize),
-        sink: &mut dyn std::io::Write,
-    ) -> Result<EncryptedChunk> {
-        let c = self.column(column)?;
-        let overhead = match self.props.algorithm() {
-            Algorithm::AesGcmV1 => GCM_OVERHEAD,
-            Algorithm::AesGcmCtrV1 => CTR_OVERHEAD,
-        };
-        // One page's modules at a time; `written` counts what went to `sink`.
-        let mut out = Vec::new();
-        let mut written = 0usize;
-        let mut pages = Vec::new();
-        let mut header_buf = Vec::new();
-        let (mut pos, mut data_pages) = (0usize, 0usize);
-        while pos < plain.len() {
-            let (mut header, header_len) = metadata::decode_page_header(&plain[pos..])?;
-            let body_start = pos + header_len;
-            let body = usize::try_from(header.compressed_page_size)
-                .ok()
-                .and_then(|n| plain.get(body_start..body_start.checked_add(n)?))
-                .ok_or_else(|| Error::format("page body outside the chunk being encrypted"))?;
-            let dictionary = header.type_ == PageType::DICTIONARY_PAGE;
-            let (header_module, body_module) = if dictionary {
-                (ModuleType::DictionaryPageHeader, ModuleType::DictionaryPage)
-            } else {
-                (ModuleType::DataPageHeader, ModuleType::DataPage)
-            };
-            header.compressed_page_size = i32::try_from(body.len() + overhead).map_err(|_| {
-                Error::InvalidArgument("encrypted page exceeds a page's i32 size".into())
-            })?;
-            header_buf.clear();
-            metadata::encode_page_header(&header, &mut header_buf);
-            out.clear();
-            let ords = (row_group, column, data_pages);
-            self.encrypt_module(c, header_module, ords, &header_buf, &mut out)?;
-            self.encrypt_module(c, body_module, ords, body, &mut out)?;
-            sink.write_all(&out)?;
-            pages.push(MovedPage {
-                plain: pos,
-                at: written,
-                len: out.len(),
-            });
-            written += out.len();
-            if !dictionary {
-                data_pages += 1;
-            }
-            pos = body_start + body.len();
-        }
-        Ok(EncryptedChunk {
-            pages,
-            len: written,
+    ) -> Result<ChunkSealer<'_>> {
+        Ok(ChunkSealer {
+            cipher: &self.column(column)?.cipher,
+            ctr_pages: self.props.algorithm() == Algorithm::AesGcmCtrV1,
+            file_aad: &self.file_aad,
+            row_group,
+            column,
+            data_pages: 0,
         })
     }
 
@@ -227,7 +189,8 @@ impl FileEncryptor {
             return Ok(plain);
         };
         let mut out = Vec::with_capacity(plain.len() + GCM_OVERHEAD);
-        self.encrypt_module(c, module, (row_group, column, 0), &plain, &mut out)?;
+        let aad = module_aad(&self.file_aad, module, row_group, column, 0)?;
+        c.cipher.gcm_encrypt(&plain, &aad, &mut out)?;
         Ok(out)
     }
 

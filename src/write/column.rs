@@ -24,6 +24,7 @@ use super::bloom::Distinct;
 use super::nested_pages::{self, LeveledPage};
 use super::options::{BloomFilterOptions, EncodingPolicy, PageVersion};
 use super::page_index::ColumnIndexBuilder;
+use super::seal::{i32_varint_len, PagePart, PageSealer};
 use super::shred::LeafLevels;
 use super::stats::{self, SortOrder, Stats};
 use crate::bloom::Sbbf;
@@ -426,17 +427,21 @@ fn def_levels(validity: Option<&NullBuffer>, start: usize, n: usize, out: &mut V
 
 /// Where a chunk's pages go: small pieces (headers, levels) are gathered and written together,
 /// large ones (value bodies, often borrowed straight from the caller's buffers) go to the sink
-/// as they are, so no chunk-sized copy is ever made.
-struct ChunkOut<'a> {
+/// as they are, so no chunk-sized copy is ever made. An encrypted chunk's pages are gathered
+/// whole, one at a time, and sealed into their modules in the buffer.
+struct ChunkOut<'a, 's> {
     sink: &'a mut dyn std::io::Write,
     buf: Vec<u8>,
     flushed: usize,
+    seal: Option<&'s mut dyn PageSealer>,
+    /// Where the open page's body module starts in `buf`, and whether it is the dictionary's.
+    open_body: Option<(usize, bool)>,
 }
 
 /// Pieces at least this large bypass `ChunkOut::buf`.
 const DIRECT_WRITE: usize = 32 << 10;
 
-impl ChunkOut<'_> {
+impl ChunkOut<'_, '_> {
     fn pos(&self) -> usize {
         self.flushed + self.buf.len()
     }
@@ -451,7 +456,9 @@ impl ChunkOut<'_> {
     }
 
     fn put(&mut self, data: &[u8]) -> Result<()> {
-        if data.len() >= DIRECT_WRITE {
+        if self.seal.is_some() {
+            self.buf.extend_from_slice(data);
+        } else if data.len() >= DIRECT_WRITE {
             self.flush()?;
             self.sink.write_all(data)?;
             self.flushed += data.len();
@@ -464,11 +471,52 @@ impl ChunkOut<'_> {
         Ok(())
     }
 
-    /// Encode `header` and return its length.
-    fn header(&mut self, header: &PageHeader) -> usize {
-        let at = self.buf.len();
-        metadata::encode_page_header(header, &mut self.buf);
-        self.buf.len() - at
+    /// Encode `header` (of a page whose body the next `put`s give) and return its length as
+    /// a plaintext file has it. Encrypted, the header is sealed into its module, counting the
+    /// body module's overhead in `compressed_page_size`, and the body module is opened.
+    fn header(&mut self, mut header: PageHeader) -> Result<usize> {
+        let Some(seal) = self.seal.as_deref_mut() else {
+            let at = self.buf.len();
+            metadata::encode_page_header(&header, &mut self.buf);
+            return Ok(self.buf.len() - at);
+        };
+        let dictionary = header.type_ == PageType::DICTIONARY_PAGE;
+        let plain_size = header.compressed_page_size;
+        header.compressed_page_size =
+            page_size(plain_size as usize + seal.body_overhead(), "encrypted page")?;
+        let start = self.buf.len();
+        self.buf.resize(start + seal.prefix_len(), 0);
+        metadata::encode_page_header(&header, &mut self.buf);
+        let encoded = self.buf.len() - start - seal.prefix_len();
+        let part = if dictionary {
+            PagePart::DictionaryHeader
+        } else {
+            PagePart::DataHeader
+        };
+        seal.seal(part, &mut self.buf, start)?;
+        let body = self.buf.len();
+        self.buf.resize(body + seal.prefix_len(), 0);
+        self.open_body = Some((body, dictionary));
+        Ok(encoded + i32_varint_len(plain_size) - i32_varint_len(header.compressed_page_size))
+    }
+
+    /// Ends the page whose header was the last `header`: seals its body module.
+    fn end_page(&mut self) -> Result<()> {
+        let (Some(seal), Some((start, dictionary))) =
+            (self.seal.as_deref_mut(), self.open_body.take())
+        else {
+            return Ok(());
+        };
+        let part = if dictionary {
+            PagePart::Dictionary
+        } else {
+            PagePart::Data
+        };
+        seal.seal(part, &mut self.buf, start)?;
+        if self.buf.len() >= DIRECT_WRITE {
+            self.flush()?;
+        }
+        Ok(())
     }
 }
 
@@ -800,6 +848,7 @@ impl ColumnWriter {
         &mut self,
         col: &Column,
         sink: &mut dyn std::io::Write,
+        seal: Option<&mut dyn PageSealer>,
     ) -> Result<EncodedChunk> {
         if self.leaf.max_rep > 0 || self.leaf.max_def > 1 {
             return Err(Error::InvalidArgument(format!(
@@ -830,8 +879,14 @@ impl ColumnWriter {
                 rows: range.slot_end - range.slot_start,
             })
             .collect();
-        let mut chunk =
-            self.write_pages(LevelSource::Flat(validity), &dense, &chosen, &pages, sink)?;
+        let mut chunk = self.write_pages(
+            LevelSource::Flat(validity),
+            &dense,
+            &chosen,
+            &pages,
+            sink,
+            seal,
+        )?;
         chunk.bloom_filter = self.bloom_filter(&dense, &chosen);
         Ok(chunk)
     }
@@ -843,6 +898,7 @@ impl ColumnWriter {
         &mut self,
         leaf: &LeafLevels,
         sink: &mut dyn std::io::Write,
+        seal: Option<&mut dyn PageSealer>,
     ) -> Result<EncodedChunk> {
         if leaf.max_def != self.leaf.max_def as u16 || leaf.max_rep != self.leaf.max_rep as u16 {
             return Err(Error::InvalidArgument(format!(
@@ -863,8 +919,14 @@ impl ColumnWriter {
             self.target_bits(),
             self.settings.data_page_row_limit,
         );
-        let mut chunk =
-            self.write_pages(LevelSource::Nested(leaf), &dense, &chosen, &pages, sink)?;
+        let mut chunk = self.write_pages(
+            LevelSource::Nested(leaf),
+            &dense,
+            &chosen,
+            &pages,
+            sink,
+            seal,
+        )?;
         chunk.bloom_filter = self.bloom_filter(&dense, &chosen);
         Ok(chunk)
     }
@@ -920,6 +982,7 @@ impl ColumnWriter {
         chosen: &Chosen<'_>,
         pages: &[LeveledPage],
         sink: &mut dyn std::io::Write,
+        seal: Option<&mut dyn PageSealer>,
     ) -> Result<EncodedChunk> {
         let nullable = self.leaf.max_def > 0;
         let repeated = self.leaf.max_rep > 0;
@@ -931,6 +994,8 @@ impl ColumnWriter {
             sink,
             buf: std::mem::take(&mut self.out_buf),
             flushed: 0,
+            seal,
+            open_body: None,
         };
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut values = std::mem::take(&mut self.values);
@@ -966,8 +1031,9 @@ impl ColumnWriter {
                 ..PageHeader::default()
             };
             dictionary_page_offset = Some(0);
-            uncompressed_total += out.header(&header) + d.page.len();
+            uncompressed_total += out.header(header)? + d.page.len();
             out.put(body)?;
+            out.end_page()?;
             encoding_stats.push(PageEncodingStats {
                 page_type: PageType::DICTIONARY_PAGE,
                 encoding: Encoding::PLAIN,
@@ -1092,10 +1158,11 @@ impl ColumnWriter {
                     }),
                     ..PageHeader::default()
                 };
-                uncompressed_total += out.header(&header) + level_bytes + body.len();
+                uncompressed_total += out.header(header)? + level_bytes + body.len();
                 out.put(&rep_levels)?;
                 out.put(&levels)?;
                 out.put(stored)?;
+                out.end_page()?;
             } else {
                 // Each level stream with its 4-byte length, repetition first.
                 let rep_len = page_size(rep_levels.len(), "levels")? as u32;
@@ -1145,7 +1212,7 @@ impl ColumnWriter {
                     }),
                     ..PageHeader::default()
                 };
-                uncompressed_total += out.header(&header) + uncompressed;
+                uncompressed_total += out.header(header)? + uncompressed;
                 match compressed {
                     Some(c) => out.put(c)?,
                     None => {
@@ -1160,6 +1227,7 @@ impl ColumnWriter {
                         out.put(body)?;
                     }
                 }
+                out.end_page()?;
             }
             locations.push(PageLocation {
                 offset: start as i64,

@@ -25,6 +25,7 @@ use std::io::Write;
 
 use super::column::{resolve_policy, ColumnWriter, EncodedChunk, GeoKind, Leaf, Settings};
 use super::options::{Field, WriterOptions, DEFAULT_WRITE_ZSTD_LEVEL};
+use super::seal::PageSealer;
 use super::shred::{self, LeafLevels, Node};
 use super::stats::SortOrder;
 use crate::array::Array;
@@ -114,34 +115,21 @@ type Encryptor = Option<crate::encryption::write::FileEncryptor>;
 #[cfg(not(feature = "encryption"))]
 type Encryptor = ();
 
-/// Writes one chunk of leaf `leaf` through `write`; an encrypted column is written to a
-/// buffer first and its pages encrypted on the way to `sink`.
+/// Writes one chunk of leaf `leaf` through `write`; an encrypted column's pages are sealed
+/// into their modules as they are written.
 fn put_chunk(
     sink: &mut dyn Write,
     encryptor: &Encryptor,
     (row_group, leaf): (usize, usize),
-    write: impl FnOnce(&mut dyn Write) -> Result<EncodedChunk>,
+    write: impl FnOnce(&mut dyn Write, Option<&mut dyn PageSealer>) -> Result<EncodedChunk>,
 ) -> Result<EncodedChunk> {
     #[cfg(feature = "encryption")]
     if let Some(e) = encryptor.as_ref().filter(|e| e.is_encrypted(leaf)) {
-        let mut plain = Vec::new();
-        let mut chunk = write(&mut plain)?;
-        let moved = e.encrypt_chunk(&plain, (row_group, leaf), sink)?;
-        chunk.meta.data_page_offset = moved.page(chunk.meta.data_page_offset)?.0;
-        if let Some(d) = &mut chunk.meta.dictionary_page_offset {
-            *d = moved.page(*d)?.0;
-        }
-        if let Some(oi) = &mut chunk.offset_index {
-            for loc in &mut oi.page_locations {
-                (loc.offset, loc.compressed_page_size) = moved.page(loc.offset)?;
-            }
-        }
-        chunk.meta.total_compressed_size = moved.len as i64;
-        chunk.len = moved.len;
-        return Ok(chunk);
+        let mut sealer = e.chunk_sealer((row_group, leaf))?;
+        return write(sink, Some(&mut sealer));
     }
     let _ = (encryptor, row_group, leaf);
-    write(sink)
+    write(sink, None)
 }
 
 /// A top-level field and its buffered rows.
@@ -860,9 +848,12 @@ impl<W: Write> ParquetWriter<W> {
                         Err(parts) => Column::concat(&parts),
                     };
                     let base = self.pos;
-                    let chunk = put_chunk(&mut self.sink, &self.encryptor, (ordinal, first), |s| {
-                        self.columns[first].write_chunk(&col, s)
-                    });
+                    let chunk = put_chunk(
+                        &mut self.sink,
+                        &self.encryptor,
+                        (ordinal, first),
+                        |s, seal| self.columns[first].write_chunk(&col, s, seal),
+                    );
                     drop(col);
                     let chunk = chunk.map_err(|e| chunk_error(e, &self.columns[first], ordinal))?;
                     self.pos += chunk.len as u64;
@@ -873,10 +864,12 @@ impl<W: Write> ParquetWriter<W> {
                         debug_assert_eq!(leaf.records(), rows, "records of a shredded leaf");
                         let base = self.pos;
                         let column = &mut self.columns[first + j];
-                        let chunk =
-                            put_chunk(&mut self.sink, &self.encryptor, (ordinal, first + j), |s| {
-                                column.write_leveled_chunk(leaf, s)
-                            });
+                        let chunk = put_chunk(
+                            &mut self.sink,
+                            &self.encryptor,
+                            (ordinal, first + j),
+                            |s, seal| column.write_leveled_chunk(leaf, s, seal),
+                        );
                         leaf.clear();
                         let chunk = chunk.map_err(|e| chunk_error(e, column, ordinal))?;
                         self.pos += chunk.len as u64;

@@ -39,6 +39,7 @@ mod levels;
 mod nested_pages;
 mod options;
 mod page_index;
+pub(crate) mod seal;
 mod shred;
 pub(crate) mod stats;
 
