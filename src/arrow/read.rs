@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::{
-    make_array, Array as _, ArrayRef, BinaryViewArray, MapArray, RecordBatch, RecordBatchOptions,
-    RecordBatchReader, StructArray,
+    make_array, Array as _, ArrayRef, MapArray, RecordBatch, RecordBatchOptions, RecordBatchReader,
+    StructArray,
 };
 use arrow_buffer::{i256, Buffer, MutableBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::{ArrayData, ArrayDataBuilder};
