@@ -151,6 +151,39 @@ async fn every_testing_file_decoded_on_the_blocking_pool_equals_the_local_read()
     every_file_equals_local(store, "data/", read).await;
 }
 
+/// On the blocking pool a step decodes several batches while their bytes are there: a scan
+/// costs a round trip through the pool per few batches, not per batch.
+#[tokio::test]
+async fn blocking_pool_steps_decode_several_batches_each() {
+    let file = int_file(100_000, 50_000);
+    let store = store_with("f.parquet", &file).await;
+    let read = ObjectReadOptions {
+        decode_on_blocking_pool: true,
+        ..ObjectReadOptions::default()
+    };
+    let mut reader = ParqObjectReader::open(store, &Path::from("f.parquet"))
+        .await
+        .unwrap()
+        .with_options(read);
+    probe::reset();
+    let options = PushOptions {
+        batch_size: 1000,
+        ..PushOptions::default()
+    };
+    let batches: Vec<ArrayBatch> = reader
+        .batches(options)
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    let rows: usize = batches.iter().map(|b| b.num_rows).sum();
+    assert_eq!((rows, batches.len()), (100_000, 100));
+    let steps = probe::get("io.blocking_steps");
+    // 100 batches of 2 row groups: 13 steps of up to 8 batches, plus those that wait for data.
+    assert!((13..=20).contains(&steps), "{steps} blocking steps");
+}
+
 #[tokio::test]
 async fn every_testing_file_from_the_local_file_system_equals_the_local_read() {
     let store: Arc<dyn ObjectStore> =
