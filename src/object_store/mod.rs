@@ -35,7 +35,7 @@ use ::object_store::ObjectStore;
 /// The `object_store` crate this module is built on, for naming its types in the same
 /// version (`parq::object_store::object_store::memory::InMemory`).
 pub use ::object_store;
-pub use driver::ObjectReadOptions;
+pub use driver::{ObjectReadOptions, BATCHES_PER_BLOCKING_STEP};
 #[cfg(feature = "arrow")]
 pub use reader::RecordBatchStream;
 pub use reader::{BatchStream, FooterCache, ParqObjectReader};
