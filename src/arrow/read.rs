@@ -241,7 +241,7 @@ fn valid_utf8(data: &[u8], offsets: &[i64]) -> bool {
     if bytes.is_ascii() {
         return true;
     }
-    if std::str::from_utf8(bytes).is_err() {
+    if simdutf8::basic::from_utf8(bytes).is_err() {
         return false;
     }
     // A position is a boundary unless it points at a continuation byte (0b10xx_xxxx).
