@@ -663,24 +663,6 @@ fn for_each_index_chunk<C>(
     Ok(())
 }
 
-/// The first index of `idx` that is `>= len`, as an error.
-fn check_indices(idx: &[u32], len: usize) -> Result<()> {
-    // Branch-free max first; only search for the culprit on failure.
-    let max = idx.iter().copied().max().unwrap_or(0);
-    if (max as usize) < len || idx.is_empty() {
-        return Ok(());
-    }
-    let bad = idx
-        .iter()
-        .copied()
-        .find(|&i| i as usize >= len)
-        .unwrap_or(max);
-    Err(Error::IndexOutOfRange {
-        index: bad as u64,
-        len,
-    })
-}
-
 /// Decode `n` dictionary indices from `dec` and append `dict[index]` for each to `out`.
 ///
 /// A repeated run costs one bounds check and a fill; bit-packed indices are unpacked in chunks
@@ -711,10 +693,7 @@ pub fn gather_dictionary<T: Copy>(
         },
         |out, idx| {
             crate::probe::hit("rle.gather_packed");
-            check_indices(idx, dict.len())?;
-            // Every index was checked above, so this indexing cannot fail.
-            out.extend(idx.iter().map(|&i| dict[i as usize]));
-            Ok(())
+            crate::kernels::gather::gather_fixed(dict, idx, out)
         },
     )
 }
@@ -746,7 +725,7 @@ pub fn dictionary_indices(
         },
         |out, idx| {
             crate::probe::hit("rle.gather_packed");
-            check_indices(idx, dict_len)?;
+            crate::kernels::gather::check_indices(idx, dict_len)?;
             out.extend_from_slice(idx);
             Ok(())
         },

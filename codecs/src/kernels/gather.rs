@@ -1,4 +1,11 @@
-//! Gathering dictionary byte arrays by index into Arrow offsets + data.
+//! Gathering dictionary values by index: fixed-width values ([`gather_fixed`]), and byte
+//! arrays into Arrow offsets + data ([`ByteArrayDictionary::gather`]).
+//!
+//! Fixed-width values: one bounds check for a whole chunk of indices (their maximum), then a
+//! loop without a check per value, four values per step. The same loop serves every level: a
+//! dictionary of a few thousand entries sits in L1, where scalar loads (two or three a cycle
+//! on current x86-64 and aarch64 cores) keep up with AVX2's `vpgatherdd`, which Zen 4 and
+//! Ice Lake run at about one element a cycle.
 //!
 //! Dictionary-encoded strings are mostly short. Copying each with `extend_from_slice` pays a
 //! `memcpy` call per value; here the output is reserved once, and every value of up to
@@ -8,6 +15,61 @@
 
 use super::copy::BLOCK;
 use crate::{Error, Result};
+
+/// The first index of `indices` that is `>= len`, as an error; `Ok` if there is none.
+pub(crate) fn check_indices(indices: &[u32], len: usize) -> Result<()> {
+    // Branch-free maximum first (it vectorises); search for the culprit only on failure.
+    let max = indices.iter().copied().fold(0u32, u32::max);
+    if indices.is_empty() || (max as usize) < len {
+        return Ok(());
+    }
+    let bad = indices
+        .iter()
+        .copied()
+        .find(|&i| i as usize >= len)
+        .unwrap_or(max);
+    Err(Error::IndexOutOfRange {
+        index: bad as u64,
+        len,
+    })
+}
+
+/// Append `dict[i]` for every index to `out`. Errors, appending nothing, on an index out of
+/// range. Probe: `kernels.gather.fixed`.
+pub fn gather_fixed<T: Copy>(dict: &[T], indices: &[u32], out: &mut Vec<T>) -> Result<()> {
+    check_indices(indices, dict.len())?;
+    crate::probe::hit("kernels.gather.fixed");
+    out.reserve(indices.len());
+    let base = out.len();
+    let src = dict.as_ptr();
+    // SAFETY: `reserve` made room for `indices.len()` more values after `base`.
+    let dst = unsafe { out.as_mut_ptr().add(base) };
+    let mut quads = indices.chunks_exact(4);
+    let mut k = 0usize;
+    for q in &mut quads {
+        // SAFETY: every index is `< dict.len()` (checked above), so each read is in bounds;
+        // `k + 3 < indices.len()`, so each write is inside the reserved capacity. `dict` and
+        // `out` are different allocations (one is borrowed shared, the other mutably).
+        unsafe {
+            let v = [
+                *src.add(q[0] as usize),
+                *src.add(q[1] as usize),
+                *src.add(q[2] as usize),
+                *src.add(q[3] as usize),
+            ];
+            dst.add(k).cast::<[T; 4]>().write_unaligned(v);
+        }
+        k += 4;
+    }
+    for &i in quads.remainder() {
+        // SAFETY: as above, `i < dict.len()` and `k < indices.len()`.
+        unsafe { dst.add(k).write(*src.add(i as usize)) };
+        k += 1;
+    }
+    // SAFETY: the loops wrote all `indices.len()` values after `base`, inside the capacity.
+    unsafe { out.set_len(base + indices.len()) };
+    Ok(())
+}
 
 /// A byte-array dictionary, validated once so that gathers index it without checks.
 #[derive(Debug, Clone, Default)]
@@ -66,19 +128,7 @@ impl ByteArrayDictionary {
         data: &mut Vec<u8>,
     ) -> Result<()> {
         let entries = self.len();
-        // Branch-free maximum first (it vectorises); search for the culprit only on failure.
-        let max = indices.iter().copied().fold(0u32, u32::max);
-        if !indices.is_empty() && max as usize >= entries {
-            let bad = indices
-                .iter()
-                .copied()
-                .find(|&i| i as usize >= entries)
-                .unwrap_or(max);
-            return Err(Error::IndexOutOfRange {
-                index: bad as u64,
-                len: entries,
-            });
-        }
+        check_indices(indices, entries)?;
         if offsets.is_empty() {
             offsets.push(data.len() as i64);
         }
@@ -167,6 +217,33 @@ mod tests {
             prop_assert_eq!(data, want);
             prop_assert_eq!(offsets, want_offsets);
         }
+    }
+
+    proptest! {
+        #[test]
+        fn gather_fixed_equals_naive(
+            dict in proptest::collection::vec(any::<u64>(), 1..40),
+            picks in proptest::collection::vec(any::<u32>(), 0..200),
+            prefix in proptest::collection::vec(any::<u64>(), 0..5),
+        ) {
+            let indices: Vec<u32> = picks.iter().map(|p| p % dict.len() as u32).collect();
+            let mut out = prefix.clone();
+            gather_fixed(&dict, &indices, &mut out).unwrap();
+            let mut want = prefix.clone();
+            want.extend(indices.iter().map(|&i| dict[i as usize]));
+            prop_assert_eq!(out, want);
+        }
+    }
+
+    #[test]
+    fn gather_fixed_rejects_bad_indices() {
+        let mut out = vec![7u32];
+        let e = gather_fixed(&[1u32, 2, 3], &[0, 1, 2, 3, 0], &mut out).unwrap_err();
+        assert!(matches!(e, Error::IndexOutOfRange { index: 3, len: 3 }), "{e:?}");
+        assert_eq!(out, [7]);
+        assert!(gather_fixed(&[] as &[u32], &[0], &mut out).is_err());
+        gather_fixed(&[] as &[u32], &[], &mut out).unwrap();
+        assert_eq!(out, [7]);
     }
 
     #[test]
