@@ -23,6 +23,9 @@
 //! Criterion's name filter selects cases, and a file is generated only if one of its benches
 //! runs: `cargo bench -p parq-benches --bench read -- 'read/.*/i64_'`.
 //!
+//! `PARQ_BENCH_CPU_TIME=1` times the `read` group by the bench thread's CPU time instead of
+//! wall time (for a loaded machine; see `parq_benches::iter`).
+//!
 //! `read_zero_copy` reads an uncompressed PLAIN required INT64 column with batches (parq's
 //! borrowed path) against a memcpy of the same 8 bytes per row (the ceiling for any copying
 //! reader) and parquet.
@@ -390,11 +393,11 @@ fn bench_read(c: &mut Criterion) {
             };
             g.bench_function(BenchmarkId::new("parq", &name), |b| {
                 let f = get(&mut file, &mut checked);
-                b.iter(|| read_parq(black_box(&f), layout))
+                parq_benches::iter(b, || read_parq(black_box(&f), layout))
             });
             g.bench_function(BenchmarkId::new("parquet", &name), |b| {
                 let f = get(&mut file, &mut checked);
-                b.iter(|| read_parquet(black_box(&f), &options))
+                parq_benches::iter(b, || read_parquet(black_box(&f), &options))
             });
         }
     }

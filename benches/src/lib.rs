@@ -41,6 +41,38 @@ pub fn criterion_dir() -> PathBuf {
         .join("criterion")
 }
 
+/// Whether `PARQ_BENCH_CPU_TIME` asks [`iter`] to time by this thread's CPU time.
+pub fn cpu_time() -> bool {
+    std::env::var_os("PARQ_BENCH_CPU_TIME").is_some_and(|v| v != "0")
+}
+
+/// Nanoseconds this thread has run on a CPU, where Linux says (`None` elsewhere).
+fn thread_cpu_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    stat.split_whitespace().next()?.parse().ok()
+}
+
+/// `b.iter(f)`, or with `PARQ_BENCH_CPU_TIME=1` timed by the CPU time of the bench thread
+/// (`/proc/thread-self/schedstat`; wall time where it is missing): on a loaded machine the
+/// time other processes hold the core then stays out of the figure. Page faults and cache
+/// misses still count, so memory-bound cases keep their cost.
+pub fn iter<O>(b: &mut criterion::Bencher, mut f: impl FnMut() -> O) {
+    if !cpu_time() {
+        b.iter(f);
+        return;
+    }
+    b.iter_custom(|iters| {
+        let (cpu, wall) = (thread_cpu_ns(), std::time::Instant::now());
+        for _ in 0..iters {
+            std::hint::black_box(f());
+        }
+        match (cpu, thread_cpu_ns()) {
+            (Some(a), Some(b)) => std::time::Duration::from_nanos(b - a),
+            _ => wall.elapsed(),
+        }
+    })
+}
+
 /// File (JSON lines) where the write bench records output sizes, read by `ratios`.
 pub fn sizes_file() -> PathBuf {
     criterion_dir().join("parq-write-sizes.jsonl")
