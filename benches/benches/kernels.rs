@@ -451,6 +451,78 @@ fn scatter_group<T: bytemuck::Pod + Default + PartialEq + std::fmt::Debug>(
     g.finish();
 }
 
+/// The nested-level loops at every level this CPU has, on the levels of a `list<int64>` of 1
+/// Mi level pairs (0–7 items per list, 5 % null lists, 5 % null items): list offsets and the
+/// list's validity, as a reader derives them for each batch.
+fn bench_nested_levels(c: &mut Criterion) {
+    use parq_codecs::{nested_levels, simd};
+    let mut rng = Rng::new(7);
+    let (mut def, mut rep) = (Vec::with_capacity(N), Vec::with_capacity(N));
+    while def.len() < N {
+        if rng.chance(0.05) {
+            def.push(0);
+            rep.push(0);
+            continue;
+        }
+        let items = rng.below(8) as usize;
+        if items == 0 {
+            def.push(1);
+            rep.push(0);
+        }
+        for k in 0..items {
+            def.push(if rng.chance(0.05) { 2 } else { 3 });
+            rep.push((k > 0) as i16);
+        }
+    }
+    def.truncate(N);
+    rep.truncate(N);
+    let mut g = c.benchmark_group("nested_levels");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut want = None;
+    for level in simd::available() {
+        let mut out = Vec::with_capacity(N + 1);
+        let got = simd::with_level(level, || {
+            let n = nested_levels::list_offsets(&def, &rep, (0, 0), (2, 1), 1, 0, &mut out);
+            (n, out.clone())
+        })
+        .expect("available level");
+        assert_eq!(want.get_or_insert_with(|| got.clone()), &got, "{level}");
+        g.bench_function(
+            BenchmarkId::new(format!("parq_{level}"), "list_offsets"),
+            |b| {
+                simd::with_level(level, || {
+                    parq_benches::iter(b, || {
+                        out.clear();
+                        nested_levels::list_offsets(
+                            black_box(&def),
+                            &rep,
+                            (0, 0),
+                            (2, 1),
+                            1,
+                            0,
+                            &mut out,
+                        )
+                    })
+                })
+                .expect("available level")
+            },
+        );
+        g.bench_function(
+            BenchmarkId::new(format!("parq_{level}"), "slot_validity"),
+            |b| {
+                simd::with_level(level, || {
+                    parq_benches::iter(b, || {
+                        let mut v = BooleanBufferBuilder::new(N);
+                        nested_levels::slot_validity(black_box(&def), Some((&rep, 0)), 0, 1, &mut v)
+                    })
+                })
+                .expect("available level")
+            },
+        );
+    }
+    g.finish();
+}
+
 /// Parquet's default dictionary page size limit, where its writer falls back to PLAIN.
 const DICT_PAGE_LIMIT: usize = 1024 * 1024;
 
@@ -528,6 +600,7 @@ criterion_group!(
     bench_rle,
     bench_levels,
     bench_scatter,
+    bench_nested_levels,
     bench_plain,
     bench_decompress,
     bench_dictionary

@@ -11,6 +11,7 @@
 use arrow_buffer::BooleanBufferBuilder;
 
 use crate::kernels::pext::pext_fn;
+use crate::kernels::v3;
 
 /// Runs of bits appended to a builder a word at a time.
 struct WordSink<'a> {
@@ -56,7 +57,47 @@ impl WordSink<'_> {
 ///
 /// # Panics
 /// If `rep` is given and shorter than `def`.
+///
+/// Compiled for AVX2 (popcnt) at that level: probes `kernels.slot_validity.avx2` /
+/// `kernels.slot_validity.scalar`.
 pub fn slot_validity(
+    def: &[i16],
+    rep: Option<(&[i16], i16)>,
+    slot_def: i16,
+    valid_def: i16,
+    out: &mut BooleanBufferBuilder,
+) -> (usize, usize) {
+    struct Loop<'a> {
+        def: &'a [i16],
+        rep: Option<(&'a [i16], i16)>,
+        slot_def: i16,
+        valid_def: i16,
+        out: &'a mut BooleanBufferBuilder,
+    }
+    impl v3::Body for Loop<'_> {
+        type Output = (usize, usize);
+        #[inline(always)]
+        fn call(self) -> (usize, usize) {
+            slot_validity_inline(self.def, self.rep, self.slot_def, self.valid_def, self.out)
+        }
+    }
+    let body = Loop {
+        def,
+        rep,
+        slot_def,
+        valid_def,
+        out,
+    };
+    v3::run(
+        "kernels.slot_validity.avx2",
+        "kernels.slot_validity.scalar",
+        body,
+    )
+}
+
+/// [`slot_validity`]'s loop, inlined into each compiled form.
+#[inline(always)]
+fn slot_validity_inline(
     def: &[i16],
     rep: Option<(&[i16], i16)>,
     slot_def: i16,
@@ -141,7 +182,62 @@ fn low_bits(n: usize) -> u64 {
 ///
 /// # Panics
 /// If `rep` is shorter than `def`.
+///
+/// Compiled for AVX2 (popcnt, tzcnt) at that level: probes `kernels.list_offsets.avx2` /
+/// `kernels.list_offsets.scalar`.
 pub fn list_offsets(
+    def: &[i16],
+    rep: &[i16],
+    slot: (i16, i16),
+    elem: (i16, i16),
+    max_rep: i16,
+    base: i32,
+    out: &mut Vec<i32>,
+) -> i32 {
+    struct Loop<'a> {
+        def: &'a [i16],
+        rep: &'a [i16],
+        slot: (i16, i16),
+        elem: (i16, i16),
+        max_rep: i16,
+        base: i32,
+        out: &'a mut Vec<i32>,
+    }
+    impl v3::Body for Loop<'_> {
+        type Output = i32;
+        #[inline(always)]
+        fn call(self) -> i32 {
+            let Loop {
+                def,
+                rep,
+                slot,
+                elem,
+                max_rep,
+                base,
+                out,
+            } = self;
+            list_offsets_inline(def, rep, slot, elem, max_rep, base, out)
+        }
+    }
+    let body = Loop {
+        def,
+        rep,
+        slot,
+        elem,
+        max_rep,
+        base,
+        out,
+    };
+    v3::run(
+        "kernels.list_offsets.avx2",
+        "kernels.list_offsets.scalar",
+        body,
+    )
+}
+
+/// [`list_offsets`]'s loop, inlined into each compiled form.
+#[inline(always)]
+fn list_offsets_inline(
     def: &[i16],
     rep: &[i16],
     (slot_def, slot_rep): (i16, i16),
@@ -282,16 +378,21 @@ mod tests {
             let rep: Vec<i16> = levels.iter().map(|l| l.1).collect();
             let valid_def = slot_def + extra;
             let rep = with_rep.then_some((rep.as_slice(), slot_rep));
-            let mut b = BooleanBufferBuilder::new(0);
-            b.append_n(prefix, true);
-            let (slots, valid) = slot_validity(&def, rep, slot_def, valid_def, &mut b);
             let want = naive(&def, rep, slot_def, valid_def);
-            prop_assert_eq!(slots, want.len());
-            prop_assert_eq!(valid, want.iter().filter(|v| **v).count());
-            let got = b.finish();
-            prop_assert_eq!(got.len(), prefix + want.len());
-            for (i, w) in want.iter().enumerate() {
-                prop_assert_eq!(got.value(prefix + i), *w);
+            for level in crate::simd::available() {
+                let mut b = BooleanBufferBuilder::new(0);
+                b.append_n(prefix, true);
+                let (slots, valid) = crate::simd::with_level(level, || {
+                    slot_validity(&def, rep, slot_def, valid_def, &mut b)
+                })
+                .unwrap();
+                prop_assert_eq!(slots, want.len(), "{}", level);
+                prop_assert_eq!(valid, want.iter().filter(|v| **v).count(), "{}", level);
+                let got = b.finish();
+                prop_assert_eq!(got.len(), prefix + want.len());
+                for (i, w) in want.iter().enumerate() {
+                    prop_assert_eq!(got.value(prefix + i), *w, "{} at {}", level, i);
+                }
             }
         }
 
@@ -305,8 +406,6 @@ mod tests {
             let def: Vec<i16> = levels.iter().map(|l| l.0).collect();
             let rep: Vec<i16> = levels.iter().map(|l| l.1).collect();
             let elem = (slot.0 + elem_extra.0, slot.1 + elem_extra.1);
-            let mut got = Vec::new();
-            let n = list_offsets(&def, &rep, slot, elem, 2, base, &mut got);
             let mut want = Vec::new();
             let mut count = base;
             for i in 0..def.len() {
@@ -315,8 +414,15 @@ mod tests {
                 }
                 count += (def[i] >= elem.0 && rep[i] <= elem.1) as i32;
             }
-            prop_assert_eq!(got, want);
-            prop_assert_eq!(n, count);
+            for level in crate::simd::available() {
+                let mut got = Vec::new();
+                let n = crate::simd::with_level(level, || {
+                    list_offsets(&def, &rep, slot, elem, 2, base, &mut got)
+                })
+                .unwrap();
+                prop_assert_eq!(&got, &want, "{}", level);
+                prop_assert_eq!(n, count, "{}", level);
+            }
         }
 
         #[test]
@@ -331,6 +437,35 @@ mod tests {
             prop_assert_eq!(all_at_least(&levels, x), levels.iter().all(|&l| l >= x));
             prop_assert_eq!(count_equal(&levels, x), levels.iter().filter(|&&l| l == x).count());
             prop_assert_eq!(count_at_least(&levels, x), levels.iter().filter(|&&l| l >= x).count());
+        }
+    }
+
+    /// Each level takes its own compiled form of the loops, and says so in its probes.
+    #[cfg(feature = "probes")]
+    #[test]
+    fn probes_name_the_level() {
+        use crate::probe;
+        let def: Vec<i16> = (0..200).map(|i| (i % 3) as i16).collect();
+        let rep: Vec<i16> = (0..200).map(|i| (i % 2) as i16).collect();
+        for level in crate::simd::available() {
+            probe::reset();
+            crate::simd::with_level(level, || {
+                list_offsets(&def, &rep, (1, 0), (2, 1), 1, 0, &mut Vec::new());
+                slot_validity(&def, None, 1, 2, &mut BooleanBufferBuilder::new(0));
+            })
+            .unwrap();
+            let v3 = level.has_avx2();
+            for kernel in ["list_offsets", "slot_validity"] {
+                let (avx2, scalar) = (
+                    probe::get(&format!("kernels.{kernel}.avx2")),
+                    probe::get(&format!("kernels.{kernel}.scalar")),
+                );
+                assert_eq!(
+                    (avx2, scalar),
+                    (v3 as u64, !v3 as u64),
+                    "{kernel} at {level}"
+                );
+            }
         }
     }
 

@@ -239,7 +239,10 @@ mod tests {
     fn gather_fixed_rejects_bad_indices() {
         let mut out = vec![7u32];
         let e = gather_fixed(&[1u32, 2, 3], &[0, 1, 2, 3, 0], &mut out).unwrap_err();
-        assert!(matches!(e, Error::IndexOutOfRange { index: 3, len: 3 }), "{e:?}");
+        assert!(
+            matches!(e, Error::IndexOutOfRange { index: 3, len: 3 }),
+            "{e:?}"
+        );
         assert_eq!(out, [7]);
         assert!(gather_fixed(&[] as &[u32], &[0], &mut out).is_err());
         gather_fixed(&[] as &[u32], &[], &mut out).unwrap();

@@ -8,3 +8,4 @@ pub mod memory;
 pub mod pext;
 pub mod shuffle;
 pub mod simd;
+pub mod v3;
