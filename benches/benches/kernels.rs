@@ -451,6 +451,58 @@ fn scatter_group<T: bytemuck::Pod + Default + PartialEq + std::fmt::Debug>(
     g.finish();
 }
 
+/// The fixed-width dictionary gather at every level this CPU has, against the loop it replaced
+/// (a checked `dict[i]` per value): 1 Mi random indices into 4096 entries, 1024 indices per
+/// call as the hybrid decoder hands them out.
+fn bench_gather(c: &mut Criterion) {
+    gather_group::<u32>(c, "dictionary_gather_i32");
+    gather_group::<u64>(c, "dictionary_gather_i64");
+}
+
+fn gather_group<T: Copy + PartialEq + std::fmt::Debug + From<u32>>(c: &mut Criterion, name: &str) {
+    use parq_codecs::kernels::gather::gather_fixed;
+    use parq_codecs::simd;
+    let mut rng = Rng::new(5);
+    let dict: Vec<T> = (0..4096).map(|_| T::from(rng.next_u32())).collect();
+    let indices: Vec<u32> = (0..N).map(|_| rng.below(4096) as u32).collect();
+    let naive = |out: &mut Vec<T>| {
+        for chunk in indices.chunks(1024) {
+            out.extend(chunk.iter().map(|&i| dict[i as usize]));
+        }
+    };
+    let mut want = Vec::with_capacity(N);
+    naive(&mut want);
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Elements(N as u64));
+    let mut out: Vec<T> = Vec::with_capacity(N);
+    for level in simd::available() {
+        let run = |out: &mut Vec<T>| {
+            for chunk in indices.chunks(1024) {
+                gather_fixed(&dict, black_box(chunk), out).expect("gather");
+            }
+        };
+        out.clear();
+        simd::with_level(level, || run(&mut out)).expect("available level");
+        assert_eq!(out, want, "{level}");
+        g.bench_function(BenchmarkId::new(format!("parq_{level}"), "random_4096"), |b| {
+            simd::with_level(level, || {
+                parq_benches::iter(b, || {
+                    out.clear();
+                    run(&mut out)
+                })
+            })
+            .expect("available level")
+        });
+    }
+    g.bench_function(BenchmarkId::new("naive_checked", "random_4096"), |b| {
+        parq_benches::iter(b, || {
+            out.clear();
+            naive(&mut out)
+        })
+    });
+    g.finish();
+}
+
 /// The nested-level loops at every level this CPU has, on the levels of a `list<int64>` of 1
 /// Mi level pairs (0–7 items per list, 5 % null lists, 5 % null items): list offsets and the
 /// list's validity, as a reader derives them for each batch.
@@ -601,6 +653,7 @@ criterion_group!(
     bench_levels,
     bench_scatter,
     bench_nested_levels,
+    bench_gather,
     bench_plain,
     bench_decompress,
     bench_dictionary

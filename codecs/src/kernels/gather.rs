@@ -35,10 +35,35 @@ pub(crate) fn check_indices(indices: &[u32], len: usize) -> Result<()> {
 }
 
 /// Append `dict[i]` for every index to `out`. Errors, appending nothing, on an index out of
-/// range. Probe: `kernels.gather.fixed`.
+/// range. Compiled for AVX2 at that level (see [`super::v3`]): probes `kernels.gather.avx2` /
+/// `kernels.gather.scalar`.
 pub fn gather_fixed<T: Copy>(dict: &[T], indices: &[u32], out: &mut Vec<T>) -> Result<()> {
     check_indices(indices, dict.len())?;
-    crate::probe::hit("kernels.gather.fixed");
+    struct Loop<'a, T> {
+        dict: &'a [T],
+        indices: &'a [u32],
+        out: &'a mut Vec<T>,
+    }
+    impl<T: Copy> super::v3::Body for Loop<'_, T> {
+        type Output = ();
+        #[inline(always)]
+        fn call(self) {
+            // SAFETY: `gather_fixed` checked every index against `dict.len()` just above.
+            unsafe { gather_checked(self.dict, self.indices, self.out) }
+        }
+    }
+    let body = Loop { dict, indices, out };
+    super::v3::run("kernels.gather.avx2", "kernels.gather.scalar", body);
+    Ok(())
+}
+
+/// [`gather_fixed`]'s loop.
+///
+/// # Safety
+///
+/// Every index must be `< dict.len()`.
+#[inline(always)]
+unsafe fn gather_checked<T: Copy>(dict: &[T], indices: &[u32], out: &mut Vec<T>) {
     out.reserve(indices.len());
     let base = out.len();
     let src = dict.as_ptr();
@@ -47,7 +72,7 @@ pub fn gather_fixed<T: Copy>(dict: &[T], indices: &[u32], out: &mut Vec<T>) -> R
     let mut quads = indices.chunks_exact(4);
     let mut k = 0usize;
     for q in &mut quads {
-        // SAFETY: every index is `< dict.len()` (checked above), so each read is in bounds;
+        // SAFETY: every index is `< dict.len()` (the contract), so each read is in bounds;
         // `k + 3 < indices.len()`, so each write is inside the reserved capacity. `dict` and
         // `out` are different allocations (one is borrowed shared, the other mutably).
         unsafe {
@@ -68,7 +93,6 @@ pub fn gather_fixed<T: Copy>(dict: &[T], indices: &[u32], out: &mut Vec<T>) -> R
     }
     // SAFETY: the loops wrote all `indices.len()` values after `base`, inside the capacity.
     unsafe { out.set_len(base + indices.len()) };
-    Ok(())
 }
 
 /// A byte-array dictionary, validated once so that gathers index it without checks.
