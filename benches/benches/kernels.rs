@@ -484,15 +484,18 @@ fn gather_group<T: Copy + PartialEq + std::fmt::Debug + From<u32>>(c: &mut Crite
         out.clear();
         simd::with_level(level, || run(&mut out)).expect("available level");
         assert_eq!(out, want, "{level}");
-        g.bench_function(BenchmarkId::new(format!("parq_{level}"), "random_4096"), |b| {
-            simd::with_level(level, || {
-                parq_benches::iter(b, || {
-                    out.clear();
-                    run(&mut out)
+        g.bench_function(
+            BenchmarkId::new(format!("parq_{level}"), "random_4096"),
+            |b| {
+                simd::with_level(level, || {
+                    parq_benches::iter(b, || {
+                        out.clear();
+                        run(&mut out)
+                    })
                 })
-            })
-            .expect("available level")
-        });
+                .expect("available level")
+            },
+        );
     }
     g.bench_function(BenchmarkId::new("naive_checked", "random_4096"), |b| {
         parq_benches::iter(b, || {

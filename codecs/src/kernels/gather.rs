@@ -251,11 +251,38 @@ mod tests {
             prefix in proptest::collection::vec(any::<u64>(), 0..5),
         ) {
             let indices: Vec<u32> = picks.iter().map(|p| p % dict.len() as u32).collect();
-            let mut out = prefix.clone();
-            gather_fixed(&dict, &indices, &mut out).unwrap();
             let mut want = prefix.clone();
             want.extend(indices.iter().map(|&i| dict[i as usize]));
-            prop_assert_eq!(out, want);
+            for level in crate::simd::available() {
+                let mut out = prefix.clone();
+                crate::simd::with_level(level, || gather_fixed(&dict, &indices, &mut out))
+                    .unwrap()
+                    .unwrap();
+                prop_assert_eq!(&out, &want, "{}", level);
+            }
+        }
+    }
+
+    /// Each level takes its own compiled form of the gather, and says so in its probes.
+    #[cfg(feature = "probes")]
+    #[test]
+    fn gather_probes_name_the_level() {
+        use crate::probe;
+        let dict: Vec<u64> = (0..100).collect();
+        let indices: Vec<u32> = (0..37).map(|i| (i * 7) % 100).collect();
+        for level in crate::simd::available() {
+            probe::reset();
+            let mut out = Vec::new();
+            crate::simd::with_level(level, || gather_fixed(&dict, &indices, &mut out))
+                .unwrap()
+                .unwrap();
+            assert_eq!(out, indices.iter().map(|&i| i as u64).collect::<Vec<_>>());
+            let v3 = level.has_avx2();
+            let got = (
+                probe::get("kernels.gather.avx2"),
+                probe::get("kernels.gather.scalar"),
+            );
+            assert_eq!(got, (v3 as u64, !v3 as u64), "{level}");
         }
     }
 
