@@ -364,6 +364,49 @@ fn dictionary_is_decoded_once_per_chunk_and_gathered() {
 }
 
 #[test]
+fn dictionary_gather_names_the_level() {
+    use parq::codecs::simd;
+    let values: Vec<i64> = (0..ROWS as i64).map(|i| (i * 7919) % 1000).collect();
+    let col = Column {
+        len: ROWS,
+        validity: None,
+        values: Values::Int64(ScalarBuffer::from(values)),
+    };
+    let file = write(
+        vec![Field::int64("v")],
+        std::slice::from_ref(&col),
+        WriterOptions::default().with_encoding(EncodingPolicy::Dictionary),
+    );
+    let reader = ParquetReader::new(file).unwrap();
+    // Bit-packed indices are gathered by the level's compiled form of the kernel: the
+    // x86-64-v3 one at AVX2 and AVX-512, the portable one otherwise.
+    for level in simd::available() {
+        probe::reset();
+        let cols = simd::with_level(level, || read_all_batches(&reader)).unwrap();
+        let (v3, portable) = (
+            probe::get("kernels.gather.avx2"),
+            probe::get("kernels.gather.scalar"),
+        );
+        if level.has_avx2() {
+            assert!(v3 > 0 && portable == 0, "{level}: {v3} / {portable}");
+        } else {
+            assert!(v3 == 0 && portable > 0, "{level}: {v3} / {portable}");
+        }
+        let got: Vec<i64> = cols
+            .iter()
+            .flat_map(|c| match &c.values {
+                Values::Int64(v) => v.to_vec(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let Values::Int64(want) = &col.values else {
+            unreachable!()
+        };
+        assert_eq!(got, want.to_vec(), "{level}");
+    }
+}
+
+#[test]
 fn views_point_into_page_buffers() {
     let n = 10_000usize;
     let mut offsets = vec![0i64];
