@@ -2,7 +2,7 @@
 //!
 //! Some hot loops need no intrinsics, only the instructions the x86-64 baseline lacks: a
 //! `count_ones` is one `popcnt` instead of a dozen SSE2 shifts and masks, `trailing_zeros` one
-//! `tzcnt`, and a 64-lane compare fills two AVX2 registers instead of four SSE2 ones. A loop
+//! `tzcnt`, and 64 `i16` levels compare in four AVX2 registers instead of eight SSE2 ones. A loop
 //! is a [`Body`] whose `call` is `#[inline(always)]`: [`run`] inlines it into a function
 //! compiled with those features when the level has them. (A closure would not do: its body
 //! is compiled once, outside, and only called.) On aarch64 the baseline already has `cnt` and
