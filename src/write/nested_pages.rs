@@ -219,9 +219,13 @@ pub(crate) fn page_ranges(
     pages
 }
 
-/// How many of `levels` equal `v` (a compare-and-count that vectorises).
+/// How many of `levels` equal `v`: a 16-bit sum of compares per block of at most
+/// `u16::MAX` levels (the form that vectorises to a compare and a subtract per vector).
 fn count_eq(levels: &[u16], v: u16) -> usize {
-    levels.iter().filter(|&&x| x == v).count()
+    levels
+        .chunks(u16::MAX as usize)
+        .map(|b| b.iter().fold(0u16, |n, &x| n + (x == v) as u16) as usize)
+        .sum()
 }
 
 /// [`page_ranges`] for values of `cost` bits each (a pair costs at most `pair_bits`): the
@@ -306,6 +310,12 @@ struct LevelEncoder<'a> {
     groups: usize,
 }
 
+/// 8 levels of `W` bits each, packed LSB first (the common widths, with constant shifts).
+#[inline]
+fn pack<const W: usize>(g: &[u16; 8]) -> u64 {
+    (0..8).fold(0, |acc, j| acc | (g[j] as u64) << (j * W))
+}
+
 /// Groups per bit-packed run: its header then fits one byte.
 const MAX_GROUPS: usize = 63;
 
@@ -342,27 +352,37 @@ impl LevelEncoder<'_> {
         self.run_len += n;
     }
 
-    /// One group of up to 8 levels, bit-packed (a short last group is zero-padded).
-    fn group(&mut self, g: &[u16]) {
-        self.flush_run();
+    /// One group of 8 levels, bit-packed (a short last group is zero-padded first).
+    #[inline]
+    fn group(&mut self, g: &[u16; 8]) {
+        if self.run_len > 0 {
+            self.flush_run();
+        }
         if self.literal.is_none() || self.groups == MAX_GROUPS {
             self.close_literal();
             self.literal = Some(self.out.len());
             self.out.push(0);
         }
+        // 8 levels of `width` bits are `width` bytes: write a whole word, keep `width` bytes
+        // (a fixed-size store instead of a copy of variable length).
+        let at = self.out.len();
         if self.width <= 8 {
-            let mut acc = 0u64;
-            for (j, &v) in g.iter().enumerate() {
-                acc |= (v as u64) << (j * self.width);
-            }
-            self.out.extend_from_slice(&acc.to_le_bytes()[..self.width]);
+            let acc = match self.width {
+                1 => pack::<1>(g),
+                2 => pack::<2>(g),
+                3 => pack::<3>(g),
+                4 => pack::<4>(g),
+                w => (0..8).fold(0, |acc, j| acc | (g[j] as u64) << (j * w)),
+            };
+            self.out.extend_from_slice(&acc.to_le_bytes());
         } else {
             let mut acc = 0u128;
             for (j, &v) in g.iter().enumerate() {
                 acc |= (v as u128) << (j * self.width);
             }
-            self.out.extend_from_slice(&acc.to_le_bytes()[..self.width]);
+            self.out.extend_from_slice(&acc.to_le_bytes());
         }
+        self.out.truncate(at + self.width);
         self.groups += 1;
     }
 }
@@ -380,11 +400,16 @@ pub(crate) fn encode_levels(levels: &[u16], max: u16, out: &mut Vec<u8>, hist: &
         literal: None,
         groups: 0,
     };
-    // The histogram: one vectorised count per level when there are few levels.
+    // The histogram: one vectorised count per level when there are few levels (the last
+    // level is what the others leave).
     if max < 16 {
-        for (l, h) in hist.iter_mut().enumerate() {
-            *h += count_eq(levels, l as u16) as i64;
+        let mut counted = 0;
+        for (l, h) in hist[..max as usize].iter_mut().enumerate() {
+            let c = count_eq(levels, l as u16);
+            *h += c as i64;
+            counted += c;
         }
+        hist[max as usize] += (levels.len() - counted) as i64;
     } else {
         for &x in levels {
             hist[x as usize] += 1;
@@ -402,7 +427,7 @@ pub(crate) fn encode_levels(levels: &[u16], max: u16, out: &mut Vec<u8>, hist: &
             enc.run(v, 8);
             runs += 1;
         } else {
-            enc.group(g);
+            enc.group(&group);
             packed += 1;
         }
     }
@@ -410,7 +435,9 @@ pub(crate) fn encode_levels(levels: &[u16], max: u16, out: &mut Vec<u8>, hist: &
         if rest.iter().all(|&x| x == v) {
             enc.run(v, rest.len());
         } else {
-            enc.group(rest);
+            let mut group = [0u16; 8];
+            group[..rest.len()].copy_from_slice(rest);
+            enc.group(&group);
         }
     }
     enc.flush_run();
