@@ -310,12 +310,6 @@ struct LevelEncoder<'a> {
     groups: usize,
 }
 
-/// 8 levels of `W` bits each, packed LSB first (the common widths, with constant shifts).
-#[inline]
-fn pack<const W: usize>(g: &[u16; 8]) -> u64 {
-    (0..8).fold(0, |acc, j| acc | (g[j] as u64) << (j * W))
-}
-
 /// Groups per bit-packed run: its header then fits one byte.
 const MAX_GROUPS: usize = 63;
 
@@ -352,39 +346,50 @@ impl LevelEncoder<'_> {
         self.run_len += n;
     }
 
-    /// One group of 8 levels, bit-packed (a short last group is zero-padded first).
-    #[inline]
-    fn group(&mut self, g: &[u16; 8]) {
+    /// Groups of 8 levels, bit-packed into the open bit-packed run (a new one when there
+    /// is none or it is full). A short last group is zero-padded first.
+    fn packed(&mut self, groups: &[[u16; 8]]) {
         if self.run_len > 0 {
             self.flush_run();
         }
-        if self.literal.is_none() || self.groups == MAX_GROUPS {
-            self.close_literal();
-            self.literal = Some(self.out.len());
-            self.out.push(0);
-        }
-        // 8 levels of `width` bits are `width` bytes: write a whole word, keep `width` bytes
-        // (a fixed-size store instead of a copy of variable length).
-        let at = self.out.len();
-        if self.width <= 8 {
-            let acc = match self.width {
-                1 => pack::<1>(g),
-                2 => pack::<2>(g),
-                3 => pack::<3>(g),
-                4 => pack::<4>(g),
-                w => (0..8).fold(0, |acc, j| acc | (g[j] as u64) << (j * w)),
-            };
-            self.out.extend_from_slice(&acc.to_le_bytes());
-        } else {
-            let mut acc = 0u128;
-            for (j, &v) in g.iter().enumerate() {
-                acc |= (v as u128) << (j * self.width);
+        let mut rest = groups;
+        while !rest.is_empty() {
+            if self.literal.is_none() || self.groups == MAX_GROUPS {
+                self.close_literal();
+                self.literal = Some(self.out.len());
+                self.out.push(0);
             }
-            self.out.extend_from_slice(&acc.to_le_bytes());
+            let (now, later) = rest.split_at(rest.len().min(MAX_GROUPS - self.groups));
+            match self.width {
+                1 => pack_groups::<1>(now, self.out),
+                2 => pack_groups::<2>(now, self.out),
+                3 => pack_groups::<3>(now, self.out),
+                4 => pack_groups::<4>(now, self.out),
+                w => {
+                    for g in now {
+                        let acc = (0..8).fold(0u128, |acc, j| acc | (g[j] as u128) << (j * w));
+                        self.out.extend_from_slice(&acc.to_le_bytes()[..w]);
+                    }
+                }
+            }
+            self.groups += now.len();
+            rest = later;
         }
-        self.out.truncate(at + self.width);
-        self.groups += 1;
     }
+}
+
+/// Append `groups` of 8 levels of `W` bits each, packed LSB first (`W` bytes per group),
+/// with constant shifts and one word store per group.
+fn pack_groups<const W: usize>(groups: &[[u16; 8]], out: &mut Vec<u8>) {
+    let mut at = out.len();
+    // Each group stores a whole word and keeps `W` bytes of it: room for the last word.
+    out.resize(at + groups.len() * W + 8, 0);
+    for g in groups {
+        let acc = (0..8).fold(0u64, |acc, j| acc | (g[j] as u64) << (j * W));
+        out[at..at + 8].copy_from_slice(&acc.to_le_bytes());
+        at += W;
+    }
+    out.truncate(at);
 }
 
 /// Append `levels` (each at most `max`, which is at least 1) as an RLE/bit-packed hybrid
@@ -415,21 +420,29 @@ pub(crate) fn encode_levels(levels: &[u16], max: u16, out: &mut Vec<u8>, hist: &
             hist[x as usize] += 1;
         }
     }
-    let groups = levels.chunks_exact(8);
-    let rest = groups.remainder();
+    let (groups, rest) = levels.as_chunks::<8>();
     let (mut runs, mut packed) = (0u64, 0u64);
-    for g in groups {
-        let v = g[0];
-        // Eight equal levels: one 128-bit compare.
-        let group: [u16; 8] = g.try_into().expect("groups of 8");
-        let bits: u128 = bytemuck::cast(group);
-        if bits == v as u128 * 0x0001_0001_0001_0001_0001_0001_0001_0001 {
-            enc.run(v, 8);
+    let mut i = 0;
+    while i < groups.len() {
+        // Eight equal levels (one 128-bit compare) join a repeated run; a stretch of other
+        // groups is bit-packed in one go.
+        let uniform = |g: &[u16; 8]| {
+            let bits: u128 = bytemuck::cast(*g);
+            bits == g[0] as u128 * 0x0001_0001_0001_0001_0001_0001_0001_0001
+        };
+        if uniform(&groups[i]) {
+            enc.run(groups[i][0], 8);
             runs += 1;
-        } else {
-            enc.group(&group);
-            packed += 1;
+            i += 1;
+            continue;
         }
+        let end = groups[i + 1..]
+            .iter()
+            .position(uniform)
+            .map_or(groups.len(), |p| i + 1 + p);
+        enc.packed(&groups[i..end]);
+        packed += (end - i) as u64;
+        i = end;
     }
     if let Some(&v) = rest.first() {
         if rest.iter().all(|&x| x == v) {
@@ -437,7 +450,7 @@ pub(crate) fn encode_levels(levels: &[u16], max: u16, out: &mut Vec<u8>, hist: &
         } else {
             let mut group = [0u16; 8];
             group[..rest.len()].copy_from_slice(rest);
-            enc.group(&group);
+            enc.packed(&[group]);
         }
     }
     enc.flush_run();

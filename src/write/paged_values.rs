@@ -100,9 +100,12 @@ impl<'a> PagedValues<'a> {
     /// The next `n` stored values, one copy per run, as a page's values.
     pub(crate) fn next_page(&mut self, n: usize) -> Dense<'_> {
         let w = self.width;
-        self.buf.clear();
-        self.buf.resize((n * w).div_ceil(8), 0);
-        let out: &mut [u8] = bytemuck::cast_slice_mut(&mut self.buf);
+        // Grown, never cleared: every byte handed out is written first.
+        let words = (n * w).div_ceil(8);
+        if self.buf.len() < words {
+            self.buf.resize(words, 0);
+        }
+        let out: &mut [u8] = bytemuck::cast_slice_mut(&mut self.buf[..words]);
         let mut filled = 0;
         while filled < n {
             let Some(p) = self.pieces.get(self.piece) else {
@@ -122,7 +125,7 @@ impl<'a> PagedValues<'a> {
                 (self.run, self.at) = (self.run + 1, 0);
             }
         }
-        let words = self.buf.as_slice();
+        let words = &self.buf[..words];
         match self.physical {
             Type::INT32 => Dense::Int32(Cow::Borrowed(&bytemuck::cast_slice(words)[..filled])),
             Type::FLOAT => Dense::Float(Cow::Borrowed(&bytemuck::cast_slice(words)[..filled])),
