@@ -7,21 +7,50 @@ mod support_nested;
 use parq::codecs::probe;
 use parq::field::Field;
 use parq::metadata::Type;
-use parq::write::WriterOptions;
+use parq::write::{EncodingPolicy, WriterOptions};
 use support_nested::{build, random_value, write_arrays, Rng};
 
 fn write(field: &Field, null_rate: f64) {
+    write_with(field, null_rate, WriterOptions::default());
+}
+
+fn write_with(field: &Field, null_rate: f64, options: WriterOptions) {
     let mut rng = Rng::new(11);
     let rows: Vec<_> = (0..2000)
         .map(|_| random_value(field, &mut rng, null_rate, 6))
         .collect();
     let array = build(field, &rows);
     probe::reset();
-    write_arrays(
-        std::slice::from_ref(field),
-        &[vec![array]],
-        WriterOptions::default(),
+    write_arrays(std::slice::from_ref(field), &[vec![array]], options);
+}
+
+#[test]
+fn numeric_leaves_without_a_dictionary_are_gathered_page_by_page() {
+    let plain = || WriterOptions::default().with_encoding(EncodingPolicy::Plain);
+    let f = Field::list("a", Field::primitive("element", Type::INT64));
+    write_with(&f, 0.05, plain());
+    assert_eq!(probe::get("write.paged_values"), 1);
+    // The leaf's definition levels came from its validity bitmap.
+    assert!(probe::get("write.shred_leaf_bits") > 0);
+    // A dictionary is built over all the values at once.
+    write_with(
+        &f,
+        0.05,
+        WriterOptions::default().with_encoding(EncodingPolicy::Dictionary),
     );
+    assert_eq!(probe::get("write.paged_values"), 0);
+    assert_eq!(probe::get("write.dictionary_kept"), 1);
+    // Byte arrays too, as slices; booleans are gathered whole.
+    let s = Field::list("a", Field::primitive("element", Type::BYTE_ARRAY));
+    write_with(&s, 0.05, plain());
+    assert_eq!(probe::get("write.paged_values"), 1);
+    let b = Field::list("a", Field::primitive("element", Type::BOOLEAN));
+    write_with(&b, 0.05, plain());
+    assert_eq!(probe::get("write.paged_values"), 0);
+    // A leaf without a validity bitmap has no bitmap to read levels from.
+    let r = Field::list("a", Field::primitive("element", Type::INT64).required());
+    write_with(&r, 0.05, plain());
+    assert_eq!(probe::get("write.shred_leaf_bits"), 0);
 }
 
 #[test]

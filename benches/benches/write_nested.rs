@@ -71,7 +71,7 @@ fn list_of(
 fn list_i64(rows: usize, p: f64) -> ArrayRef {
     let mut rng = Rng::new(99);
     let (offsets, valid) = list_shape(&mut rng, rows, 8, p);
-    let items = *offsets.last().unwrap() as usize;
+    let items = offsets[offsets.len() - 1] as usize;
     let values: Vec<i64> = (0..items).map(|_| rng.next_u64() as i64).collect();
     let child = Int64Array::new(values.into(), nulls(&mut rng, items, p));
     list_of(DataType::Int64, offsets, Arc::new(child), valid)
@@ -105,7 +105,7 @@ fn struct_i64_utf8(rows: usize) -> ArrayRef {
 fn list_utf8(rows: usize) -> ArrayRef {
     let mut rng = Rng::new(11);
     let (offsets, valid) = list_shape(&mut rng, rows, 8, 0.05);
-    let items = *offsets.last().unwrap() as usize;
+    let items = offsets[offsets.len() - 1] as usize;
     let child = strings(&mut rng, items, 0.05);
     list_of(DataType::Utf8, offsets, Arc::new(child), valid)
 }
@@ -113,9 +113,9 @@ fn list_utf8(rows: usize) -> ArrayRef {
 fn list_list_i32(rows: usize) -> ArrayRef {
     let mut rng = Rng::new(13);
     let (outer, outer_valid) = list_shape(&mut rng, rows, 4, 0.05);
-    let lists = *outer.last().unwrap() as usize;
+    let lists = outer[outer.len() - 1] as usize;
     let (inner, inner_valid) = list_shape(&mut rng, lists, 4, 0.05);
-    let items = *inner.last().unwrap() as usize;
+    let items = inner[inner.len() - 1] as usize;
     let values: Vec<i32> = (0..items).map(|_| rng.next_u32() as i32).collect();
     let child = Int32Array::new(values.into(), nulls(&mut rng, items, 0.05));
     let inner = list_of(DataType::Int32, inner, Arc::new(child), inner_valid);

@@ -10,8 +10,8 @@
 //! `write.dictionary_aborted` (the builder gave up; the chunk is PLAIN),
 //! `write.dictionary_kept` (dictionary page + `RLE_DICTIONARY` data pages).
 //!
-//! A shredded numeric leaf whose chunk gets no dictionary has its values gathered one page
-//! at a time ([`super::paged_values`]); every other chunk gathers its values once, whole.
+//! A shredded numeric or byte-array leaf whose chunk gets no dictionary has its values
+//! gathered one page at a time ([`super::paged_values`]); every other chunk gathers its values once, whole.
 
 use std::borrow::Cow;
 
@@ -938,24 +938,31 @@ impl ColumnWriter {
             .flatten();
         if let Some(mut paged) = paged {
             let n = leaf.values;
+            let bytes = paged.byte_arrays();
             let chosen = self.choose_without_dictionary(n, false, || {
                 let sample = paged.sample(dictionary::sample_positions(n));
-                dictionary::estimate_fixed_sample(sample, n, n).use_dictionary
+                if bytes {
+                    dictionary::estimate_byte_arrays_sample(sample, n, n).use_dictionary
+                } else {
+                    dictionary::estimate_fixed_sample(sample, n, n).use_dictionary
+                }
             });
             if let Some(chosen) = chosen {
                 probe::hit("write.paged_values");
-                let cost = if matches!(self.leaf.physical, Type::INT32 | Type::FLOAT) {
-                    32
-                } else {
-                    64
+                let fixed = match self.leaf.physical {
+                    Type::INT32 | Type::FLOAT => Some(32),
+                    Type::INT64 | Type::DOUBLE => Some(64),
+                    _ => None,
                 };
+                let mut lens = paged.values().map(|v| (4 + v.len() as u64) * 8);
                 let pages = nested_pages::page_ranges(
                     leaf,
-                    Some(cost),
-                    |_| cost,
+                    fixed,
+                    |_| lens.next().unwrap_or(0),
                     self.target_bits(),
                     self.settings.data_page_row_limit,
                 );
+                drop(lens);
                 return self.write_pages(
                     LevelSource::Nested(leaf),
                     ChunkValues::Paged(&mut paged),

@@ -148,11 +148,11 @@ pub(crate) struct LeveledPage {
 
 /// Cut the pairs of `leaf` into pages of about `target_bits` bits of levels and values and
 /// at most `row_limit` records, each starting at a record. Stored value `i` costs
-/// `fixed_cost` bits, or `cost(i)` without one.
+/// `fixed_cost` bits, or `cost(i)` without one (called once per value, in order).
 pub(crate) fn page_ranges(
     leaf: &LeafLevels,
     fixed_cost: Option<u64>,
-    cost: impl Fn(usize) -> u64,
+    mut cost: impl FnMut(usize) -> u64,
     target_bits: u64,
     row_limit: usize,
 ) -> Vec<LeveledPage> {

@@ -1,8 +1,9 @@
-//! The stored values of a shredded numeric leaf (INT32, INT64, FLOAT, DOUBLE) gathered one
-//! page at a time into one reused buffer, instead of into a chunk-sized copy first: a chunk
-//! that gets no dictionary (the estimate says PLAIN, or the policy names another encoding)
-//! never holds its values twice, and never touches a chunk-sized allocation. The dictionary
-//! estimate samples the runs where they are.
+//! The stored values of a shredded numeric (INT32, INT64, FLOAT, DOUBLE) or BYTE_ARRAY leaf
+//! gathered one page at a time (numbers into one reused buffer, byte arrays as one slice per
+//! value), instead of into a chunk-sized copy first: a chunk that gets no dictionary (the
+//! estimate says PLAIN, or the policy names another encoding) never holds its values twice,
+//! and never touches a chunk-sized allocation. The dictionary estimate samples the runs
+//! where they are.
 //!
 //! Probe: `write.paged_values` (a chunk whose values were gathered page by page).
 
@@ -24,9 +25,15 @@ fn bytes_of(physical: Type, c: &Column) -> Option<&[u8]> {
     }
 }
 
-/// A numeric leaf's runs of stored values, walked forward one page at a time.
+/// Whether `c` is a byte-array column.
+fn is_bytes(c: &Column) -> bool {
+    matches!(c.values, Values::Binary { .. } | Values::BinaryView { .. })
+}
+
+/// A leaf's runs of stored values, walked forward one page at a time.
 pub(crate) struct PagedValues<'a> {
     physical: Type,
+    /// Bytes per value; 0 for byte arrays.
     width: usize,
     pieces: &'a [Piece],
     /// The next value: its piece, its run in the piece, its slot in the run.
@@ -38,22 +45,24 @@ pub(crate) struct PagedValues<'a> {
 }
 
 impl<'a> PagedValues<'a> {
-    /// The paged values of `leaf`, a leaf of numeric type `physical`: `None` for other types,
-    /// for values that are one run (borrowed whole, never copied), and for columns of
-    /// another layout (the dense path reports those).
+    /// The paged values of `leaf`, a leaf of numeric or byte-array type `physical`: `None`
+    /// for other types, for numbers that are one run (borrowed whole, never copied), and for
+    /// columns of another layout (the dense path reports those).
     pub(crate) fn new(leaf: &'a LeafLevels, physical: Type) -> Option<Self> {
         let width = match physical {
             Type::INT32 | Type::FLOAT => 4,
             Type::INT64 | Type::DOUBLE => 8,
+            Type::BYTE_ARRAY => 0,
             _ => return None,
         };
         let pieces = leaf.pieces.as_slice();
         let one_run = matches!(pieces, [p] if p.runs.len() == 1);
-        if one_run
-            || pieces
-                .iter()
-                .any(|p| bytes_of(physical, &p.column).is_none())
-        {
+        let layout = |c: &Column| match width {
+            0 => is_bytes(c),
+            _ => bytes_of(physical, c).is_some(),
+        };
+        // One run of numbers is borrowed whole; byte arrays are slices either way.
+        if (one_run && width > 0) || !pieces.iter().all(|p| layout(&p.column)) {
             return None;
         }
         Some(PagedValues {
@@ -67,18 +76,33 @@ impl<'a> PagedValues<'a> {
         })
     }
 
-    fn runs(&self) -> impl Iterator<Item = (&'a [u8], usize, usize)> + 'a {
-        let physical = self.physical;
-        self.pieces.iter().flat_map(move |p| {
-            let bytes = bytes_of(physical, &p.column).unwrap_or(&[]);
-            p.runs.iter().map(move |&(s, e)| (bytes, s, e))
-        })
+    /// Whether the values are byte arrays.
+    pub(crate) fn byte_arrays(&self) -> bool {
+        self.width == 0
     }
 
-    /// The bytes of the stored values at `positions` (increasing), for the dictionary
-    /// estimate.
+    fn runs(&self) -> impl Iterator<Item = (&'a Column, usize, usize)> + 'a {
+        self.pieces
+            .iter()
+            .flat_map(|p| p.runs.iter().map(move |&(s, e)| (&p.column, s, e)))
+    }
+
+    /// Stored value `i` of `c`.
+    fn value(&self, c: &'a Column, i: usize) -> &'a [u8] {
+        match self.width {
+            0 => c.bytes(i).unwrap_or(&[]),
+            w => &bytes_of(self.physical, c).unwrap_or(&[])[i * w..(i + 1) * w],
+        }
+    }
+
+    /// The stored values in order (byte arrays: for their lengths, which cut the pages).
+    pub(crate) fn values(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
+        self.runs()
+            .flat_map(move |(c, s, e)| (s..e).map(move |i| self.value(c, i)))
+    }
+
+    /// The stored values at `positions` (increasing), for the dictionary estimate.
     pub(crate) fn sample(&self, positions: impl Iterator<Item = usize>) -> Vec<&'a [u8]> {
-        let w = self.width;
         let mut runs = self.runs();
         let (mut run, mut base) = (runs.next(), 0usize);
         let mut out = Vec::new();
@@ -90,15 +114,40 @@ impl<'a> PagedValues<'a> {
                 base += e - s;
                 run = runs.next();
             }
-            let Some((bytes, s, _)) = run else { break };
-            let i = s + pos - base;
-            out.push(&bytes[i * w..(i + 1) * w]);
+            let Some((c, s, _)) = run else { break };
+            out.push(self.value(c, s + pos - base));
         }
         out
     }
 
+    /// The next `n` stored byte arrays, as a page's values.
+    fn next_bytes(&mut self, n: usize) -> Dense<'a> {
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            let Some(p) = self.pieces.get(self.piece) else {
+                break;
+            };
+            let Some(&(s, e)) = p.runs.get(self.run) else {
+                (self.piece, self.run, self.at) = (self.piece + 1, 0, 0);
+                continue;
+            };
+            let from = s + self.at;
+            let take = (e - from).min(n - out.len());
+            let c = &p.column;
+            out.extend((from..from + take).map(|i| c.bytes(i).unwrap_or(&[])));
+            self.at += take;
+            if from + take == e {
+                (self.run, self.at) = (self.run + 1, 0);
+            }
+        }
+        Dense::Bytes(out)
+    }
+
     /// The next `n` stored values, one copy per run, as a page's values.
     pub(crate) fn next_page(&mut self, n: usize) -> Dense<'_> {
+        if self.width == 0 {
+            return self.next_bytes(n);
+        }
         let w = self.width;
         // Grown, never cleared: every byte handed out is written first.
         let words = (n * w).div_ceil(8);
