@@ -954,7 +954,7 @@ impl ColumnWriter {
                     Type::INT64 | Type::DOUBLE => Some(64),
                     _ => None,
                 };
-                let mut lens = paged.values().map(|v| (4 + v.len() as u64) * 8);
+                let mut lens = paged.byte_lens().map(|n| (4 + n as u64) * 8);
                 let pages = nested_pages::page_ranges(
                     leaf,
                     fixed,

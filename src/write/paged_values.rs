@@ -95,10 +95,18 @@ impl<'a> PagedValues<'a> {
         }
     }
 
-    /// The stored values in order (byte arrays: for their lengths, which cut the pages).
-    pub(crate) fn values(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
-        self.runs()
-            .flat_map(move |(c, s, e)| (s..e).map(move |i| self.value(c, i)))
+    /// The lengths of the stored byte arrays in order (they cut the pages), from the
+    /// offsets or views without touching the bytes.
+    pub(crate) fn byte_lens(&self) -> impl Iterator<Item = usize> + 'a {
+        self.runs().flat_map(|(c, s, e)| {
+            let (offsets, views): (&[i64], &[u128]) = match &c.values {
+                Values::Binary { offsets, .. } => (&offsets[s..=e], &[]),
+                Values::BinaryView { views, .. } => (&[], &views[s..e]),
+                _ => (&[], &[]),
+            };
+            let from_offsets = offsets.windows(2).map(|w| w[1] as usize - w[0] as usize);
+            from_offsets.chain(views.iter().map(|&v| v as u32 as usize))
+        })
     }
 
     /// The stored values at `positions` (increasing), for the dictionary estimate.
@@ -134,7 +142,14 @@ impl<'a> PagedValues<'a> {
             let from = s + self.at;
             let take = (e - from).min(n - out.len());
             let c = &p.column;
-            out.extend((from..from + take).map(|i| c.bytes(i).unwrap_or(&[])));
+            match &c.values {
+                Values::Binary { offsets, data } => out.extend(
+                    offsets[from..=from + take]
+                        .windows(2)
+                        .map(|w| &data[w[0] as usize..w[1] as usize]),
+                ),
+                _ => out.extend((from..from + take).map(|i| c.bytes(i).unwrap_or(&[]))),
+            }
             self.at += take;
             if from + take == e {
                 (self.run, self.at) = (self.run + 1, 0);
