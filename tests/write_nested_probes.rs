@@ -93,3 +93,32 @@ fn uniform_levels_become_runs() {
     assert!(probe::get("write.levels_run_group") > 0);
     assert!(probe::get("write.levels_packed_group") > 0);
 }
+
+#[test]
+fn large_level_buffers_are_advised_huge_pages() {
+    use arrow_buffer::{OffsetBuffer, ScalarBuffer};
+    use parq::array::{Array, ListArray, ListOffsets};
+    use parq::column::{Column, Values};
+    // 500,000 lists of 3 items: 1.5M level pairs, 3 MB of definition levels (and as many
+    // repetition levels), past the 2 MiB from which a reservation is advised.
+    let lists = 500_000;
+    let items = 3 * lists;
+    let offsets: Vec<i32> = (0..=lists as i32).map(|i| 3 * i).collect();
+    let array = Array::List(ListArray {
+        validity: None,
+        offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(offsets))),
+        values: Box::new(Array::Primitive(Column {
+            len: items,
+            validity: None,
+            values: Values::Int64(vec![7i64; items].into()),
+        })),
+    });
+    let field = Field::list("a", Field::primitive("element", Type::INT64));
+    probe::reset();
+    write_arrays(
+        std::slice::from_ref(&field),
+        &[vec![array]],
+        WriterOptions::default(),
+    );
+    assert_eq!(probe::get("memory.huge_pages_advised"), 2);
+}

@@ -32,6 +32,7 @@
 use std::ops::Range;
 
 use arrow_buffer::{BooleanBuffer, NullBuffer};
+use parq_codecs::kernels::memory::reserve_huge;
 use parq_codecs::probe;
 
 use crate::array::Array;
@@ -368,13 +369,15 @@ pub(crate) fn shred(node: &Node, array: &Array, leaves: &mut [LeafLevels]) -> Re
     // empty ancestor: reserve that much once rather than grow by doubling.
     let mut sizes = vec![0f64; leaves.len()];
     leaf_lens(node, array, array.len() as f64, &mut sizes);
+    // A chunk's levels are tens of MiB in fresh memory: huge pages take one page fault per
+    // 2 MiB where 4 KiB pages take 512.
     for (l, n) in leaves.iter_mut().zip(sizes) {
         let n = n as usize + array.len();
         if l.max_rep > 0 {
-            l.rep.reserve(n);
+            reserve_huge(&mut l.rep, n);
         }
         if l.max_def > 0 {
-            l.def.reserve(n);
+            reserve_huge(&mut l.def, n);
         }
     }
     walk(node, array, 0, array.len(), 0, 0, leaves)
