@@ -122,6 +122,9 @@ fn list_list_i32(rows: usize) -> ArrayRef {
     list_of(inner.data_type().clone(), outer, inner, outer_valid)
 }
 
+/// A generator of one case's column of `rows` rows.
+type MakeColumn = fn(usize) -> ArrayRef;
+
 fn batch(column: ArrayRef) -> RecordBatch {
     let schema = Schema::new(vec![Field::new("a", column.data_type().clone(), true)]);
     RecordBatch::try_new(Arc::new(schema), vec![column]).expect("batch")
@@ -165,7 +168,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("write_nested");
     g.throughput(Throughput::Elements(rows as u64));
     g.sample_size(20);
-    let inputs: [(&str, fn(usize) -> ArrayRef); 6] = [
+    let inputs: [(&str, MakeColumn); 6] = [
         ("list_i64_null5", |r| list_i64(r, 0.05)),
         ("list_i64_null50", |r| list_i64(r, 0.50)),
         ("list_i64_nonull", |r| list_i64(r, 0.0)),
