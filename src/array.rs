@@ -37,6 +37,7 @@ impl ListOffsets {
     }
 
     /// The child range of slot `i`.
+    #[inline]
     pub fn range(&self, i: usize) -> std::ops::Range<usize> {
         match self {
             ListOffsets::Small(o) => o[i] as usize..o[i + 1] as usize,

@@ -9,6 +9,9 @@
 //! Probes: `write.dictionary_skipped` (the estimate said PLAIN, no dictionary was built),
 //! `write.dictionary_aborted` (the builder gave up; the chunk is PLAIN),
 //! `write.dictionary_kept` (dictionary page + `RLE_DICTIONARY` data pages).
+//!
+//! A shredded numeric or byte-array leaf whose chunk gets no dictionary has its values
+//! gathered one page at a time ([`super::paged_values`]); every other chunk gathers its values once, whole.
 
 use std::borrow::Cow;
 
@@ -24,6 +27,7 @@ use super::bloom::Distinct;
 use super::nested_pages::{self, LeveledPage};
 use super::options::{BloomFilterOptions, EncodingPolicy, PageVersion};
 use super::page_index::ColumnIndexBuilder;
+use super::paged_values::PagedValues;
 use super::seal::{i32_varint_len, PagePart, PageSealer};
 use super::shred::LeafLevels;
 use super::stats::{self, SortOrder, Stats};
@@ -562,10 +566,27 @@ impl ColumnWriter {
     }
 
     fn choose<'a>(&self, dense: &Dense<'a>) -> Result<Chosen<'a>> {
-        let n = dense.len();
+        let boolean = matches!(dense, Dense::Boolean(_));
+        Ok(
+            match self.choose_without_dictionary(dense.len(), boolean, || self.estimate(dense)) {
+                Some(chosen) => chosen,
+                None => self.dictionary_or_plain(dense),
+            },
+        )
+    }
+
+    /// The encoding of `n` values when it needs no dictionary built; `None` when one is to be
+    /// built (forced, or the estimate says it pays). `estimate` (true: build a dictionary) is
+    /// called only under [`EncodingPolicy::Auto`].
+    fn choose_without_dictionary(
+        &self,
+        n: usize,
+        boolean: bool,
+        estimate: impl FnOnce() -> bool,
+    ) -> Option<Chosen<'static>> {
         let policy = self.settings.encoding;
-        if let Dense::Boolean(_) = dense {
-            return Ok(match (policy, self.settings.page_version) {
+        if boolean {
+            return Some(match (policy, self.settings.page_version) {
                 (EncodingPolicy::Plain | EncodingPolicy::Explicit(Encoding::PLAIN), _) => {
                     Chosen::Plain
                 }
@@ -574,8 +595,8 @@ impl ColumnWriter {
             });
         }
         match policy {
-            EncodingPolicy::Plain => Ok(Chosen::Plain),
-            EncodingPolicy::Explicit(e) => Ok(match e {
+            EncodingPolicy::Plain => Some(Chosen::Plain),
+            EncodingPolicy::Explicit(e) => Some(match e {
                 Encoding::DELTA_BINARY_PACKED => Chosen::DeltaBinaryPacked,
                 Encoding::DELTA_LENGTH_BYTE_ARRAY => Chosen::DeltaLengthByteArray,
                 Encoding::DELTA_BYTE_ARRAY => Chosen::DeltaByteArray,
@@ -584,23 +605,28 @@ impl ColumnWriter {
             }),
             EncodingPolicy::Auto | EncodingPolicy::Dictionary => {
                 if n == 0 {
-                    return Ok(Chosen::Plain);
+                    return Some(Chosen::Plain);
                 }
-                let auto = policy == EncodingPolicy::Auto;
-                if auto && !self.estimate(dense) {
+                if policy == EncodingPolicy::Auto && !estimate() {
                     probe::hit("write.dictionary_skipped");
-                    return Ok(Chosen::Plain);
+                    return Some(Chosen::Plain);
                 }
-                match self.build_dictionary(dense, auto) {
-                    Some(d) => {
-                        probe::hit("write.dictionary_kept");
-                        Ok(Chosen::Dictionary(d))
-                    }
-                    None => {
-                        probe::hit("write.dictionary_aborted");
-                        Ok(Chosen::Plain)
-                    }
-                }
+                None
+            }
+        }
+    }
+
+    /// Build the chunk's dictionary; PLAIN when the builder aborts.
+    fn dictionary_or_plain<'a>(&self, dense: &Dense<'a>) -> Chosen<'a> {
+        let auto = self.settings.encoding == EncodingPolicy::Auto;
+        match self.build_dictionary(dense, auto) {
+            Some(d) => {
+                probe::hit("write.dictionary_kept");
+                Chosen::Dictionary(d)
+            }
+            None => {
+                probe::hit("write.dictionary_aborted");
+                Chosen::Plain
             }
         }
     }
@@ -881,7 +907,7 @@ impl ColumnWriter {
             .collect();
         let mut chunk = self.write_pages(
             LevelSource::Flat(validity),
-            &dense,
+            ChunkValues::Whole(&dense),
             &chosen,
             &pages,
             sink,
@@ -906,9 +932,66 @@ impl ColumnWriter {
                 self.leaf.dotted()
             )));
         }
+        // Numeric values that get no dictionary are gathered page by page.
+        let paged = (self.settings.bloom_filter.is_none() && self.leaf.geo.is_none())
+            .then(|| PagedValues::new(leaf, self.leaf.physical))
+            .flatten();
+        if let Some(mut paged) = paged {
+            let n = leaf.values;
+            let bytes = paged.byte_arrays();
+            let chosen = self.choose_without_dictionary(n, false, || {
+                let sample = paged.sample(dictionary::sample_positions(n));
+                if bytes {
+                    dictionary::estimate_byte_arrays_sample(sample, n, n).use_dictionary
+                } else {
+                    dictionary::estimate_fixed_sample(sample, n, n).use_dictionary
+                }
+            });
+            if let Some(chosen) = chosen {
+                probe::hit("write.paged_values");
+                let fixed = match self.leaf.physical {
+                    Type::INT32 | Type::FLOAT => Some(32),
+                    Type::INT64 | Type::DOUBLE => Some(64),
+                    _ => None,
+                };
+                let mut lens = paged.byte_lens().map(|n| (4 + n as u64) * 8);
+                let pages = nested_pages::page_ranges(
+                    leaf,
+                    fixed,
+                    |_| lens.next().unwrap_or(0),
+                    self.target_bits(),
+                    self.settings.data_page_row_limit,
+                );
+                drop(lens);
+                return self.write_pages(
+                    LevelSource::Nested(leaf),
+                    ChunkValues::Paged(&mut paged),
+                    &chosen,
+                    &pages,
+                    sink,
+                    seal,
+                );
+            }
+            // A dictionary is to be built, over all the values at once.
+            let dense = nested_pages::dense_values(leaf, self.leaf.physical)?;
+            let chosen = self.dictionary_or_plain(&dense);
+            return self.write_leveled_dense(leaf, &dense, chosen, sink, seal);
+        }
         let dense = nested_pages::dense_values(leaf, self.leaf.physical)?;
         let chosen = self.choose(&dense)?;
-        let (fixed_cost, bytes_cost) = costs(&chosen, &dense);
+        self.write_leveled_dense(leaf, &dense, chosen, sink, seal)
+    }
+
+    /// [`Self::write_leveled_chunk`] with the stored values in one `dense` run.
+    fn write_leveled_dense(
+        &mut self,
+        leaf: &LeafLevels,
+        dense: &Dense<'_>,
+        chosen: Chosen<'_>,
+        sink: &mut dyn std::io::Write,
+        seal: Option<&mut dyn PageSealer>,
+    ) -> Result<EncodedChunk> {
+        let (fixed_cost, bytes_cost) = costs(&chosen, dense);
         let pages = nested_pages::page_ranges(
             leaf,
             fixed_cost,
@@ -921,13 +1004,13 @@ impl ColumnWriter {
         );
         let mut chunk = self.write_pages(
             LevelSource::Nested(leaf),
-            &dense,
+            ChunkValues::Whole(dense),
             &chosen,
             &pages,
             sink,
             seal,
         )?;
-        chunk.bloom_filter = self.bloom_filter(&dense, &chosen);
+        chunk.bloom_filter = self.bloom_filter(dense, &chosen);
         Ok(chunk)
     }
 
@@ -978,7 +1061,7 @@ impl ColumnWriter {
     fn write_pages(
         &mut self,
         source: LevelSource<'_>,
-        dense: &Dense<'_>,
+        mut chunk_values: ChunkValues<'_, '_>,
         chosen: &Chosen<'_>,
         pages: &[LeveledPage],
         sink: &mut dyn std::io::Write,
@@ -1056,13 +1139,23 @@ impl ColumnWriter {
         let mut rep_hist = vec![0i64; max_rep as usize + 1];
         let mut page_def_hist = def_hist.clone();
         let mut page_rep_hist = rep_hist.clone();
-        let mut total_pairs = 0usize;
+        let (mut total_pairs, mut stored_values) = (0usize, 0usize);
         let mut locations = Vec::with_capacity(pages.len());
         let byte_arrays = self.leaf.physical == Type::BYTE_ARRAY;
         let mut unencoded_per_page = Vec::new();
         for page in pages {
-            let p = page.range;
+            let mut p = page.range;
             let slots = p.slot_end - p.slot_start;
+            let page_values;
+            let dense = match &mut chunk_values {
+                ChunkValues::Whole(d) => *d,
+                ChunkValues::Paged(v) => {
+                    page_values = v.next_page(p.value_end - p.value_start);
+                    (p.value_start, p.value_end) = (0, p.value_end - p.value_start);
+                    &page_values
+                }
+            };
+            stored_values += p.value_end - p.value_start;
             total_pairs += slots;
             let nulls = slots - (p.value_end - p.value_start);
             let mut page_stats = if stats_on {
@@ -1263,7 +1356,7 @@ impl ColumnWriter {
         encodings.sort();
         encodings.dedup();
 
-        let null_count = (total_pairs - dense.len()) as i64;
+        let null_count = (total_pairs - stored_values) as i64;
         let (rep_histogram, def_histogram) = if leveled {
             (repeated.then_some(rep_hist), nullable.then_some(def_hist))
         } else {
@@ -1294,7 +1387,10 @@ impl ColumnWriter {
             bloom_filter_offset: None,
             bloom_filter_length: None,
             size_statistics,
-            geospatial_statistics: stats_on.then(|| self.geo_stats(dense)).flatten(),
+            geospatial_statistics: match chunk_values {
+                ChunkValues::Whole(dense) if stats_on => self.geo_stats(dense),
+                _ => None,
+            },
         };
         let offset_index = self.settings.page_index.then(|| OffsetIndex {
             page_locations: locations,
@@ -1308,6 +1404,14 @@ impl ColumnWriter {
             bloom_filter: None,
         })
     }
+}
+
+/// Where a chunk's stored values come from.
+enum ChunkValues<'d, 'a> {
+    /// All of them, in one run.
+    Whole(&'d Dense<'a>),
+    /// Gathered page by page (numeric leaves without a dictionary).
+    Paged(&'d mut PagedValues<'a>),
 }
 
 /// Where a chunk's levels come from.

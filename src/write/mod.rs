@@ -39,6 +39,7 @@ mod levels;
 mod nested_pages;
 mod options;
 mod page_index;
+mod paged_values;
 pub(crate) mod seal;
 mod shred;
 pub(crate) mod stats;

@@ -148,11 +148,11 @@ pub(crate) struct LeveledPage {
 
 /// Cut the pairs of `leaf` into pages of about `target_bits` bits of levels and values and
 /// at most `row_limit` records, each starting at a record. Stored value `i` costs
-/// `fixed_cost` bits, or `cost(i)` without one.
+/// `fixed_cost` bits, or `cost(i)` without one (called once per value, in order).
 pub(crate) fn page_ranges(
     leaf: &LeafLevels,
     fixed_cost: Option<u64>,
-    cost: impl Fn(usize) -> u64,
+    mut cost: impl FnMut(usize) -> u64,
     target_bits: u64,
     row_limit: usize,
 ) -> Vec<LeveledPage> {
@@ -219,9 +219,13 @@ pub(crate) fn page_ranges(
     pages
 }
 
-/// How many of `levels` equal `v` (a compare-and-count that vectorises).
+/// How many of `levels` equal `v`: a 16-bit sum of compares per block of at most
+/// `u16::MAX` levels (the form that vectorises to a compare and a subtract per vector).
 fn count_eq(levels: &[u16], v: u16) -> usize {
-    levels.iter().filter(|&&x| x == v).count()
+    levels
+        .chunks(u16::MAX as usize)
+        .map(|b| b.iter().fold(0u16, |n, &x| n + (x == v) as u16) as usize)
+        .sum()
 }
 
 /// [`page_ranges`] for values of `cost` bits each (a pair costs at most `pair_bits`): the
@@ -342,29 +346,50 @@ impl LevelEncoder<'_> {
         self.run_len += n;
     }
 
-    /// One group of up to 8 levels, bit-packed (a short last group is zero-padded).
-    fn group(&mut self, g: &[u16]) {
-        self.flush_run();
-        if self.literal.is_none() || self.groups == MAX_GROUPS {
-            self.close_literal();
-            self.literal = Some(self.out.len());
-            self.out.push(0);
+    /// Groups of 8 levels, bit-packed into the open bit-packed run (a new one when there
+    /// is none or it is full). A short last group is zero-padded first.
+    fn packed(&mut self, groups: &[[u16; 8]]) {
+        if self.run_len > 0 {
+            self.flush_run();
         }
-        if self.width <= 8 {
-            let mut acc = 0u64;
-            for (j, &v) in g.iter().enumerate() {
-                acc |= (v as u64) << (j * self.width);
+        let mut rest = groups;
+        while !rest.is_empty() {
+            if self.literal.is_none() || self.groups == MAX_GROUPS {
+                self.close_literal();
+                self.literal = Some(self.out.len());
+                self.out.push(0);
             }
-            self.out.extend_from_slice(&acc.to_le_bytes()[..self.width]);
-        } else {
-            let mut acc = 0u128;
-            for (j, &v) in g.iter().enumerate() {
-                acc |= (v as u128) << (j * self.width);
+            let (now, later) = rest.split_at(rest.len().min(MAX_GROUPS - self.groups));
+            match self.width {
+                1 => pack_groups::<1>(now, self.out),
+                2 => pack_groups::<2>(now, self.out),
+                3 => pack_groups::<3>(now, self.out),
+                4 => pack_groups::<4>(now, self.out),
+                w => {
+                    for g in now {
+                        let acc = (0..8).fold(0u128, |acc, j| acc | (g[j] as u128) << (j * w));
+                        self.out.extend_from_slice(&acc.to_le_bytes()[..w]);
+                    }
+                }
             }
-            self.out.extend_from_slice(&acc.to_le_bytes()[..self.width]);
+            self.groups += now.len();
+            rest = later;
         }
-        self.groups += 1;
     }
+}
+
+/// Append `groups` of 8 levels of `W` bits each, packed LSB first (`W` bytes per group),
+/// with constant shifts and one word store per group.
+fn pack_groups<const W: usize>(groups: &[[u16; 8]], out: &mut Vec<u8>) {
+    let mut at = out.len();
+    // Each group stores a whole word and keeps `W` bytes of it: room for the last word.
+    out.resize(at + groups.len() * W + 8, 0);
+    for g in groups {
+        let acc = (0..8).fold(0u64, |acc, j| acc | (g[j] as u64) << (j * W));
+        out[at..at + 8].copy_from_slice(&acc.to_le_bytes());
+        at += W;
+    }
+    out.truncate(at);
 }
 
 /// Append `levels` (each at most `max`, which is at least 1) as an RLE/bit-packed hybrid
@@ -380,37 +405,52 @@ pub(crate) fn encode_levels(levels: &[u16], max: u16, out: &mut Vec<u8>, hist: &
         literal: None,
         groups: 0,
     };
-    // The histogram: one vectorised count per level when there are few levels.
+    // The histogram: one vectorised count per level when there are few levels (the last
+    // level is what the others leave).
     if max < 16 {
-        for (l, h) in hist.iter_mut().enumerate() {
-            *h += count_eq(levels, l as u16) as i64;
+        let mut counted = 0;
+        for (l, h) in hist[..max as usize].iter_mut().enumerate() {
+            let c = count_eq(levels, l as u16);
+            *h += c as i64;
+            counted += c;
         }
+        hist[max as usize] += (levels.len() - counted) as i64;
     } else {
         for &x in levels {
             hist[x as usize] += 1;
         }
     }
-    let groups = levels.chunks_exact(8);
-    let rest = groups.remainder();
+    let (groups, rest) = levels.as_chunks::<8>();
     let (mut runs, mut packed) = (0u64, 0u64);
-    for g in groups {
-        let v = g[0];
-        // Eight equal levels: one 128-bit compare.
-        let group: [u16; 8] = g.try_into().expect("groups of 8");
-        let bits: u128 = bytemuck::cast(group);
-        if bits == v as u128 * 0x0001_0001_0001_0001_0001_0001_0001_0001 {
-            enc.run(v, 8);
+    let mut i = 0;
+    while i < groups.len() {
+        // Eight equal levels (one 128-bit compare) join a repeated run; a stretch of other
+        // groups is bit-packed in one go.
+        let uniform = |g: &[u16; 8]| {
+            let bits: u128 = bytemuck::cast(*g);
+            bits == g[0] as u128 * 0x0001_0001_0001_0001_0001_0001_0001_0001
+        };
+        if uniform(&groups[i]) {
+            enc.run(groups[i][0], 8);
             runs += 1;
-        } else {
-            enc.group(g);
-            packed += 1;
+            i += 1;
+            continue;
         }
+        let end = groups[i + 1..]
+            .iter()
+            .position(uniform)
+            .map_or(groups.len(), |p| i + 1 + p);
+        enc.packed(&groups[i..end]);
+        packed += (end - i) as u64;
+        i = end;
     }
     if let Some(&v) = rest.first() {
         if rest.iter().all(|&x| x == v) {
             enc.run(v, rest.len());
         } else {
-            enc.group(rest);
+            let mut group = [0u16; 8];
+            group[..rest.len()].copy_from_slice(rest);
+            enc.packed(&[group]);
         }
     }
     enc.flush_run();

@@ -22,12 +22,17 @@
 //! run per validity run instead of one walk per list); the repetition level at each list
 //! start is patched afterwards.
 //!
+//! A leaf with a validity bitmap takes its definition levels from the bitmap's words (the
+//! null level plus the bit) and its stored runs from the runs of set bits.
+//!
 //! Probes: `write.shred_list_span` (a span of lists walked as one child range),
-//! `write.shred_list_each` (a list walked on its own: its child has lists below).
+//! `write.shred_list_each` (a list walked on its own: its child has lists below),
+//! `write.shred_leaf_bits` (a leaf's slots with a validity bitmap, levels from its words).
 
 use std::ops::Range;
 
-use arrow_buffer::NullBuffer;
+use arrow_buffer::{BooleanBuffer, NullBuffer};
+use parq_codecs::kernels::memory::reserve_huge;
 use parq_codecs::probe;
 
 use crate::array::Array;
@@ -207,6 +212,21 @@ impl Node {
     }
 }
 
+/// The 8 bits of each byte value as 0/1 levels, LSB first.
+static BYTE_LEVELS: [[u16; 8]; 256] = {
+    let mut t = [[0u16; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut j = 0;
+        while j < 8 {
+            t[b][j] = ((b >> j) & 1) as u16;
+            j += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
 /// A run of leaf slots `[start, end)` of one column whose values are stored.
 #[derive(Debug, Clone)]
 pub(crate) struct Piece {
@@ -258,14 +278,41 @@ impl LeafLevels {
         if n == 0 {
             return;
         }
-        if self.max_rep > 0 {
-            self.rep.push(first);
-            self.rep.resize(self.rep.len() + n - 1, cont);
-        }
+        self.emit_rep(first, cont, n);
         if self.max_def > 0 {
-            self.def.resize(self.def.len() + n, def);
+            self.def.extend(std::iter::repeat_n(def, n));
         }
         self.pairs += n;
+    }
+
+    /// The repetition levels of `n` pairs, the first at `first`, the others at `cont`.
+    #[inline]
+    fn emit_rep(&mut self, first: u16, cont: u16, n: usize) {
+        if self.max_rep > 0 && n > 0 {
+            self.rep.push(first);
+            self.rep.extend(std::iter::repeat_n(cont, n - 1));
+        }
+    }
+
+    /// One definition level per bit of `bits`: `null_def` for a null slot, one more for a
+    /// valid one, 8 levels per byte of the bitmap from a table.
+    fn push_def_bits(&mut self, bits: &BooleanBuffer, null_def: u16) {
+        let base = [null_def; 8];
+        let levels = |byte: u8| {
+            let t = &BYTE_LEVELS[byte as usize];
+            std::array::from_fn::<u16, 8, _>(|j| base[j] + t[j])
+        };
+        let chunks = bits.bit_chunks();
+        for w in chunks.iter() {
+            for byte in w.to_le_bytes() {
+                self.def.extend_from_slice(&levels(byte));
+            }
+        }
+        let (w, r) = (chunks.remainder_bits(), chunks.remainder_len());
+        for (k, byte) in w.to_le_bytes().into_iter().enumerate().take(r.div_ceil(8)) {
+            let n = (r - k * 8).min(8);
+            self.def.extend_from_slice(&levels(byte)[..n]);
+        }
     }
 
     #[inline]
@@ -322,13 +369,15 @@ pub(crate) fn shred(node: &Node, array: &Array, leaves: &mut [LeafLevels]) -> Re
     // empty ancestor: reserve that much once rather than grow by doubling.
     let mut sizes = vec![0f64; leaves.len()];
     leaf_lens(node, array, array.len() as f64, &mut sizes);
+    // A chunk's levels are tens of MiB in fresh memory: huge pages take one page fault per
+    // 2 MiB where 4 KiB pages take 512.
     for (l, n) in leaves.iter_mut().zip(sizes) {
         let n = n as usize + array.len();
         if l.max_rep > 0 {
-            l.rep.reserve(n);
+            reserve_huge(&mut l.rep, n);
         }
         if l.max_def > 0 {
-            l.def.reserve(n);
+            reserve_huge(&mut l.def, n);
         }
     }
     walk(node, array, 0, array.len(), 0, 0, leaves)
@@ -413,15 +462,28 @@ fn walk(
     };
     match (&node.kind, array) {
         (NodeKind::Leaf, Array::Primitive(col)) => {
-            for_runs(col.validity.as_ref(), s, e, |valid, a, b| {
-                if !valid {
-                    return null_run(leaves, a, b);
-                }
-                let leaf = &mut leaves[node.leaves.start];
-                leaf.emit(rep_at(a), cont, node.def, b - a);
-                leaf.push_run(col, a, b);
-                Ok(())
-            })
+            let leaf = &mut leaves[node.leaves.start];
+            let Some(validity) = col.validity.as_ref() else {
+                leaf.emit(first, cont, node.def, e - s);
+                leaf.push_run(col, s, e);
+                return Ok(());
+            };
+            // The definition levels straight from the bitmap's words, the stored values by
+            // its runs of set bits: no per-run level pushes.
+            let bits = validity.inner().slice(s, e - s);
+            if !node.nullable && bits.count_set_bits() != e - s {
+                return Err(node.null_in_required());
+            }
+            probe::hit("write.shred_leaf_bits");
+            leaf.emit_rep(first, cont, e - s);
+            if leaf.max_def > 0 {
+                leaf.push_def_bits(&bits, node.def - 1);
+            }
+            leaf.pairs += e - s;
+            for (a, b) in bits.set_slices() {
+                leaf.push_run(col, s + a, s + b);
+            }
+            Ok(())
         }
         (NodeKind::Struct(children), Array::Struct(st)) => {
             for_runs(st.validity.as_ref(), s, e, |valid, a, b| {

@@ -712,10 +712,24 @@ fn estimate(
 /// sample of `values` (the chunk, or its first part). See [`Estimate`] for the heuristic.
 pub fn estimate_fixed<T: Pod>(values: &[T], total_values: usize) -> Estimate {
     let n = values.len();
-    let s = sample_size(n);
-    let sample = (0..s)
-        .map(|i| bytemuck::bytes_of(&values[strided(i, s, n)]))
+    let sample = sample_positions(n)
+        .map(|i| bytemuck::bytes_of(&values[i]))
         .collect();
+    estimate_fixed_sample(sample, n, total_values)
+}
+
+/// The positions in `0..n` that [`estimate_fixed`] and [`estimate_byte_arrays_with`]
+/// sample, in increasing order: for values
+/// that are not one slice (runs of several buffers), gathered by a caller that walks them
+/// once.
+pub fn sample_positions(n: usize) -> impl Iterator<Item = usize> {
+    let s = sample_size(n);
+    (0..s).map(move |i| strided(i, s, n))
+}
+
+/// [`estimate_fixed`] of `n` values from the bytes of the values at [`sample_positions`]`(n)`:
+/// the same estimate, without the values in one slice.
+pub fn estimate_fixed_sample(sample: Vec<&[u8]>, n: usize, total_values: usize) -> Estimate {
     estimate(sample, n, total_values, 0)
 }
 
@@ -728,6 +742,16 @@ pub fn estimate_byte_arrays_with<'a>(
 ) -> Estimate {
     let s = sample_size(len);
     let sample = (0..s).map(|i| value(strided(i, s, len))).collect();
+    estimate(sample, len, total_values, 4)
+}
+
+/// [`estimate_byte_arrays_with`] of `len` values from the values at
+/// [`sample_positions`]`(len)`: the same estimate, without random access to the values.
+pub fn estimate_byte_arrays_sample(
+    sample: Vec<&[u8]>,
+    len: usize,
+    total_values: usize,
+) -> Estimate {
     estimate(sample, len, total_values, 4)
 }
 

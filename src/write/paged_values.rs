@@ -1,0 +1,200 @@
+//! The stored values of a shredded numeric (INT32, INT64, FLOAT, DOUBLE) or BYTE_ARRAY leaf
+//! gathered one page at a time (numbers into one reused buffer, byte arrays as one slice per
+//! value), instead of into a chunk-sized copy first: a chunk that gets no dictionary (the
+//! estimate says PLAIN, or the policy names another encoding) never holds its values twice,
+//! and never touches a chunk-sized allocation. The dictionary estimate samples the runs
+//! where they are.
+//!
+//! Probe: `write.paged_values` (a chunk whose values were gathered page by page).
+
+use std::borrow::Cow;
+
+use super::column::Dense;
+use super::shred::{LeafLevels, Piece};
+use crate::column::{Column, Values};
+use crate::metadata::Type;
+
+/// The PLAIN (little-endian) bytes of `c`'s values when they have the layout of `physical`.
+fn bytes_of(physical: Type, c: &Column) -> Option<&[u8]> {
+    match (physical, &c.values) {
+        (Type::INT32, Values::Int32(v)) => Some(bytemuck::cast_slice(v)),
+        (Type::INT64, Values::Int64(v)) => Some(bytemuck::cast_slice(v)),
+        (Type::FLOAT, Values::Float(v)) => Some(bytemuck::cast_slice(v)),
+        (Type::DOUBLE, Values::Double(v)) => Some(bytemuck::cast_slice(v)),
+        _ => None,
+    }
+}
+
+/// Whether `c` is a byte-array column.
+fn is_bytes(c: &Column) -> bool {
+    matches!(c.values, Values::Binary { .. } | Values::BinaryView { .. })
+}
+
+/// A leaf's runs of stored values, walked forward one page at a time.
+pub(crate) struct PagedValues<'a> {
+    physical: Type,
+    /// Bytes per value; 0 for byte arrays.
+    width: usize,
+    pieces: &'a [Piece],
+    /// The next value: its piece, its run in the piece, its slot in the run.
+    piece: usize,
+    run: usize,
+    at: usize,
+    /// The page being handed out (`u64` words, so that any of the types can borrow it).
+    buf: Vec<u64>,
+}
+
+impl<'a> PagedValues<'a> {
+    /// The paged values of `leaf`, a leaf of numeric or byte-array type `physical`: `None`
+    /// for other types, for numbers that are one run (borrowed whole, never copied), and for
+    /// columns of another layout (the dense path reports those).
+    pub(crate) fn new(leaf: &'a LeafLevels, physical: Type) -> Option<Self> {
+        let width = match physical {
+            Type::INT32 | Type::FLOAT => 4,
+            Type::INT64 | Type::DOUBLE => 8,
+            Type::BYTE_ARRAY => 0,
+            _ => return None,
+        };
+        let pieces = leaf.pieces.as_slice();
+        let one_run = matches!(pieces, [p] if p.runs.len() == 1);
+        let layout = |c: &Column| match width {
+            0 => is_bytes(c),
+            _ => bytes_of(physical, c).is_some(),
+        };
+        // One run of numbers is borrowed whole; byte arrays are slices either way.
+        if (one_run && width > 0) || !pieces.iter().all(|p| layout(&p.column)) {
+            return None;
+        }
+        Some(PagedValues {
+            physical,
+            width,
+            pieces,
+            piece: 0,
+            run: 0,
+            at: 0,
+            buf: Vec::new(),
+        })
+    }
+
+    /// Whether the values are byte arrays.
+    pub(crate) fn byte_arrays(&self) -> bool {
+        self.width == 0
+    }
+
+    fn runs(&self) -> impl Iterator<Item = (&'a Column, usize, usize)> + 'a {
+        self.pieces
+            .iter()
+            .flat_map(|p| p.runs.iter().map(move |&(s, e)| (&p.column, s, e)))
+    }
+
+    /// Stored value `i` of `c`.
+    fn value(&self, c: &'a Column, i: usize) -> &'a [u8] {
+        match self.width {
+            0 => c.bytes(i).unwrap_or(&[]),
+            w => &bytes_of(self.physical, c).unwrap_or(&[])[i * w..(i + 1) * w],
+        }
+    }
+
+    /// The lengths of the stored byte arrays in order (they cut the pages), from the
+    /// offsets or views without touching the bytes.
+    pub(crate) fn byte_lens(&self) -> impl Iterator<Item = usize> + 'a {
+        self.runs().flat_map(|(c, s, e)| {
+            let (offsets, views): (&[i64], &[u128]) = match &c.values {
+                Values::Binary { offsets, .. } => (&offsets[s..=e], &[]),
+                Values::BinaryView { views, .. } => (&[], &views[s..e]),
+                _ => (&[], &[]),
+            };
+            let from_offsets = offsets.windows(2).map(|w| w[1] as usize - w[0] as usize);
+            from_offsets.chain(views.iter().map(|&v| v as u32 as usize))
+        })
+    }
+
+    /// The stored values at `positions` (increasing), for the dictionary estimate.
+    pub(crate) fn sample(&self, positions: impl Iterator<Item = usize>) -> Vec<&'a [u8]> {
+        let mut runs = self.runs();
+        let (mut run, mut base) = (runs.next(), 0usize);
+        let mut out = Vec::new();
+        for pos in positions {
+            while let Some((_, s, e)) = run {
+                if pos < base + (e - s) {
+                    break;
+                }
+                base += e - s;
+                run = runs.next();
+            }
+            let Some((c, s, _)) = run else { break };
+            out.push(self.value(c, s + pos - base));
+        }
+        out
+    }
+
+    /// The next `n` stored byte arrays, as a page's values.
+    fn next_bytes(&mut self, n: usize) -> Dense<'a> {
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            let Some(p) = self.pieces.get(self.piece) else {
+                break;
+            };
+            let Some(&(s, e)) = p.runs.get(self.run) else {
+                (self.piece, self.run, self.at) = (self.piece + 1, 0, 0);
+                continue;
+            };
+            let from = s + self.at;
+            let take = (e - from).min(n - out.len());
+            let c = &p.column;
+            match &c.values {
+                Values::Binary { offsets, data } => out.extend(
+                    offsets[from..=from + take]
+                        .windows(2)
+                        .map(|w| &data[w[0] as usize..w[1] as usize]),
+                ),
+                _ => out.extend((from..from + take).map(|i| c.bytes(i).unwrap_or(&[]))),
+            }
+            self.at += take;
+            if from + take == e {
+                (self.run, self.at) = (self.run + 1, 0);
+            }
+        }
+        Dense::Bytes(out)
+    }
+
+    /// The next `n` stored values, one copy per run, as a page's values.
+    pub(crate) fn next_page(&mut self, n: usize) -> Dense<'_> {
+        if self.width == 0 {
+            return self.next_bytes(n);
+        }
+        let w = self.width;
+        // Grown, never cleared: every byte handed out is written first.
+        let words = (n * w).div_ceil(8);
+        if self.buf.len() < words {
+            self.buf.resize(words, 0);
+        }
+        let out: &mut [u8] = bytemuck::cast_slice_mut(&mut self.buf[..words]);
+        let mut filled = 0;
+        while filled < n {
+            let Some(p) = self.pieces.get(self.piece) else {
+                break;
+            };
+            let Some(&(s, e)) = p.runs.get(self.run) else {
+                (self.piece, self.run, self.at) = (self.piece + 1, 0, 0);
+                continue;
+            };
+            let from = s + self.at;
+            let take = (e - from).min(n - filled);
+            let src = bytes_of(self.physical, &p.column).unwrap_or(&[]);
+            out[filled * w..(filled + take) * w].copy_from_slice(&src[from * w..(from + take) * w]);
+            filled += take;
+            self.at += take;
+            if from + take == e {
+                (self.run, self.at) = (self.run + 1, 0);
+            }
+        }
+        let words = &self.buf[..words];
+        match self.physical {
+            Type::INT32 => Dense::Int32(Cow::Borrowed(&bytemuck::cast_slice(words)[..filled])),
+            Type::FLOAT => Dense::Float(Cow::Borrowed(&bytemuck::cast_slice(words)[..filled])),
+            Type::INT64 => Dense::Int64(Cow::Borrowed(&bytemuck::cast_slice(words)[..filled])),
+            _ => Dense::Double(Cow::Borrowed(&bytemuck::cast_slice(words)[..filled])),
+        }
+    }
+}
