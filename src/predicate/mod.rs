@@ -68,19 +68,22 @@
 //! meets the query box, edges included (PostGIS's `&&`, not an exact shape intersection: a
 //! polygon whose box meets the query box matches even if its shape does not). The box of a
 //! planar geometry is the box of its vertices, so this test is exact and rows are filtered
-//! by it. On GEOGRAPHY, a POINT matches when it lies in the box; every other non-null
-//! GEOGRAPHY value is **kept** (its edges are geodesics: the box of its vertices does not
-//! bound it, and parq has no spherical geometry to decide), so the predicate is only a
-//! row-group filter there. `NOT (… intersects …)` is allowed on GEOMETRY only. A query box
-//! with `xmin > xmax` wraps around the antimeridian. Nulls and values that are not valid WKB
-//! satisfy neither the test nor its negation.
+//! by it. On GEOGRAPHY, a POINT or MULTIPOINT matches when one of its points lies in the box
+//! (as stored: a point at a pole has the longitude it was written with). Every other
+//! non-null GEOGRAPHY value is kept unless the box that covers its great-circle edges and
+//! its polygons' insides ([`crate::geospatial::spherical_bounds`]) misses the query box: a
+//! value dropped surely misses, a value kept may miss too. With another edge interpolation
+//! than spherical, such values are all kept. `NOT (… intersects …)` is allowed on GEOMETRY
+//! only. A query box with `xmin > xmax` wraps around the antimeridian. Nulls and values that
+//! are not valid WKB satisfy neither the test nor its negation.
 //!
 //! **Pruning.** A row group is skipped when its `GeospatialStatistics` box misses the query
 //! box (`NaN` bounds are not used, X wraparound is honoured) or when every value is null.
 //! GEOGRAPHY boxes are used only when the chunk's geospatial types say every value is a
 //! POINT or MULTIPOINT: a box around points bounds them whatever the edges, while for lines
-//! and polygons parq cannot tell whether the writer bounded the geodesic edges (a writer
-//! that bounded vertices only, as a planar bounder does, would make pruning drop matches).
+//! and polygons parq cannot tell whether the writer bounded the geodesic edges (parq and
+//! SedonaDB do; a writer that bounded vertices only, as a planar bounder does, would make
+//! pruning drop matches).
 //! The column index has no geospatial statistics, so pages are pruned only when they hold
 //! nulls only; a dictionary page whose entries all miss prunes the row group.
 
@@ -105,7 +108,7 @@ pub use filter::{FilterStats, FilteredBatches};
 pub use literal::Literal;
 pub use parse::ParseError;
 
-use crate::metadata::LogicalType;
+use crate::metadata::{EdgeInterpolationAlgorithm, LogicalType};
 use crate::read::RowSelection;
 use crate::schema::SchemaDescriptor;
 use crate::{Error, Result};
@@ -308,9 +311,15 @@ impl Node {
             }
             Expr::Intersects { column, bbox } => {
                 let (i, domain, _) = leaf(column)?;
-                let geography = match &schema.leaf(i).logical_type {
-                    Some(LogicalType::Geometry { .. }) => false,
-                    Some(LogicalType::Geography { .. }) => true,
+                let (geography, spherical) = match &schema.leaf(i).logical_type {
+                    Some(LogicalType::Geometry { .. }) => (false, false),
+                    Some(LogicalType::Geography { algorithm, .. }) => (
+                        true,
+                        matches!(
+                            algorithm,
+                            None | Some(EdgeInterpolationAlgorithm::SPHERICAL)
+                        ),
+                    ),
                     _ => {
                         return Err(Error::InvalidArgument(format!(
                             "column {column}: `intersects` needs a GEOMETRY or GEOGRAPHY column"
@@ -333,6 +342,7 @@ impl Node {
                 let test = geo::GeoTest {
                     bbox: *bbox,
                     geography,
+                    spherical,
                     negated: negate,
                 };
                 node(column, i, domain, Test::Geo(test))?
