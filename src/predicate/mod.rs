@@ -56,8 +56,9 @@
 //! A path into a top-level VARIANT column, `var.a.b > 5` (`col("var.a.b").gt(5)`), compares
 //! the variant value at `a.b` where the path is shredded to a primitive `typed_value` leaf,
 //! and prunes by that leaf's statistics only where no row's value there can sit in a `value`
-//! column. The rules are in the `variant_path` module's notes: only comparisons and `in`
-//! with integers, numbers, strings and booleans; a value of another kind is unknown.
+//! column. The rules are in the `variant_path` module's notes: comparisons and `in` with
+//! integers, numbers, strings and booleans (a value of another kind is unknown), and
+//! `IS [NOT] NULL` (null where the row has no value at the path; a variant null is a value).
 //!
 //! # Geospatial: `intersects`
 //!
@@ -235,8 +236,8 @@ impl Node {
             let variant = variant(name)?.map(|(_, v)| Box::new(v));
             if variant.is_some() && !variant_path::supported(&test) {
                 return Err(Error::InvalidArgument(format!(
-                    "column {name}: predicates on variant paths support comparisons and `in` \
-                     with integers, numbers, strings and booleans"
+                    "column {name}: predicates on variant paths support `is [not] null`, and \
+                     comparisons and `in` with integers, numbers, strings and booleans"
                 )));
             }
             Ok(Node::Leaf(Leaf {
