@@ -752,8 +752,9 @@ fn utf8_batches_take_the_ascii_and_narrowing_kernels() {
     } else {
         "scalar"
     };
+    let ascii_name = if level.has_avx2() { "avx2" } else { "scalar" };
     let (ascii, narrow) = (
-        format!("kernels.ascii.{name}"),
+        format!("kernels.ascii.{ascii_name}"),
         format!("kernels.narrow_offsets.{name}"),
     );
     for (dt, hits) in [

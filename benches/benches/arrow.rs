@@ -201,11 +201,75 @@ fn bench_write(c: &mut Criterion) {
     g.finish();
 }
 
+/// Nanoseconds of CPU time this thread has used (`CLOCK_THREAD_CPUTIME_ID`, ns resolution).
+fn cpu_ns() -> Option<u64> {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `clock_gettime` writes one `timespec` through the valid pointer it is given.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    (rc == 0).then(|| t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
+}
+
+/// The CPU time of `f` (wall time where that is unknown), in nanoseconds.
+fn cpu_timed<O>(f: impl FnOnce() -> O) -> f64 {
+    let (cpu, wall) = (cpu_ns(), std::time::Instant::now());
+    black_box(f());
+    match (cpu, cpu_ns()) {
+        (Some(a), Some(b)) => (b - a) as f64,
+        _ => wall.elapsed().as_nanos() as f64,
+    }
+}
+
+/// `PARQ_ARROW_AB=ROUNDS`: per case, ROUNDS rounds that each read once with parq and once
+/// with Arrow, timed by the thread's CPU time. Printed: the median of parq's times and the
+/// median, first and third quartile of each round's Arrow/parq ratio. Side by side in the same
+/// rounds, so that load that comes and goes on a shared machine hits both sides alike.
+fn read_ab(rounds: usize) {
+    for name in cases() {
+        let file = Bytes::from(write_arrow(&batch(name, parq_benches::rows())));
+        black_box(read_arrow(&file));
+        let mut parq = Vec::with_capacity(rounds);
+        let mut ratio = Vec::with_capacity(rounds);
+        for round in 0..rounds {
+            // Each side goes first in every other round: neither always finds the other's
+            // freed memory.
+            let (p, a) = if round % 2 == 0 {
+                let p = cpu_timed(|| read_parq(&file));
+                (p, cpu_timed(|| read_arrow(&file)))
+            } else {
+                let a = cpu_timed(|| read_arrow(&file));
+                (cpu_timed(|| read_parq(&file)), a)
+            };
+            parq.push(p);
+            ratio.push(a / p);
+        }
+        parq.sort_by(f64::total_cmp);
+        ratio.sort_by(f64::total_cmp);
+        let q = |v: &[f64], f: f64| v[((v.len() - 1) as f64 * f).round() as usize];
+        println!(
+            "{name:>18}: parq {:8.3} ms, arrow/parq {:.3} [{:.3}, {:.3}]",
+            q(&parq, 0.5) / 1e6,
+            q(&ratio, 0.5),
+            q(&ratio, 0.25),
+            q(&ratio, 0.75)
+        );
+    }
+}
+
 criterion_group!(benches, bench_read, bench_write);
 
 fn main() {
     if std::env::var_os("PARQ_ARROW_ONCE").is_some() {
         read_once();
+        return;
+    }
+    if let Some(rounds) = std::env::var("PARQ_ARROW_AB")
+        .ok()
+        .and_then(|r| r.parse().ok())
+    {
+        read_ab(rounds);
         return;
     }
     benches();
