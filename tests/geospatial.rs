@@ -460,7 +460,11 @@ fn geography_boxes_cover_every_arc() {
     assert_eq!(assert_boxes_cover(&geo_file(&values, 3, geography())), 400);
     // A cap around the north pole: the box reaches the pole at every longitude.
     let cap: Vec<(f64, f64)> = (0..=6).map(|i| (-180.0 + 60.0 * i as f64, 70.0)).collect();
-    let file = geo_file(&[Some(wkb_path(3, &[cap.clone()]))], 10, geography());
+    let file = geo_file(
+        &[Some(wkb_path(3, std::slice::from_ref(&cap)))],
+        10,
+        geography(),
+    );
     let reader = ParquetReader::new(file).unwrap();
     let m = reader.metadata().row_groups[0].columns[0]
         .meta_data
