@@ -10,7 +10,7 @@
 //! Probe names: `kernels.ascii.{scalar,avx2}` and `kernels.narrow_offsets.{scalar,avx2,avx512}`
 //! (one hit per call, naming the kernel that ran).
 
-use super::simd::{level, Level};
+use super::simd::level;
 use crate::probe;
 
 /// Bytes ORed together between two checks of the high bits: non-ASCII input stops early.
@@ -55,7 +55,7 @@ unsafe fn ascii_avx2(bytes: &[u8]) -> bool {
 pub fn is_ascii(bytes: &[u8]) -> bool {
     match level() {
         #[cfg(all(target_arch = "x86_64", not(miri)))]
-        Level::Avx512 | Level::Avx2 => {
+        super::simd::Level::Avx512 | super::simd::Level::Avx2 => {
             probe::hit("kernels.ascii.avx2");
             // SAFETY: `level()` is never above what the CPU supports (see `simd`), and the
             // AVX-512 level includes AVX2.
@@ -109,13 +109,13 @@ pub fn narrow_offsets(offsets: &[i64]) -> Vec<i32> {
     let mut out = Vec::with_capacity(offsets.len());
     match level() {
         #[cfg(all(target_arch = "x86_64", not(miri)))]
-        Level::Avx512 => {
+        super::simd::Level::Avx512 => {
             probe::hit("kernels.narrow_offsets.avx512");
             // SAFETY: `level()` is never above what the CPU supports (see `simd`).
             unsafe { narrow_avx512(offsets, &mut out) }
         }
         #[cfg(all(target_arch = "x86_64", not(miri)))]
-        Level::Avx2 => {
+        super::simd::Level::Avx2 => {
             probe::hit("kernels.narrow_offsets.avx2");
             // SAFETY: as above.
             unsafe { narrow_avx2(offsets, &mut out) }
@@ -131,7 +131,7 @@ pub fn narrow_offsets(offsets: &[i64]) -> Vec<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::simd::with_level;
+    use crate::kernels::simd::{with_level, Level};
 
     /// Every level this CPU has, scalar first.
     fn levels() -> Vec<Level> {
