@@ -721,6 +721,60 @@ fn invalid_utf8_in_a_string_column_is_an_error() {
     );
 }
 
+/// A Utf8 batch is checked by the vectorised ASCII kernel and its offsets narrowed by the
+/// narrowing kernel, at the level the kernels run at; LargeUtf8 is checked, not narrowed;
+/// Binary narrowed, not checked.
+#[test]
+fn utf8_batches_take_the_ascii_and_narrowing_kernels() {
+    use arrow_array::{Array, StringArray};
+    use arrow_schema::DataType;
+    use parq::codecs::probe;
+    use parq::column::{Column, Values};
+    if !probe::ENABLED {
+        return;
+    }
+    let strings: Vec<String> = (0..1000).map(|i| format!("value {i}")).collect();
+    let mut offsets = vec![0i64];
+    for s in &strings {
+        offsets.push(offsets.last().unwrap() + s.len() as i64);
+    }
+    let col = Column {
+        len: strings.len(),
+        validity: None,
+        values: Values::Binary {
+            offsets: arrow_buffer::OffsetBuffer::new(offsets.into()),
+            data: arrow_buffer::Buffer::from_vec(strings.concat().into_bytes()),
+        },
+    };
+    let level = parq::codecs::kernels::simd::level();
+    let name = if level.has_avx2() {
+        level.name()
+    } else {
+        "scalar"
+    };
+    let ascii_name = if level.has_avx2() { "avx2" } else { "scalar" };
+    let (ascii, narrow) = (
+        format!("kernels.ascii.{ascii_name}"),
+        format!("kernels.narrow_offsets.{name}"),
+    );
+    for (dt, hits) in [
+        (DataType::Utf8, (1, 1)),
+        (DataType::LargeUtf8, (1, 0)),
+        (DataType::Binary, (0, 1)),
+    ] {
+        probe::reset();
+        let a = parq::arrow::column_to_arrow(&col, &dt).unwrap();
+        assert_eq!((probe::get(&ascii), probe::get(&narrow)), hits, "{dt}");
+        if dt == DataType::Utf8 {
+            let a = a.as_any().downcast_ref::<StringArray>().unwrap();
+            assert!(a
+                .iter()
+                .map(Option::unwrap)
+                .eq(strings.iter().map(String::as_str)));
+        }
+    }
+}
+
 /// Projections: each top-level field alone, and each leaf alone (by its dotted path), equal
 /// the parquet crate's `ProjectionMask::roots` / `ProjectionMask::leaves` reading.
 #[test]

@@ -1,6 +1,7 @@
 //! `intersects box(...)` predicates: row groups are pruned exactly when their geospatial
 //! statistics box misses the query box (probes and `FilterStats`), matching rows are never
-//! dropped, and GEOGRAPHY is pruned only where its values are points.
+//! dropped, and GEOGRAPHY is pruned only where its values are points; the boxes parq writes
+//! for GEOGRAPHY cover every point of its great-circle arcs.
 
 use std::path::PathBuf;
 
@@ -8,7 +9,7 @@ use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer};
 use bytes::Bytes;
 use parq::codecs::probe;
 use parq::column::{Column, Values};
-use parq::geospatial::{wkb_bounds, GeoBox};
+use parq::geospatial::{spherical_bounds, wkb_bounds, GeoBox};
 use parq::metadata::{BoundingBox, LogicalType, Type};
 use parq::predicate::{col, Expr};
 use parq::read::ParquetReader;
@@ -47,9 +48,13 @@ fn binary(values: &[Option<Vec<u8>>]) -> Column {
 }
 
 fn geometry_file(values: &[Option<Vec<u8>>], rows_per_group: usize) -> Bytes {
+    geo_file(values, rows_per_group, LogicalType::Geometry { crs: None })
+}
+
+fn geo_file(values: &[Option<Vec<u8>>], rows_per_group: usize, lt: LogicalType) -> Bytes {
     let field = Field::new("geom", Type::BYTE_ARRAY)
         .optional()
-        .with_logical_type(LogicalType::Geometry { crs: None });
+        .with_logical_type(lt);
     let mut file = Vec::new();
     let options = WriterOptions::default().with_row_group_rows(rows_per_group);
     let mut w = ParquetWriter::new(&mut file, vec![field], options).unwrap();
@@ -282,20 +287,258 @@ fn geography_points_prune_exactly_the_groups_whose_boxes_miss() {
     }
 }
 
+/// The paths of a little-endian 2D WKB POINT, LINESTRING or POLYGON: `(is_ring, points)`.
+fn paths(wkb: &[u8]) -> Vec<(bool, Vec<(f64, f64)>)> {
+    let u32_at = |at: usize| u32::from_le_bytes(wkb[at..at + 4].try_into().unwrap()) as usize;
+    let f64_at = |at: usize| f64::from_le_bytes(wkb[at..at + 8].try_into().unwrap());
+    assert_eq!(wkb[0], 1, "little-endian");
+    let points = |at: usize, n: usize| -> Vec<(f64, f64)> {
+        (0..n)
+            .map(|i| (f64_at(at + 16 * i), f64_at(at + 16 * i + 8)))
+            .collect()
+    };
+    match u32_at(1) {
+        1 => vec![(false, points(5, 1))],
+        2 => vec![(false, points(9, u32_at(5)))],
+        3 => {
+            let mut at = 9;
+            (0..u32_at(5))
+                .map(|_| {
+                    let n = u32_at(at);
+                    let ring = points(at + 4, n);
+                    at += 4 + 16 * n;
+                    (true, ring)
+                })
+                .collect()
+        }
+        code => panic!("type {code}"),
+    }
+}
+
+fn unit(p: (f64, f64)) -> [f64; 3] {
+    let (x, y) = (p.0.to_radians(), p.1.to_radians());
+    [y.cos() * x.cos(), y.cos() * x.sin(), y.sin()]
+}
+
+/// Points along the great-circle arc from `a` to `b` (spherical interpolation), ends included.
+fn arc_samples(a: (f64, f64), b: (f64, f64), n: usize) -> Vec<(f64, f64)> {
+    let (u, v) = (unit(a), unit(b));
+    let dot: f64 = (0..3).map(|i| u[i] * v[i]).sum();
+    let theta = dot.clamp(-1.0, 1.0).acos();
+    if theta < 1e-12 {
+        return vec![a];
+    }
+    (0..=n)
+        .map(|k| {
+            let t = k as f64 / n as f64;
+            let (wa, wb) = (
+                ((1.0 - t) * theta).sin() / theta.sin(),
+                (t * theta).sin() / theta.sin(),
+            );
+            let p: Vec<f64> = (0..3).map(|i| wa * u[i] + wb * v[i]).collect();
+            let lat = p[2].atan2(p[0].hypot(p[1])).to_degrees();
+            (p[1].atan2(p[0]).to_degrees(), lat)
+        })
+        .collect()
+}
+
+/// Points of a value to check a covering box with: its vertices, samples along its arcs,
+/// and for a ring the mean of its vertices (inside the small diamonds the test files hold).
+fn samples(wkb: &[u8]) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    for (ring, pts) in paths(wkb) {
+        out.extend(&pts);
+        for w in pts.windows(2) {
+            out.extend(arc_samples(w[0], w[1], 64));
+        }
+        if ring && pts.len() > 3 {
+            let n = (pts.len() - 1) as f64;
+            let c = pts[..pts.len() - 1]
+                .iter()
+                .map(|&p| unit(p))
+                .fold([0.0; 3], |s, u| {
+                    [s[0] + u[0] / n, s[1] + u[1] / n, s[2] + u[2] / n]
+                });
+            let lat = c[2].atan2(c[0].hypot(c[1])).to_degrees();
+            out.push((c[1].atan2(c[0]).to_degrees(), lat));
+        }
+    }
+    out
+}
+
+fn in_box(b: &BoundingBox, (x, y): (f64, f64)) -> bool {
+    let slack = 1e-9;
+    b.ymin - slack <= y && y <= b.ymax + slack && x_meets((b.xmin - slack, b.xmax + slack), (x, x))
+}
+
+/// Assert that every chunk box of the GEOGRAPHY column of `file` holds every sample of every
+/// value; the number of chunks checked.
+fn assert_boxes_cover(file: &Bytes) -> usize {
+    let reader = ParquetReader::new(file.clone()).unwrap();
+    let col = reader.read_column_by_path("geom").unwrap();
+    let mut at = 0;
+    for (g, rg) in reader.metadata().row_groups.iter().enumerate() {
+        let stats = rg.columns[0].meta_data.as_ref().unwrap();
+        let bbox = stats.geospatial_statistics.as_ref().unwrap().bbox.as_ref();
+        let bbox = bbox.unwrap_or_else(|| panic!("group {g}: no box"));
+        for i in at..at + rg.num_rows as usize {
+            for p in samples(col.bytes(i).unwrap()) {
+                assert!(in_box(bbox, p), "group {g} row {i}: {p:?} outside {bbox:?}");
+            }
+        }
+        at += rg.num_rows as usize;
+    }
+    reader.metadata().row_groups.len()
+}
+
+fn geography() -> LogicalType {
+    LogicalType::Geography {
+        crs: None,
+        algorithm: None,
+    }
+}
+
+fn wkb_path(code: u32, rings: &[Vec<(f64, f64)>]) -> Vec<u8> {
+    let mut w = vec![1u8];
+    w.extend(code.to_le_bytes());
+    if code == 3 {
+        w.extend((rings.len() as u32).to_le_bytes());
+    }
+    for r in rings {
+        w.extend((r.len() as u32).to_le_bytes());
+        for (x, y) in r {
+            w.extend(x.to_le_bytes());
+            w.extend(y.to_le_bytes());
+        }
+    }
+    w
+}
+
 #[test]
-fn geography_lines_and_polygons_are_not_pruned() {
+fn geography_boxes_cover_every_arc() {
+    // SedonaDB's files: the poles, lines and polygons across the antimeridian.
+    let mut checked = 0;
+    for name in [
+        "geography-points.parquet",
+        "geography-lines.parquet",
+        "geography-polygons.parquet",
+        "crs-geography.parquet",
+    ] {
+        let reader = ParquetReader::new(data(name)).unwrap();
+        let path = if name.starts_with("crs") {
+            "geography"
+        } else {
+            "geometry"
+        };
+        let c = reader.read_column_by_path(path).unwrap();
+        let values: Vec<Option<Vec<u8>>> =
+            (0..c.len).map(|i| c.bytes(i).map(<[u8]>::to_vec)).collect();
+        checked += assert_boxes_cover(&geo_file(&values, 10, geography()));
+    }
+    assert_eq!(checked, 3 * 50 + 1);
+    // Long arcs at every latitude, in chunks of 3: lines that bulge, pass near and over
+    // the poles and cross the antimeridian, and triangles around them.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |lo: f64, hi: f64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        lo + (hi - lo) * (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut values = Vec::new();
+    for _ in 0..600 {
+        let a = (next(-180.0, 180.0), next(-89.0, 89.0));
+        let b = (
+            (a.0 + next(-170.0, 170.0) + 540.0) % 360.0 - 180.0,
+            next(-89.0, 89.0),
+        );
+        values.push(Some(wkb_path(2, &[vec![a, b]])));
+        // A thin triangle along the arc: its inside is the small side.
+        let c = (b.0, (b.1 + 0.5).min(89.5));
+        values.push(Some(wkb_path(3, &[vec![a, b, c, a]])));
+    }
+    assert_eq!(assert_boxes_cover(&geo_file(&values, 3, geography())), 400);
+    // A cap around the north pole: the box reaches the pole at every longitude.
+    let cap: Vec<(f64, f64)> = (0..=6).map(|i| (-180.0 + 60.0 * i as f64, 70.0)).collect();
+    let file = geo_file(
+        &[Some(wkb_path(3, std::slice::from_ref(&cap)))],
+        10,
+        geography(),
+    );
+    let reader = ParquetReader::new(file).unwrap();
+    let m = reader.metadata().row_groups[0].columns[0]
+        .meta_data
+        .clone()
+        .unwrap();
+    let b = m.geospatial_statistics.unwrap().bbox.unwrap();
+    assert_eq!(
+        (b.xmin, b.xmax, b.ymin, b.ymax),
+        (-180.0, 180.0, 70.0, 90.0)
+    );
+    let (_, one) = spherical_bounds(&wkb_path(3, &[cap])).unwrap();
+    assert_eq!(one, Some(b));
+}
+
+#[test]
+fn geography_lines_and_polygons_keep_every_row_that_meets_the_box() {
+    let queries = [
+        GeoBox {
+            xmin: -10.0,
+            ymin: 40.0,
+            xmax: 10.0,
+            ymax: 60.0,
+        },
+        GeoBox {
+            xmin: 175.0,
+            ymin: -50.0,
+            xmax: -175.0,
+            ymax: 0.0,
+        }, // wraps
+        GeoBox {
+            xmin: -180.0,
+            ymin: 88.0,
+            xmax: 180.0,
+            ymax: 90.0,
+        }, // the north pole
+    ];
     for name in ["geography-lines.parquet", "geography-polygons.parquet"] {
         let reader = ParquetReader::new(data(name)).unwrap();
+        let all = reader.read_column_by_path("geometry").unwrap();
+        for q in &queries {
+            let expr = col("geometry").intersects_box(q.xmin, q.ymin, q.xmax, q.ymax);
+            let (rows, stats) = reader.filter_rows(&expr).unwrap();
+            // Their boxes are there, but parq cannot check that the writer bounded the
+            // geodesic edges: no row group is skipped by them. (Dictionary pages, whose
+            // entries get the row test, do skip groups.)
+            assert_eq!(stats.pruned_by_statistics, 0, "{name}");
+            let kept: Vec<u64> = rows.ranges().iter().flat_map(|r| r.clone()).collect();
+            let as_box = BoundingBox {
+                xmin: q.xmin,
+                xmax: q.xmax,
+                ymin: q.ymin,
+                ymax: q.ymax,
+                ..Default::default()
+            };
+            let meets: Vec<u64> = (0..all.len)
+                .filter(|&i| {
+                    samples(all.bytes(i).unwrap())
+                        .into_iter()
+                        .any(|p| in_box(&as_box, p))
+                })
+                .map(|i| i as u64)
+                .collect();
+            assert!(!meets.is_empty(), "{name} {q:?}");
+            for i in &meets {
+                assert!(kept.contains(i), "{name} {q:?}: row {i} meets the box");
+            }
+            // Rows whose covering box misses are dropped: far fewer than all are kept.
+            assert!(
+                kept.len() < all.len / 4,
+                "{name} {q:?}: {} kept",
+                kept.len()
+            );
+        }
         let expr = col("geometry").intersects_box(-10.0, 40.0, 10.0, 60.0);
-        let (rows, stats) = reader.filter_rows(&expr).unwrap();
-        // Their boxes are there, but parq cannot check that the writer bounded the geodesic
-        // edges: no row group is skipped, and every non-null row is kept.
-        assert_eq!(stats.row_groups_pruned, 0, "{name}");
-        assert_eq!(
-            rows.row_count() as i64,
-            reader.metadata().num_rows,
-            "{name}"
-        );
         let e = reader.filter_rows(&expr.not()).unwrap_err().to_string();
         assert!(e.contains("GEOGRAPHY"), "{e}");
     }

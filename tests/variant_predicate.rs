@@ -130,7 +130,10 @@ fn unsupported_variant_predicates_are_errors() {
     for (expr, what) in [
         ("var.a.c > 1", "not shredded"),
         ("var.a > 1", "not shredded"),
-        ("var.a.b is null", "variant paths support"),
+        (
+            "var.a.b intersects box(0, 0, 1, 1)",
+            "GEOMETRY or GEOGRAPHY",
+        ),
         ("var.a.b = 'x'", "column var.a.b"),
     ] {
         let e = reader
@@ -177,4 +180,93 @@ fn partially_shredded_objects_on_the_path_block_pruning() {
     let (rows, pruned) = matching(&reader, &col("var.a.b").ge(15));
     assert_eq!(pruned, 0);
     assert_eq!(rows, [15, 16, 17, 18, 19]);
+}
+
+/// `IS [NOT] NULL` on a path: null where a row has no value there (a variant null is a
+/// value). 4 row groups of 5 rows, `var` shredded as `{a: {b: int32}}`:
+/// 0. b = 0..4, all typed: `IS NULL` prunes it;
+/// 1. two null variants, three `{a: {}}`: no value anywhere, `IS NOT NULL` prunes it;
+/// 2. b strings, in `b.value`: the typed leaf is all null, yet every row has a value;
+/// 3. b a variant null, a string variant (in `var.value`), `a` a string (in `a.value`),
+///    b = 7, a null variant.
+#[test]
+fn is_null_on_a_path_prunes_only_where_the_typed_leaf_decides() {
+    let mut rows: Vec<Option<Variant>> = (0..5).map(|i| Some(ab(Variant::Int32(i)))).collect();
+    rows.extend([None, None]);
+    rows.extend((0..3).map(|_| Some(obj(vec![("a", obj(vec![]))]))));
+    rows.extend((0..5).map(|i| Some(ab(Variant::String(format!("s{i}"))))));
+    rows.extend([
+        Some(ab(Variant::Null)),
+        Some(Variant::String("not an object".into())),
+        Some(obj(vec![("a", Variant::String("x".into()))])),
+        Some(ab(Variant::Int32(7))),
+        None,
+    ]);
+    let schema = Shredding::Object(vec![(
+        "a".into(),
+        Shredding::Object(vec![(
+            "b".into(),
+            Shredding::Primitive(ShreddedType::Int32),
+        )]),
+    )]);
+    let variants = VariantArray::from_variants(&rows).unwrap();
+    let ids = Column {
+        len: rows.len(),
+        validity: None,
+        values: Values::Int64((0..rows.len() as i64).collect::<Vec<_>>().into()),
+    };
+    let mut out = Vec::new();
+    let fields = vec![
+        Field::primitive("id", Type::INT64).required(),
+        variant_field("var", &schema),
+    ];
+    let options = WriterOptions::default().with_row_group_rows(5);
+    let mut w = variant_writer(&mut out, fields, &["var"], options).unwrap();
+    w.write_arrays(&[Array::Primitive(ids), shred(&variants, &schema).unwrap()])
+        .unwrap();
+    w.finish().unwrap();
+    let reader = ParquetReader::new(Bytes::from(out)).unwrap();
+    // The file is shaped as the test says.
+    let nulls = |rg: usize, path: &str| {
+        let c = reader.schema().find(path).unwrap();
+        let m = reader.metadata().row_groups[rg].columns[c]
+            .meta_data
+            .clone()
+            .unwrap();
+        m.statistics.unwrap().null_count.unwrap()
+    };
+    let typed = "var.typed_value.a.typed_value.b.typed_value";
+    let values = [
+        "var.value",
+        "var.typed_value.a.value",
+        "var.typed_value.a.typed_value.b.value",
+    ];
+    assert_eq!(nulls(0, typed), 0);
+    for rg in [0, 1] {
+        assert!(values.iter().all(|v| nulls(rg, v) == 5), "group {rg}");
+    }
+    assert_eq!(
+        (nulls(1, typed), nulls(2, typed), nulls(2, values[2])),
+        (5, 5, 0)
+    );
+
+    let (rows, pruned) = matching(&reader, &Expr::parse("var.a.b is null").unwrap());
+    assert_eq!(rows, [5, 6, 7, 8, 9, 16, 17, 19]);
+    assert_eq!(pruned, 1, "group 0");
+    let (rows, pruned) = matching(&reader, &Expr::parse("var.a.b is not null").unwrap());
+    assert_eq!(rows, [0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 18]);
+    assert_eq!(pruned, 1, "group 1 only: group 2's values are in b.value");
+    let (rows, _) = matching(&reader, &Expr::parse("not var.a.b is null").unwrap());
+    assert_eq!(rows, [0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 18]);
+    // Combined with a comparison on the same path: a variant null is not a number.
+    let (rows, _) = matching(
+        &reader,
+        &Expr::parse("var.a.b is not null and not var.a.b > 3").unwrap(),
+    );
+    assert_eq!(rows, [0, 1, 2, 3]);
+    let kept = Expr::parse("var.a.b is not null")
+        .unwrap()
+        .row_groups_by_statistics(reader.metadata(), reader.schema())
+        .unwrap();
+    assert_eq!(kept, [0, 2, 3]);
 }

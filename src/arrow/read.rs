@@ -231,14 +231,14 @@ fn map_to_arrow(l: &ListArray, f: &Arc<ArrowField>, sorted: bool) -> Result<Arra
 }
 
 /// Whether `bytes` are UTF-8 with every `offsets` position on a character boundary: one pass
-/// over the buffer (a plain ASCII check first), then a check per offset only when the buffer
-/// holds multi-byte characters.
+/// over the buffer (a vectorised ASCII check first), then a check per offset only when the
+/// buffer holds multi-byte characters.
 fn valid_utf8(data: &[u8], offsets: &[i64]) -> bool {
     let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else {
         return true;
     };
     let bytes = &data[first as usize..last as usize];
-    if bytes.is_ascii() {
+    if parq_codecs::kernels::byte_arrays::is_ascii(bytes) {
         return true;
     }
     if simdutf8::basic::from_utf8(bytes).is_err() {
@@ -357,11 +357,11 @@ fn binary_to_arrow(
                     "a byte array batch of {last} bytes as Arrow {dt} (use the Large type)"
                 )));
             }
-            let narrow: ScalarBuffer<i32> = offsets.iter().map(|&o| o as i32).collect();
+            let narrow = parq_codecs::kernels::byte_arrays::narrow_offsets(offsets);
             let b = ArrayDataBuilder::new(dt.clone())
                 .len(c.len)
                 .nulls(nulls)
-                .add_buffer(narrow.into_inner())
+                .add_buffer(Buffer::from_vec(narrow))
                 .add_buffer(data.clone());
             // SAFETY: as above; the offsets fit in i32 (checked against the last one).
             Ok(make_array(unsafe { b.build_unchecked() }))

@@ -10,20 +10,23 @@
 //!   column's data is still written): no statistics is always safe, a wrong box is not. This
 //!   is what parquet-cpp and arrow-rs do.
 //!
-//! GEOGRAPHY gets the type codes but **no bounding box**: its edges are geodesics, not straight
-//! lines in longitude/latitude, so the box of the vertices does not bound the edges (an edge
-//! between two points at latitude 60° passes north of 60°). Bounding them needs spherical
-//! geometry (S2's rectangle bounder, as SedonaDB uses), which parq does not carry; arrow-rs and
-//! parquet-cpp write no statistics at all for GEOGRAPHY.
+//! GEOGRAPHY with the spherical edge interpolation (the default) gets a box that covers its
+//! edges, not only its vertices: its edges are great-circle arcs, and an arc between two
+//! points at latitude 60° passes north of 60°. How that box is made, and which side of a
+//! ring is its inside, is in [`spherical`]'s docs. GEOGRAPHY with any other (ellipsoidal)
+//! interpolation gets the type codes but no box: its geodesics differ from great circles by
+//! up to a few tenths of a degree, and parq does not bound them. (parquet-cpp and arrow-rs
+//! write no statistics at all for GEOGRAPHY; SedonaDB writes S2's covering boxes.)
 //!
 //! Reading, the boxes prune row groups for `col intersects box(...)` predicates
 //! ([`crate::predicate`]); [`GeoBox::intersects`] is that test, X wraparound included.
 
+pub mod spherical;
 mod wkb;
 
 use std::collections::BTreeSet;
 
-use crate::metadata::{BoundingBox, GeospatialStatistics};
+use crate::metadata::{BoundingBox, EdgeInterpolationAlgorithm, GeospatialStatistics};
 use crate::Result;
 
 pub use wkb::MAX_DEPTH;
@@ -78,18 +81,51 @@ impl Ranges {
     fn bbox(&self) -> Option<BoundingBox> {
         let (xmin, xmax) = self.0[0].get()?;
         let (ymin, ymax) = self.0[1].get()?;
-        let z = self.0[2].get();
-        let m = self.0[3].get();
-        Some(BoundingBox {
-            xmin,
-            xmax,
-            ymin,
-            ymax,
-            zmin: z.map(|z| z.0),
-            zmax: z.map(|z| z.1),
-            mmin: m.map(|m| m.0),
-            mmax: m.map(|m| m.1),
-        })
+        Some(make_box((xmin, xmax, ymin, ymax), self.0[2], self.0[3]))
+    }
+}
+
+/// A box of the X/Y bounds `(xmin, xmax, ymin, ymax)` and the Z and M ranges, if any.
+fn make_box((xmin, xmax, ymin, ymax): (f64, f64, f64, f64), z: Range, m: Range) -> BoundingBox {
+    let (z, m) = (z.get(), m.get());
+    BoundingBox {
+        xmin,
+        xmax,
+        ymin,
+        ymax,
+        zmin: z.map(|z| z.0),
+        zmax: z.map(|z| z.1),
+        mmin: m.map(|m| m.0),
+        mmax: m.map(|m| m.1),
+    }
+}
+
+/// How a chunk's values are bounded.
+#[derive(Debug, Clone)]
+enum Bounder {
+    /// GEOMETRY: the box of the vertices.
+    Planar(Ranges),
+    /// Spherical GEOGRAPHY: a box covering the great-circle edges.
+    Spherical(Box<spherical::SphericalBounds>),
+    /// Other GEOGRAPHY: no box.
+    None,
+}
+
+impl Bounder {
+    fn visit(&mut self, wkb: &[u8]) -> Result<i32> {
+        match self {
+            Bounder::Planar(r) => wkb::visit(wkb, r),
+            Bounder::Spherical(s) => wkb::visit(wkb, s.as_mut()),
+            Bounder::None => wkb::visit(wkb, &mut Ranges::new()),
+        }
+    }
+
+    fn bbox(&self) -> Option<BoundingBox> {
+        match self {
+            Bounder::Planar(r) => r.bbox(),
+            Bounder::Spherical(s) => Some(make_box(s.xy()?, s.z, s.m)),
+            Bounder::None => None,
+        }
     }
 }
 
@@ -110,6 +146,29 @@ pub fn wkb_bounds(wkb: &[u8]) -> Result<(i32, Option<BoundingBox>)> {
     let mut r = Ranges::new();
     let code = wkb::visit(wkb, &mut r)?;
     Ok((code, r.bbox()))
+}
+
+/// The ISO type code and covering box of one GEOGRAPHY WKB value with spherical edges
+/// (`None` for an empty geography): the box holds every point of its edges and of its
+/// polygons' insides, as [`spherical`] describes. `xmin > xmax` when it crosses the
+/// antimeridian.
+///
+/// ```
+/// // LINESTRING (-45 60, 45 60): the great-circle arc peaks at about 67.8°N.
+/// let mut wkb = vec![1u8, 2, 0, 0, 0, 2, 0, 0, 0];
+/// for c in [-45f64, 60.0, 45.0, 60.0] {
+///     wkb.extend(c.to_le_bytes());
+/// }
+/// let (code, bbox) = parq::geospatial::spherical_bounds(&wkb)?;
+/// let b = bbox.unwrap();
+/// assert_eq!((code, b.xmin, b.xmax, b.ymin), (2, -45.0, 45.0, 60.0));
+/// assert!((b.ymax - 67.79).abs() < 0.01);
+/// # Ok::<(), parq::Error>(())
+/// ```
+pub fn spherical_bounds(wkb: &[u8]) -> Result<(i32, Option<BoundingBox>)> {
+    let mut b = Bounder::Spherical(Box::new(spherical::SphericalBounds::new()));
+    let code = b.visit(wkb)?;
+    Ok((code, b.bbox()))
 }
 
 /// The WKT name of an ISO WKB type code, e.g. `"POLYGON Z"` for 1003; `None` for a code
@@ -135,29 +194,38 @@ pub fn type_name(code: i32) -> Option<String> {
 /// Accumulates the `GeospatialStatistics` of a column chunk, value by value.
 #[derive(Debug, Clone)]
 pub struct GeoStatsBuilder {
-    ranges: Ranges,
+    bounder: Bounder,
     types: BTreeSet<i32>,
-    with_bbox: bool,
     invalid: bool,
 }
 
 impl GeoStatsBuilder {
-    /// For a GEOMETRY column: bounding box and types.
-    pub fn geometry() -> Self {
+    fn with(bounder: Bounder) -> Self {
         GeoStatsBuilder {
-            ranges: Ranges::new(),
+            bounder,
             types: BTreeSet::new(),
-            with_bbox: true,
             invalid: false,
         }
     }
 
-    /// For a GEOGRAPHY column: types only (see the module docs for why no box).
-    pub fn geography() -> Self {
-        GeoStatsBuilder {
-            with_bbox: false,
-            ..Self::geometry()
-        }
+    /// For a GEOMETRY column: the box of the vertices, and types.
+    pub fn geometry() -> Self {
+        Self::with(Bounder::Planar(Ranges::new()))
+    }
+
+    /// For a GEOGRAPHY column with edges interpolated by `algorithm` (`None`: spherical):
+    /// a box covering the edges when they are spherical, no box otherwise (see the module
+    /// docs); types always.
+    pub fn geography(algorithm: Option<EdgeInterpolationAlgorithm>) -> Self {
+        let spherical = matches!(
+            algorithm,
+            None | Some(EdgeInterpolationAlgorithm::SPHERICAL)
+        );
+        Self::with(if spherical {
+            Bounder::Spherical(Box::new(spherical::SphericalBounds::new()))
+        } else {
+            Bounder::None
+        })
     }
 
     /// Add one non-null WKB value; an invalid one makes [`Self::finish`] return `None`.
@@ -165,7 +233,7 @@ impl GeoStatsBuilder {
         if self.invalid {
             return;
         }
-        match wkb::visit(wkb, &mut self.ranges) {
+        match self.bounder.visit(wkb) {
             Ok(code) => {
                 self.types.insert(code);
             }
@@ -179,11 +247,7 @@ impl GeoStatsBuilder {
             return None;
         }
         Some(GeospatialStatistics {
-            bbox: if self.with_bbox {
-                self.ranges.bbox()
-            } else {
-                None
-            },
+            bbox: self.bounder.bbox(),
             geospatial_types: Some(self.types.iter().copied().collect()),
         })
     }
@@ -214,6 +278,20 @@ impl GeoBox {
         let y = self.ymin <= other.ymax && other.ymin <= self.ymax;
         y && x_overlaps((self.xmin, self.xmax), (other.xmin, other.xmax))
     }
+}
+
+/// Whether some coordinate of `wkb` lies in `query` (edges included; `NaN`s never do).
+pub(crate) fn any_point_in(wkb: &[u8], query: &GeoBox) -> Result<bool> {
+    struct AnyIn<'a>(&'a GeoBox, bool);
+    impl wkb::Visitor for AnyIn<'_> {
+        fn coord(&mut self, x: f64, y: f64, _: Option<f64>, _: Option<f64>) {
+            let q = self.0;
+            self.1 |= (q.ymin..=q.ymax).contains(&y) && x_overlaps((q.xmin, q.xmax), (x, x));
+        }
+    }
+    let mut v = AnyIn(query, false);
+    wkb::visit(wkb, &mut v)?;
+    Ok(v.1)
 }
 
 /// Whether two X ranges overlap, either of which may wrap (`lo > hi`).
@@ -310,8 +388,11 @@ mod tests {
         assert_eq!(s.bbox, Some(bbox(-2.0, 3.0, -1.0, -1.0)));
         b.update(&point(1.0, 1.0)[..10]);
         assert_eq!(b.finish(), None);
-        let mut g = GeoStatsBuilder::geography();
+        let mut g = GeoStatsBuilder::geography(None);
         g.update(&point(1.0, 1.0));
-        assert_eq!(g.finish().unwrap().bbox, None);
+        assert_eq!(g.finish().unwrap().bbox, Some(bbox(1.0, 1.0, 1.0, 1.0)));
+        let mut v = GeoStatsBuilder::geography(Some(EdgeInterpolationAlgorithm::VINCENTY));
+        v.update(&point(1.0, 1.0));
+        assert_eq!(v.finish().unwrap().bbox, None);
     }
 }

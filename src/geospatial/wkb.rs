@@ -23,9 +23,27 @@ impl Dims {
     }
 }
 
-/// What a visit sees: each coordinate (`z`/`m` when the geometry has them).
+/// The kind of a sequence of coordinates: how its points are joined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Path {
+    /// One point (of a POINT or a MULTIPOINT).
+    Point,
+    /// A LINESTRING: consecutive points joined by edges.
+    Line,
+    /// A polygon's ring: a closed line around an area.
+    Ring,
+}
+
+/// What a visit sees: each coordinate (`z`/`m` when the geometry has them), between a
+/// `begin` and an `end` of the sequence it belongs to.
 pub(crate) trait Visitor {
     fn coord(&mut self, x: f64, y: f64, z: Option<f64>, m: Option<f64>);
+
+    /// A point, line or ring starts (planar bounds ignore the structure).
+    fn begin(&mut self, _path: Path) {}
+
+    /// The sequence begun last ends.
+    fn end(&mut self) {}
 }
 
 fn bad(what: impl std::fmt::Display) -> Error {
@@ -121,16 +139,16 @@ fn geometry(c: &mut Cursor<'_>, v: &mut impl Visitor, depth: usize) -> Result<i3
     }
     let point_size = 8 * dims.count();
     match kind {
-        1 => coords(c, v, dims, little, 1)?,
+        1 => coords(c, v, dims, little, 1, Path::Point)?,
         2 => {
             let n = c.count(little, point_size, "points")?;
-            coords(c, v, dims, little, n)?
+            coords(c, v, dims, little, n, Path::Line)?
         }
         3 => {
             let rings = c.count(little, 4, "rings")?;
             for _ in 0..rings {
                 let n = c.count(little, point_size, "points")?;
-                coords(c, v, dims, little, n)?;
+                coords(c, v, dims, little, n, Path::Ring)?;
             }
         }
         4..=7 => {
@@ -151,7 +169,9 @@ fn coords(
     dims: Dims,
     little: bool,
     n: usize,
+    path: Path,
 ) -> Result<()> {
+    v.begin(path);
     for _ in 0..n {
         let x = c.f64(little)?;
         let y = c.f64(little)?;
@@ -159,6 +179,7 @@ fn coords(
         let m = if dims.m { Some(c.f64(little)?) } else { None };
         v.coord(x, y, z, m);
     }
+    v.end();
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 //! `column intersects box(xmin, ymin, xmax, ymax)`: the row test and chunk pruning; what it
 //! means is in the [`super`] docs (section *Geospatial*).
 
-use crate::geospatial::{wkb_bounds, GeoBox};
+use crate::geospatial::{any_point_in, spherical_bounds, wkb_bounds, GeoBox};
 use crate::metadata::GeospatialStatistics;
 
 /// A bound `intersects` test.
@@ -10,6 +10,8 @@ pub(crate) struct GeoTest {
     pub bbox: GeoBox,
     /// The column is GEOGRAPHY (see the module docs).
     pub geography: bool,
+    /// GEOGRAPHY with spherical edges: parq bounds them.
+    pub spherical: bool,
     /// `NOT (x intersects box)` (GEOMETRY only).
     pub negated: bool,
 }
@@ -22,14 +24,32 @@ fn is_point_type(code: i32) -> bool {
 impl GeoTest {
     /// Whether the non-null WKB value `wkb` satisfies the test.
     pub(crate) fn matches(&self, wkb: &[u8]) -> bool {
-        let Ok((code, bbox)) = wkb_bounds(wkb) else {
+        if self.geography {
+            return self.geography_matches(wkb);
+        }
+        let Ok((_, bbox)) = wkb_bounds(wkb) else {
             return false; // not a geometry: unknown
         };
-        if self.geography && code.rem_euclid(1000) != 1 {
-            return true; // undecided without spherical geometry: kept
-        }
         let meets = bbox.is_some_and(|b| self.bbox.intersects(&b));
         meets != self.negated
+    }
+
+    /// A GEOGRAPHY value: points decided exactly, other shapes kept unless their covering
+    /// box (spherical edges only) misses the query box.
+    fn geography_matches(&self, wkb: &[u8]) -> bool {
+        let Ok((code, bbox)) = wkb_bounds(wkb) else {
+            return false;
+        };
+        if is_point_type(code) {
+            return any_point_in(wkb, &self.bbox).unwrap_or(false);
+        }
+        if bbox.is_none() || !self.spherical {
+            return bbox.is_some();
+        }
+        match spherical_bounds(wkb) {
+            Ok((_, Some(cover))) => self.bbox.intersects(&cover),
+            _ => false,
+        }
     }
 
     /// True when the chunk's statistics show that no value meets the box.
@@ -87,6 +107,7 @@ mod tests {
                 ymax: 10.0,
             },
             geography,
+            spherical: true,
             negated,
         }
     }
@@ -103,10 +124,46 @@ mod tests {
         let not = test(false, true);
         assert!(not.matches(&point(11.0, 5.0)) && !not.matches(&point(5.0, 5.0)));
         assert!(not.matches(&empty) && !not.matches(b"nope"));
-        // GEOGRAPHY: points decided, other shapes kept.
+        // GEOGRAPHY: points decided, other shapes by the box covering their arcs.
         let g = test(true, false);
         assert!(!g.matches(&point(11.0, 5.0)) && g.matches(&point(1.0, 1.0)));
-        assert!(g.matches(&line(&[(50.0, 50.0), (60.0, 60.0)])));
+        assert!(!g.matches(&line(&[(50.0, 50.0), (60.0, 60.0)])));
+        assert!(!g.matches(&empty) && !g.matches(b"nope"));
+        let mut multi = vec![1u8, 4, 0, 0, 0, 2, 0, 0, 0];
+        multi.extend(point(-5.0, 5.0));
+        multi.extend(point(20.0, 5.0));
+        assert!(!g.matches(&multi), "no point of the MULTIPOINT in the box");
+        multi.extend(point(5.0, 5.0));
+        multi[5] = 3;
+        assert!(g.matches(&multi));
+        // A line north of the box: it bulges further north, away from it.
+        assert!(!g.matches(&line(&[(-20.0, 10.5), (30.0, 10.5)])));
+        // An arc across the box's top: vertices at 9°N outside in X, the arc between them
+        // passes through the box.
+        assert!(g.matches(&line(&[(-20.0, 9.0), (30.0, 9.0)])));
+        // Near the pole: vertices at 80°N 120° apart, the arc peaks near 84.96°N; a query box
+        // there holds no vertex but meets the arc (a planar bounder would drop it).
+        let polar = GeoTest {
+            bbox: GeoBox {
+                xmin: -10.0,
+                ymin: 84.0,
+                xmax: 10.0,
+                ymax: 87.0,
+            },
+            ..test(true, false)
+        };
+        assert!(polar.matches(&line(&[(-60.0, 80.0), (60.0, 80.0)])));
+        let planar = GeoTest {
+            geography: false,
+            ..polar.clone()
+        };
+        assert!(!planar.matches(&line(&[(-60.0, 80.0), (60.0, 80.0)])));
+        // Other edge interpolations: kept.
+        let other = GeoTest {
+            spherical: false,
+            ..test(true, false)
+        };
+        assert!(other.matches(&line(&[(50.0, 50.0), (60.0, 60.0)])));
     }
 
     #[test]

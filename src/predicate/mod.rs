@@ -56,8 +56,9 @@
 //! A path into a top-level VARIANT column, `var.a.b > 5` (`col("var.a.b").gt(5)`), compares
 //! the variant value at `a.b` where the path is shredded to a primitive `typed_value` leaf,
 //! and prunes by that leaf's statistics only where no row's value there can sit in a `value`
-//! column. The rules are in the `variant_path` module's notes: only comparisons and `in`
-//! with integers, numbers, strings and booleans; a value of another kind is unknown.
+//! column. The rules are in the `variant_path` module's notes: comparisons and `in` with
+//! integers, numbers, strings and booleans (a value of another kind is unknown), and
+//! `IS [NOT] NULL` (null where the row has no value at the path; a variant null is a value).
 //!
 //! # Geospatial: `intersects`
 //!
@@ -68,19 +69,22 @@
 //! meets the query box, edges included (PostGIS's `&&`, not an exact shape intersection: a
 //! polygon whose box meets the query box matches even if its shape does not). The box of a
 //! planar geometry is the box of its vertices, so this test is exact and rows are filtered
-//! by it. On GEOGRAPHY, a POINT matches when it lies in the box; every other non-null
-//! GEOGRAPHY value is **kept** (its edges are geodesics: the box of its vertices does not
-//! bound it, and parq has no spherical geometry to decide), so the predicate is only a
-//! row-group filter there. `NOT (… intersects …)` is allowed on GEOMETRY only. A query box
-//! with `xmin > xmax` wraps around the antimeridian. Nulls and values that are not valid WKB
-//! satisfy neither the test nor its negation.
+//! by it. On GEOGRAPHY, a POINT or MULTIPOINT matches when one of its points lies in the box
+//! (as stored: a point at a pole has the longitude it was written with). Every other
+//! non-null GEOGRAPHY value is kept unless the box that covers its great-circle edges and
+//! its polygons' insides ([`crate::geospatial::spherical_bounds`]) misses the query box: a
+//! value dropped surely misses, a value kept may miss too. With another edge interpolation
+//! than spherical, such values are all kept. `NOT (… intersects …)` is allowed on GEOMETRY
+//! only. A query box with `xmin > xmax` wraps around the antimeridian. Nulls and values that
+//! are not valid WKB satisfy neither the test nor its negation.
 //!
 //! **Pruning.** A row group is skipped when its `GeospatialStatistics` box misses the query
 //! box (`NaN` bounds are not used, X wraparound is honoured) or when every value is null.
 //! GEOGRAPHY boxes are used only when the chunk's geospatial types say every value is a
 //! POINT or MULTIPOINT: a box around points bounds them whatever the edges, while for lines
-//! and polygons parq cannot tell whether the writer bounded the geodesic edges (a writer
-//! that bounded vertices only, as a planar bounder does, would make pruning drop matches).
+//! and polygons parq cannot tell whether the writer bounded the geodesic edges (parq and
+//! SedonaDB do; a writer that bounded vertices only, as a planar bounder does, would make
+//! pruning drop matches).
 //! The column index has no geospatial statistics, so pages are pruned only when they hold
 //! nulls only; a dictionary page whose entries all miss prunes the row group.
 
@@ -105,7 +109,7 @@ pub use filter::{FilterStats, FilteredBatches};
 pub use literal::Literal;
 pub use parse::ParseError;
 
-use crate::metadata::LogicalType;
+use crate::metadata::{EdgeInterpolationAlgorithm, LogicalType};
 use crate::read::RowSelection;
 use crate::schema::SchemaDescriptor;
 use crate::{Error, Result};
@@ -232,8 +236,8 @@ impl Node {
             let variant = variant(name)?.map(|(_, v)| Box::new(v));
             if variant.is_some() && !variant_path::supported(&test) {
                 return Err(Error::InvalidArgument(format!(
-                    "column {name}: predicates on variant paths support comparisons and `in` \
-                     with integers, numbers, strings and booleans"
+                    "column {name}: predicates on variant paths support `is [not] null`, and \
+                     comparisons and `in` with integers, numbers, strings and booleans"
                 )));
             }
             Ok(Node::Leaf(Leaf {
@@ -308,9 +312,15 @@ impl Node {
             }
             Expr::Intersects { column, bbox } => {
                 let (i, domain, _) = leaf(column)?;
-                let geography = match &schema.leaf(i).logical_type {
-                    Some(LogicalType::Geometry { .. }) => false,
-                    Some(LogicalType::Geography { .. }) => true,
+                let (geography, spherical) = match &schema.leaf(i).logical_type {
+                    Some(LogicalType::Geometry { .. }) => (false, false),
+                    Some(LogicalType::Geography { algorithm, .. }) => (
+                        true,
+                        matches!(
+                            algorithm,
+                            None | Some(EdgeInterpolationAlgorithm::SPHERICAL)
+                        ),
+                    ),
                     _ => {
                         return Err(Error::InvalidArgument(format!(
                             "column {column}: `intersects` needs a GEOMETRY or GEOGRAPHY column"
@@ -333,6 +343,7 @@ impl Node {
                 let test = geo::GeoTest {
                     bbox: *bbox,
                     geography,
+                    spherical,
                     negated: negate,
                 };
                 node(column, i, domain, Test::Geo(test))?

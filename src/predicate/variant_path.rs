@@ -9,8 +9,11 @@
 //! `typed_value` at every level; a row without it (a missing field, a non-object on the way, a
 //! null variant) is null there. The value compares when it has the kind of the typed leaf:
 //! any integer width with an integer literal, FLOAT or DOUBLE with a number, a string with a
-//! string, a boolean with a boolean. A value of another kind is unknown (null), as is every
-//! value under `IS [NOT] NULL`, which is not supported on variant paths.
+//! string, a boolean with a boolean. A value of another kind is unknown (null).
+//!
+//! **`IS NULL`.** `var.a.b IS NULL` holds where the row has no value at the path, as above;
+//! a variant null there (JSON `null`) is a value, so `IS NOT NULL` holds for it (Spark's
+//! `IS NULL` on a variant path behaves the same; its `is_variant_null` is the other test).
 //!
 //! **Pruning, never wrong.** A row's value at the path may sit in a `value` (binary) column
 //! instead of `typed_value`: at the top (`var.value`, for a row that is not a shredded
@@ -18,7 +21,9 @@
 //! (`….b.value`, a value of another type than the leaf's). Statistics of the typed leaf say
 //! nothing about those rows, so a row group is pruned by the typed leaf's statistics only
 //! when every one of those `value` columns is null in every row of the group (their chunk
-//! null count equals their value count). Page indexes, bloom filters and dictionaries of the
+//! null count equals their value count). Then a row has a value at the path exactly where
+//! the typed leaf is not null, so `IS NULL` prunes a group whose typed leaf has no nulls
+//! and `IS NOT NULL` one whose typed leaf is all nulls. Page indexes, bloom filters and dictionaries of the
 //! typed leaf are not used for the same reason. A partially shredded object on the way
 //! (`a` with fields outside the shredding schema, kept in `a.value`) therefore blocks
 //! pruning too: from statistics alone, such a `value` cannot be told from a whole object
@@ -117,7 +122,7 @@ pub(crate) fn eval(test: &Test, values: &VariantArray) -> Result<BooleanBuffer> 
     let mut out = Vec::with_capacity(values.len());
     for i in 0..values.len() {
         out.push(match values.get(i) {
-            None => false,
+            None => *test == Test::IsNull,
             Some(v) => matches(test, &v?),
         });
     }
@@ -191,11 +196,13 @@ fn matches(test: &Test, v: &VariantRef<'_>) -> bool {
             values.first().is_some_and(|l| same_kind(v, l))
                 && values.iter().all(|l| !holds(CmpOp::Eq, l))
         }
-        Test::IsNull | Test::IsNotNull | Test::Geo(_) => false,
+        Test::IsNotNull => true,
+        Test::IsNull | Test::Geo(_) => false,
     }
 }
 
-/// The domains whose literals [`as_scalar`] can compare.
+/// The tests a variant path supports: `IS [NOT] NULL`, and comparisons and `in` with the
+/// literals [`compare`] can compare.
 pub(crate) fn supported(test: &Test) -> bool {
     let ok = |s: &Scalar| {
         matches!(
@@ -206,6 +213,7 @@ pub(crate) fn supported(test: &Test) -> bool {
     match test {
         Test::Cmp { value, .. } => ok(value),
         Test::In(v) | Test::NotIn(v) => v.iter().all(ok),
-        _ => false,
+        Test::IsNull | Test::IsNotNull => true,
+        Test::Geo(_) => false,
     }
 }

@@ -36,8 +36,8 @@ use crate::column::{Column, Values};
 use crate::geospatial::GeoStatsBuilder;
 use crate::metadata::{
     self, ColumnIndex, ColumnMetaData, CompressionCodec, DataPageHeader, DataPageHeaderV2,
-    DictionaryPageHeader, Encoding, GeospatialStatistics, OffsetIndex, PageEncodingStats,
-    PageHeader, PageLocation, PageType, SizeStatistics, Type,
+    DictionaryPageHeader, EdgeInterpolationAlgorithm, Encoding, GeospatialStatistics, OffsetIndex,
+    PageEncodingStats, PageHeader, PageLocation, PageType, SizeStatistics, Type,
 };
 use crate::{Error, Result};
 
@@ -64,7 +64,8 @@ pub(crate) struct Leaf {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum GeoKind {
     Geometry,
-    Geography,
+    /// With its edge interpolation (`None`: spherical).
+    Geography(Option<EdgeInterpolationAlgorithm>),
 }
 
 impl Leaf {
@@ -1042,7 +1043,7 @@ impl ColumnWriter {
     fn geo_stats(&self, dense: &Dense<'_>) -> Option<GeospatialStatistics> {
         let mut builder = match self.leaf.geo? {
             GeoKind::Geometry => GeoStatsBuilder::geometry(),
-            GeoKind::Geography => GeoStatsBuilder::geography(),
+            GeoKind::Geography(algorithm) => GeoStatsBuilder::geography(algorithm),
         };
         let Dense::Bytes(values) = dense else {
             return None;

@@ -223,8 +223,8 @@ fn leaf_of(e: &SchemaElement, path: Vec<String>, max_def: i16, max_rep: i16) -> 
             Some(LogicalType::Geometry { .. }) if physical == Type::BYTE_ARRAY => {
                 Some(GeoKind::Geometry)
             }
-            Some(LogicalType::Geography { .. }) if physical == Type::BYTE_ARRAY => {
-                Some(GeoKind::Geography)
+            Some(LogicalType::Geography { algorithm, .. }) if physical == Type::BYTE_ARRAY => {
+                Some(GeoKind::Geography(*algorithm))
             }
             _ => None,
         },

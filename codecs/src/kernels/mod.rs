@@ -1,6 +1,7 @@
 //! The hot loops. The only module of this crate where `unsafe` may live.
 
 pub mod bitpack;
+pub mod byte_arrays;
 pub mod copy;
 pub mod expand;
 pub mod gather;
