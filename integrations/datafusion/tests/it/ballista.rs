@@ -2,8 +2,6 @@
 //! and TPC-H at scale factor 0.01 on an in-process cluster (a scheduler and two executors on
 //! loopback) gives the answers of single-node DataFusion reading with its own Parquet.
 
-mod common;
-
 use std::sync::Arc;
 
 use ballista::extension::SessionContextExt;
@@ -16,7 +14,7 @@ use datafusion_proto::physical_plan::AsExecutionPlan;
 use datafusion_proto::protobuf::PhysicalPlanNode;
 use parq_datafusion::ballista::{ParqLogicalCodec, ParqPhysicalCodec};
 
-use common::{query, register, register_tpch, rows, run, session, tpch, Reader, TABLES};
+use crate::common::{query, register, register_tpch, rows, run, session, tpch, Reader, TABLES};
 
 fn plan_text(plan: &Arc<dyn ExecutionPlan>) -> String {
     displayable(plan.as_ref()).indent(true).to_string()

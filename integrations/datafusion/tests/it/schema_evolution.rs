@@ -1,8 +1,6 @@
 //! Files of one table with different schemas: a column missing from one file reads as
 //! nulls, a narrower integer is widened to the table's type, as DataFusion's own Parquet does.
 
-mod common;
-
 use std::sync::Arc;
 
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
@@ -10,7 +8,7 @@ use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
 
-use common::{cache_dir, rows, session, Reader};
+use crate::common::{cache_dir, rows, session, Reader};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn missing_and_widened_columns() {

@@ -1,5 +1,6 @@
 //! Shared by the tests and the bench: TPC-H data as Parquet, sessions reading it through parq
 //! or DataFusion's own Parquet, and result comparison.
+
 #![allow(dead_code)]
 
 use std::io::Write;

@@ -1,9 +1,7 @@
 //! TPC-H at scale factor 0.01: the 22 queries give the same answers read by parq and by
 //! DataFusion's own Parquet reader (row order compared where the query orders).
 
-mod common;
-
-use common::{query, register_tpch, rows, run, session, tpch, Reader};
+use crate::common::{query, register_tpch, rows, run, session, tpch, Reader};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tpch_queries_equal_in_both_formats() {

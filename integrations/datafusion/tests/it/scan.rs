@@ -1,8 +1,6 @@
 //! The scan itself: an in-memory object store reads as local files do, a selective date
 //! filter prunes row groups (shown in the scan's metrics), and prefetching covers the reads.
 
-mod common;
-
 use std::sync::Arc;
 
 use datafusion::physical_plan::{collect, ExecutionPlan};
@@ -11,7 +9,7 @@ use object_store::memory::InMemory;
 use object_store::path::Path as StorePath;
 use object_store::{ObjectStoreExt, PutPayload};
 
-use common::{query, register, rows, run, session, tpch, Reader};
+use crate::common::{query, register, rows, run, session, tpch, Reader};
 
 /// Sum of the scans' metric `name` in an executed plan.
 fn scan_metric(plan: &Arc<dyn ExecutionPlan>, name: &str) -> usize {

@@ -1,11 +1,9 @@
 //! `SELECT *` over every parquet-testing file that DataFusion's own Parquet reader reads gives
 //! the same columns (types and values) through parq, except the known differences below.
 
-mod common;
-
 use std::path::Path;
 
-use common::{register, session, Reader};
+use crate::common::{register, session, Reader};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::compute::concat_batches;
 
