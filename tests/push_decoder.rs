@@ -16,7 +16,9 @@ use parq::read::push::{
     DecodeResult, Footer, FooterDecoder, FooterOptions, FooterStep, IoOptions, PushDecoder,
     PushOptions,
 };
-use parq::read::{ArrayBatch, ParquetReader, ReadOptions, RowSelection};
+use parq::read::{
+    testing, ArrayBatch, FileSource, MmapSource, ParquetReader, ReadOptions, RowSelection, Source,
+};
 use parq::write::{Field, ParquetWriter, WriterOptions};
 use proptest::prelude::*;
 use support_write::Rng;
@@ -161,8 +163,8 @@ fn push_read(
     panic!("the push decoder did not finish");
 }
 
-/// Today's reader, one row group at a time (the push decoder's batches stop at row group
-/// ends).
+/// The column readers without the push decoder, one row group at a time (the push
+/// decoder's batches stop at row group ends).
 fn oracle(file: &Bytes, options: &PushOptions) -> parq::Result<Vec<ArrayBatch>> {
     let whole = ParquetReader::with_options(file.clone(), options.read.clone())?;
     let rgs = whole.selected_row_groups();
@@ -180,9 +182,11 @@ fn oracle(file: &Bytes, options: &PushOptions) -> parq::Result<Vec<ArrayBatch>> 
                 ..options.read.clone()
             },
         )?;
-        for b in r.array_batches(&names, options.batch_size)? {
-            out.push(b?);
-        }
+        out.extend(testing::direct_array_batches(
+            &r,
+            &names,
+            options.batch_size,
+        )?);
     }
     Ok(out)
 }
@@ -502,4 +506,84 @@ fn released_ranges_and_the_budget_bound_what_is_held() {
         max_planned > rg_bytes + 100,
         "it planned ahead: {max_planned}"
     );
+}
+
+/// A file of three int64 columns of `rows` rows each, in one row group.
+fn three_column_file(rows: i64) -> Bytes {
+    let mut out = Vec::new();
+    let fields = vec![Field::int64("a"), Field::int64("b"), Field::int64("c")];
+    let mut w = ParquetWriter::new(&mut out, fields, WriterOptions::default()).unwrap();
+    let col = |k: i64| Column {
+        len: rows as usize,
+        validity: None,
+        values: Values::Int64((0..rows).map(|i| i * k).collect::<Vec<_>>().into()),
+    };
+    w.write_batch(&[col(1), col(3), col(7)]).unwrap();
+    w.finish().unwrap();
+    Bytes::from(out)
+}
+
+/// The synchronous readers' batches run through the push decoder (its probes count the
+/// pushed bytes), from bytes in memory and memory maps without a copy (each span is kept as
+/// a view of what was pushed), and every local read fetches only the projected chunks: no
+/// range is coalesced over the column left out.
+#[test]
+fn local_batches_are_driven_through_the_push_decoder_without_copies() {
+    let file = three_column_file(50_000);
+    let path = std::env::temp_dir().join(format!("parq-push-drive-{}.parquet", std::process::id()));
+    std::fs::write(&path, &file).unwrap();
+    let reader = ParquetReader::new(file.clone()).unwrap();
+    let expect = reader.read_column(2).unwrap();
+    let chunk = |c: usize| {
+        let meta = reader.metadata().row_groups[0].columns[c]
+            .meta_data
+            .as_ref();
+        meta.unwrap().total_compressed_size as u64
+    };
+    // Columns 0 and 2, each with at most the 100 bytes of slack a chunk read may take.
+    let projected = chunk(0) + chunk(2);
+    assert!(chunk(1) > 1000);
+    fn read<S: Source>(name: &str, r: &ParquetReader<S>, expect: &Column, projected: u64) {
+        let batches = r.batches(&[0, 2], 4096).unwrap();
+        let cols: Vec<Column> = batches.map(|b| b.unwrap().columns.remove(1)).collect();
+        assert!(Column::concat(&cols) == *expect, "{name}");
+        let (pushed, kept) = (
+            probe::get("push.bytes_pushed"),
+            probe::get("push.bytes_kept"),
+        );
+        assert!(
+            (projected..=projected + 200).contains(&pushed),
+            "{name}: pushed {pushed} bytes for chunks of {projected}: {:?}",
+            probe::snapshot()
+        );
+        assert_eq!(pushed, kept, "{name}: pushed bytes the decoder dropped");
+    }
+    probe::reset();
+    read(
+        "bytes",
+        &ParquetReader::new(file.clone()).unwrap(),
+        &expect,
+        projected,
+    );
+    assert!(probe::get("push.zero_copy_span") > 0);
+    assert_eq!(probe::get("push.assembled_span"), 0);
+    assert_eq!(probe::get("push.joined_spans"), 0);
+
+    probe::reset();
+    // SAFETY: the file is this test's own and nothing writes it while it is mapped.
+    #[allow(unsafe_code)]
+    let mapped = unsafe { MmapSource::open(&path) }.unwrap();
+    read(
+        "mmap",
+        &ParquetReader::new(mapped).unwrap(),
+        &expect,
+        projected,
+    );
+    assert!(probe::get("push.zero_copy_span") > 0);
+    assert_eq!(probe::get("push.assembled_span"), 0);
+
+    probe::reset();
+    let r = ParquetReader::new(FileSource::open(&path).unwrap()).unwrap();
+    read("file", &r, &expect, projected);
+    std::fs::remove_file(&path).ok();
 }

@@ -547,3 +547,51 @@ fn batch_runs_reserve_their_bytes_once() {
         }
     }
 }
+
+/// A streamed read writes each run into the buffer of a run whose batches the consumer has
+/// dropped (`memory.recycled`), not into fresh memory it would fault in again; batches that
+/// are kept hold their buffers, so a collecting read recycles nothing. Values are equal
+/// either way.
+#[test]
+fn streamed_runs_reuse_dropped_buffers() {
+    let ints = int64_column(Some(3));
+    let strings = string_column(ROWS, Some(5));
+    let file = write(
+        vec![Field::int64("i").optional(), Field::string("s").optional()],
+        &[ints.clone(), strings.clone()],
+        WriterOptions::default().with_encoding(EncodingPolicy::Plain),
+    );
+    let reader = ParquetReader::new(file).unwrap();
+    let runs = ROWS.div_ceil(8 * 8192) as u64;
+
+    probe::reset();
+    let mut rows = 0;
+    for b in reader.batches(&[0, 1], 8192).unwrap() {
+        let b = b.unwrap();
+        rows += b.num_rows;
+    }
+    assert_eq!(rows, ROWS);
+    // Each column's runs after its first two (one being handed out, one being decoded) find
+    // a dropped one: values, offsets and bytes buffers.
+    let recycled = probe::get("memory.recycled");
+    assert!(
+        recycled >= 3 * (runs - 2),
+        "{recycled} of {runs} runs recycled"
+    );
+
+    probe::reset();
+    let kept: Vec<_> = reader
+        .batches(&[0, 1], 8192)
+        .unwrap()
+        .map(|b| b.unwrap())
+        .collect();
+    assert_eq!(
+        probe::get("memory.recycled"),
+        0,
+        "kept batches hold their buffers"
+    );
+    for (i, want) in [ints, strings].iter().enumerate() {
+        let pieces: Vec<Column> = kept.iter().map(|b| b.columns[i].clone()).collect();
+        assert!(&Column::concat(&pieces) == want, "column {i}");
+    }
+}

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use ::object_store::path::Path;
 use ::object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
+use bytes::Bytes;
 use futures::Stream;
 
 use super::driver::{Driver, Object, ObjectReadOptions};
@@ -171,6 +172,8 @@ pub struct ParqObjectReader {
     meta: ObjectMeta,
     options: ObjectReadOptions,
     footer: Option<Footer>,
+    /// The footer request's bytes before the footer, for the decoders (not cached).
+    prefetched: Vec<(u64, Bytes)>,
     cache: Option<Arc<FooterCache>>,
     #[cfg(feature = "encryption")]
     decryption: Option<crate::encryption::FileDecryptionProperties>,
@@ -199,6 +202,7 @@ impl ParqObjectReader {
             meta,
             options: ObjectReadOptions::default(),
             footer: None,
+            prefetched: Vec::new(),
             cache: None,
             #[cfg(feature = "encryption")]
             decryption: None,
@@ -285,6 +289,7 @@ impl ParqObjectReader {
                 FooterStep::Done(f) => break f,
             }
         };
+        self.prefetched = decoder.prefetched();
         if let Some(c) = &self.cache {
             c.insert(&self.meta, footer.clone());
         }
@@ -292,10 +297,22 @@ impl ParqObjectReader {
         Ok(footer)
     }
 
-    /// A push decoder of this object, with its footer.
+    /// A push decoder of this object, with its footer. When this reader fetched the footer
+    /// itself, the decoder holds the rest of that request's bytes: offset indexes, bloom
+    /// filters or pages there cost no second GET.
     pub async fn decoder(&mut self, options: PushOptions) -> Result<PushDecoder> {
         let footer = self.footer().await?;
-        PushDecoder::try_new(footer, options)
+        self.decoder_over(footer, options)
+    }
+
+    /// A push decoder over `footer` (this object's), holding what the footer request
+    /// fetched besides the footer; see [`Self::decoder`].
+    pub fn decoder_over(&self, footer: Footer, options: PushOptions) -> Result<PushDecoder> {
+        let mut decoder = PushDecoder::try_new(footer, options)?;
+        for (offset, bytes) in &self.prefetched {
+            decoder.hold(*offset, bytes.clone());
+        }
+        Ok(decoder)
     }
 
     /// Stream the batches `options` select (row groups, projection, selection, batch size),

@@ -212,7 +212,7 @@ async fn open_file(
         }
         push.read.row_groups = Some(keep);
     }
-    let decoder = crate::read::push::PushDecoder::try_new(footer, push)?;
+    let decoder = reader.decoder_over(footer, push)?;
     // Counted done once its last batch has been taken.
     let done = futures::stream::once(async move {
         ScanProgress::add(&progress.files_done, 1);

@@ -5,15 +5,21 @@
 //! runs hold whole batches; a page that cannot be split is decoded whole, and the one batch
 //! across that run boundary is copied together. Fixed-width pages that can be lent out
 //! without a copy are decoded page by page instead (a run is then one page).
+//!
+//! [`ParquetReader::batches`] runs through the push decoder (see `drive`), which decodes
+//! each row group with a [`ColumnBatches`] (its pieces on several threads when the options
+//! ask for them).
 
 use std::collections::VecDeque;
 
 use parq_codecs::probe;
 
 use super::decode::ChunkDecoder;
+use super::drive::PushDriver;
 use super::file::{ColumnReader, ParquetReader};
 use super::parallel::ParallelFeed;
 use super::source::Source;
+use crate::array::Array;
 use crate::column::Column;
 use crate::{Error, Result};
 
@@ -110,8 +116,12 @@ impl<S: Source> ColumnState<S> {
     }
 }
 
-/// An iterator of [`Batch`]es over chosen columns of the selected row groups.
-pub struct BatchReader<S: Source> {
+/// An iterator of [`Batch`]es over chosen columns of the selected row groups; see
+/// [`ParquetReader::batches`].
+pub struct BatchReader<S: Source>(PushDriver<S>);
+
+/// Batches of flat leaf columns, decoded straight from their column readers.
+pub(crate) struct ColumnBatches<S: Source> {
     columns: Vec<ColumnState<S>>,
     /// With more than one thread: decodes pieces of every column in parallel.
     feed: Option<Box<ParallelFeed<S>>>,
@@ -120,8 +130,9 @@ pub struct BatchReader<S: Source> {
 }
 
 impl<S: Source> ParquetReader<S> {
-    /// Stream batches of `batch_size` rows (the last may be shorter) of the leaf columns
-    /// `columns` (indices into `schema().leaves`).
+    /// Stream batches of `batch_size` rows of the leaf columns `columns` (indices into
+    /// `schema().leaves`). The push decoder decodes them, so a batch never spans two row
+    /// groups: the last of each row group may be shorter.
     ///
     /// ```
     /// # use parq::column::{Column, Values};
@@ -153,6 +164,16 @@ impl<S: Source> ParquetReader<S> {
     /// # Ok::<(), parq::Error>(())
     /// ```
     pub fn batches(&self, columns: &[usize], batch_size: usize) -> Result<BatchReader<S>> {
+        Ok(BatchReader(PushDriver::leaves(self, columns, batch_size)?))
+    }
+
+    /// Batches decoded straight from the column readers of this reader's row groups (the
+    /// push decoder's, for one row group).
+    pub(crate) fn column_batches(
+        &self,
+        columns: &[usize],
+        batch_size: usize,
+    ) -> Result<ColumnBatches<S>> {
         if batch_size == 0 {
             return Err(Error::InvalidArgument("batch size 0".into()));
         }
@@ -179,7 +200,7 @@ impl<S: Source> ParquetReader<S> {
         } else {
             None
         };
-        Ok(BatchReader {
+        Ok(ColumnBatches {
             columns,
             feed,
             batch_size,
@@ -188,7 +209,25 @@ impl<S: Source> ParquetReader<S> {
     }
 }
 
-impl<S: Source> BatchReader<S> {
+impl<S: Source> ColumnBatches<S> {
+    /// The columns' decoders, once the batches are done, for the next row group's
+    /// [`Self::set_decoders`].
+    pub(crate) fn into_decoders(self) -> Vec<ChunkDecoder> {
+        self.columns.into_iter().map(|c| c.decoder).collect()
+    }
+
+    /// Decode with `decoders` (from [`Self::into_decoders`] of the same columns): a decoder
+    /// keeps across chunks what it learnt of the column's pages (that they are copied, not
+    /// lent out, so whole runs are decoded), as it does when one reader reads every row
+    /// group. Decoders of another shape are ignored.
+    pub(crate) fn set_decoders(&mut self, decoders: Vec<ChunkDecoder>) {
+        if decoders.len() == self.columns.len() {
+            for (c, d) in self.columns.iter_mut().zip(decoders) {
+                c.decoder = d;
+            }
+        }
+    }
+
     fn next_batch(&mut self) -> Result<Option<Batch>> {
         if let Some(feed) = &mut self.feed {
             let ready: Vec<usize> = self.columns.iter().map(|c| c.ready_rows).collect();
@@ -234,7 +273,7 @@ impl<S: Source> BatchReader<S> {
     }
 }
 
-impl<S: Source> Iterator for BatchReader<S> {
+impl<S: Source> Iterator for ColumnBatches<S> {
     type Item = Result<Batch>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -249,4 +288,33 @@ impl<S: Source> Iterator for BatchReader<S> {
             }
         }
     }
+}
+
+impl<S: Source> Iterator for BatchReader<S> {
+    type Item = Result<Batch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0
+            .next_batch()
+            .transpose()
+            .map(|b| b.and_then(leaf_batch))
+    }
+}
+
+/// A batch of the push decoder's leaf output ([`PushDriver::leaves`]) as leaf columns.
+fn leaf_batch(batch: crate::read::ArrayBatch) -> Result<Batch> {
+    let columns = batch
+        .arrays
+        .into_iter()
+        .map(|a| match a {
+            Array::Primitive(c) => Ok(c),
+            _ => Err(Error::format(
+                "internal: the push decoder gave a nested array for a flat leaf",
+            )),
+        })
+        .collect::<Result<_>>()?;
+    Ok(Batch {
+        num_rows: batch.num_rows,
+        columns,
+    })
 }

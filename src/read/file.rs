@@ -200,6 +200,17 @@ impl<S: Source> ParquetReader<S> {
         })
     }
 
+    /// The footer this reader reads by, for a push decoder of the same file.
+    pub(crate) fn footer(&self) -> super::push::Footer {
+        super::push::Footer {
+            metadata: Arc::clone(&self.metadata),
+            schema: Arc::clone(&self.schema),
+            file_len: self.source.len(),
+            #[cfg(feature = "encryption")]
+            decryptor: self.decryptor.clone(),
+        }
+    }
+
     /// The decoded footer.
     pub fn metadata(&self) -> &FileMetaData {
         &self.metadata

@@ -20,6 +20,11 @@
 //! mapped kills the reader with SIGBUS instead of returning an error. Encrypted data is never
 //! mapped.
 //!
+//! Batches ([`ParquetReader::batches`], [`ParquetReader::array_batches`]) are decoded by the
+//! sans-I/O [`push::PushDecoder`], which this reader feeds from its source (zero-copy slices
+//! for bytes and maps, positioned reads for files): one control loop for local files and
+//! object stores. A batch therefore never spans two row groups.
+//!
 //! Byte arrays come as offsets plus one data buffer ([`ByteArrayLayout::Offsets`], the
 //! default), or with [`ByteArrayLayout::Views`] as 16-byte views into the page and dictionary
 //! buffers, so long values are never copied.
@@ -133,6 +138,7 @@ mod batch;
 mod bloom;
 mod decode;
 mod dictionary_page;
+mod drive;
 mod file;
 mod levels;
 mod nested;

@@ -12,6 +12,7 @@ use parq_codecs::{nested_levels, probe};
 
 use super::assemble::{assemble, Assembly, LeafView};
 use super::decode::ChunkDecoder;
+use super::drive::PushDriver;
 use super::file::{ColumnReader, ParquetReader};
 use super::levels::{check_nulls, levels_error};
 use super::page::{level_bit_width, DataPage, Levels};
@@ -542,7 +543,7 @@ const WHOLE_STEP: usize = 8192;
 /// How one field of an [`ArrayBatchReader`] is read.
 enum FieldSource<S: Source> {
     /// A top-level flat column, through the flat reader's batches.
-    Flat(super::batch::BatchReader<S>),
+    Flat(super::batch::ColumnBatches<S>),
     Nested(FieldReader<S>),
 }
 
@@ -558,17 +559,70 @@ pub struct ArrayBatch {
 }
 
 /// An iterator of [`ArrayBatch`]es; see [`ParquetReader::array_batches`].
-pub struct ArrayBatchReader<S: Source> {
+pub struct ArrayBatchReader<S: Source>(PushDriver<S>);
+
+impl<S: Source> ArrayBatchReader<S> {
+    /// The fields every batch holds.
+    pub fn fields(&self) -> &[Field] {
+        self.0.batch_fields()
+    }
+}
+
+impl<S: Source> Iterator for ArrayBatchReader<S> {
+    type Item = Result<ArrayBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next_batch().transpose()
+    }
+}
+
+/// Batches of fields, decoded straight from the column readers.
+pub(crate) struct FieldBatches<S: Source> {
     fields: Vec<Field>,
     readers: Vec<FieldSource<S>>,
     batch_size: usize,
     failed: bool,
 }
 
-impl<S: Source> ArrayBatchReader<S> {
-    /// The fields every batch holds.
-    pub fn fields(&self) -> &[Field] {
-        &self.fields
+impl<S: Source> FieldBatches<S> {
+    /// The leaves' decoders, once the batches are done; see
+    /// [`ColumnBatches::set_decoders`](super::batch::ColumnBatches::set_decoders).
+    pub(crate) fn into_decoders(self) -> Vec<ChunkDecoder> {
+        let mut out = Vec::new();
+        for r in self.readers {
+            match r {
+                FieldSource::Flat(b) => out.extend(b.into_decoders()),
+                FieldSource::Nested(f) => out.extend(f.leaves.into_iter().map(|l| l.decoder)),
+            }
+        }
+        out
+    }
+
+    /// Decode with `decoders` from [`Self::into_decoders`] of the same projection
+    /// (decoders of another shape are ignored).
+    pub(crate) fn set_decoders(&mut self, decoders: Vec<ChunkDecoder>) {
+        let leaves: usize = self
+            .readers
+            .iter()
+            .map(|r| match r {
+                FieldSource::Flat(_) => 1,
+                FieldSource::Nested(f) => f.leaves.len(),
+            })
+            .sum();
+        if decoders.len() != leaves {
+            return;
+        }
+        let mut decoders = decoders.into_iter();
+        for r in &mut self.readers {
+            match r {
+                FieldSource::Flat(b) => b.set_decoders(decoders.by_ref().take(1).collect()),
+                FieldSource::Nested(f) => {
+                    for (l, d) in f.leaves.iter_mut().zip(decoders.by_ref()) {
+                        l.decoder = d;
+                    }
+                }
+            }
+        }
     }
 
     fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
@@ -608,7 +662,7 @@ impl<S: Source> ArrayBatchReader<S> {
     }
 }
 
-impl<S: Source> Iterator for ArrayBatchReader<S> {
+impl<S: Source> Iterator for FieldBatches<S> {
     type Item = Result<ArrayBatch>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -839,7 +893,9 @@ impl<S: Source> ParquetReader<S> {
     }
 
     /// Stream batches of `batch_size` records of `columns` (top-level field names or leaf
-    /// dotted paths, see [`Self::read_field_by_path`]). Batches end on record boundaries.
+    /// dotted paths, see [`Self::read_field_by_path`]). Batches end on record boundaries,
+    /// and at the end of each row group: the push decoder decodes them (see
+    /// [`push`](super::push)), fed from this reader's source.
     ///
     /// ```
     /// # use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
@@ -882,6 +938,18 @@ impl<S: Source> ParquetReader<S> {
         columns: &[&str],
         batch_size: usize,
     ) -> Result<ArrayBatchReader<S>> {
+        Ok(ArrayBatchReader(PushDriver::fields(
+            self, columns, batch_size,
+        )?))
+    }
+
+    /// Batches decoded straight from the column readers of this reader's row groups (the
+    /// push decoder's, for one row group).
+    pub(crate) fn field_batches(
+        &self,
+        columns: &[&str],
+        batch_size: usize,
+    ) -> Result<FieldBatches<S>> {
         if batch_size == 0 {
             return Err(Error::InvalidArgument("batch size 0".into()));
         }
@@ -891,13 +959,13 @@ impl<S: Source> ParquetReader<S> {
             .into_iter()
             .map(|p| match p.kind {
                 // A flat column: its levels are a validity bitmap, read the fast way.
-                PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok() => {
-                    Ok(FieldSource::Flat(self.batches(&[column], batch_size)?))
-                }
+                PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok() => Ok(
+                    FieldSource::Flat(self.column_batches(&[column], batch_size)?),
+                ),
                 _ => Ok(FieldSource::Nested(FieldReader::new(self, p)?)),
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(ArrayBatchReader {
+        Ok(FieldBatches {
             fields,
             readers,
             batch_size,
@@ -943,6 +1011,17 @@ pub mod testing {
     use super::*;
     use crate::column::Values;
     use crate::schema::SchemaDescriptor;
+
+    /// The batches of `columns` of `reader` decoded straight from its column readers,
+    /// without the push decoder that [`ParquetReader::array_batches`] runs through: the
+    /// oracle the push decoder is tested against. Batches here span row groups.
+    pub fn direct_array_batches<S: Source>(
+        reader: &ParquetReader<S>,
+        columns: &[&str],
+        batch_size: usize,
+    ) -> Result<Vec<ArrayBatch>> {
+        reader.field_batches(columns, batch_size)?.collect()
+    }
 
     /// Assemble top-level field `field` of `schema` from each of its leaves' `(rep, def)`
     /// levels (empty where the leaf's max level is 0; `entries` pairs each), checked as pages

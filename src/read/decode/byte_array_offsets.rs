@@ -2,11 +2,11 @@
 
 use std::collections::TryReserveError;
 
-use arrow_buffer::{BooleanBuffer, Buffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, OffsetBuffer, ScalarBuffer};
 use bytes::Bytes;
 use parq_codecs::encoding::plain;
 use parq_codecs::kernels::gather::ByteArrayDictionary;
-use parq_codecs::kernels::memory;
+use parq_codecs::kernels::memory::{self, Recycler};
 use parq_codecs::{levels, probe};
 
 use super::byte_arrays::{
@@ -25,6 +25,9 @@ pub(super) struct BinaryDecoder {
     dense_offsets: Vec<i64>,
     indices: Vec<u32>,
     lengths: PageLengths,
+    /// Where the handed-out runs' buffers come back to (see [`Recycler`]).
+    recycled_offsets: Recycler<i64>,
+    recycled_data: Recycler<u8>,
 }
 
 impl Default for BinaryDecoder {
@@ -36,6 +39,8 @@ impl Default for BinaryDecoder {
             dense_offsets: Vec::new(),
             indices: Vec::new(),
             lengths: PageLengths::default(),
+            recycled_offsets: Recycler::default(),
+            recycled_data: Recycler::default(),
         }
     }
 }
@@ -159,8 +164,13 @@ impl ValuesDecoder for BinaryDecoder {
     }
 
     fn finish(&mut self) -> Values {
-        let offsets = std::mem::replace(&mut self.offsets, vec![0]);
-        let data = Buffer::from_vec(std::mem::take(&mut self.data));
+        let mut next_offsets = self.recycled_offsets.take();
+        next_offsets.push(0);
+        let offsets = std::mem::replace(&mut self.offsets, next_offsets);
+        let next_data = self.recycled_data.take();
+        let data = self
+            .recycled_data
+            .buffer(std::mem::replace(&mut self.data, next_data));
         // Offsets are built monotonically from 0 by construction; checked once more here in a
         // pass that vectorises (arrow's own check in `OffsetBuffer::new` does not).
         assert!(
@@ -168,7 +178,9 @@ impl ValuesDecoder for BinaryDecoder {
             "byte array offsets must start at 0 and never decrease"
         );
         // SAFETY: just checked: non-empty, starts at 0, monotonically increasing.
-        let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)) };
+        let len = offsets.len();
+        let offsets = ScalarBuffer::new(self.recycled_offsets.buffer(offsets), 0, len);
+        let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
         Values::Binary { offsets, data }
     }
 }

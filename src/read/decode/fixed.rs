@@ -7,7 +7,7 @@ use std::mem::size_of;
 use arrow_buffer::{BooleanBuffer, Buffer, ScalarBuffer};
 use bytes::Bytes;
 use parq_codecs::encoding::{byte_stream_split, delta, plain, rle};
-use parq_codecs::kernels::memory;
+use parq_codecs::kernels::memory::{self, Recycler};
 use parq_codecs::{levels, probe};
 
 use super::values::{
@@ -21,7 +21,7 @@ use crate::{Error, Result};
 
 /// A fixed-width native type decoded into a `ScalarBuffer`.
 pub(super) trait Native:
-    bytemuck::Pod + Default + Send + Sync + arrow_buffer::ArrowNativeType
+    bytemuck::Pod + Default + Send + Sync + arrow_buffer::ArrowNativeType + std::panic::RefUnwindSafe
 {
     const NAME: &'static str;
     fn delta_decode(input: &[u8], n: usize, out: &mut Vec<Self>) -> Result<()>;
@@ -94,6 +94,8 @@ pub(super) struct FixedDecoder<T: Native> {
     allow_borrow: bool,
     /// Pages in a row, each decoded on its own, that could not be lent out.
     copied_streak: u8,
+    /// Where the handed-out runs' buffers come back to (see [`Recycler`]).
+    recycled: Recycler<T>,
 }
 
 impl<T: Native> Default for FixedDecoder<T> {
@@ -106,6 +108,7 @@ impl<T: Native> Default for FixedDecoder<T> {
             borrowed: None,
             scratch: Vec::new(),
             bytes: Vec::new(),
+            recycled: Recycler::default(),
         }
     }
 }
@@ -321,6 +324,9 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
             probe::hit("read.plain_borrowed");
             return T::wrap(b);
         }
-        T::wrap(ScalarBuffer::from(std::mem::take(&mut self.out)))
+        let next = self.recycled.take();
+        let out = std::mem::replace(&mut self.out, next);
+        let len = out.len();
+        T::wrap(ScalarBuffer::new(self.recycled.buffer(out), 0, len))
     }
 }

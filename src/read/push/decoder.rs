@@ -10,8 +10,11 @@ use parq_codecs::probe;
 use super::buffer::{coalesce, split, Snapshot, Spans};
 use super::fetch_plan::{data_ranges, index_ranges, partial_selection, IoOptions};
 use super::footer::Footer;
+use crate::array::Array;
 use crate::field::Field;
-use crate::read::{ArrayBatch, ArrayBatchReader, ParquetReader, ReadOptions, RowSelection, Source};
+use crate::read::batch::ColumnBatches;
+use crate::read::nested::FieldBatches;
+use crate::read::{ArrayBatch, ParquetReader, ReadOptions, RowSelection, Source};
 use crate::{Error, Result};
 
 /// Options of a [`PushDecoder`].
@@ -64,6 +67,51 @@ enum Phase {
     Index,
     /// Waiting for (or holding) the data.
     Data,
+}
+
+/// What each row group is decoded into.
+#[derive(Debug)]
+enum Output {
+    /// Fields: top-level names or leaf paths ([`PushOptions::projection`]).
+    Fields(Vec<String>),
+    /// Flat leaf columns by index, for [`ParquetReader::batches`]: each batch holds one
+    /// [`Array::Primitive`] per leaf, in the order given, and no fields.
+    Leaves(Vec<usize>),
+}
+
+/// The batches of the row group being decoded.
+enum RowGroupBatches {
+    Fields(FieldBatches<PushedBytes>),
+    Leaves(ColumnBatches<PushedBytes>),
+}
+
+impl RowGroupBatches {
+    /// See [`ColumnBatches::into_decoders`].
+    fn into_decoders(self) -> Vec<crate::read::decode::ChunkDecoder> {
+        match self {
+            RowGroupBatches::Fields(b) => b.into_decoders(),
+            RowGroupBatches::Leaves(b) => b.into_decoders(),
+        }
+    }
+
+    /// See [`ColumnBatches::set_decoders`].
+    fn set_decoders(&mut self, decoders: Vec<crate::read::decode::ChunkDecoder>) {
+        match self {
+            RowGroupBatches::Fields(b) => b.set_decoders(decoders),
+            RowGroupBatches::Leaves(b) => b.set_decoders(decoders),
+        }
+    }
+
+    fn next(&mut self) -> Option<Result<ArrayBatch>> {
+        match self {
+            RowGroupBatches::Fields(b) => b.next(),
+            RowGroupBatches::Leaves(b) => Some(b.next()?.map(|b| ArrayBatch {
+                num_rows: b.num_rows,
+                fields: Vec::new(),
+                arrays: b.columns.into_iter().map(Array::Primitive).collect(),
+            })),
+        }
+    }
 }
 
 /// One row group still to decode.
@@ -135,14 +183,18 @@ struct Group {
 pub struct PushDecoder {
     footer: Footer,
     options: PushOptions,
-    projection: Vec<String>,
+    output: Output,
     fields: Vec<Field>,
     /// Projected leaf columns, in schema order.
     leaves: Vec<usize>,
     /// Row groups not yet done; the front one is decoded next.
     groups: VecDeque<Group>,
-    current: Option<ArrayBatchReader<PushedBytes>>,
+    current: Option<RowGroupBatches>,
+    /// The column decoders of the row group decoded last, handed on to the next.
+    decoders: Vec<crate::read::decode::ChunkDecoder>,
     released: Vec<Range<u64>>,
+    /// Bytes the driver already held ([`Self::hold`]), offered to every range planned.
+    held: Vec<(u64, Bytes)>,
     failed: bool,
 }
 
@@ -150,7 +202,7 @@ impl std::fmt::Debug for PushDecoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PushDecoder")
             .field("footer", &self.footer)
-            .field("projection", &self.projection)
+            .field("output", &self.output)
             .field("groups", &self.groups)
             .finish_non_exhaustive()
     }
@@ -179,14 +231,7 @@ impl Source for PushedBytes {
 impl PushDecoder {
     /// A decoder of `footer`'s file.
     pub fn try_new(footer: Footer, options: PushOptions) -> Result<Self> {
-        if options.batch_size == 0 {
-            return Err(Error::InvalidArgument("batch size 0".into()));
-        }
-        let empty = PushedBytes {
-            snapshot: Snapshot::default(),
-            file_len: footer.file_len,
-        };
-        let probe_reader = reader_over(&footer, &options.read, empty, None);
+        let probe_reader = empty_reader(&footer, &options.read);
         let projection = match &options.projection {
             Some(p) => p.clone(),
             None => probe_reader.fields()?.into_iter().map(|f| f.name).collect(),
@@ -197,6 +242,35 @@ impl PushDecoder {
         let mut leaves = Vec::new();
         for p in &plans {
             p.leaves(&mut leaves);
+        }
+        Self::build(footer, options, Output::Fields(projection), fields, leaves)
+    }
+
+    /// A decoder of the flat leaf columns `columns` (indices into the schema's leaves, in
+    /// the order the batches hold them); see [`Output::Leaves`].
+    pub(crate) fn for_leaves(
+        footer: Footer,
+        options: PushOptions,
+        columns: Vec<usize>,
+    ) -> Result<Self> {
+        let probe_reader = empty_reader(&footer, &options.read);
+        for &c in &columns {
+            // Refused up front, as the column readers refuse them.
+            probe_reader.column_reader(c)?;
+        }
+        let leaves = columns.clone();
+        Self::build(footer, options, Output::Leaves(columns), Vec::new(), leaves)
+    }
+
+    fn build(
+        footer: Footer,
+        options: PushOptions,
+        output: Output,
+        fields: Vec<Field>,
+        mut leaves: Vec<usize>,
+    ) -> Result<Self> {
+        if options.batch_size == 0 {
+            return Err(Error::InvalidArgument("batch size 0".into()));
         }
         leaves.sort_unstable();
         leaves.dedup();
@@ -213,7 +287,7 @@ impl PushDecoder {
             }
             None => (0..meta.row_groups.len()).collect(),
         };
-        let first = probe_reader.row_group_first_rows();
+        let first = empty_reader(&footer, &options.read).row_group_first_rows();
         let selection = options.read.selection.as_ref();
         let groups = row_groups
             .into_iter()
@@ -235,12 +309,14 @@ impl PushDecoder {
         Ok(PushDecoder {
             footer,
             options,
-            projection,
+            output,
             fields,
             leaves,
             groups,
             current: None,
+            decoders: Vec::new(),
             released: Vec::new(),
+            held: Vec::new(),
             failed: false,
         })
     }
@@ -268,6 +344,23 @@ impl PushDecoder {
         }
         probe::hit_n("push.bytes_pushed", data.len() as u64);
         probe::hit_n("push.bytes_kept", kept);
+    }
+
+    /// Bytes at file offset `offset` that the driver already has, such as the part of the
+    /// footer's suffix request before the footer
+    /// ([`FooterDecoder::prefetched`](super::FooterDecoder::prefetched)): the
+    /// decoder takes from them whatever it plans later and never asks for those bytes.
+    /// Unlike [`Self::push`], which keeps only what is planned now, these are kept (shared,
+    /// not copied) as long as the decoder lives.
+    pub fn hold(&mut self, offset: u64, data: Bytes) {
+        for g in self
+            .groups
+            .iter_mut()
+            .filter(|g| g.phase != Phase::Unplanned)
+        {
+            g.spans.push(offset, &data);
+        }
+        self.held.push((offset, data));
     }
 
     /// Ranges let go since the last call: a row group's bytes once it is decoded. A driver
@@ -316,7 +409,9 @@ impl PushDecoder {
                 match reader.next() {
                     Some(batch) => return batch.map(DecodeResult::Batch),
                     None => {
-                        self.current = None;
+                        if let Some(done) = self.current.take() {
+                            self.decoders = done.into_decoders();
+                        }
                         if let Some(done) = self.groups.pop_front() {
                             self.released.extend(done.spans.ranges());
                         }
@@ -336,8 +431,18 @@ impl PushDecoder {
                     };
                     let reader =
                         reader_over(&self.footer, &self.options.read, source, Some(front.rg));
-                    let names: Vec<&str> = self.projection.iter().map(String::as_str).collect();
-                    self.current = Some(reader.array_batches(&names, self.options.batch_size)?);
+                    let batch_size = self.options.batch_size;
+                    let mut batches = match &self.output {
+                        Output::Fields(projection) => {
+                            let names: Vec<&str> = projection.iter().map(String::as_str).collect();
+                            RowGroupBatches::Fields(reader.field_batches(&names, batch_size)?)
+                        }
+                        Output::Leaves(columns) => {
+                            RowGroupBatches::Leaves(reader.column_batches(columns, batch_size)?)
+                        }
+                    };
+                    batches.set_decoders(std::mem::take(&mut self.decoders));
+                    self.current = Some(batches);
                     continue;
                 }
             }
@@ -371,6 +476,10 @@ impl PushDecoder {
                     let g = &mut self.groups[i];
                     g.spans.want(&ranges);
                     g.phase = phase;
+                    for (offset, data) in &self.held {
+                        let used = g.spans.push(*offset, data);
+                        probe::hit_n("push.held_bytes_used", used);
+                    }
                 }
             }
             planned += self.groups[i].spans.wanted_bytes();
@@ -410,6 +519,15 @@ impl PushDecoder {
         let data = data_ranges(&reader, g.rg, &self.leaves, g.partial.as_ref());
         (coalesce(data, gap), Phase::Data)
     }
+}
+
+/// A reader of `footer`'s file over no bytes: for what the footer alone answers.
+fn empty_reader(footer: &Footer, options: &ReadOptions) -> ParquetReader<PushedBytes> {
+    let empty = PushedBytes {
+        snapshot: Snapshot::default(),
+        file_len: footer.file_len,
+    };
+    reader_over(footer, options, empty, None)
 }
 
 /// A reader of `footer`'s file over `source`, limited to row group `rg` when given.

@@ -173,6 +173,28 @@ impl FooterDecoder {
         self.spans.push(offset, &data);
     }
 
+    /// The bytes pushed so far that lie before the footer (most of a suffix request over a
+    /// small footer), as `(offset, bytes)`: offset indexes, column indexes, bloom filters and
+    /// even data pages of the last row groups often sit there. Give them to the
+    /// [`PushDecoder`](super::PushDecoder) of the same file with
+    /// [`hold`](super::PushDecoder::hold), and it does not ask for them again. Empty until
+    /// the footer's position is known.
+    pub fn prefetched(&self) -> Vec<(u64, Bytes)> {
+        let (Some(footer), Some(snap)) = (&self.footer, self.spans.snapshot()) else {
+            return Vec::new();
+        };
+        self.spans
+            .ranges()
+            .into_iter()
+            .filter_map(|r| {
+                let end = r.end.min(footer.start);
+                (r.start < end)
+                    .then(|| snap.read(r.start..end).map(|b| (r.start, b)))
+                    .flatten()
+            })
+            .collect()
+    }
+
     /// The next step: ranges to push, or the footer.
     pub fn try_next(&mut self) -> Result<FooterStep> {
         let len = self.file_len;

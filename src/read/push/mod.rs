@@ -6,7 +6,12 @@
 //! object store, its own cache) and pushes the bytes, in any pieces and any order. The
 //! decoder keeps only the pushed bytes it asked for, says which ranges it has let go, and
 //! stays within a memory budget. The synchronous readers open their footers through the
-//! same [`FooterDecoder`]; the async object-store reader drives a [`PushDecoder`].
+//! same [`FooterDecoder`], and their batches
+//! ([`ParquetReader::batches`](crate::read::ParquetReader::batches),
+//! [`array_batches`](crate::read::ParquetReader::array_batches)) come from a
+//! [`PushDecoder`] fed from the local source, as the async object-store reader's do. The
+//! whole-column reads (`read_column`, `read_field`, `read_leaves`) still read their chunks
+//! straight from the source.
 
 mod buffer;
 mod decoder;

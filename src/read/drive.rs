@@ -1,0 +1,109 @@
+//! The synchronous readers' one control loop: a [`PushDecoder`] answered from a local
+//! [`Source`].
+//!
+//! [`ParquetReader::batches`] and [`ParquetReader::array_batches`] decode through the push
+//! decoder, as the object-store reader does; this driver only fetches. It answers each
+//! [`DecodeResult::NeedsData`] with [`Source::read`]s of exactly the ranges asked for:
+//! slices of the same buffer for bytes in memory and memory maps (pushed as they are, so
+//! the decoder keeps views of them and nothing is copied), positioned reads for a
+//! [`FileSource`](super::FileSource).
+//!
+//! Local reads pay nothing per request, so the driver asks the decoder not to coalesce
+//! ranges (no bytes between chunks are read and dropped) nor split them, and to plan no row
+//! group ahead of the one it decodes (a positioned read then holds one row group's
+//! projected bytes, as the column readers did). The decoder hands each row group's column
+//! decoders on to the next, so what they learn of a column's pages carries across chunks.
+
+use std::sync::Arc;
+
+use super::push::{DecodeResult, IoOptions, PushDecoder, PushOptions};
+use super::{ArrayBatch, ParquetReader, Source};
+use crate::field::Field;
+use crate::Result;
+
+/// A push decoder and the local source that feeds it.
+pub(crate) struct PushDriver<S: Source> {
+    source: Arc<S>,
+    decoder: PushDecoder,
+}
+
+impl<S: Source> PushDriver<S> {
+    /// Batches of the fields `columns` (top-level names or leaf paths) of `reader`'s file.
+    pub(crate) fn fields(
+        reader: &ParquetReader<S>,
+        columns: &[&str],
+        batch_size: usize,
+    ) -> Result<Self> {
+        let projection = Some(columns.iter().map(|c| c.to_string()).collect());
+        let decoder = PushDecoder::try_new(
+            reader.footer(),
+            local_options(reader, batch_size, projection),
+        )?;
+        Ok(Self::over(reader, decoder))
+    }
+
+    /// Batches of the flat leaf columns `columns` of `reader`'s file, each batch's arrays
+    /// the leaves' columns in the order given.
+    pub(crate) fn leaves(
+        reader: &ParquetReader<S>,
+        columns: &[usize],
+        batch_size: usize,
+    ) -> Result<Self> {
+        let decoder = PushDecoder::for_leaves(
+            reader.footer(),
+            local_options(reader, batch_size, None),
+            columns.to_vec(),
+        )?;
+        Ok(Self::over(reader, decoder))
+    }
+
+    fn over(reader: &ParquetReader<S>, decoder: PushDecoder) -> Self {
+        PushDriver {
+            source: Arc::clone(&reader.source),
+            decoder,
+        }
+    }
+
+    /// The fields of every batch.
+    pub(crate) fn batch_fields(&self) -> &[Field] {
+        self.decoder.fields()
+    }
+
+    /// The next batch, fetching what the decoder asks for first; `None` when done.
+    pub(crate) fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
+        loop {
+            match self.decoder.try_next()? {
+                DecodeResult::NeedsData(ranges) => {
+                    for r in ranges {
+                        let bytes = self.source.read(r.clone())?;
+                        self.decoder.push(r.start, bytes);
+                    }
+                }
+                DecodeResult::Batch(batch) => {
+                    // Nothing is cached here: what the decoder lets go is already dropped.
+                    self.decoder.take_released();
+                    return Ok(Some(batch));
+                }
+                DecodeResult::Finished => return Ok(None),
+            }
+        }
+    }
+}
+
+/// The push options of a local read of `reader` (see the module docs).
+fn local_options<S: Source>(
+    reader: &ParquetReader<S>,
+    batch_size: usize,
+    projection: Option<Vec<String>>,
+) -> PushOptions {
+    PushOptions {
+        read: reader.options.clone(),
+        projection,
+        batch_size,
+        io: IoOptions {
+            coalesce_gap: 0,
+            max_request_size: 0,
+        },
+        memory_budget: 0,
+    }
+}
