@@ -17,7 +17,7 @@
 //!   that pole at every longitude; when the ring crosses the equator, or when parq cannot
 //!   bound the area of the pole-free side below half the sphere, the box runs to both poles.
 //!
-//! Latitudes computed for arcs are widened by [`LAT_MARGIN`] against rounding; vertex values
+//! Latitudes computed for arcs are widened by `LAT_MARGIN` (1e-9°) against rounding; vertex values
 //! are kept exactly. Coordinates outside `[-180, 180] × [-90, 90]` and `NaN`s are special
 //! values (`Geospatial.md`) and skipped, with their edges.
 

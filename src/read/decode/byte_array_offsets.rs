@@ -177,9 +177,9 @@ impl ValuesDecoder for BinaryDecoder {
             offsets.first() == Some(&0) && is_monotonic(&offsets),
             "byte array offsets must start at 0 and never decrease"
         );
-        // SAFETY: just checked: non-empty, starts at 0, monotonically increasing.
         let len = offsets.len();
         let offsets = ScalarBuffer::new(self.recycled_offsets.buffer(offsets), 0, len);
+        // SAFETY: just checked: non-empty, starts at 0, monotonically increasing.
         let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
         Values::Binary { offsets, data }
     }
