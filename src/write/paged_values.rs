@@ -131,17 +131,7 @@ impl<'a> PagedValues<'a> {
     /// The next `n` stored byte arrays, as a page's values.
     fn next_bytes(&mut self, n: usize) -> Dense<'a> {
         let mut out = Vec::with_capacity(n);
-        while out.len() < n {
-            let Some(p) = self.pieces.get(self.piece) else {
-                break;
-            };
-            let Some(&(s, e)) = p.runs.get(self.run) else {
-                (self.piece, self.run, self.at) = (self.piece + 1, 0, 0);
-                continue;
-            };
-            let from = s + self.at;
-            let take = (e - from).min(n - out.len());
-            let c = &p.column;
+        while let Some((c, from, take)) = self.next_stretch(n - out.len()) {
             match &c.values {
                 Values::Binary { offsets, data } => out.extend(
                     offsets[from..=from + take]
@@ -150,12 +140,30 @@ impl<'a> PagedValues<'a> {
                 ),
                 _ => out.extend((from..from + take).map(|i| c.bytes(i).unwrap_or(&[]))),
             }
+        }
+        Dense::Bytes(out)
+    }
+
+    /// The next stretch of at most `want` stored values inside one run, as (column, first
+    /// index, count), the cursor moved past it; `None` when `want` is 0 or the runs are done.
+    fn next_stretch(&mut self, want: usize) -> Option<(&'a Column, usize, usize)> {
+        if want == 0 {
+            return None;
+        }
+        loop {
+            let p = self.pieces.get(self.piece)?;
+            let Some(&(s, e)) = p.runs.get(self.run) else {
+                (self.piece, self.run, self.at) = (self.piece + 1, 0, 0);
+                continue;
+            };
+            let from = s + self.at;
+            let take = (e - from).min(want);
             self.at += take;
             if from + take == e {
                 (self.run, self.at) = (self.run + 1, 0);
             }
+            return Some((&p.column, from, take));
         }
-        Dense::Bytes(out)
     }
 
     /// The next `n` stored values, one copy per run, as a page's values.
@@ -166,29 +174,19 @@ impl<'a> PagedValues<'a> {
         let w = self.width;
         // Grown, never cleared: every byte handed out is written first.
         let words = (n * w).div_ceil(8);
-        if self.buf.len() < words {
-            self.buf.resize(words, 0);
+        // Taken out while the cursor moves (it borrows `self`), and put back to lend from.
+        let mut buf = std::mem::take(&mut self.buf);
+        if buf.len() < words {
+            buf.resize(words, 0);
         }
-        let out: &mut [u8] = bytemuck::cast_slice_mut(&mut self.buf[..words]);
+        let out: &mut [u8] = bytemuck::cast_slice_mut(&mut buf[..words]);
         let mut filled = 0;
-        while filled < n {
-            let Some(p) = self.pieces.get(self.piece) else {
-                break;
-            };
-            let Some(&(s, e)) = p.runs.get(self.run) else {
-                (self.piece, self.run, self.at) = (self.piece + 1, 0, 0);
-                continue;
-            };
-            let from = s + self.at;
-            let take = (e - from).min(n - filled);
-            let src = bytes_of(self.physical, &p.column).unwrap_or(&[]);
+        while let Some((c, from, take)) = self.next_stretch(n - filled) {
+            let src = bytes_of(self.physical, c).unwrap_or(&[]);
             out[filled * w..(filled + take) * w].copy_from_slice(&src[from * w..(from + take) * w]);
             filled += take;
-            self.at += take;
-            if from + take == e {
-                (self.run, self.at) = (self.run + 1, 0);
-            }
         }
+        self.buf = buf;
         let words = &self.buf[..words];
         match self.physical {
             Type::INT32 => Dense::Int32(Cow::Borrowed(&bytemuck::cast_slice(words)[..filled])),
