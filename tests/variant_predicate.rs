@@ -28,6 +28,35 @@ fn ab(b: Variant) -> Variant {
     obj(vec![("a", obj(vec![("b", b)]))])
 }
 
+/// `rows` (and an `id` column 0, 1, ...) in row groups of `row_group_rows`, `var` shredded as
+/// `{a: {b: int32}}`.
+fn ab_file(rows: &[Option<Variant>], row_group_rows: usize) -> Bytes {
+    let schema = Shredding::Object(vec![(
+        "a".into(),
+        Shredding::Object(vec![(
+            "b".into(),
+            Shredding::Primitive(ShreddedType::Int32),
+        )]),
+    )]);
+    let variants = VariantArray::from_variants(rows).unwrap();
+    let ids = Column {
+        len: rows.len(),
+        validity: None,
+        values: Values::Int64((0..rows.len() as i64).collect::<Vec<_>>().into()),
+    };
+    let mut out = Vec::new();
+    let fields = vec![
+        Field::primitive("id", Type::INT64).required(),
+        variant_field("var", &schema),
+    ];
+    let options = WriterOptions::default().with_row_group_rows(row_group_rows);
+    let mut w = variant_writer(&mut out, fields, &["var"], options).unwrap();
+    w.write_arrays(&[Array::Primitive(ids), shred(&variants, &schema).unwrap()])
+        .unwrap();
+    w.finish().unwrap();
+    Bytes::from(out)
+}
+
 /// 4 row groups of 10 rows, `var` shredded as `{a: {b: int32}}`:
 /// 0. b = 0..9, all typed;
 /// 1. b = 0..8 typed, row 19 b = 10^12 (an INT64 that does not fit: in `b.value`);
@@ -44,30 +73,7 @@ fn file() -> Bytes {
     rows.push(Some(Variant::String("not an object".into())));
     rows.push(Some(obj(vec![("a", Variant::String("x".into()))])));
     rows.extend([None, None, None]);
-    let schema = Shredding::Object(vec![(
-        "a".into(),
-        Shredding::Object(vec![(
-            "b".into(),
-            Shredding::Primitive(ShreddedType::Int32),
-        )]),
-    )]);
-    let variants = VariantArray::from_variants(&rows).unwrap();
-    let ids = Column {
-        len: rows.len(),
-        validity: None,
-        values: Values::Int64((0..rows.len() as i64).collect::<Vec<_>>().into()),
-    };
-    let mut out = Vec::new();
-    let fields = vec![
-        Field::primitive("id", Type::INT64).required(),
-        variant_field("var", &schema),
-    ];
-    let options = WriterOptions::default().with_row_group_rows(10);
-    let mut w = variant_writer(&mut out, fields, &["var"], options).unwrap();
-    w.write_arrays(&[Array::Primitive(ids), shred(&variants, &schema).unwrap()])
-        .unwrap();
-    w.finish().unwrap();
-    Bytes::from(out)
+    ab_file(&rows, 10)
 }
 
 fn matching(reader: &ParquetReader<Bytes>, expr: &Expr) -> (Vec<u64>, usize) {
@@ -202,30 +208,7 @@ fn is_null_on_a_path_prunes_only_where_the_typed_leaf_decides() {
         Some(ab(Variant::Int32(7))),
         None,
     ]);
-    let schema = Shredding::Object(vec![(
-        "a".into(),
-        Shredding::Object(vec![(
-            "b".into(),
-            Shredding::Primitive(ShreddedType::Int32),
-        )]),
-    )]);
-    let variants = VariantArray::from_variants(&rows).unwrap();
-    let ids = Column {
-        len: rows.len(),
-        validity: None,
-        values: Values::Int64((0..rows.len() as i64).collect::<Vec<_>>().into()),
-    };
-    let mut out = Vec::new();
-    let fields = vec![
-        Field::primitive("id", Type::INT64).required(),
-        variant_field("var", &schema),
-    ];
-    let options = WriterOptions::default().with_row_group_rows(5);
-    let mut w = variant_writer(&mut out, fields, &["var"], options).unwrap();
-    w.write_arrays(&[Array::Primitive(ids), shred(&variants, &schema).unwrap()])
-        .unwrap();
-    w.finish().unwrap();
-    let reader = ParquetReader::new(Bytes::from(out)).unwrap();
+    let reader = ParquetReader::new(ab_file(&rows, 5)).unwrap();
     // The file is shaped as the test says.
     let nulls = |rg: usize, path: &str| {
         let c = reader.schema().find(path).unwrap();
