@@ -435,7 +435,7 @@ impl<S: Source> ParquetReader<S> {
         let mut at = 0usize;
         for r in pruned.ranges() {
             let len = (r.end - r.start) as usize;
-            let part = RowSelection::from_mask(r.start, mask.slice(at, len).iter());
+            let part = RowSelection::from_bits(r.start, &mask.slice(at, len));
             ranges.extend(part.ranges().iter().cloned());
             at += len;
         }

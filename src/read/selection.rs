@@ -60,6 +60,16 @@ impl RowSelection {
         RowSelection { ranges }
     }
 
+    /// The rows `first_row + i` where bit `i` of `mask` is set; [`Self::from_mask`] for a
+    /// bitmap, a word at a time.
+    pub fn from_bits(first_row: u64, mask: &arrow_buffer::BooleanBuffer) -> Self {
+        let ranges = mask
+            .set_slices()
+            .map(|(start, end)| first_row + start as u64..first_row + end as u64)
+            .collect();
+        RowSelection { ranges }
+    }
+
     /// The ranges, sorted and disjoint.
     pub fn ranges(&self) -> &[Range<u64>] {
         &self.ranges
@@ -168,6 +178,13 @@ mod tests {
             let in_a: Vec<bool> = (0..n).map(|r| a.iter().any(|x| x.contains(&r))).collect();
             prop_assert_eq!(naive(&sa, n), in_a.clone());
             prop_assert_eq!(RowSelection::from_mask(0, in_a.iter().copied()), sa.clone());
+            // From a bitmap, at an offset that is not a word boundary too.
+            let bits = arrow_buffer::BooleanBuffer::from(in_a.clone());
+            prop_assert_eq!(RowSelection::from_bits(0, &bits), sa.clone());
+            let mut shifted = vec![true; 3];
+            shifted.extend(&in_a);
+            let shifted = arrow_buffer::BooleanBuffer::from(shifted).slice(3, n as usize);
+            prop_assert_eq!(RowSelection::from_bits(0, &shifted), sa.clone());
             let (ma, mb) = (naive(&sa, n), naive(&sb, n));
             let and: Vec<bool> = ma.iter().zip(&mb).map(|(x, y)| *x && *y).collect();
             let or: Vec<bool> = ma.iter().zip(&mb).map(|(x, y)| *x || *y).collect();
