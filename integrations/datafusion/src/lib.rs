@@ -21,7 +21,8 @@
 //! groups' GETs in flight while one decodes. It translates DataFusion's filters into parq
 //! predicates that prune row groups and pages ([`predicate`]); splits files by row groups
 //! across `target_partitions`; and reports row-group statistics to the planner
-//! ([`statistics`]). parq decodes on tokio's blocking pool, off the async runtime's threads.
+//! ([`statistics`]). parq decodes on the runtime thread that polls the scan, as DataFusion's
+//! own Parquet reader does (the GETs run as their own tasks).
 //!
 //! Scan metrics (in `EXPLAIN ANALYZE`): `row_groups`, `row_groups_pruned`, `pages_pruned`,
 //! `rows_selected`, `requests`, `bytes_fetched`, `on_demand_fetches`.

@@ -9,8 +9,8 @@
 //!    bloom filters, dictionaries) and by pages, giving a row selection
 //!    ([`crate::store_source`]).
 //! 4. parq's object reader streams the projected columns of the row groups left: a push
-//!    decoder on tokio's blocking pool, with the GETs of the next row groups in flight while
-//!    one decodes, and under a selection only the pages it needs.
+//!    decoder on the task that polls the scan, with the GETs of the next row groups in flight
+//!    while one decodes, and under a selection only the pages it needs.
 //! 5. The batches are adapted to the table's types (missing columns as nulls, casts).
 //!
 //! Every GET goes through a [`CountingStore`], which feeds the `requests` and
@@ -109,7 +109,9 @@ pub(crate) async fn footer(
     let mut reader = ParqObjectReader::new(store, meta.clone())
         .with_footer_cache(Arc::clone(footers))
         .with_options(ObjectReadOptions {
-            decode_on_blocking_pool: true,
+            // Decode on the task that polls the stream, as DataFusion's own reader does: on
+            // the blocking pool each step was a thread round trip (see BENCHMARKS.md).
+            decode_on_blocking_pool: false,
             ..ObjectReadOptions::default()
         });
     let footer = reader.footer().await.map_err(parq_err)?;
