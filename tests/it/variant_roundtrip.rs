@@ -1,6 +1,5 @@
 //! Variants written by parq (unshredded, under random shredding schemas and under schemas
 //! inferred from the rows) read back equal, row by row, compared as `Variant` values.
-#![cfg(feature = "testing")]
 
 use bytes::Bytes;
 use parq::read::ParquetReader;

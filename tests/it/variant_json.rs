@@ -3,7 +3,6 @@
 //! and arrays walked from the owned tree. The types whose rendering has fixed expectations in
 //! the unit tests of `variant::json` (dates, times, timestamps, binary, floats) are taken from
 //! there.
-#![cfg(feature = "testing")]
 
 use std::fmt::Write as _;
 

@@ -3,7 +3,6 @@
 //! loopback) equals the local read; request counts (one GET for a small footer, at most
 //! four for a needle query with a page index); failed, short and stalled GETs give clean
 //! errors naming the range, nothing hangs, and dropping a stream cancels its GETs.
-#![cfg(feature = "object_store")]
 
 use std::fmt;
 use std::ops::Range;

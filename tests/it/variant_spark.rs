@@ -4,7 +4,6 @@
 //! (compared as parsed JSON values). Needs `pyspark` (4.x) and Java 17; never skipped.
 //!
 //! Spark's JVM takes 20–40 s to start, so every file goes through one Spark session.
-#![cfg(feature = "testing")]
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -139,7 +138,7 @@ fn spark_reads_parq_variants() {
     let spec_path = dir.join("cases.json");
     std::fs::write(&spec_path, spec).unwrap();
     let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support_spark/read_variants.py");
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/support_spark/read_variants.py");
     let out = Command::new("python3")
         .arg(&script)
         .arg(&spec_path)

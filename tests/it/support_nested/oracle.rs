@@ -1,6 +1,6 @@
 //! A naive record-assembly oracle for nested fields, and a generator of valid level streams.
 //!
-//! Shared by `tests/nested_assembly.rs` and the fuzz crate (`fuzz/src/lib.rs` includes this
+//! Shared by `tests/it/nested_assembly.rs` and the fuzz crate (`fuzz/src/lib.rs` includes this
 //! file with `#[path]`), so both hold `parq::read::testing::assemble_levels` against the same
 //! oracle.
 //!

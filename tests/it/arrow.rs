@@ -1,7 +1,6 @@
 //! The `arrow` feature: parq's RecordBatches against the parquet crate's
 //! `ParquetRecordBatchReader` on every parquet-testing file, and round trips through
 //! `ArrowWriter` read back by the parquet crate and by pyarrow.
-#![cfg(feature = "arrow")]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -574,11 +573,11 @@ fn pyarrow_reads_arrow_writer_output_with_the_same_schema_and_values() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Files of the CLI's pyarrow round-trip generators (`cli/tests/support/gen_*.py`) where parq
+/// Files of the CLI's pyarrow round-trip generators (`cli/tests/it/support/gen_*.py`) where parq
 /// differs from the parquet crate, with the reason.
 const GENERATED_KNOWN: &[(&str, &str)] = &[];
 
-/// Run `cli/tests/support/<script> OUTDIR` (pyarrow writes the files) and compare parq's
+/// Run `cli/tests/it/support/<script> OUTDIR` (pyarrow writes the files) and compare parq's
 /// batches with the parquet crate's on each.
 fn compare_generated(script: &str) {
     let dir = std::env::temp_dir().join(format!(
@@ -587,7 +586,7 @@ fn compare_generated(script: &str) {
         std::process::id()
     ));
     let gen = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("cli/tests/support")
+        .join("cli/tests/it/support")
         .join(script);
     let out = std::process::Command::new("python3")
         .arg(&gen)
@@ -860,7 +859,7 @@ fn record_batches_equal_the_parquet_crate_on_pyarrow_types() {
         dir.join("types_noschema.parquet"),
     );
     let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support_arrow/pyarrow_types.py");
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/support_arrow/pyarrow_types.py");
     let out = std::process::Command::new("python3")
         .arg(script)
         .arg(&with)

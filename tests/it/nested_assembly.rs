@@ -1,5 +1,5 @@
 //! Record assembly (`parq::read::testing::assemble_leaf_levels`) against a naive oracle
-//! (`tests/support_nested/oracle.rs`), over random nested schemas of depth up to 4 (structs
+//! (`tests/it/support_nested/oracle.rs`), over random nested schemas of depth up to 4 (structs
 //! required/optional/repeated, 3-level and legacy 2-level LISTs, MAP and MAP_KEY_VALUE,
 //! unannotated repeated fields):
 //! - random valid records, shredded: the same records come back;
@@ -16,8 +16,7 @@
 //! ancestor repeats where its d says the ancestor is undefined, counts that do not add
 //! up) is refused by both.
 
-#[path = "support_nested/oracle.rs"]
-mod oracle;
+use crate::oracle;
 
 use oracle::{
     check, gen_garbage, gen_records, gen_schema, max_levels, mutate, resolve, Outcome, Picker,

@@ -2,7 +2,6 @@
 //!
 //! Files are written with parq's own writer (so page layout is known) and read in-process;
 //! probe counters are thread-local, so each test sees only its own reads.
-#![cfg(feature = "probes")]
 
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use bytes::Bytes;

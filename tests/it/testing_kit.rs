@@ -2,7 +2,6 @@
 //! `arrow`, RecordBatches), arbitrary bytes always give a valid spec, every named mutation
 //! gives an error (never a panic) that names what it broke, and the generators reach every
 //! physical type, logical type, encoding, codec and page version they claim.
-#![cfg(feature = "testing")]
 
 use std::collections::BTreeSet;
 

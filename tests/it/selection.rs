@@ -3,7 +3,7 @@
 //! byte-array layout, with and without the page index; and pages outside the selection are
 //! skipped (asserted with probes, on files built so that exactly k pages survive).
 
-mod support_write;
+use crate::support_write;
 
 use bytes::Bytes;
 use parq::codecs::compression::CodecKind;

@@ -2,7 +2,7 @@
 //! false-positive rate against the configured one, the hash and the bitset against the
 //! parquet crate's, and filters crossing between parq, pyarrow and the parquet crate.
 //!
-//! The pyarrow test runs `tests/support_bloom/pyarrow_bloom.py` and FAILS if pyarrow is
+//! The pyarrow test runs `tests/it/support_bloom/pyarrow_bloom.py` and FAILS if pyarrow is
 //! missing (`pip install pyarrow`).
 
 use std::process::Command;
@@ -398,7 +398,7 @@ fn parq_reads_pyarrows_filters() {
     let path = dir.join("pyarrow_bloom.parquet");
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/support_bloom/pyarrow_bloom.py"
+        "/tests/it/support_bloom/pyarrow_bloom.py"
     );
     let out = Command::new("python3")
         .arg(script)

@@ -1,6 +1,5 @@
 //! VARIANT columns as the Arrow extension type `arrow.parquet.variant`: read (unshredded and
 //! rebuilt from shredding), written by `ArrowWriter`, and the shredded leaves still readable.
-#![cfg(feature = "arrow")]
 
 use std::sync::Arc;
 

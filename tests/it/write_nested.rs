@@ -9,12 +9,12 @@
 //! - A proptest over random nested schemas (depth up to 4) and random data at 0 %, mixed and
 //!   100 % nulls, also read back in batches of random sizes.
 //! - Interop: pyarrow and DuckDB read parq's nested files equal to what parq wrote
-//!   (`tests/support_nested/check.py`; the test FAILS if either is missing).
+//!   (`tests/it/support_nested/check.py`; the test FAILS if either is missing).
 //!
 //! Data is described as rows of [`Value`] trees and built into arrays by [`build`]; a read
 //! is compared slot by slot with `Array::value`, so layout differences do not matter.
 
-mod support_nested;
+use crate::support_nested;
 
 use parq::codecs::compression::CodecKind;
 use parq::field::Field;

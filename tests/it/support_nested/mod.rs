@@ -377,7 +377,7 @@ pub fn check_with_python(dir: &Path, cases: &[Case]) {
         .collect();
     let manifest_path = dir.join("manifest.json");
     std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support_nested/check.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/support_nested/check.py");
     let out = Command::new("python3")
         .arg(script)
         .arg(&manifest_path)

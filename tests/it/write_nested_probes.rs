@@ -1,8 +1,7 @@
 //! The nested writer's fast paths are taken for the inputs that must take them (and the
 //! general paths for the others). Run with `--features probes`.
-#![cfg(feature = "probes")]
 
-mod support_nested;
+use crate::support_nested;
 
 use parq::codecs::probe;
 use parq::field::Field;

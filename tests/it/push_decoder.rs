@@ -4,7 +4,7 @@
 //! I/O plan is what it says: one footer request under 64 KiB, coalesced and split ranges,
 //! and, under a selection with an offset index, no byte of an unselected page.
 
-mod support_write;
+use crate::support_write;
 
 use std::ops::Range;
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 //! pages, with and without the page index (repeated v1 pages without it cannot be skipped by
 //! header: their records are dropped by repetition level instead).
 
-mod support_nested;
+use crate::support_nested;
 
 use bytes::Bytes;
 use parq::array::Value;

@@ -1,7 +1,6 @@
 //! Whole-field reads of nested columns against streamed batches and the written values, on
 //! random nested specs (`parq::testing`) large enough that a whole read assembles in several
 //! runs of records (it appends one run of 8192 records after the other into one output).
-#![cfg(feature = "testing")]
 
 use bytes::Bytes;
 use parq::array::{Array, Value};

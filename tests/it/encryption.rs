@@ -1,6 +1,5 @@
 //! Parquet modular encryption: the encrypted files of parquet-testing against the parquet
 //! crate (feature `encryption`), failure cases, interop both ways, and round trips.
-#![cfg(all(feature = "encryption", feature = "arrow"))]
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -879,7 +878,7 @@ fn hex(key: &[u8]) -> String {
 
 fn pyarrow(args: &[&str]) {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/support_encryption/pyarrow_uniform.py");
+        .join("tests/it/support_encryption/pyarrow_uniform.py");
     let out = std::process::Command::new("python3")
         .arg(&script)
         .args(args)

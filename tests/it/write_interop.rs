@@ -3,11 +3,11 @@
 //! A covering design over encoding policy x codec x page version (each pair appears), every
 //! file holding every type (with its logical annotations) both required and optional, with
 //! several null rates, several pages and row groups. Each file is read by pyarrow
-//! (`tests/support_write/dump.py`; the test FAILS if pyarrow is missing), values are compared
+//! (`tests/it/support_write/dump.py`; the test FAILS if pyarrow is missing), values are compared
 //! exactly (float bits, decimal unscaled integers, bytes), and so are the encodings,
 //! compression and chunk statistics pyarrow reports. Each file is also read back with parq.
 
-mod support_write;
+use crate::support_write;
 
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
 //! Shared helpers of the writer tests: column kinds with value generators, exact column
 //! comparison, the values and statistics pyarrow is expected to report, and the pyarrow
 //! dump script runner.
-#![allow(dead_code)] // each test binary uses a different subset
+#![allow(dead_code)] // each module uses a different subset, some only with their feature
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -593,7 +593,7 @@ pub fn scratch_dir(name: &str) -> PathBuf {
 
 /// Run `dump.py` on `files`: one JSON object per file. Fails (never skips) without pyarrow.
 pub fn pyarrow_dump(files: &[PathBuf]) -> Vec<Value> {
-    let script = manifest_dir().join("tests/support_write/dump.py");
+    let script = manifest_dir().join("tests/it/support_write/dump.py");
     let out = Command::new("python3")
         .arg(&script)
         .args(files)

@@ -4,7 +4,7 @@
 //! index it writes, the plain-vs-dictionary decision (probes), the file sizes that decision
 //! gives, and a read of a parq file by the `parquet` crate (arrow-rs).
 
-mod support_write;
+use crate::support_write;
 
 use std::io::{self, Write};
 

@@ -3,9 +3,8 @@
 //! values the writer gave before the level and shredding fast paths changed. A change to
 //! these hashes is a change to parq's files: make it on purpose, never by accident.
 //! Run with `--features testing`.
-#![cfg(feature = "testing")]
 
-mod support_nested;
+use crate::support_nested;
 
 use parq::codecs::compression::CodecKind;
 use parq::field::Field;
