@@ -8,7 +8,7 @@
 //! on the original (a type Spark maps its own way) is Spark's, not parq's, and is only
 //! counted.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! `--max-page-size`: a page over the reader's size limit is refused with an error that names
 //! the library option and a hint that names the flag; with the flag raised it reads.
 
-mod support;
+use crate::support;
 
 use std::ffi::OsStr;
 use std::path::Path;
@@ -105,8 +105,8 @@ fn max_page_size_is_named_by_the_error_and_raises_the_limit() {
 
 /// parquet-testing's `large_string_map.brotli.parquet` holds a page of 1 GiB + 4 bytes, just
 /// over the default limit. Ignored by default: it needs ~4.2 GB of memory and ~25 s with a
-/// release binary (`PARQ_BIN=$PWD/target/release/parq cargo test -p parq-format-cli --test limits
-/// -- --ignored`).
+/// release binary (`PARQ_BIN=$PWD/target/release/parq cargo test -p parq-format-cli --test it
+/// -- --ignored limits::`).
 #[test]
 #[ignore]
 fn large_string_map_reads_with_the_flag() {

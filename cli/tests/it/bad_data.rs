@@ -6,7 +6,7 @@
 //! * truncated and byte-flipped variants of a few good files: no panic, no hang
 //!   (an error exit or success are both fine).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

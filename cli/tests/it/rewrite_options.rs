@@ -2,7 +2,7 @@
 //! in the input has one in the output, and every value of the column is found in it), and
 //! `--compression` takes a level (`zstd:9`).
 
-mod support;
+use crate::support;
 
 use std::ffi::OsStr;
 use std::path::Path;

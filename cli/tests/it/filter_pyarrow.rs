@@ -1,13 +1,13 @@
 //! `parq cat --where` against pyarrow's `pq.read_table(..., filters=...)`.
 //!
-//! tests/support/gen_filtered.py writes files with pyarrow (several row groups, small pages,
+//! tests/it/support/gen_filtered.py writes files with pyarrow (several row groups, small pages,
 //! page index and bloom filters on and off, sorted and shuffled rows, nulls, NaN, -0.0,
 //! unsigned and decimal columns) and, for each of ~80 predicates, the row ids pyarrow keeps
 //! (checked there against a plain Python evaluation). parq must keep the same rows, in the
 //! same order. The same kinds of predicates run over parquet-testing's files, compared by
 //! row count.
 
-mod support;
+use crate::support;
 
 use std::process::{Command, Stdio};
 

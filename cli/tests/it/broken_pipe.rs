@@ -1,7 +1,7 @@
 //! `parq cat F | head` and `parq pages F | head`: when the reader of the output goes away,
 //! parq stops quietly (exit 0, nothing on stderr) instead of reporting "Broken pipe".
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

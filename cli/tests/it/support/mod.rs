@@ -1,8 +1,8 @@
 //! Shared helpers for the integration tests that compare `parq cat` with pyarrow.
 //!
-//! The expected side is `cli/tests/support/expected.py` (pyarrow); the actual side is
+//! The expected side is `cli/tests/it/support/expected.py` (pyarrow); the actual side is
 //! the `parq` binary. Both print JSON Lines; rows are compared parsed, key by key.
-#![allow(dead_code)] // each test binary uses a different subset
+#![allow(dead_code)] // each module uses a different subset
 
 use std::fs;
 use std::io::Read;
@@ -56,7 +56,7 @@ pub fn parquet_bad_data() -> PathBuf {
 }
 
 pub fn support_dir() -> PathBuf {
-    manifest_dir().join("tests/support")
+    manifest_dir().join("tests/it/support")
 }
 
 /// The `parq` binary Cargo built for this test run, or `$PARQ_BIN` when set

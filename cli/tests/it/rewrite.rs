@@ -1,8 +1,8 @@
 //! `parq rewrite` against pyarrow: what the CLI writes from a parquet-testing file reads back
-//! in pyarrow as the original does (`tests/support_write/compare.py` of the library; the test
+//! in pyarrow as the original does (`tests/it/support_write/compare.py` of the library; the test
 //! FAILS if pyarrow is missing).
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 
@@ -85,7 +85,7 @@ fn rewrite_keeps_flat_parquet_testing_files_identical() {
         pairs.len() / 2
     );
     // compare.py sits with the library's writer tests: it reuses their dump.py.
-    let script = manifest_dir().join("../tests/support_write/compare.py");
+    let script = manifest_dir().join("../tests/it/support_write/compare.py");
     let out = std::process::Command::new("python3")
         .arg(&script)
         .args(&pairs)

@@ -1,12 +1,12 @@
 //! `parq cat` against pyarrow on every file of apache/parquet-testing's data/.
 //!
-//! For each `*.parquet` / `*.parquet.encrypted` file, tests/support/expected.py
+//! For each `*.parquet` / `*.parquet.encrypted` file, tests/it/support/expected.py
 //! computes the JSON Lines that `parq cat` must print. Every file that pyarrow
 //! reads, flat or nested (lists, structs, maps, legacy layouts), must match row
 //! by row (see `support::compare_jsonl`); files pyarrow cannot read are
 //! skipped, but parq must still not panic or hang on them.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,6 @@
 //! Every I/O error the CLI reports names the file it failed on.
 
-mod support;
+use crate::support;
 
 use std::ffi::OsStr;
 

@@ -1,6 +1,6 @@
 //! `--threads N`: scan reports the thread count, and cat prints the same rows on any count.
 
-mod support;
+use crate::support;
 
 use std::ffi::OsStr;
 

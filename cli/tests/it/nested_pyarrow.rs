@@ -1,19 +1,19 @@
 //! Nested columns round-tripped with pyarrow, both ways.
 //!
-//! tests/support/gen_nested.py writes ~90 files with lists, structs and maps
+//! tests/it/support/gen_nested.py writes ~90 files with lists, structs and maps
 //! (list<struct<list>>, map<string, list>, structs of structs, lists of maps,
 //! lists 3 and 4 deep, leaf types inside structs; required and optional at every
 //! level; 0/1/50/100 % nulls per level and empty lists; v1 and v2 pages,
 //! dictionary on and off, every codec, tiny pages, several row groups; pages
 //! that start inside a record; maps with repeated keys). Its `--check` first
-//! proves that tests/support/expected.py (the oracle) prints the generator's own
+//! proves that tests/it/support/expected.py (the oracle) prints the generator's own
 //! data.
 //!
 //! - `parq_reads_nested_pyarrow_files`: `parq cat` prints what pyarrow reads.
 //! - `parq_writes_nested_pyarrow_reads`: `parq rewrite` keeps the data, as pyarrow and
 //!   DuckDB read it.
 
-mod support;
+use crate::support;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -149,7 +149,7 @@ fn rewrite_options(i: usize) -> Vec<&'static str> {
 // For every file gen_nested.py writes:
 //   1. `parq rewrite FILE OUT` (page version, encoding and codec varied across files by
 //      `rewrite_options`);
-//   2. tests/support/compare_nested.py FILE OUT: pyarrow reads OUT equal to FILE (same Arrow
+//   2. tests/it/support/compare_nested.py FILE OUT: pyarrow reads OUT equal to FILE (same Arrow
 //      schema up to list-element names, every value and every null at every level, float
 //      bits, map entries in order with repeated keys), and DuckDB's
 //      `SELECT * FROM read_parquet(OUT)` equals its reading of FILE (DuckDB refuses maps with

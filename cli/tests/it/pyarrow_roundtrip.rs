@@ -1,12 +1,12 @@
 //! `parq cat` against pyarrow on files pyarrow writes.
 //!
-//! tests/support/gen_roundtrip.py writes ~90 files (every physical type, the
+//! tests/it/support/gen_roundtrip.py writes ~90 files (every physical type, the
 //! common logical types, nulls 0/1/50/100 %, dictionary on/off, data page v1/v2,
 //! every codec, tiny pages, non-dictionary encodings, edge cases) into a scratch
 //! directory; expected.py gives pyarrow's reading of each; parq must print the
 //! same rows (see `support::compare_jsonl`).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

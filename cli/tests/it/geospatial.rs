@@ -2,7 +2,7 @@
 //! statistics the original writers wrote (parquet-cpp for GEOMETRY, SedonaDB for GEOGRAPHY,
 //! whose S2 boxes cover the great-circle arcs as parq's do), and `parq meta` shows them.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

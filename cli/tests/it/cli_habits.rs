@@ -3,7 +3,7 @@
 //! The CSV test writes its input with pyarrow and reads the output back with Python's `csv`
 //! module (the test FAILS if pyarrow is missing).
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
