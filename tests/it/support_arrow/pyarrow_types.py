@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes OUT.parquet (with ARROW:schema) and OUT_NOSCHEMA.parquet (without) holding many
-Arrow types, for tests/arrow.rs (parq must read them as the parquet crate does)."""
+Arrow types, for tests/it/arrow.rs (parq must read them as the parquet crate does)."""
 import sys, datetime, decimal, pyarrow as pa, pyarrow.parquet as pq
 n = [0, 1, None, 3]
 t = pa.table({

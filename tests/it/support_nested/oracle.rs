@@ -1072,10 +1072,10 @@ pub enum Outcome {
     /// Both refused.
     BothRefused,
     /// The oracle found two leaves that disagree and `assemble_levels` read the first
-    /// leaf's shape (see the leniencies in tests/nested_assembly.rs).
+    /// leaf's shape (see the leniencies in tests/it/nested_assembly.rs).
     LenientOnDisagreement,
     /// The oracle found a dangling pair and `assemble_levels` read past it (see the
-    /// leniencies in tests/nested_assembly.rs).
+    /// leniencies in tests/it/nested_assembly.rs).
     LenientOnDangling,
 }
 

@@ -1,4 +1,4 @@
-"""Compare parquet files pairwise as pyarrow reads them, for cli/tests/rewrite.rs (`parq rewrite`).
+"""Compare parquet files pairwise as pyarrow reads them, for cli/tests/it/rewrite.rs (`parq rewrite`).
 
 Usage: compare.py ORIGINAL REWRITTEN [ORIGINAL REWRITTEN ...]
 Prints one JSON object per pair: {"original", "rewritten", "skip"} when pyarrow cannot read

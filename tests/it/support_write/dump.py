@@ -1,4 +1,4 @@
-"""Dump parquet files as pyarrow reads them, for tests/write_interop.rs.
+"""Dump parquet files as pyarrow reads them, for tests/it/write_interop.rs.
 
 Usage: dump.py FILE...   Prints one JSON object per file (one line each):
   {"file", "num_rows", "columns": {name: [value...]}, "row_groups": [[chunk...]...]}

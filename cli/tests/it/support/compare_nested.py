@@ -3,7 +3,7 @@
 
 Usage: compare_nested.py ORIGINAL REWRITTEN [ORIGINAL REWRITTEN ...]
 
-For tests/nested_pyarrow.rs (parq rewrites a nested file; the rewrite must read
+For tests/it/nested_pyarrow.rs (parq rewrites a nested file; the rewrite must read
 back equal). For each pair, prints one JSON object (one line):
 
     {"original", "rewritten", "pyarrow": VERDICT, "duckdb": VERDICT}

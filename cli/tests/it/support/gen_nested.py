@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes nested Parquet files with pyarrow for tests/nested_pyarrow.rs.
+"""Writes nested Parquet files with pyarrow for tests/it/nested_pyarrow.rs.
 
 Usage: gen_nested.py OUTDIR [--quick] [--check]
 
@@ -41,7 +41,7 @@ the edge files with repeated keys. Other edge files: an empty table, all rows
 null, all lists empty, one record of 20,000 elements.
 
 --check renders the generator's own data the way the `parq cat` contract says
-and compares it with what tests/support/expected.py computes from pyarrow's
+and compares it with what tests/it/support/expected.py computes from pyarrow's
 reading of each file (a check of the oracle itself). Writes OUTDIR/*.parquet
 and OUTDIR/files.json (name -> settings).
 """

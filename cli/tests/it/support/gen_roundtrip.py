@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Parquet files with pyarrow for tests/pyarrow_roundtrip.rs.
+"""Writes Parquet files with pyarrow for tests/it/pyarrow_roundtrip.rs.
 
 Usage: gen_roundtrip.py OUTDIR [--quick]
 

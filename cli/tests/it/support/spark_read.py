@@ -1,4 +1,4 @@
-"""Spark reads parq's rewrites as pyarrow reads the originals (cli/tests/spark_interop.rs).
+"""Spark reads parq's rewrites as pyarrow reads the originals (cli/tests/it/spark_interop.rs).
 
 Usage: spark_read.py MANIFEST OUT
 MANIFEST is a JSON list of {"what", "original", "rewrite"}. One Spark session (local, one
