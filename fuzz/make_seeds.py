@@ -16,9 +16,10 @@ decode_variant: parquet-testing's variant/ values (2-byte metadata length, metad
                 shredded_variant/ Parquet files go to read_file too (variant rebuilding).
 decompress_*:   4-byte declared size + a page compressed by pyarrow (if installed).
 seeds/<target>/: files kept in the repository, copied as they are: for read_file the small
-                lying files of cli/tests/hostile_files.rs (issue 19: counts and sizes that
-                disagree with the bytes), regenerated with
-                `PARQ_HOSTILE_SEEDS=fuzz/seeds/read_file cargo test -p parq-cli --test hostile_files`.
+                lying files of cli/tests/it/hostile_files.rs (issue 19: counts and sizes
+                that disagree with the bytes), regenerated with
+                `PARQ_HOSTILE_SEEDS=fuzz/seeds/read_file cargo test -p parq-format-cli
+                --test it hostile_files::`.
 
 Usage: python3 fuzz/make_seeds.py [parquet-testing data dir]
 """

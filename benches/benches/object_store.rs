@@ -434,7 +434,7 @@ fn measure_memory(
 }
 
 /// Two int64 columns of 1M rows in one row group, pages of 1000 rows, with a page index:
-/// the file of tests/object_store.rs's needle query.
+/// the file of tests/it/object_store.rs's needle query.
 fn needle_file() -> Bytes {
     let rows = 1_000_000i64;
     let mut out = Vec::new();

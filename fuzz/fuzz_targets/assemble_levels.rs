@@ -1,5 +1,5 @@
 //! Record assembly from raw levels (`parq::read::testing::assemble_leaf_levels`) against the
-//! naive oracle of `tests/support_nested/oracle.rs`.
+//! naive oracle of `tests/it/support_nested/oracle.rs`.
 //!
 //! The input drives a small schema grammar (structs, 3-level and legacy 2-level LISTs, MAP
 //! and MAP_KEY_VALUE, unannotated repeated fields, depth up to 4, now and then a malformed

@@ -210,6 +210,6 @@ pub fn fuzz_decompress(kind: CodecKind, data: &[u8]) {
     }
 }
 
-/// The naive record-assembly oracle and level generator (shared with tests/nested_assembly.rs).
-#[path = "../../tests/support_nested/oracle.rs"]
+/// The naive record-assembly oracle and level generator (shared with tests/it/nested_assembly.rs).
+#[path = "../../tests/it/support_nested/oracle.rs"]
 pub mod nested_oracle;

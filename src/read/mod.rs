@@ -107,7 +107,7 @@
 //! [`ReadOptions::threads`] (default 1: nothing is spawned) decodes on several scoped threads.
 //! Work is split across row groups, columns and, inside a column chunk larger than its share,
 //! page ranges (see the `parallel` module), so one dominant column still keeps every thread
-//! busy. Results equal one-thread reads value for value (`tests/parallel_read.rs`).
+//! busy. Results equal one-thread reads value for value (`tests/it/parallel_read.rs`).
 //!
 //! ```
 //! # use parq::column::{Column, Values};

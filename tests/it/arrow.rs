@@ -1,0 +1,888 @@
+//! The `arrow` feature: parq's RecordBatches against the parquet crate's
+//! `ParquetRecordBatchReader` on every parquet-testing file, and round trips through
+//! `ArrowWriter` read back by the parquet crate and by pyarrow.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::SchemaRef;
+use bytes::Bytes;
+use parq::read::{ByteArrayLayout, ParquetReader, ReadOptions};
+
+/// parquet-testing's `data/`: `$PARQUET_TEST_DATA` when set (as in arrow-rs), else the copy
+/// vendored under `testdata/parquet-testing/`.
+fn data_dir() -> PathBuf {
+    std::env::var_os("PARQUET_TEST_DATA")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/parquet-testing/data")
+        })
+}
+
+/// Files where parq's batches differ from the parquet crate's, with the reason. A file that
+/// starts passing fails the test, so the list stays exact.
+const KNOWN: &[(&str, &str)] = &[(
+    "repeated_no_annotation.parquet",
+    "the footer says num_rows 0 while its row group holds 6 rows: the parquet crate reads none, \
+     parq (like pyarrow) reads the 6",
+)];
+
+fn files() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in [data_dir(), data_dir().join("geospatial")] {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "parquet") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The parquet crate's file schema (with metadata) and batches, or `None` when it refuses
+/// the file.
+fn oracle(path: &Path, batch_size: usize) -> Option<(SchemaRef, Vec<RecordBatch>)> {
+    let file = std::fs::File::open(path).unwrap();
+    let builder =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).ok()?;
+    let schema = builder.schema().clone();
+    let reader = builder.with_batch_size(batch_size).build().ok()?;
+    Some((schema, reader.collect::<Result<Vec<_>, _>>().ok()?))
+}
+
+fn parq_batches(
+    path: &Path,
+    batch_size: usize,
+    layout: ByteArrayLayout,
+) -> Result<(SchemaRef, Vec<RecordBatch>), String> {
+    let bytes = Bytes::from(std::fs::read(path).unwrap());
+    let options = ReadOptions {
+        byte_array_layout: layout,
+        ..Default::default()
+    };
+    let reader = ParquetReader::with_options(bytes, options).map_err(|e| format!("open: {e}"))?;
+    let batches = reader
+        .record_batches(&[], batch_size)
+        .map_err(|e| format!("record_batches: {e}"))?;
+    let schema = batches.schema();
+    let mut out: Vec<RecordBatch> = batches
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("read: {e}"))?;
+    if out.is_empty() {
+        out.push(RecordBatch::new_empty(schema.clone()));
+    }
+    Ok((schema, out))
+}
+
+fn concat(batches: &[RecordBatch]) -> RecordBatch {
+    arrow_select::concat::concat_batches(&batches[0].schema(), batches).unwrap()
+}
+
+/// Why parq's batches of `path` differ from the parquet crate's (`None`: equal, or the
+/// parquet crate refuses the file).
+fn difference(path: &Path, batch_size: usize) -> Option<String> {
+    difference_with(path, batch_size, ByteArrayLayout::Offsets)
+}
+
+fn difference_with(path: &Path, batch_size: usize, layout: ByteArrayLayout) -> Option<String> {
+    let (expected_schema, expected) = oracle(path, batch_size)?;
+    let (schema, got) = match parq_batches(path, batch_size, layout) {
+        Ok(b) => b,
+        Err(e) => return Some(e),
+    };
+    if schema.metadata() != expected_schema.metadata() {
+        return Some(format!(
+            "schema metadata {:?} read as {:?}",
+            expected_schema.metadata(),
+            schema.metadata()
+        ));
+    }
+    if expected.is_empty() {
+        return (got.iter().map(|b| b.num_rows()).sum::<usize>() != 0)
+            .then(|| "rows where the parquet crate reads none".into());
+    }
+    let (e, g) = (concat(&expected), concat(&got));
+    if e.schema().fields() != g.schema().fields() {
+        for (fe, fg) in e.schema().fields().iter().zip(g.schema().fields()) {
+            if fe != fg {
+                return Some(format!("field {fe:?} read as {fg:?}"));
+            }
+        }
+        return Some(format!("schema {:?} read as {:?}", e.schema(), g.schema()));
+    }
+    if e.num_rows() != g.num_rows() {
+        return Some(format!("{} rows read as {}", e.num_rows(), g.num_rows()));
+    }
+    for (i, f) in e.schema().fields().iter().enumerate() {
+        if e.column(i).as_ref() != g.column(i).as_ref() {
+            return Some(format!("values of {}", f.name()));
+        }
+    }
+    None
+}
+
+#[test]
+fn record_batches_equal_the_parquet_crate() {
+    let known: BTreeMap<&str, &str> = KNOWN.iter().copied().collect();
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for path in files() {
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if name.ends_with(".encrypted") || oracle(&path, 1024).is_none() {
+            continue;
+        }
+        compared += 1;
+        // A small batch size too, so that batches end mid-page and mid-row-group.
+        let diff = difference(&path, 8192)
+            .or_else(|| difference(&path, 7))
+            .or_else(|| {
+                difference_with(&path, 8192, ByteArrayLayout::Views).map(|d| format!("views: {d}"))
+            });
+        match (diff, known.get(name.as_str())) {
+            (None, None) | (Some(_), Some(_)) => {}
+            (None, Some(_)) => failures.push(format!("{name}: passes now, drop it from KNOWN")),
+            (Some(d), None) => failures.push(format!("{name}: {d}")),
+        }
+    }
+    assert!(compared > 50, "only {compared} files compared");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A batch of (almost) every Arrow type the writer takes, with nulls.
+fn every_type() -> RecordBatch {
+    use arrow_array::builder::{Int32Builder, MapBuilder, StringBuilder};
+    use arrow_array::types::*;
+    use arrow_array::*;
+    use arrow_buffer::{i256, IntervalDayTime, OffsetBuffer};
+    use arrow_schema::{DataType, Field};
+
+    let n = 5;
+    let valid = |i: usize| i % 3 != 1;
+    let ints = || (0..n as i64).map(|i| valid(i as usize).then_some(i * 7 - 9));
+    let strs: Vec<Option<String>> = (0..n)
+        .map(|i| valid(i).then(|| format!("v{i}é{}", "x".repeat(i * 5))))
+        .collect();
+    let bins: Vec<Option<&[u8]>> = strs
+        .iter()
+        .map(|s| s.as_deref().map(str::as_bytes))
+        .collect();
+    let tz: Option<Arc<str>> = Some("+01:00".into());
+    let mut cols: Vec<(&str, ArrayRef)> = vec![
+        ("null", Arc::new(NullArray::new(n))),
+        (
+            "bool",
+            Arc::new(BooleanArray::from_iter(
+                ints().map(|v| v.map(|v| v % 2 == 0)),
+            )),
+        ),
+        (
+            "i8",
+            Arc::new(Int8Array::from_iter(ints().map(|v| v.map(|v| v as i8)))),
+        ),
+        (
+            "i16",
+            Arc::new(Int16Array::from_iter(ints().map(|v| v.map(|v| v as i16)))),
+        ),
+        (
+            "i32",
+            Arc::new(Int32Array::from_iter(ints().map(|v| v.map(|v| v as i32)))),
+        ),
+        ("i64", Arc::new(Int64Array::from_iter(ints()))),
+        (
+            "u8",
+            Arc::new(UInt8Array::from_iter(ints().map(|v| v.map(|v| v as u8)))),
+        ),
+        (
+            "u16",
+            Arc::new(UInt16Array::from_iter(ints().map(|v| v.map(|v| v as u16)))),
+        ),
+        (
+            "u32",
+            Arc::new(UInt32Array::from_iter(ints().map(|v| v.map(|v| v as u32)))),
+        ),
+        (
+            "u64",
+            Arc::new(UInt64Array::from_iter(ints().map(|v| v.map(|v| v as u64)))),
+        ),
+        (
+            "f16",
+            Arc::new(Float16Array::from_iter(ints().map(|v| {
+                v.map(|v| <Float16Type as ArrowPrimitiveType>::Native::from_f32(v as f32 / 4.0))
+            }))),
+        ),
+        (
+            "f32",
+            Arc::new(Float32Array::from_iter(
+                ints().map(|v| v.map(|v| v as f32 / 3.0)),
+            )),
+        ),
+        (
+            "f64",
+            Arc::new(Float64Array::from_iter(
+                ints().map(|v| v.map(|v| v as f64 / 3.0)),
+            )),
+        ),
+        ("utf8", Arc::new(StringArray::from(strs.clone()))),
+        ("large_utf8", Arc::new(LargeStringArray::from(strs.clone()))),
+        ("utf8_view", Arc::new(StringViewArray::from(strs.clone()))),
+        ("binary", Arc::new(BinaryArray::from(bins.clone()))),
+        (
+            "large_binary",
+            Arc::new(LargeBinaryArray::from(bins.clone())),
+        ),
+        ("binary_view", Arc::new(BinaryViewArray::from(bins.clone()))),
+        (
+            "fixed",
+            Arc::new(
+                FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+                    ints().map(|v| v.map(|v| (v as i32).to_le_bytes())),
+                    4,
+                )
+                .unwrap(),
+            ),
+        ),
+        (
+            "date32",
+            Arc::new(Date32Array::from_iter(
+                ints().map(|v| v.map(|v| v as i32 * 1000)),
+            )),
+        ),
+        (
+            "date64",
+            Arc::new(Date64Array::from_iter(
+                ints().map(|v| v.map(|v| v * 86_400_000)),
+            )),
+        ),
+        (
+            "time32s",
+            Arc::new(Time32SecondArray::from_iter(
+                ints().map(|v| v.map(|v| v.abs() as i32)),
+            )),
+        ),
+        (
+            "time32ms",
+            Arc::new(Time32MillisecondArray::from_iter(
+                ints().map(|v| v.map(|v| v.abs() as i32)),
+            )),
+        ),
+        (
+            "time64us",
+            Arc::new(Time64MicrosecondArray::from_iter(
+                ints().map(|v| v.map(i64::abs)),
+            )),
+        ),
+        (
+            "time64ns",
+            Arc::new(Time64NanosecondArray::from_iter(
+                ints().map(|v| v.map(i64::abs)),
+            )),
+        ),
+        ("ts_s", Arc::new(TimestampSecondArray::from_iter(ints()))),
+        (
+            "ts_ms_tz",
+            Arc::new(TimestampMillisecondArray::from_iter(ints()).with_timezone_opt(tz.clone())),
+        ),
+        (
+            "ts_us_utc",
+            Arc::new(TimestampMicrosecondArray::from_iter(ints()).with_timezone("UTC")),
+        ),
+        (
+            "ts_ns",
+            Arc::new(TimestampNanosecondArray::from_iter(ints())),
+        ),
+        ("dur_s", Arc::new(DurationSecondArray::from_iter(ints()))),
+        (
+            "dur_ns",
+            Arc::new(DurationNanosecondArray::from_iter(ints())),
+        ),
+        (
+            "dec32",
+            Arc::new(
+                Decimal32Array::from_iter(ints().map(|v| v.map(|v| v as i32)))
+                    .with_precision_and_scale(7, 2)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "dec64",
+            Arc::new(
+                Decimal64Array::from_iter(ints())
+                    .with_precision_and_scale(15, 3)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "dec128_small",
+            Arc::new(
+                Decimal128Array::from_iter(ints().map(|v| v.map(i128::from)))
+                    .with_precision_and_scale(5, 1)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "dec128",
+            Arc::new(
+                Decimal128Array::from_iter(ints().map(|v| v.map(|v| v as i128 * 10i128.pow(25))))
+                    .with_precision_and_scale(30, 4)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "dec256",
+            Arc::new(
+                Decimal256Array::from_iter(
+                    ints().map(|v| v.map(|v| i256::from_i128(v as i128 * 10i128.pow(30)))),
+                )
+                .with_precision_and_scale(50, 5)
+                .unwrap(),
+            ),
+        ),
+        (
+            "interval_ym",
+            Arc::new(IntervalYearMonthArray::from_iter(
+                ints().map(|v| v.map(|v| v as i32)),
+            )),
+        ),
+        (
+            "interval_dt",
+            Arc::new(IntervalDayTimeArray::from_iter(ints().map(|v| {
+                v.map(|v| IntervalDayTime::new(v as i32, v as i32 * 1000))
+            }))),
+        ),
+        (
+            "dict",
+            Arc::new(
+                strs.iter()
+                    .map(|s| s.as_deref().map(|s| &s[..2]))
+                    .collect::<DictionaryArray<Int32Type>>(),
+            ),
+        ),
+        (
+            "dict8",
+            Arc::new(
+                strs.iter()
+                    .map(|s| s.as_deref().map(|s| &s[..1]))
+                    .collect::<DictionaryArray<Int8Type>>(),
+            ),
+        ),
+        (
+            "list",
+            Arc::new(ListArray::from_iter_primitive::<Int32Type, _, _>(
+                (0..n).map(|i| valid(i).then(|| (0..i as i32).map(|x| (x != 2).then_some(x)))),
+            )),
+        ),
+    ];
+    let large = LargeListArray::new(
+        Arc::new(Field::new("item", DataType::Utf8, true)),
+        OffsetBuffer::from_lengths([1, 0, 2, 1, 1]),
+        Arc::new(StringArray::from(strs.clone())),
+        Some(vec![true, false, true, true, true].into()),
+    );
+    cols.push(("large_list", Arc::new(large)));
+    let fixed_list = FixedSizeListArray::new(
+        Arc::new(Field::new("item", DataType::Int64, true)),
+        2,
+        Arc::new(Int64Array::from_iter(
+            (0..2 * n as i64).map(|i| (i != 3).then_some(i)),
+        )),
+        Some(vec![true, false, true, true, true].into()),
+    );
+    cols.push(("fixed_list", Arc::new(fixed_list)));
+    let st = StructArray::new(
+        vec![
+            Field::new("a", DataType::Int64, true),
+            Field::new("b", DataType::Utf8, false),
+        ]
+        .into(),
+        vec![
+            Arc::new(Int64Array::from_iter(ints())) as ArrayRef,
+            Arc::new(StringArray::from_iter_values(
+                (0..n).map(|i| format!("s{i}")),
+            )),
+        ],
+        Some(vec![true, true, false, true, true].into()),
+    );
+    cols.push(("struct", Arc::new(st)));
+    let mut mb = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
+    for i in 0..n {
+        for j in 0..i {
+            mb.keys().append_value(format!("k{j}"));
+            mb.values().append_option((j != 1).then_some(j as i32));
+        }
+        mb.append(valid(i)).unwrap();
+    }
+    cols.push(("map", Arc::new(mb.finish())));
+    // Fields are nullable where the column holds nulls (a NullArray always does).
+    RecordBatch::try_from_iter_with_nullable(cols.into_iter().map(|(name, a)| {
+        let nullable = a.logical_null_count() > 0;
+        (name, a, nullable)
+    }))
+    .unwrap()
+}
+
+fn write_parq(batches: &[RecordBatch], options: parq::write::WriterOptions) -> Vec<u8> {
+    let mut w =
+        parq::arrow::ArrowWriter::try_new(Vec::new(), batches[0].schema(), options).unwrap();
+    for b in batches {
+        w.write(b).unwrap();
+    }
+    w.into_inner().unwrap()
+}
+
+fn read_with_parquet_crate(bytes: Vec<u8>) -> RecordBatch {
+    let reader =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(Bytes::from(bytes))
+            .unwrap()
+            .build()
+            .unwrap();
+    let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
+    concat(&batches)
+}
+
+fn read_with_parq(bytes: Vec<u8>, batch_size: usize) -> RecordBatch {
+    let reader = ParquetReader::new(Bytes::from(bytes)).unwrap();
+    let batches = reader.record_batches(&[], batch_size).unwrap();
+    let schema = batches.schema();
+    let batches: Vec<RecordBatch> = batches.collect::<Result<_, _>>().unwrap();
+    arrow_select::concat::concat_batches(&schema, &batches).unwrap()
+}
+
+fn assert_batches_eq(expected: &RecordBatch, got: &RecordBatch, who: &str) {
+    assert_eq!(
+        expected.schema().fields(),
+        got.schema().fields(),
+        "{who}: schema"
+    );
+    assert_eq!(expected.num_rows(), got.num_rows(), "{who}: rows");
+    for (i, f) in expected.schema().fields().iter().enumerate() {
+        assert_eq!(
+            expected.column(i).as_ref(),
+            got.column(i).as_ref(),
+            "{who}: column {}",
+            f.name()
+        );
+    }
+}
+
+#[test]
+fn arrow_writer_round_trips_through_the_parquet_crate_and_parq() {
+    let batch = every_type();
+    let parts = [batch.slice(0, 2), batch.slice(2, 3)];
+    let options = parq::write::WriterOptions::default().with_row_group_rows(3);
+    let bytes = write_parq(&parts, options);
+    let whole = concat(&parts);
+    assert_batches_eq(
+        &whole,
+        &read_with_parquet_crate(bytes.clone()),
+        "parquet crate",
+    );
+    assert_batches_eq(&whole, &read_with_parq(bytes.clone(), 1024), "parq");
+    assert_batches_eq(&whole, &read_with_parq(bytes, 2), "parq, batches of 2");
+}
+
+/// Columns pyarrow reads back differently from what was written, with the reason. The
+/// writer stores types as arrow-rs does by default (the parquet crate reads all of them back
+/// exactly, see the round trip above); pyarrow restores fewer of them from `ARROW:schema`.
+const PYARROW_KNOWN: &[(&str, &str)] = &[
+    (
+        "date64",
+        "stored as plain INT64 (lossless, as arrow-rs does); pyarrow restores Date64 only from \
+         INT32 DATE",
+    ),
+    (
+        "time32s",
+        "stored as plain INT32 (as arrow-rs does: Parquet has no seconds unit); pyarrow reads \
+         Int32",
+    ),
+    (
+        "ts_s",
+        "stored as plain INT64 (as arrow-rs does: Parquet has no seconds unit); pyarrow reads \
+         Int64",
+    ),
+    (
+        "interval_ym",
+        "pyarrow does not read the INTERVAL type: FixedSizeBinary(12)",
+    ),
+    (
+        "interval_dt",
+        "pyarrow does not read the INTERVAL type: FixedSizeBinary(12)",
+    ),
+    (
+        "map",
+        "pyarrow names a map's entries field after the map (\"map\", not \"entries\"), for \
+         its own files too",
+    ),
+];
+
+#[test]
+fn pyarrow_reads_arrow_writer_output_with_the_same_schema_and_values() {
+    let batch = every_type();
+    let dir = std::env::temp_dir().join(format!("parq-arrow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let parquet_path = dir.join("every_type.parquet");
+    let ipc_path = dir.join("every_type.arrow");
+    std::fs::write(
+        &parquet_path,
+        write_parq(std::slice::from_ref(&batch), Default::default()),
+    )
+    .unwrap();
+    let script = "import sys, pyarrow as pa, pyarrow.parquet as pq\n\
+                  t = pq.read_table(sys.argv[1])\n\
+                  with pa.ipc.new_file(sys.argv[2], t.schema) as w:\n    w.write_table(t)\n";
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(&parquet_path)
+        .arg(&ipc_path)
+        .output()
+        .expect("python3 with pyarrow (the oracle; .ci/test installs it)");
+    assert!(
+        out.status.success(),
+        "pyarrow failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reader =
+        arrow_ipc::reader::FileReader::try_new(std::fs::File::open(&ipc_path).unwrap(), None)
+            .unwrap();
+    let schema = reader.schema();
+    let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
+    let got = arrow_select::concat::concat_batches(&schema, &batches).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let known: BTreeMap<&str, &str> = PYARROW_KNOWN.iter().copied().collect();
+    let mut failures = Vec::new();
+    for (i, f) in batch.schema().fields().iter().enumerate() {
+        let name = f.name().as_str();
+        let g = got.schema().field_with_name(name).ok().cloned();
+        let same = g.as_ref().is_some_and(|g| {
+            g.data_type() == f.data_type()
+                && g.is_nullable() == f.is_nullable()
+                && got.column_by_name(name).unwrap().as_ref() == batch.column(i).as_ref()
+        });
+        match (same, known.contains_key(name)) {
+            (true, false) | (false, true) => {}
+            (true, true) => {
+                failures.push(format!("{name}: passes now, drop it from PYARROW_KNOWN"))
+            }
+            (false, false) => failures.push(format!("{name}: {f:?} read as {g:?}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Files of the CLI's pyarrow round-trip generators (`cli/tests/it/support/gen_*.py`) where parq
+/// differs from the parquet crate, with the reason.
+const GENERATED_KNOWN: &[(&str, &str)] = &[];
+
+/// Run `cli/tests/it/support/<script> OUTDIR` (pyarrow writes the files) and compare parq's
+/// batches with the parquet crate's on each.
+fn compare_generated(script: &str) {
+    let dir = std::env::temp_dir().join(format!(
+        "parq-arrow-{}-{}",
+        script.trim_end_matches(".py"),
+        std::process::id()
+    ));
+    let gen = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("cli/tests/it/support")
+        .join(script);
+    let out = std::process::Command::new("python3")
+        .arg(&gen)
+        .arg(&dir)
+        .output()
+        .expect("python3 with pyarrow (the oracle; .ci/test installs it)");
+    assert!(
+        out.status.success(),
+        "{script} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .collect();
+    files.sort();
+    let known: BTreeMap<&str, &str> = GENERATED_KNOWN.iter().copied().collect();
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for path in &files {
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if oracle(path, 1024).is_none() {
+            continue;
+        }
+        compared += 1;
+        let diff = difference(path, 8192).or_else(|| difference(path, 1000));
+        match (diff, known.get(name.as_str())) {
+            (None, None) | (Some(_), Some(_)) => {}
+            (None, Some(_)) => failures.push(format!("{name}: passes now, drop it from the list")),
+            (Some(d), None) => failures.push(format!("{name}: {d}")),
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(compared >= 60, "only {compared} generated files compared");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn record_batches_equal_the_parquet_crate_on_pyarrow_written_flat_files() {
+    compare_generated("gen_roundtrip.py");
+}
+
+#[test]
+fn record_batches_equal_the_parquet_crate_on_pyarrow_written_nested_files() {
+    compare_generated("gen_nested.py");
+}
+
+/// The Arrow arrays wrap parq's buffers: same addresses, no value copied.
+#[test]
+fn conversions_that_should_not_copy_do_not() {
+    use arrow_array::Array as _;
+    use arrow_schema::DataType;
+    use parq::column::Values;
+    let path = data_dir().join("alltypes_plain.parquet");
+    let reader = ParquetReader::new(Bytes::from(std::fs::read(path).unwrap())).unwrap();
+
+    let ids = reader.read_column_by_path("bigint_col").unwrap();
+    let Values::Int64(v) = &ids.values else {
+        panic!("int64")
+    };
+    let a = parq::arrow::column_to_arrow(&ids, &DataType::Int64).unwrap();
+    assert_eq!(a.to_data().buffers()[0].as_ptr(), v.inner().as_ptr());
+    let t = parq::arrow::column_to_arrow(
+        &ids,
+        &DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, None),
+    )
+    .unwrap();
+    assert_eq!(t.to_data().buffers()[0].as_ptr(), v.inner().as_ptr());
+
+    let s = reader.read_column_by_path("string_col").unwrap();
+    let Values::Binary { offsets, data } = &s.values else {
+        panic!("binary")
+    };
+    for dt in [DataType::LargeUtf8, DataType::LargeBinary] {
+        let a = parq::arrow::column_to_arrow(&s, &dt).unwrap();
+        let d = a.to_data();
+        assert_eq!(
+            d.buffers()[0].as_ptr(),
+            offsets.inner().inner().as_ptr(),
+            "{dt} offsets"
+        );
+        assert_eq!(d.buffers()[1].as_ptr(), data.as_ptr(), "{dt} values");
+    }
+    // i32 offsets are a copy of the offsets only; views point into the same values.
+    let a = parq::arrow::column_to_arrow(&s, &DataType::Utf8).unwrap();
+    assert_eq!(a.to_data().buffers()[1].as_ptr(), data.as_ptr());
+    let a = parq::arrow::column_to_arrow(&s, &DataType::Utf8View).unwrap();
+    let d = a.to_data();
+    assert!(d.buffers()[1].as_ptr() >= data.as_ptr() && a.len() == s.len);
+
+    // Writing: an Arrow array's buffers become the parq column's.
+    let arrow_ids = arrow_array::Int64Array::from(vec![Some(1), None, Some(3)]);
+    let field =
+        parq::arrow::from_arrow_field(&arrow_schema::Field::new("x", DataType::Int64, true))
+            .unwrap();
+    let parq::array::Array::Primitive(c) =
+        parq::arrow::from_arrow_array(&arrow_ids, &field).unwrap()
+    else {
+        panic!("primitive")
+    };
+    let Values::Int64(v) = &c.values else {
+        panic!("int64")
+    };
+    assert_eq!(v.inner().as_ptr(), arrow_ids.values().inner().as_ptr());
+}
+
+/// Strings are validated: invalid UTF-8 in a string column is an error, not a bad array.
+#[test]
+fn invalid_utf8_in_a_string_column_is_an_error() {
+    use arrow_schema::DataType;
+    use parq::column::{Column, Values};
+    let col = |bytes: &[u8], offsets: Vec<i64>| Column {
+        len: offsets.len() - 1,
+        validity: None,
+        values: Values::Binary {
+            offsets: arrow_buffer::OffsetBuffer::new(offsets.into()),
+            data: arrow_buffer::Buffer::from_vec(bytes.to_vec()),
+        },
+    };
+    for dt in [DataType::Utf8, DataType::LargeUtf8, DataType::Utf8View] {
+        assert!(parq::arrow::column_to_arrow(&col(b"ab\xff", vec![0, 2, 3]), &dt).is_err());
+        // valid UTF-8 as a whole, but an offset splits "é"
+        assert!(parq::arrow::column_to_arrow(&col("é".as_bytes(), vec![0, 1, 2]), &dt).is_err());
+        let ok = parq::arrow::column_to_arrow(&col("aé".as_bytes(), vec![0, 1, 3]), &dt).unwrap();
+        assert_eq!(ok.len(), 2);
+    }
+    // Binary is not validated.
+    assert!(
+        parq::arrow::column_to_arrow(&col(b"ab\xff", vec![0, 2, 3]), &DataType::Binary).is_ok()
+    );
+}
+
+/// A Utf8 batch is checked by the vectorised ASCII kernel and its offsets narrowed by the
+/// narrowing kernel, at the level the kernels run at; LargeUtf8 is checked, not narrowed;
+/// Binary narrowed, not checked.
+#[test]
+fn utf8_batches_take_the_ascii_and_narrowing_kernels() {
+    use arrow_array::{Array, StringArray};
+    use arrow_schema::DataType;
+    use parq::codecs::probe;
+    use parq::column::{Column, Values};
+    if !probe::ENABLED {
+        return;
+    }
+    let strings: Vec<String> = (0..1000).map(|i| format!("value {i}")).collect();
+    let mut offsets = vec![0i64];
+    for s in &strings {
+        offsets.push(offsets.last().unwrap() + s.len() as i64);
+    }
+    let col = Column {
+        len: strings.len(),
+        validity: None,
+        values: Values::Binary {
+            offsets: arrow_buffer::OffsetBuffer::new(offsets.into()),
+            data: arrow_buffer::Buffer::from_vec(strings.concat().into_bytes()),
+        },
+    };
+    let level = parq::codecs::kernels::simd::level();
+    let name = if level.has_avx2() {
+        level.name()
+    } else {
+        "scalar"
+    };
+    let ascii_name = if level.has_avx2() { "avx2" } else { "scalar" };
+    let (ascii, narrow) = (
+        format!("kernels.ascii.{ascii_name}"),
+        format!("kernels.narrow_offsets.{name}"),
+    );
+    for (dt, hits) in [
+        (DataType::Utf8, (1, 1)),
+        (DataType::LargeUtf8, (1, 0)),
+        (DataType::Binary, (0, 1)),
+    ] {
+        probe::reset();
+        let a = parq::arrow::column_to_arrow(&col, &dt).unwrap();
+        assert_eq!((probe::get(&ascii), probe::get(&narrow)), hits, "{dt}");
+        if dt == DataType::Utf8 {
+            let a = a.as_any().downcast_ref::<StringArray>().unwrap();
+            assert!(a
+                .iter()
+                .map(Option::unwrap)
+                .eq(strings.iter().map(String::as_str)));
+        }
+    }
+}
+
+/// Projections: each top-level field alone, and each leaf alone (by its dotted path), equal
+/// the parquet crate's `ProjectionMask::roots` / `ProjectionMask::leaves` reading.
+#[test]
+fn projected_record_batches_equal_the_parquet_crate() {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::ProjectionMask;
+    let mut failures = Vec::new();
+    for path in files() {
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if name.ends_with(".encrypted")
+            || oracle(&path, 1024).is_none()
+            || KNOWN.iter().any(|k| k.0 == name)
+        {
+            continue;
+        }
+        let bytes = Bytes::from(std::fs::read(&path).unwrap());
+        let reader = ParquetReader::new(bytes.clone()).unwrap();
+        let builder = ParquetRecordBatchReaderBuilder::try_new(bytes.clone()).unwrap();
+        let descr = builder.parquet_schema().clone();
+        let mut masks: Vec<(String, ProjectionMask)> = Vec::new();
+        for (i, f) in reader.fields().unwrap().iter().enumerate() {
+            masks.push((f.name.clone(), ProjectionMask::roots(&descr, [i])));
+        }
+        if descr.num_columns() > 1 && masks.len() != descr.num_columns() {
+            for i in 0..descr.num_columns() {
+                let leaf = descr.column(i).path().string();
+                masks.push((leaf, ProjectionMask::leaves(&descr, [i])));
+            }
+        }
+        for (column, mask) in masks {
+            // Skip what the parquet crate refuses (e.g. a map's key without its value).
+            let Ok(expected) = ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
+                .unwrap()
+                .with_projection(mask)
+                .build()
+            else {
+                continue;
+            };
+            let expected: Vec<RecordBatch> = expected.collect::<Result<_, _>>().unwrap();
+            let got = reader.record_batches(&[column.as_str()], 1024).map(|r| {
+                let schema = r.schema();
+                (schema, r.collect::<Result<Vec<_>, _>>())
+            });
+            let (schema, got) = match got {
+                Ok((s, Ok(b))) => (s, b),
+                Ok((_, Err(e))) => {
+                    failures.push(format!("{name} [{column}]: {e}"));
+                    continue;
+                }
+                Err(e) => {
+                    failures.push(format!("{name} [{column}]: {e}"));
+                    continue;
+                }
+            };
+            let got = arrow_select::concat::concat_batches(&schema, &got).unwrap();
+            let Some(first) = expected.first() else {
+                continue;
+            };
+            let want = arrow_select::concat::concat_batches(&first.schema(), &expected).unwrap();
+            if want.schema().fields() != got.schema().fields() {
+                failures.push(format!(
+                    "{name} [{column}]: {:?} read as {:?}",
+                    want.schema().fields(),
+                    got.schema().fields()
+                ));
+            } else if want.columns() != got.columns() {
+                failures.push(format!("{name} [{column}]: values"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Files pyarrow writes with many Arrow types (views, large kinds, dictionaries, time zones,
+/// Date64, Time32(s), durations, decimals, Float16, fixed-size lists, maps, structs, nulls),
+/// with and without `ARROW:schema`: parq reads them as the parquet crate does.
+#[test]
+fn record_batches_equal_the_parquet_crate_on_pyarrow_types() {
+    let dir = std::env::temp_dir().join(format!("parq-arrow-types-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (with, without) = (
+        dir.join("types.parquet"),
+        dir.join("types_noschema.parquet"),
+    );
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/support_arrow/pyarrow_types.py");
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .arg(&with)
+        .arg(&without)
+        .output()
+        .expect("python3 with pyarrow (the oracle; .ci/test installs it)");
+    assert!(
+        out.status.success(),
+        "pyarrow_types.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut failures = Vec::new();
+    for path in [&with, &without] {
+        assert!(
+            oracle(path, 1024).is_some(),
+            "the parquet crate reads {path:?}"
+        );
+        for batch_size in [1024, 3] {
+            if let Some(d) = difference(path, batch_size) {
+                failures.push(format!("{path:?} (batches of {batch_size}): {d}"));
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1,0 +1,53 @@
+//! The library's integration tests, one module per area, in one test binary: each binary
+//! compiles parq's generics and links every dependency again, so one binary instead of ~30
+//! builds much faster. Select an area with a filter: `cargo test --test it arrow::`.
+//!
+//! `tests/codec_features.rs` stays a binary of its own: CI also runs it with
+//! `--no-default-features --features snappy`, where these modules do not build.
+
+#[cfg(feature = "arrow")]
+mod arrow;
+mod bloom;
+#[cfg(all(feature = "encryption", feature = "arrow"))]
+mod encryption;
+mod geospatial;
+mod nested_assembly;
+mod nested_read;
+#[cfg(feature = "testing")]
+mod nested_whole;
+#[cfg(feature = "object_store")]
+mod object_store;
+mod parallel_read;
+mod predicates;
+mod push_decoder;
+mod read_api;
+#[cfg(feature = "probes")]
+mod read_probes;
+mod real_writers;
+mod selection;
+mod selection_nested;
+#[cfg(feature = "testing")]
+mod testing_kit;
+#[cfg(feature = "arrow")]
+mod variant_arrow;
+#[cfg(feature = "testing")]
+mod variant_json;
+mod variant_predicate;
+#[cfg(feature = "testing")]
+mod variant_roundtrip;
+mod variant_shredded;
+#[cfg(feature = "testing")]
+mod variant_spark;
+mod write_interop;
+mod write_nested;
+#[cfg(feature = "testing")]
+mod write_nested_bytes;
+#[cfg(feature = "probes")]
+mod write_nested_probes;
+mod write_roundtrip;
+
+// Shared helpers. The oracle is a file of its own because the fuzz crate includes it too.
+#[path = "support_nested/oracle.rs"]
+mod oracle;
+mod support_nested;
+mod support_write;

@@ -1,0 +1,589 @@
+//! The push decoder reads every parquet-testing file as `ParquetReader` does, whatever
+//! pieces the bytes arrive in (random sizes, random order, extra ranges nobody asked for,
+//! pieces straddling several ranges), under random selections and projections; and its
+//! I/O plan is what it says: one footer request under 64 KiB, coalesced and split ranges,
+//! and, under a selection with an offset index, no byte of an unselected page.
+
+use crate::support_write;
+
+use std::ops::Range;
+use std::path::PathBuf;
+
+use bytes::Bytes;
+use parq::codecs::probe;
+use parq::column::{Column, Values};
+use parq::read::push::{
+    DecodeResult, Footer, FooterDecoder, FooterOptions, FooterStep, IoOptions, PushDecoder,
+    PushOptions,
+};
+use parq::read::{
+    testing, ArrayBatch, FileSource, MmapSource, ParquetReader, ReadOptions, RowSelection, Source,
+};
+use parq::write::{Field, ParquetWriter, WriterOptions};
+use proptest::prelude::*;
+use support_write::Rng;
+
+fn data_dir() -> PathBuf {
+    std::env::var_os("PARQUET_TEST_DATA")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/parquet-testing/data")
+        })
+}
+
+fn testing_files() -> Vec<PathBuf> {
+    let mut paths: Vec<_> = std::fs::read_dir(data_dir())
+        .unwrap()
+        .chain(std::fs::read_dir(data_dir().join("../bad_data")).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
+    paths.sort();
+    assert!(
+        paths.len() > 50,
+        "parquet-testing not found at {}",
+        data_dir().display()
+    );
+    paths
+}
+
+/// How a test driver hands bytes over.
+#[derive(Debug, Clone, Copy)]
+struct Pushing {
+    seed: u64,
+    /// Cut each range into random pieces (else one piece each).
+    pieces: bool,
+    /// Push random ranges nobody asked for too.
+    extras: bool,
+    /// Sometimes push a piece that starts before and ends after the range asked for.
+    straddle: bool,
+}
+
+impl Pushing {
+    const WHOLE: Pushing = Pushing {
+        seed: 1,
+        pieces: false,
+        extras: false,
+        straddle: false,
+    };
+}
+
+/// The pieces to push for `ranges` of `file`, in a random order.
+fn pieces(file: &Bytes, ranges: &[Range<u64>], how: Pushing, rng: &mut Rng) -> Vec<(u64, Bytes)> {
+    let len = file.len() as u64;
+    let cut = |r: Range<u64>| file.slice(r.start as usize..r.end as usize);
+    let mut out = Vec::new();
+    for r in ranges {
+        let mut r = r.clone();
+        if how.straddle && rng.chance(0.3) {
+            r.start = r.start.saturating_sub(rng.below(100));
+            r.end = (r.end + rng.below(100)).min(len);
+        }
+        if !how.pieces {
+            out.push((r.start, cut(r)));
+            continue;
+        }
+        let mut at = r.start;
+        while at < r.end {
+            let most = if rng.chance(0.5) { 64 } else { 4096 };
+            let n = 1 + rng.below(most);
+            let end = (at + n).min(r.end);
+            out.push((at, cut(at..end)));
+            at = end;
+        }
+    }
+    if how.extras {
+        for _ in 0..rng.below(4) {
+            let a = rng.below(len);
+            let b = (a + rng.below(1000)).min(len);
+            out.push((a, cut(a..b)));
+        }
+    }
+    if how.pieces || how.extras {
+        for i in (1..out.len()).rev() {
+            out.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+    }
+    out
+}
+
+/// The footer, through the footer decoder.
+fn footer(
+    file: &Bytes,
+    options: FooterOptions,
+    how: Pushing,
+    requests: &mut usize,
+) -> parq::Result<Footer> {
+    let mut rng = Rng::new(how.seed);
+    let mut d = FooterDecoder::new(file.len() as u64, options);
+    loop {
+        match d.try_next()? {
+            FooterStep::NeedsData(ranges) => {
+                *requests += 1;
+                for (at, b) in pieces(file, &ranges, how, &mut rng) {
+                    d.push(at, b);
+                }
+            }
+            FooterStep::Done(f) => return Ok(f),
+        }
+    }
+}
+
+/// Every batch of a push decoder over `file`, and every range it asked for.
+fn push_read(
+    file: &Bytes,
+    options: PushOptions,
+    how: Pushing,
+) -> parq::Result<(Vec<ArrayBatch>, Vec<Range<u64>>)> {
+    let mut requests = 0;
+    let f = footer(file, FooterOptions::default(), how, &mut requests)?;
+    let mut d = PushDecoder::try_new(f, options)?;
+    let mut rng = Rng::new(how.seed ^ 0x55);
+    let mut out = Vec::new();
+    let mut asked = Vec::new();
+    for _ in 0..1_000_000 {
+        match d.try_next()? {
+            DecodeResult::NeedsData(ranges) => {
+                // Push only some of what is asked each time, to exercise partial progress.
+                let take = if how.pieces {
+                    1 + rng.below(ranges.len() as u64) as usize
+                } else {
+                    ranges.len()
+                };
+                asked.extend(ranges[..take].iter().cloned());
+                for (at, b) in pieces(file, &ranges[..take], how, &mut rng) {
+                    d.push(at, b);
+                }
+            }
+            DecodeResult::Batch(b) => out.push(b),
+            DecodeResult::Finished => return Ok((out, asked)),
+        }
+    }
+    panic!("the push decoder did not finish");
+}
+
+/// The column readers without the push decoder, one row group at a time (the push
+/// decoder's batches stop at row group ends).
+fn oracle(file: &Bytes, options: &PushOptions) -> parq::Result<Vec<ArrayBatch>> {
+    let whole = ParquetReader::with_options(file.clone(), options.read.clone())?;
+    let rgs = whole.selected_row_groups();
+    let names: Vec<String> = match &options.projection {
+        Some(p) => p.clone(),
+        None => whole.fields()?.into_iter().map(|f| f.name).collect(),
+    };
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut out = Vec::new();
+    for rg in rgs {
+        let r = ParquetReader::with_options(
+            file.clone(),
+            ReadOptions {
+                row_groups: Some(vec![rg]),
+                ..options.read.clone()
+            },
+        )?;
+        out.extend(testing::direct_array_batches(
+            &r,
+            &names,
+            options.batch_size,
+        )?);
+    }
+    Ok(out)
+}
+
+/// The push decoder and the oracle agree: the same batches, or both an error.
+fn agree(path: &str, file: &Bytes, options: PushOptions, how: Pushing) -> bool {
+    let want = oracle(file, &options);
+    let got = push_read(file, options.clone(), how);
+    match (want, got) {
+        (Ok(want), Ok((got, _))) => {
+            assert_eq!(
+                got.len(),
+                want.len(),
+                "{path}: batch count, {options:?} {how:?}"
+            );
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.num_rows, w.num_rows, "{path}: batch {i} rows");
+                assert_eq!(g.fields, w.fields, "{path}: batch {i} fields");
+                assert!(
+                    g.arrays == w.arrays,
+                    "{path}: batch {i} differs, {options:?} {how:?}"
+                );
+            }
+            true
+        }
+        (Err(_), Err(_)) => false,
+        (Ok(_), Err(e)) => panic!(
+            "{path}: the push decoder failed where the reader did not: {e} ({options:?} {how:?})"
+        ),
+        (Err(e), Ok(_)) => panic!("{path}: the push decoder read what the reader refused ({e})"),
+    }
+}
+
+#[test]
+fn every_testing_file_reads_as_the_reader_does() {
+    let mut read = 0;
+    for (i, path) in testing_files().iter().enumerate() {
+        let file = Bytes::from(std::fs::read(path).unwrap());
+        let name = path.display().to_string();
+        for how in [
+            Pushing::WHOLE,
+            Pushing {
+                seed: i as u64 + 7,
+                pieces: true,
+                extras: true,
+                straddle: true,
+            },
+        ] {
+            let options = PushOptions {
+                batch_size: 1000,
+                ..PushOptions::default()
+            };
+            read += agree(&name, &file, options, how) as usize;
+        }
+    }
+    assert!(read > 100, "only {read} reads succeeded");
+}
+
+/// A random selection of `n` rows: a few ranges.
+fn selection(n: u64, rng: &mut Rng) -> RowSelection {
+    let k = rng.below(5);
+    RowSelection::from_ranges((0..k).map(|_| {
+        let a = rng.below(n.max(1));
+        a..(a + 1 + rng.below(n / 4 + 2)).min(n.max(1))
+    }))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Random file, projection, selection, batch size, request shape and pushing.
+    #[test]
+    fn random_reads_agree(
+        pick in any::<u64>(),
+        seed in any::<u64>(),
+        batch in 1usize..3000,
+        gap in prop_oneof![Just(0u64), Just(100), Just(1 << 20)],
+        max_request in prop_oneof![Just(0u64), Just(37), Just(4096)],
+        budget in prop_oneof![Just(0u64), Just(10_000), Just(1 << 30)],
+        pieces in any::<bool>(),
+        extras in any::<bool>(),
+        straddle in any::<bool>(),
+    ) {
+        let files = testing_files();
+        let path = &files[(pick % files.len() as u64) as usize];
+        let file = Bytes::from(std::fs::read(path).unwrap());
+        let mut rng = Rng::new(seed);
+        let Ok(reader) = ParquetReader::new(file.clone()) else { return Ok(()) };
+        let Ok(fields) = reader.fields() else { return Ok(()) };
+        let n = reader.num_rows();
+        let mut projection: Vec<String> = fields.iter().filter(|_| rng.chance(0.6)).map(|f| f.name.clone()).collect();
+        if rng.chance(0.3) {
+            // A leaf path, which keeps its ancestors.
+            let leaves = &reader.schema().leaves;
+            let leaf = &leaves[rng.below(leaves.len() as u64) as usize];
+            projection.push(leaf.path_string());
+        }
+        projection.dedup();
+        let options = PushOptions {
+            read: ReadOptions {
+                selection: rng.chance(0.6).then(|| selection(n, &mut rng)),
+                ..ReadOptions::default()
+            },
+            projection: (!projection.is_empty()).then_some(projection),
+            batch_size: batch,
+            io: IoOptions { coalesce_gap: gap, max_request_size: max_request },
+            memory_budget: budget,
+        };
+        agree(&path.display().to_string(), &file, options, Pushing { seed, pieces, extras, straddle });
+    }
+}
+
+fn int_file(rows: i64, page_index: bool, row_group_rows: usize) -> Bytes {
+    let mut out = Vec::new();
+    let options = WriterOptions {
+        data_page_row_limit: 1000,
+        row_group_rows,
+        page_index,
+        ..WriterOptions::default()
+    };
+    let fields = vec![Field::int64("a"), Field::int64("b")];
+    let mut w = ParquetWriter::new(&mut out, fields, options).unwrap();
+    let col = |k: i64| Column {
+        len: rows as usize,
+        validity: None,
+        values: Values::Int64((0..rows).map(|i| i * k).collect::<Vec<_>>().into()),
+    };
+    w.write_batch(&[col(1), col(3)]).unwrap();
+    w.finish().unwrap();
+    Bytes::from(out)
+}
+
+#[test]
+fn a_footer_under_64_kib_costs_one_request_and_a_larger_one_two() {
+    let small = int_file(10_000, false, 1 << 20);
+    let mut requests = 0;
+    probe::reset();
+    footer(
+        &small,
+        FooterOptions::default(),
+        Pushing::WHOLE,
+        &mut requests,
+    )
+    .unwrap();
+    assert_eq!(requests, 1);
+    assert_eq!(probe::get("io.footer_second_request"), 0);
+    // A suffix shorter than the footer: one more request, for the rest of it.
+    let mut requests = 0;
+    let options = FooterOptions {
+        suffix_len: 16,
+        ..FooterOptions::default()
+    };
+    footer(&small, options, Pushing::WHOLE, &mut requests).unwrap();
+    assert_eq!(requests, 2);
+    assert_eq!(probe::get("io.footer_second_request"), 1);
+}
+
+#[test]
+fn ranges_are_coalesced_within_the_gap_and_split_past_the_maximum() {
+    let file = int_file(20_000, false, 5_000);
+    let read = |io: IoOptions| {
+        probe::reset();
+        let options = PushOptions {
+            io,
+            memory_budget: 0,
+            ..PushOptions::default()
+        };
+        let (_, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
+        (asked, probe::get("io.coalesced"), probe::get("io.split"))
+    };
+    // Four row groups of two chunks side by side: one range per row group, whatever the
+    // gap (touching ranges are one range, not a coalescing).
+    let (asked, coalesced, split) = read(IoOptions {
+        coalesce_gap: 1 << 20,
+        max_request_size: 0,
+    });
+    assert_eq!(asked.len(), 4, "{asked:?}");
+    assert_eq!((coalesced, split), (0, 0));
+    let (asked, _, _) = read(IoOptions {
+        coalesce_gap: 0,
+        max_request_size: 0,
+    });
+    assert_eq!(asked.len(), 4, "{asked:?}");
+    // Split: each request at most 1000 bytes.
+    let (asked, _, split) = read(IoOptions {
+        coalesce_gap: 1 << 20,
+        max_request_size: 1000,
+    });
+    assert!(
+        split > 4 && asked.iter().all(|r| r.end - r.start <= 1000),
+        "{asked:?}"
+    );
+}
+
+#[test]
+fn distant_chunks_are_coalesced_when_the_gap_allows() {
+    // Projecting "a" and a later column of the same row group leaves the bytes of "b"
+    // between them: a gap larger than that joins them, a gap of 0 does not.
+    let mut out = Vec::new();
+    let fields = vec![Field::int64("a"), Field::int64("b"), Field::int64("c")];
+    let mut w = ParquetWriter::new(&mut out, fields, WriterOptions::default()).unwrap();
+    let col = || Column {
+        len: 1000,
+        validity: None,
+        values: Values::Int64((0..1000).collect::<Vec<_>>().into()),
+    };
+    w.write_batch(&[col(), col(), col()]).unwrap();
+    w.finish().unwrap();
+    let file = Bytes::from(out);
+    let read = |gap: u64| {
+        probe::reset();
+        let options = PushOptions {
+            projection: Some(vec!["a".into(), "c".into()]),
+            io: IoOptions {
+                coalesce_gap: gap,
+                max_request_size: 0,
+            },
+            ..PushOptions::default()
+        };
+        let (_, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
+        (asked.len(), probe::get("io.coalesced"))
+    };
+    assert_eq!(read(0), (2, 0));
+    assert_eq!(read(1 << 20), (1, 1));
+}
+
+#[test]
+fn under_a_selection_unselected_pages_are_never_asked_for() {
+    let file = int_file(100_000, true, 1 << 20);
+    let reader = ParquetReader::new(file.clone()).unwrap();
+    let sel = RowSelection::from_ranges(std::iter::once(50_500..50_510));
+    probe::reset();
+    let options = PushOptions {
+        read: ReadOptions {
+            selection: Some(sel.clone()),
+            ..ReadOptions::default()
+        },
+        io: IoOptions {
+            coalesce_gap: 0,
+            max_request_size: 0,
+        },
+        ..PushOptions::default()
+    };
+    let (batches, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
+    assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 10);
+    assert!(probe::get("io.page_ranges") >= 2, "{:?}", probe::snapshot());
+    let skipped_by_index = probe::get("read.pages_skipped_by_offset_index");
+    let mut unselected = 0;
+    // Every data page of both columns lies outside what was asked, but the one holding the
+    // selected rows.
+    for c in 0..2 {
+        let index = reader.read_offset_index(0, c).unwrap().unwrap();
+        let pages = &index.page_locations;
+        assert!(pages.len() >= 100);
+        for (i, p) in pages.iter().enumerate() {
+            let bytes = p.offset as u64..(p.offset + p.compressed_page_size as i64) as u64;
+            let first = p.first_row_index as u64;
+            let last = pages
+                .get(i + 1)
+                .map_or(100_000, |n| n.first_row_index as u64);
+            let wanted = sel.intersects(first..last);
+            let fetched = asked
+                .iter()
+                .any(|r| r.start < bytes.end && bytes.start < r.end);
+            assert_eq!(fetched, wanted, "column {c} page {i}: {asked:?}");
+            unselected += usize::from(!wanted) as u64;
+        }
+    }
+    // Each unselected page counts once, although planning and reading both consult the
+    // offset index.
+    assert_eq!(skipped_by_index, unselected);
+}
+
+#[test]
+fn released_ranges_and_the_budget_bound_what_is_held() {
+    let file = int_file(40_000, false, 5_000);
+    let mut requests = 0;
+    let f = footer(
+        &file,
+        FooterOptions::default(),
+        Pushing::WHOLE,
+        &mut requests,
+    )
+    .unwrap();
+    let rg_bytes: u64 = f.metadata().row_groups[0]
+        .columns
+        .iter()
+        .map(|c| c.meta_data.as_ref().unwrap().total_compressed_size as u64)
+        .sum();
+    let options = PushOptions {
+        memory_budget: 2 * rg_bytes + 200,
+        ..PushOptions::default()
+    };
+    let mut d = PushDecoder::try_new(f, options).unwrap();
+    let mut released = 0;
+    let mut max_planned = 0;
+    loop {
+        max_planned = max_planned.max(d.planned_bytes());
+        match d.try_next().unwrap() {
+            DecodeResult::NeedsData(ranges) => {
+                for r in ranges {
+                    d.push(r.start, file.slice(r.start as usize..r.end as usize));
+                }
+            }
+            DecodeResult::Batch(_) => released += d.take_released().len(),
+            DecodeResult::Finished => break,
+        }
+    }
+    released += d.take_released().len();
+    assert_eq!(released, 8, "one range per row group let go");
+    // Two row groups planned at a time (the one decoding and the next), never all eight.
+    assert!(
+        max_planned <= 2 * rg_bytes + 400,
+        "{max_planned} > 2 x {rg_bytes}"
+    );
+    assert!(
+        max_planned > rg_bytes + 100,
+        "it planned ahead: {max_planned}"
+    );
+}
+
+/// A file of three int64 columns of `rows` rows each, in one row group.
+fn three_column_file(rows: i64) -> Bytes {
+    let mut out = Vec::new();
+    let fields = vec![Field::int64("a"), Field::int64("b"), Field::int64("c")];
+    let mut w = ParquetWriter::new(&mut out, fields, WriterOptions::default()).unwrap();
+    let col = |k: i64| Column {
+        len: rows as usize,
+        validity: None,
+        values: Values::Int64((0..rows).map(|i| i * k).collect::<Vec<_>>().into()),
+    };
+    w.write_batch(&[col(1), col(3), col(7)]).unwrap();
+    w.finish().unwrap();
+    Bytes::from(out)
+}
+
+/// The synchronous readers' batches run through the push decoder (its probes count the
+/// pushed bytes), from bytes in memory and memory maps without a copy (each span is kept as
+/// a view of what was pushed), and every local read fetches only the projected chunks: no
+/// range is coalesced over the column left out.
+#[test]
+fn local_batches_are_driven_through_the_push_decoder_without_copies() {
+    let file = three_column_file(50_000);
+    let path = std::env::temp_dir().join(format!("parq-push-drive-{}.parquet", std::process::id()));
+    std::fs::write(&path, &file).unwrap();
+    let reader = ParquetReader::new(file.clone()).unwrap();
+    let expect = reader.read_column(2).unwrap();
+    let chunk = |c: usize| {
+        let meta = reader.metadata().row_groups[0].columns[c]
+            .meta_data
+            .as_ref();
+        meta.unwrap().total_compressed_size as u64
+    };
+    // Columns 0 and 2, each with at most the 100 bytes of slack a chunk read may take.
+    let projected = chunk(0) + chunk(2);
+    assert!(chunk(1) > 1000);
+    fn read<S: Source>(name: &str, r: &ParquetReader<S>, expect: &Column, projected: u64) {
+        let batches = r.batches(&[0, 2], 4096).unwrap();
+        let cols: Vec<Column> = batches.map(|b| b.unwrap().columns.remove(1)).collect();
+        assert!(Column::concat(&cols) == *expect, "{name}");
+        let (pushed, kept) = (
+            probe::get("push.bytes_pushed"),
+            probe::get("push.bytes_kept"),
+        );
+        assert!(
+            (projected..=projected + 200).contains(&pushed),
+            "{name}: pushed {pushed} bytes for chunks of {projected}: {:?}",
+            probe::snapshot()
+        );
+        assert_eq!(pushed, kept, "{name}: pushed bytes the decoder dropped");
+    }
+    probe::reset();
+    read(
+        "bytes",
+        &ParquetReader::new(file.clone()).unwrap(),
+        &expect,
+        projected,
+    );
+    assert!(probe::get("push.zero_copy_span") > 0);
+    assert_eq!(probe::get("push.assembled_span"), 0);
+    assert_eq!(probe::get("push.joined_spans"), 0);
+
+    probe::reset();
+    // SAFETY: the file is this test's own and nothing writes it while it is mapped.
+    #[allow(unsafe_code)]
+    let mapped = unsafe { MmapSource::open(&path) }.unwrap();
+    read(
+        "mmap",
+        &ParquetReader::new(mapped).unwrap(),
+        &expect,
+        projected,
+    );
+    assert!(probe::get("push.zero_copy_span") > 0);
+    assert_eq!(probe::get("push.assembled_span"), 0);
+
+    probe::reset();
+    let r = ParquetReader::new(FileSource::open(&path).unwrap()).unwrap();
+    read("file", &r, &expect, projected);
+    std::fs::remove_file(&path).ok();
+}

@@ -1,0 +1,123 @@
+//! The nested writer's fast paths are taken for the inputs that must take them (and the
+//! general paths for the others). Run with `--features probes`.
+
+use crate::support_nested;
+
+use parq::codecs::probe;
+use parq::field::Field;
+use parq::metadata::Type;
+use parq::write::{EncodingPolicy, WriterOptions};
+use support_nested::{build, random_value, write_arrays, Rng};
+
+fn write(field: &Field, null_rate: f64) {
+    write_with(field, null_rate, WriterOptions::default());
+}
+
+fn write_with(field: &Field, null_rate: f64, options: WriterOptions) {
+    let mut rng = Rng::new(11);
+    let rows: Vec<_> = (0..2000)
+        .map(|_| random_value(field, &mut rng, null_rate, 6))
+        .collect();
+    let array = build(field, &rows);
+    probe::reset();
+    write_arrays(std::slice::from_ref(field), &[vec![array]], options);
+}
+
+#[test]
+fn numeric_leaves_without_a_dictionary_are_gathered_page_by_page() {
+    let plain = || WriterOptions::default().with_encoding(EncodingPolicy::Plain);
+    let f = Field::list("a", Field::primitive("element", Type::INT64));
+    write_with(&f, 0.05, plain());
+    assert_eq!(probe::get("write.paged_values"), 1);
+    // The leaf's definition levels came from its validity bitmap.
+    assert!(probe::get("write.shred_leaf_bits") > 0);
+    // A dictionary is built over all the values at once.
+    write_with(
+        &f,
+        0.05,
+        WriterOptions::default().with_encoding(EncodingPolicy::Dictionary),
+    );
+    assert_eq!(probe::get("write.paged_values"), 0);
+    assert_eq!(probe::get("write.dictionary_kept"), 1);
+    // Byte arrays too, as slices; booleans are gathered whole.
+    let s = Field::list("a", Field::primitive("element", Type::BYTE_ARRAY));
+    write_with(&s, 0.05, plain());
+    assert_eq!(probe::get("write.paged_values"), 1);
+    let b = Field::list("a", Field::primitive("element", Type::BOOLEAN));
+    write_with(&b, 0.05, plain());
+    assert_eq!(probe::get("write.paged_values"), 0);
+    // A leaf without a validity bitmap has no bitmap to read levels from.
+    let r = Field::list("a", Field::primitive("element", Type::INT64).required());
+    write_with(&r, 0.05, plain());
+    assert_eq!(probe::get("write.shred_leaf_bits"), 0);
+}
+
+#[test]
+fn lists_of_leaves_are_shredded_by_spans() {
+    // list<int64> with nulls at both levels: spans of lists, never one walk per list.
+    write(
+        &Field::list("a", Field::primitive("element", Type::INT64)),
+        0.05,
+    );
+    assert!(probe::get("write.shred_list_span") > 0);
+    assert_eq!(probe::get("write.shred_list_each"), 0);
+    // A list of structs of leaves is flat below the list too.
+    let s = Field::structure(
+        "element",
+        vec![
+            Field::primitive("x", Type::INT32),
+            Field::primitive("y", Type::DOUBLE),
+        ],
+    );
+    write(&Field::list("a", s), 0.1);
+    assert!(probe::get("write.shred_list_span") > 0);
+    assert_eq!(probe::get("write.shred_list_each"), 0);
+}
+
+#[test]
+fn lists_of_lists_walk_the_outer_list_by_list() {
+    let inner = Field::list("element", Field::primitive("element", Type::INT32));
+    write(&Field::list("a", inner), 0.0);
+    assert!(probe::get("write.shred_list_each") > 0);
+    // The inner lists still go by spans.
+    assert!(probe::get("write.shred_list_span") > 0);
+}
+
+#[test]
+fn uniform_levels_become_runs() {
+    // Required lists of required values: every definition level is the max, so each group
+    // of 8 joins a run; the repetition levels vary and are bit-packed.
+    let f = Field::list("a", Field::primitive("element", Type::INT64).required()).required();
+    write(&f, 0.0);
+    assert!(probe::get("write.levels_run_group") > 0);
+    assert!(probe::get("write.levels_packed_group") > 0);
+}
+
+#[test]
+fn large_level_buffers_are_advised_huge_pages() {
+    use arrow_buffer::{OffsetBuffer, ScalarBuffer};
+    use parq::array::{Array, ListArray, ListOffsets};
+    use parq::column::{Column, Values};
+    // 500,000 lists of 3 items: 1.5M level pairs, 3 MB of definition levels (and as many
+    // repetition levels), past the 2 MiB from which a reservation is advised.
+    let lists = 500_000;
+    let items = 3 * lists;
+    let offsets: Vec<i32> = (0..=lists as i32).map(|i| 3 * i).collect();
+    let array = Array::List(ListArray {
+        validity: None,
+        offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(offsets))),
+        values: Box::new(Array::Primitive(Column {
+            len: items,
+            validity: None,
+            values: Values::Int64(vec![7i64; items].into()),
+        })),
+    });
+    let field = Field::list("a", Field::primitive("element", Type::INT64));
+    probe::reset();
+    write_arrays(
+        std::slice::from_ref(&field),
+        &[vec![array]],
+        WriterOptions::default(),
+    );
+    assert_eq!(probe::get("memory.huge_pages_advised"), 2);
+}
