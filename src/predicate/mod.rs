@@ -89,6 +89,7 @@
 //! nulls only; a dictionary page whose entries all miss prunes the row group.
 
 mod bloom;
+mod bound;
 mod dictionary;
 pub mod eval;
 mod expr;
@@ -104,7 +105,9 @@ mod stats;
 mod temporal;
 mod variant_path;
 
+pub use bound::BoundPredicate;
 pub use expr::{col, CmpOp, ColumnRef, Expr};
+
 pub use filter::{FilterStats, FilteredBatches};
 pub use literal::Literal;
 pub use parse::ParseError;
