@@ -25,7 +25,8 @@
 //! own Parquet reader does (the GETs run as their own tasks).
 //!
 //! Scan metrics (in `EXPLAIN ANALYZE`): `row_groups`, `row_groups_pruned`, `pages_pruned`,
-//! `rows_selected`, `requests`, `bytes_fetched`, `on_demand_fetches`.
+//! `rows_selected`, `rows_filtered` (rows the scan's own row filter dropped), `requests`,
+//! `bytes_fetched`, `on_demand_fetches`.
 //!
 //! Distributed: with the feature `ballista`, the module `ballista` has the codecs that let a plan
 //! reading through parq (and its `STORED AS PARQ` tables, [`ParqTable`]) run on a Ballista

@@ -1,4 +1,4 @@
-//! DataFusion physical expressions as parq predicates, for pruning.
+//! DataFusion physical expressions as parq predicates, for pruning and row filtering.
 //!
 //! What maps: comparisons of a file column with a literal of the column's own type (either
 //! side), `IN` lists of such literals, `IS [NOT] NULL`, and `AND` / `OR` / `NOT` of those.
@@ -11,7 +11,9 @@
 //! row. Under `OR` or `NOT` nothing may be dropped, so the whole subtree does not map.
 //!
 //! The scan reports every filter as not pushed down (DataFusion's `Inexact`): parq prunes row
-//! groups and pages with the predicate and DataFusion still filters the rows it returns.
+//! groups and pages with the predicate, filters decoded batches with its vectorised part
+//! (the opener's `RowFilter`), and DataFusion still filters the rows it returns. The
+//! translation only has to keep every row the original keeps.
 
 use std::sync::Arc;
 

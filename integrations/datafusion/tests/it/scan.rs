@@ -165,6 +165,69 @@ async fn selective_date_filter_prunes_row_groups() {
     assert_eq!(scan_metric(&plan, "row_groups_pruned"), 0);
 }
 
+/// Where statistics cannot prune (ship dates are spread over every row group), the scan
+/// filters the decoded rows with parq's evaluation of the vectorised part of the predicate
+/// (`rows_filtered`), and the results equal DataFusion's own reader's. A filter most rows
+/// pass is left to DataFusion, as is one with no vectorised test (an `IN` list of strings).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn selective_filters_drop_rows_in_the_scan() {
+    let dir = tpch(0.01, 4096).await;
+    let path = dir.join("lineitem.parquet");
+    let parq = session(2);
+    register(&parq, "lineitem", path.to_str().unwrap(), Reader::Parq)
+        .await
+        .unwrap();
+    let builtin = session(2);
+    register(
+        &builtin,
+        "lineitem",
+        path.to_str().unwrap(),
+        Reader::Builtin,
+    )
+    .await
+    .unwrap();
+    let rows_in_file = 60175;
+    let cases = [
+        // Q6's filter: about 2 % of the rows match.
+        (
+            "SELECT count(*), sum(l_extendedprice * l_discount) FROM lineitem \
+             WHERE l_shipdate >= date '1994-01-01' AND l_shipdate < date '1995-01-01' \
+             AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24",
+            true,
+        ),
+        // A filter with an `IN` list of strings keeps its vectorised conjunct only.
+        (
+            "SELECT count(*) FROM lineitem WHERE l_shipmode IN ('MAIL', 'SHIP') \
+             AND l_receiptdate >= date '1994-01-01' AND l_receiptdate < date '1995-01-01'",
+            true,
+        ),
+        (
+            "SELECT count(*) FROM lineitem WHERE l_shipmode IN ('MAIL', 'SHIP')",
+            false,
+        ),
+        // Most rows pass: the scan leaves the filtering to DataFusion.
+        (
+            "SELECT count(*) FROM lineitem WHERE l_shipdate <= date '1998-09-02'",
+            false,
+        ),
+    ];
+    for (sql, filters) in cases {
+        let (got, plan) = execute(&parq, sql).await;
+        let (want, _) = execute(&builtin, sql).await;
+        assert_eq!(got, want, "{sql}");
+        let dropped = scan_metric(&plan, "rows_filtered");
+        assert_eq!(scan_metric(&plan, "row_groups_pruned"), 0, "{sql}");
+        if filters {
+            assert!(
+                dropped * 10 > rows_in_file * 7,
+                "{dropped} rows dropped: {sql}"
+            );
+        } else {
+            assert!(dropped * 10 < rows_in_file, "{dropped} rows dropped: {sql}");
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stored_as_parq_in_sql() {
     let dir = tpch(0.01, 4096).await;
