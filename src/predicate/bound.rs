@@ -2,8 +2,7 @@
 
 use arrow_buffer::BooleanBuffer;
 
-use super::literal::Domain;
-use super::{eval, Expr, Input, Node, Test};
+use super::{eval, Expr, Input, Node};
 use crate::column::Column;
 use crate::schema::SchemaDescriptor;
 use crate::{Error, Result};
@@ -35,10 +34,15 @@ impl BoundPredicate {
                 "the predicate reads a nested column or a variant path".into(),
             ));
         }
-        let mut leaves: Vec<usize> = inputs.iter().map(|&(leaf, _)| leaf).collect();
+        Ok(BoundPredicate::new(node))
+    }
+
+    /// `node` with the leaves it reads.
+    fn new(node: Node) -> Self {
+        let mut leaves: Vec<usize> = node.inputs().iter().map(|&(leaf, _)| leaf).collect();
         leaves.sort_unstable();
         leaves.dedup();
-        Ok(BoundPredicate { node, leaves })
+        BoundPredicate { node, leaves }
     }
 
     /// The part of it that evaluates in vectorised loops, if any: the whole predicate when
@@ -60,10 +64,7 @@ impl BoundPredicate {
             }
             _ => return None,
         };
-        let mut leaves: Vec<usize> = node.inputs().iter().map(|&(leaf, _)| leaf).collect();
-        leaves.sort_unstable();
-        leaves.dedup();
-        Some(BoundPredicate { node, leaves })
+        Some(BoundPredicate::new(node))
     }
 
     /// The leaf columns it reads (indices into the schema's leaves), ascending.
@@ -94,14 +95,7 @@ fn vectorised(node: &Node) -> bool {
     match node {
         Node::And(c) | Node::Or(c) => c.iter().all(vectorised),
         Node::Const(_) => true,
-        Node::Leaf(l) => match &l.test {
-            Test::IsNull | Test::IsNotNull => true,
-            Test::Cmp { .. } => matches!(
-                l.domain,
-                Domain::I32 | Domain::I64 | Domain::F32 | Domain::F64
-            ),
-            Test::In(_) | Test::NotIn(_) | Test::Geo(_) => false,
-        },
+        Node::Leaf(l) => eval::vectorised_leaf(l),
     }
 }
 

@@ -109,6 +109,20 @@ pub(crate) fn eval_leaf(leaf: &Leaf, col: &Column) -> BooleanBuffer {
     }
 }
 
+/// Whether [`eval_leaf`] evaluates `leaf` in a vectorised loop whatever the column's layout:
+/// null tests, and the comparisons [`fast_cmp`] takes for numbers (byte-array comparisons
+/// are fast only on the offsets layout, `IN` lists go value by value).
+pub(crate) fn vectorised_leaf(leaf: &Leaf) -> bool {
+    match &leaf.test {
+        Test::IsNull | Test::IsNotNull => true,
+        Test::Cmp { .. } => matches!(
+            leaf.domain,
+            Domain::I32 | Domain::I64 | Domain::F32 | Domain::F64
+        ),
+        Test::In(_) | Test::NotIn(_) | Test::Geo(_) => false,
+    }
+}
+
 /// A comparison on the common layouts without a per-row enum: signed integers, floats,
 /// byte arrays as offsets.
 fn fast_cmp(col: &Column, test: &Test, domain: Domain) -> Option<BooleanBuffer> {

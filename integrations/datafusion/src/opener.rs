@@ -515,6 +515,7 @@ fn decode(
     });
     Ok(limited.boxed())
 }
+
 /// Batches where most rows match, in a row, after which a file's [`RowFilter`] stops
 /// evaluating.
 const DENSE_BATCHES_TO_STOP: usize = 8;
