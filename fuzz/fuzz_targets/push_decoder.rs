@@ -1,9 +1,10 @@
 //! The push decoder over a whole file from arbitrary bytes (seeded with the read_file seeds,
 //! behind 8 control bytes): the control bytes choose the piece sizes, the push order and
 //! extra pieces nobody asked for, and the request shape (coalescing gap, maximum request,
-//! memory budget). Errors are fine; a panic, a hang, or a read that disagrees with
-//! `ParquetReader` (one row group at a time, as the push decoder's batches stop at row
-//! group ends) is not.
+//! memory budget, and sometimes a predicate to prune by). Errors are fine; a panic, a
+//! hang, or a read that disagrees with `ParquetReader` (one row group at a time, as the
+//! push decoder's batches stop at row group ends; under a predicate, the rows
+//! `ParquetReader::prune` keeps) is not.
 #![no_main]
 
 use std::ops::Range;
@@ -13,6 +14,7 @@ use libfuzzer_sys::fuzz_target;
 use parq::read::push::{
     DecodeResult, FooterDecoder, FooterOptions, FooterStep, IoOptions, PushDecoder, PushOptions,
 };
+use parq::predicate::{col, Expr};
 use parq::read::{ArrayBatch, ParquetReader, ReadOptions};
 use parq_codecs::compression::Limits;
 
@@ -63,7 +65,29 @@ fn options() -> ReadOptions {
     }
 }
 
-fn push_read(file: &Bytes, batch_size: usize, c: &mut Control) -> parq::Result<Vec<ArrayBatch>> {
+/// Sometimes a predicate on one of the file's leaves (a null test or an integer
+/// comparison; the latter is an error for other columns).
+fn predicate(footer: &parq::read::push::Footer, c: &mut Control) -> Option<Expr> {
+    let leaves = &footer.schema().leaves;
+    if leaves.is_empty() || c.next() % 3 != 0 {
+        return None;
+    }
+    let path = leaves[(c.next() % leaves.len() as u64) as usize].path_string();
+    let k = (c.next() % 1000) as i64 - 100;
+    Some(match c.next() % 4 {
+        0 => col(path).is_null(),
+        1 => col(path).is_not_null(),
+        2 => col(path).eq(k),
+        _ => col(path).lt(k),
+    })
+}
+
+fn push_read(
+    file: &Bytes,
+    batch_size: usize,
+    c: &mut Control,
+    expr: &mut Option<Expr>,
+) -> parq::Result<Vec<ArrayBatch>> {
     let mut footer = FooterDecoder::new(
         file.len() as u64,
         FooterOptions {
@@ -91,7 +115,9 @@ fn push_read(file: &Bytes, batch_size: usize, c: &mut Control) -> parq::Result<V
         },
         memory_budget: [0, 10_000, 1 << 30][(c.next() % 3) as usize],
         projection: None,
+        predicate: predicate(&footer, c),
     };
+    expr.clone_from(&push.predicate);
     let mut d = PushDecoder::try_new(footer, push)?;
     let mut out = Vec::new();
     let mut rows = 0;
@@ -118,8 +144,17 @@ fn push_read(file: &Bytes, batch_size: usize, c: &mut Control) -> parq::Result<V
     panic!("the push decoder made no progress");
 }
 
-fn local_read(file: &Bytes, batch_size: usize) -> parq::Result<Vec<ArrayBatch>> {
-    let whole = ParquetReader::with_options(file.clone(), options())?;
+fn local_read(
+    file: &Bytes,
+    batch_size: usize,
+    expr: Option<&Expr>,
+) -> parq::Result<Vec<ArrayBatch>> {
+    let mut read = options();
+    if let Some(expr) = expr {
+        let (kept, _) = ParquetReader::with_options(file.clone(), options())?.prune(expr)?;
+        read.selection = Some(kept);
+    }
+    let whole = ParquetReader::with_options(file.clone(), read.clone())?;
     let names: Vec<String> = whole.fields()?.into_iter().map(|f| f.name).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let mut out = Vec::new();
@@ -128,7 +163,7 @@ fn local_read(file: &Bytes, batch_size: usize) -> parq::Result<Vec<ArrayBatch>> 
             file.clone(),
             ReadOptions {
                 row_groups: Some(vec![rg]),
-                ..options()
+                ..read.clone()
             },
         )?;
         for b in r.array_batches(&names, batch_size)? {
@@ -146,14 +181,15 @@ fuzz_target!(|data: &[u8]| {
     let file = Bytes::copy_from_slice(&data[8..]);
     let mut c = Control(seed);
     let batch_size = 1 + (c.next() % 3000) as usize;
-    let Ok(got) = push_read(&file, batch_size, &mut c) else {
+    let mut expr = None;
+    let Ok(got) = push_read(&file, batch_size, &mut c, &mut expr) else {
         return;
     };
     let rows: usize = got.iter().map(|b| b.num_rows).sum();
     if rows >= 1 << 16 || got.is_empty() {
         return;
     }
-    if let Ok(want) = local_read(&file, batch_size) {
+    if let Ok(want) = local_read(&file, batch_size, expr.as_ref()) {
         assert_eq!(got.len(), want.len(), "batch count");
         for (g, w) in got.iter().zip(&want) {
             assert_eq!(g.num_rows, w.num_rows);

@@ -24,8 +24,10 @@ pub struct ScanOptions {
     /// Files opened ahead at once: their footers fetched, and their first row groups
     /// requested, while earlier files are read (at least 1).
     pub files_in_flight: usize,
-    /// Row groups (and whole files) that their footer statistics rule out are not read.
-    /// Pruning only: the rows of the row groups left are all returned.
+    /// Row groups (and whole files) that their footer statistics rule out are not read;
+    /// in the row groups left, page indexes, bloom filters and dictionary pages prune
+    /// further ([`PushOptions::predicate`]). Pruning only: the batches hold every row that
+    /// may match.
     pub predicate: Option<Expr>,
     /// Decoded footers shared with other scans and readers.
     pub footer_cache: Option<Arc<FooterCache>>,
@@ -211,6 +213,9 @@ async fn open_file(
             return Ok(None);
         }
         push.read.row_groups = Some(keep);
+        // The row groups left are pruned further by their page indexes, bloom filters and
+        // dictionaries, fetched only for them.
+        push.predicate = Some(expr.clone());
     }
     let decoder = reader.decoder_over(footer, push)?;
     // Counted done once its last batch has been taken.

@@ -54,6 +54,23 @@ pub struct FilterStats {
     pub rows_matched: u64,
 }
 
+impl FilterStats {
+    /// Count `other`'s row groups, pages and rows too.
+    pub(crate) fn add(&mut self, other: &FilterStats) {
+        self.row_groups += other.row_groups;
+        self.row_groups_pruned += other.row_groups_pruned;
+        self.pruned_by_statistics += other.pruned_by_statistics;
+        self.pruned_by_page_index += other.pruned_by_page_index;
+        self.pruned_by_bloom_filter += other.pruned_by_bloom_filter;
+        self.pruned_by_dictionary += other.pruned_by_dictionary;
+        self.pages += other.pages;
+        self.pages_pruned += other.pages_pruned;
+        self.rows += other.rows;
+        self.rows_selected += other.rows_selected;
+        self.rows_matched += other.rows_matched;
+    }
+}
+
 /// A column index with the row ranges of its pages (relative to the row group).
 type PageIndex = (ColumnIndex, Vec<Range<u64>>);
 

@@ -101,6 +101,7 @@ mod geo;
 mod literal;
 mod page_index;
 mod parse;
+pub(crate) mod prune_plan;
 mod stats;
 mod temporal;
 mod variant_path;
@@ -450,7 +451,7 @@ impl Node {
         out
     }
 
-    fn visit(&self, f: &mut impl FnMut(&Leaf)) {
+    pub(crate) fn visit(&self, f: &mut impl FnMut(&Leaf)) {
         match self {
             Node::And(c) | Node::Or(c) => c.iter().for_each(|n| n.visit(f)),
             Node::Leaf(l) => f(l),

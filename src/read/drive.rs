@@ -16,10 +16,12 @@
 
 use std::sync::Arc;
 
+use super::push::whole::WholeItem;
 use super::push::{DecodeResult, IoOptions, PushDecoder, PushOptions};
 use super::{ArrayBatch, ParquetReader, Source};
+use crate::array::Array;
 use crate::field::Field;
-use crate::Result;
+use crate::{Error, Result};
 
 /// A push decoder and the local source that feeds it.
 pub(crate) struct PushDriver<S: Source> {
@@ -55,6 +57,16 @@ impl<S: Source> PushDriver<S> {
             columns.to_vec(),
         )?;
         Ok(Self::over(reader, decoder))
+    }
+
+    /// The whole arrays of `items` of `reader`'s file, one per item, in order.
+    pub(crate) fn whole(reader: &ParquetReader<S>, items: Vec<WholeItem>) -> Result<Vec<Array>> {
+        let decoder =
+            PushDecoder::for_whole(reader.footer(), local_options(reader, 1, None), items)?;
+        let batch = Self::over(reader, decoder).next_batch()?;
+        Ok(batch
+            .ok_or_else(|| Error::format("internal: a whole read ended without its columns"))?
+            .arrays)
     }
 
     fn over(reader: &ParquetReader<S>, decoder: PushDecoder) -> Self {
@@ -105,5 +117,6 @@ fn local_options<S: Source>(
             max_request_size: 0,
         },
         memory_budget: 0,
+        predicate: None,
     }
 }

@@ -312,25 +312,7 @@ impl<S: Source> ParquetReader<S> {
     /// # Ok::<(), parq::Error>(())
     /// ```
     pub fn read_column(&self, column: usize) -> Result<Column> {
-        if self.runs_parallel() {
-            return self
-                .read_leaves_parallel(&[column])
-                .map(|mut c| c.remove(0));
-        }
-        let mut reader = self.column_reader(column)?;
-        let mut decoder = reader.new_decoder()?;
-        // The slot count comes from the footer, so it is only a hint: cap what it may reserve
-        // by the file itself (8 slots per byte is what bit-packed levels hold; denser
-        // encodings just grow the buffer) and by a fixed ceiling.
-        const MAX_RESERVE: u64 = 1 << 26;
-        let by_file = self.source.len().saturating_mul(8);
-        decoder.reserve(self.selected_rows().min(by_file).min(MAX_RESERVE) as usize);
-        // The footer's byte sizes are for whole chunks: a selection reads fewer.
-        if self.options.selection.is_none() {
-            decoder.reserve_bytes(self.value_bytes_hint(column, &self.selected_row_groups()));
-        }
-        while reader.next_page_into(&mut decoder, None)? {}
-        Ok(decoder.finish())
+        self.read_leaves(&[column]).map(|mut c| c.remove(0))
     }
 
     /// Read one leaf column by dotted path.

@@ -16,6 +16,7 @@ use super::drive::PushDriver;
 use super::file::{ColumnReader, ParquetReader};
 use super::levels::{check_nulls, levels_error};
 use super::page::{level_bit_width, DataPage, Levels};
+use super::push::whole::WholeItem;
 use super::source::Source;
 use crate::array::Array;
 use crate::column::Column;
@@ -536,6 +537,87 @@ impl<S: Source> FieldReader<S> {
     }
 }
 
+/// A whole-field read fed one row group at a time: the push decoder's whole reads
+/// ([`ParquetReader::read_field`]). The assembly and each leaf's decoder carry across row
+/// groups, so the field is assembled straight into one output, as [`FieldReader::read_all`]
+/// does over all row groups at once.
+pub(crate) struct WholeField {
+    plan: FieldPlan,
+    asm: Assembly,
+    /// Each leaf's decoder, between row groups (`None` before the first).
+    decoders: Option<Vec<ChunkDecoder>>,
+    /// What to reserve in the first row group's decoders, per leaf.
+    hints: Vec<(usize, usize)>,
+    runs: u64,
+}
+
+impl WholeField {
+    /// A read of `plan`'s field of `file` (a reader of every row group the read selects,
+    /// for the reservation hints; it reads nothing).
+    pub(crate) fn new<S: Source>(file: &ParquetReader<S>, plan: FieldPlan) -> Self {
+        let mut leaves = Vec::new();
+        leaf_slot_levels(&plan, &mut leaves);
+        let hints = leaves.iter().map(|&(c, _)| file.whole_hint(c)).collect();
+        WholeField {
+            asm: Assembly::new(&plan),
+            plan,
+            decoders: None,
+            hints,
+            runs: 0,
+        }
+    }
+
+    /// Assemble the records of `rg_reader`'s row groups (one, in the push decoder).
+    pub(crate) fn row_group<S: Source>(&mut self, rg_reader: &ParquetReader<S>) -> Result<()> {
+        let mut r = FieldReader::new(rg_reader, self.plan.clone())?;
+        match self.decoders.take() {
+            Some(decoders) => {
+                for (l, d) in r.leaves.iter_mut().zip(decoders) {
+                    l.decoder = d;
+                }
+            }
+            None => {
+                for (l, &(slots, bytes)) in r.leaves.iter_mut().zip(&self.hints) {
+                    l.decoder.reserve(slots);
+                    l.decoder.reserve_bytes(bytes);
+                }
+            }
+        }
+        while r.step(WHOLE_STEP, &mut self.asm)?.is_some() {
+            self.runs += 1;
+        }
+        self.decoders = Some(r.leaves.into_iter().map(|l| l.decoder).collect());
+        Ok(())
+    }
+
+    /// The whole field; `file` as for [`Self::new`] (for the empty array of a read that
+    /// assembled no record).
+    pub(crate) fn finish<S: Source>(mut self, file: &ParquetReader<S>) -> Result<Array> {
+        let Some(mut decoders) = self.decoders.take().filter(|_| self.runs > 0) else {
+            return empty_array(&self.plan, file);
+        };
+        probe::hit_n("nested.whole_runs", self.runs);
+        let mut slots = Vec::with_capacity(decoders.len());
+        self.asm.leaf_slots(&mut slots);
+        let mut columns = Vec::new();
+        leaf_slot_levels(&self.plan, &mut columns);
+        let mut values = Vec::with_capacity(decoders.len());
+        for ((d, n), (column, _)) in decoders.iter_mut().zip(slots).zip(columns) {
+            let col = d.finish();
+            if col.len < n {
+                return Err(Error::format(format!(
+                    "column {}: {} value slots missing",
+                    file.schema().leaf(column).path_string(),
+                    n - col.len
+                )));
+            }
+            let col = if col.len > n { col.slice(0, n) } else { col };
+            values.push((column, Some(col)));
+        }
+        self.asm.finish(&self.plan, &mut values)
+    }
+}
+
 /// Records a whole-field read assembles at a time: the levels of about one batch, which
 /// stay in cache while every node above the leaves is computed from them.
 const WHOLE_STEP: usize = 8192;
@@ -842,17 +924,16 @@ impl<S: Source> ParquetReader<S> {
 
     fn read_plan(&self, plan: FieldPlan) -> Result<(Field, Array)> {
         let field = plan.field();
-        if let PlanKind::Leaf { column, .. } = plan.kind {
-            if self.column_reader(column).is_ok() {
-                // A flat column: its levels are a validity bitmap, read the fast way.
-                return Ok((field, Array::Primitive(self.read_column(column)?)));
+        let item = match plan.kind {
+            // A flat column: its levels are a validity bitmap, read the fast way.
+            PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok() => {
+                WholeItem::Leaf(column)
             }
-        }
-        let array = if self.runs_parallel() {
-            self.read_nested_parallel(&plan)?
-        } else {
-            self.read_nested_whole(plan)?
+            _ => WholeItem::Field(plan),
         };
+        let array = PushDriver::whole(self, vec![item])?
+            .pop()
+            .ok_or_else(|| Error::format("internal: a whole read without its array"))?;
         Ok((field, array))
     }
 
@@ -873,7 +954,7 @@ impl<S: Source> ParquetReader<S> {
     /// from the footer, so only hints: the pairs capped by the file (8 pairs per byte is
     /// what bit-packed levels hold) and a fixed ceiling, and nothing under a row selection,
     /// which reads fewer.
-    fn whole_hint(&self, column: usize) -> (usize, usize) {
+    pub(crate) fn whole_hint(&self, column: usize) -> (usize, usize) {
         const MAX_RESERVE: u64 = 1 << 26;
         if self.options.selection.is_some() {
             return (0, 0);

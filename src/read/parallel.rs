@@ -31,8 +31,10 @@ use parq_codecs::compression::{CodecKind, Decompressor};
 use parq_codecs::probe;
 
 use super::decode::ChunkDecoder;
+use super::drive::PushDriver;
 use super::file::ParquetReader;
 use super::page::{Page, PageReader};
+use super::push::whole::WholeItem;
 use super::source::Source;
 use crate::array::{Array, ListArray, ListOffsets, StructArray};
 use crate::column::Column;
@@ -130,11 +132,14 @@ impl<S: Source> ParquetReader<S> {
     /// # Ok::<(), parq::Error>(())
     /// ```
     pub fn read_leaves(&self, columns: &[usize]) -> Result<Vec<Column>> {
-        if self.runs_parallel() {
-            self.read_leaves_parallel(columns)
-        } else {
-            columns.iter().map(|&c| self.read_column(c)).collect()
-        }
+        let items = columns.iter().map(|&c| WholeItem::Leaf(c)).collect();
+        PushDriver::whole(self, items)?
+            .into_iter()
+            .map(|a| match a {
+                Array::Primitive(c) => Ok(c),
+                _ => Err(Error::format("internal: a leaf read to a nested array")),
+            })
+            .collect()
     }
 
     /// Whether reads go through the parallel path: more than one thread, no row selection

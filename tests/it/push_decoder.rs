@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use bytes::Bytes;
 use parq::codecs::probe;
 use parq::column::{Column, Values};
+use parq::predicate::{col, Expr};
 use parq::read::push::{
     DecodeResult, Footer, FooterDecoder, FooterOptions, FooterStep, IoOptions, PushDecoder,
     PushOptions,
@@ -164,8 +165,18 @@ fn push_read(
 }
 
 /// The column readers without the push decoder, one row group at a time (the push
-/// decoder's batches stop at row group ends).
+/// decoder's batches stop at row group ends). Under a predicate, the rows
+/// [`ParquetReader::prune`] keeps.
 fn oracle(file: &Bytes, options: &PushOptions) -> parq::Result<Vec<ArrayBatch>> {
+    let mut read = options.read.clone();
+    if let Some(expr) = &options.predicate {
+        let (kept, _) = ParquetReader::with_options(file.clone(), read.clone())?.prune(expr)?;
+        read.selection = Some(kept);
+    }
+    let options = &PushOptions {
+        read,
+        ..options.clone()
+    };
     let whole = ParquetReader::with_options(file.clone(), options.read.clone())?;
     let rgs = whole.selected_row_groups();
     let names: Vec<String> = match &options.projection {
@@ -269,6 +280,7 @@ proptest! {
         pieces in any::<bool>(),
         extras in any::<bool>(),
         straddle in any::<bool>(),
+        predicate in any::<u64>(),
     ) {
         let files = testing_files();
         let path = &files[(pick % files.len() as u64) as usize];
@@ -294,9 +306,30 @@ proptest! {
             batch_size: batch,
             io: IoOptions { coalesce_gap: gap, max_request_size: max_request },
             memory_budget: budget,
+            predicate: random_predicate(&reader, predicate),
         };
         agree(&path.display().to_string(), &file, options, Pushing { seed, pieces, extras, straddle });
     }
+}
+
+/// Sometimes a predicate on a random leaf: a null test, or a comparison or `IN` list with
+/// integers (an error for other columns, which the oracle and the decoder must agree on).
+fn random_predicate<S: Source>(reader: &ParquetReader<S>, seed: u64) -> Option<Expr> {
+    let mut rng = Rng::new(seed);
+    if rng.chance(0.5) {
+        return None;
+    }
+    let leaves = &reader.schema().leaves;
+    let path = leaves[rng.below(leaves.len() as u64) as usize].path_string();
+    let k = rng.below(200) as i64 - 20;
+    Some(match rng.below(6) {
+        0 => col(path).is_null(),
+        1 => col(path).is_not_null(),
+        2 => col(path).gt(k),
+        3 => col(path).eq(k),
+        4 => col(path).is_in([k, k + 1, 2 * k]),
+        _ => col(path.clone()).lt(k).or(col(path).is_null()),
+    })
 }
 
 fn int_file(rows: i64, page_index: bool, row_group_rows: usize) -> Bytes {
@@ -586,4 +619,237 @@ fn local_batches_are_driven_through_the_push_decoder_without_copies() {
     let r = ParquetReader::new(FileSource::open(&path).unwrap()).unwrap();
     read("file", &r, &expect, projected);
     std::fs::remove_file(&path).ok();
+}
+
+/// Whole-column reads (`read_column`, `read_leaves`, `read_field`) run through the push
+/// decoder too (probe `push.whole_row_group` per row group, `push.whole_parallel` once on
+/// several threads), fetch only the projected chunks, and equal the column readers' own
+/// batches concatenated.
+#[test]
+fn local_whole_reads_are_driven_through_the_push_decoder() {
+    let mut file = Vec::new();
+    let options = WriterOptions {
+        row_group_rows: 20_000,
+        ..WriterOptions::default()
+    };
+    let fields = vec![Field::int64("a"), Field::int64("b"), Field::int64("c")];
+    let mut w = ParquetWriter::new(&mut file, fields, options).unwrap();
+    let col = |k: i64| Column {
+        len: 50_000,
+        validity: None,
+        values: Values::Int64((0..50_000).map(|i| i * k).collect::<Vec<i64>>().into()),
+    };
+    w.write_batch(&[col(1), col(3), col(7)]).unwrap();
+    w.finish().unwrap();
+    let file = Bytes::from(file);
+    let direct = ParquetReader::new(file.clone()).unwrap();
+    assert_eq!(direct.metadata().row_groups.len(), 3);
+    let want = |c: &str| {
+        let batches = testing::direct_array_batches(&direct, &[c], 7_000).unwrap();
+        let cols: Vec<Column> = batches
+            .into_iter()
+            .map(|mut b| match b.arrays.remove(0) {
+                parq::array::Array::Primitive(c) => c,
+                _ => unreachable!("flat"),
+            })
+            .collect();
+        Column::concat(&cols)
+    };
+    let path = std::env::temp_dir().join(format!("parq-push-whole-{}.parquet", std::process::id()));
+    std::fs::write(&path, &file).unwrap();
+    let chunks = |cols: &[usize]| -> u64 {
+        let meta = direct.metadata();
+        meta.row_groups
+            .iter()
+            .flat_map(|rg| cols.iter().map(move |&c| &rg.columns[c]))
+            .map(|c| c.meta_data.as_ref().unwrap().total_compressed_size as u64)
+            .sum()
+    };
+    fn check<S: Source>(name: &str, r: &ParquetReader<S>, want: &[Column], projected: u64) {
+        probe::reset();
+        let got = r.read_leaves(&[0, 2]).unwrap();
+        assert!(got[0] == want[0] && got[1] == want[1], "{name}");
+        let pushed = probe::get("push.bytes_pushed");
+        // Each chunk read may take up to 100 bytes of slack past its declared end.
+        assert!(
+            (projected..=projected + 600).contains(&pushed),
+            "{name}: pushed {pushed} bytes for chunks of {projected}"
+        );
+        let parallel = r.options().threads > 1;
+        let per_row_group = if parallel { 0 } else { 3 };
+        assert_eq!(probe::get("push.whole_row_group"), per_row_group, "{name}");
+        assert_eq!(probe::get("push.whole_parallel"), parallel as u64, "{name}");
+        probe::reset();
+        assert!(r.read_column(2).unwrap() == want[1], "{name}");
+        let (_, a) = r.read_field_by_path("a").unwrap();
+        assert!(
+            a == parq::array::Array::Primitive(want[0].clone()),
+            "{name}"
+        );
+        assert!(probe::get("push.bytes_pushed") > 0, "{name}");
+    }
+    let want = [want("a"), want("c")];
+    let projected = chunks(&[0, 2]);
+    for threads in [1, 2] {
+        let options = ReadOptions {
+            threads,
+            ..ReadOptions::default()
+        };
+        let r = ParquetReader::with_options(file.clone(), options.clone()).unwrap();
+        check("bytes", &r, &want, projected);
+        // SAFETY: the file is this test's own and nothing writes it while it is mapped.
+        #[allow(unsafe_code)]
+        let mapped = unsafe { MmapSource::open(&path) }.unwrap();
+        check(
+            "mmap",
+            &ParquetReader::with_options(mapped, options.clone()).unwrap(),
+            &want,
+            projected,
+        );
+        let source = FileSource::open(&path).unwrap();
+        check(
+            "file",
+            &ParquetReader::with_options(source, options).unwrap(),
+            &want,
+            projected,
+        );
+    }
+    std::fs::remove_file(&path).ok();
+}
+
+/// A needle query through the push decoder: statistics rule out every row group but one
+/// before a byte is asked for; that one's column index, offset index and bloom filter are
+/// asked for in one round, and only the page holding the needle is fetched. A value the
+/// bloom filter rules out fetches no data at all. Without a predicate, no index or filter
+/// is asked for.
+#[test]
+fn a_predicate_prunes_through_decoder_requests() {
+    use parq::write::BloomFilterOptions;
+    let rows = 100_000i64;
+    let options = WriterOptions {
+        data_page_row_limit: 1000,
+        row_group_rows: 25_000,
+        page_index: true,
+        ..WriterOptions::default()
+    }
+    .with_bloom_filter(
+        "b",
+        BloomFilterOptions {
+            ndv: None,
+            fpp: 0.01,
+        },
+    );
+    let mut out = Vec::new();
+    let fields = vec![Field::int64("a"), Field::int64("b")];
+    let mut w = ParquetWriter::new(&mut out, fields, options).unwrap();
+    let column = |k: i64| Column {
+        len: rows as usize,
+        validity: None,
+        values: Values::Int64((0..rows).map(|i| i * k).collect::<Vec<_>>().into()),
+    };
+    w.write_batch(&[column(1), column(3)]).unwrap();
+    w.finish().unwrap();
+    let file = Bytes::from(out);
+    let reader = ParquetReader::new(file.clone()).unwrap();
+    let meta = reader.metadata();
+    assert_eq!(meta.row_groups.len(), 4);
+    let span = |offset: Option<i64>, len: Option<i32>| {
+        let (o, l) = (offset.unwrap() as u64, len.unwrap() as u64);
+        o..o + l
+    };
+    let touches = |asked: &[Range<u64>], r: &Range<u64>| {
+        asked.iter().any(|a| a.start < r.end && r.start < a.end)
+    };
+    let run = |predicate: Option<Expr>| {
+        let options = PushOptions {
+            io: IoOptions {
+                coalesce_gap: 0,
+                max_request_size: 0,
+            },
+            predicate,
+            ..PushOptions::default()
+        };
+        probe::reset();
+        let (batches, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
+        (batches, asked)
+    };
+
+    // The needle, in row group 2.
+    let needle = 3 * 60_001;
+    let (batches, asked) = run(Some(col("b").eq(needle)));
+    let got: usize = batches.iter().map(|b| b.num_rows).sum();
+    assert_eq!(got, 1000, "the page holding the needle");
+    let Some(parq::array::Array::Primitive(b)) = batches.first().map(|b| &b.arrays[1]) else {
+        panic!("flat")
+    };
+    let Values::Int64(v) = &b.values else {
+        panic!("int64")
+    };
+    assert!(v.contains(&needle));
+    assert_eq!(probe::get("predicate.row_group_pruned_by_statistics"), 3);
+    for (rg, group) in meta.row_groups.iter().enumerate() {
+        let b = &group.columns[1];
+        let bloom = b.meta_data.as_ref().unwrap();
+        let bloom = span(bloom.bloom_filter_offset, bloom.bloom_filter_length);
+        let column_index = span(b.column_index_offset, b.column_index_length);
+        assert_eq!(
+            touches(&asked, &bloom),
+            rg == 2,
+            "bloom filter of row group {rg}"
+        );
+        assert_eq!(
+            touches(&asked, &column_index),
+            rg == 2,
+            "column index of {rg}"
+        );
+        for c in 0..group.columns.len() {
+            let index = reader.read_offset_index(rg, c).unwrap().unwrap();
+            for (i, p) in index.page_locations.iter().enumerate() {
+                let bytes = p.offset as u64..(p.offset + p.compressed_page_size as i64) as u64;
+                let first = 25_000 * rg as i64 + p.first_row_index;
+                let holds = (first..first + 1000).contains(&60_001);
+                assert_eq!(
+                    touches(&asked, &bytes),
+                    holds,
+                    "row group {rg} column {c} page {i}"
+                );
+            }
+        }
+    }
+
+    // A value between the stored ones: the bloom filter rules it out, no data is fetched.
+    let (batches, asked) = run(Some(col("b").eq(needle + 1)));
+    assert!(batches.is_empty());
+    assert_eq!(probe::get("predicate.row_group_pruned_by_bloom_filter"), 1);
+    let group = &meta.row_groups[2];
+    for chunk in &group.columns {
+        let m = chunk.meta_data.as_ref().unwrap();
+        let data = m.data_page_offset as u64..(m.data_page_offset + m.total_compressed_size) as u64;
+        assert!(!touches(&asked, &data), "no data of a pruned row group");
+    }
+
+    // No predicate: every chunk, no index and no filter.
+    let (batches, asked) = run(None);
+    assert_eq!(
+        batches.iter().map(|b| b.num_rows).sum::<usize>(),
+        rows as usize
+    );
+    for group in &meta.row_groups {
+        for chunk in &group.columns {
+            let index = span(chunk.column_index_offset, chunk.column_index_length);
+            assert!(
+                !touches(&asked, &index),
+                "a column index without a predicate"
+            );
+        }
+        let m = group.columns[1].meta_data.as_ref().unwrap();
+        let bloom = span(m.bloom_filter_offset, m.bloom_filter_length);
+        // A chunk's read may run 100 bytes past its declared end (old writers' dictionary
+        // headers), into a filter written right after it; the rest is never asked for.
+        let past_slack = bloom.start + 100..bloom.end;
+        assert!(
+            !touches(&asked, &past_slack),
+            "a bloom filter without a predicate"
+        );
+    }
 }

@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use parq_codecs::probe;
@@ -10,8 +10,11 @@ use parq_codecs::probe;
 use super::buffer::{coalesce, split, Snapshot, Spans};
 use super::fetch_plan::{data_ranges, index_ranges, partial_selection, IoOptions};
 use super::footer::Footer;
+use super::whole::{WholeItem, WholeRead};
 use crate::array::Array;
 use crate::field::Field;
+use crate::predicate::prune_plan::PrunePlan;
+use crate::predicate::{Expr, FilterStats};
 use crate::read::batch::ColumnBatches;
 use crate::read::nested::FieldBatches;
 use crate::read::{ArrayBatch, ParquetReader, ReadOptions, RowSelection, Source};
@@ -33,6 +36,17 @@ pub struct PushOptions {
     /// Bytes of planned ranges (pushed or still to come) the decoder holds at most, beyond
     /// the row group being decoded; see the [`PushDecoder`] docs.
     pub memory_budget: u64,
+    /// Skip the rows that cannot satisfy this predicate, found from metadata: row groups
+    /// by their statistics (before any byte is asked for), then, for each row group left,
+    /// by the column index, bloom filters and dictionary pages, and pages by the column
+    /// index, as [`ParquetReader::prune`] does. The column and offset indexes and bloom
+    /// filters of the predicate's columns are asked for (in one round) only when a row
+    /// group is left after its statistics; a dictionary page only when the others leave
+    /// it. The batches then hold every row that may match, and some that do not: filter
+    /// them exactly with [`BoundPredicate`](crate::predicate::BoundPredicate), or read
+    /// with [`ParquetReader::filtered_batches`]. [`PushDecoder::filter_stats`] says what
+    /// was pruned.
+    pub predicate: Option<Expr>,
 }
 
 impl Default for PushOptions {
@@ -43,6 +57,7 @@ impl Default for PushOptions {
             batch_size: 8192,
             io: IoOptions::default(),
             memory_budget: 128 << 20,
+            predicate: None,
         }
     }
 }
@@ -61,6 +76,9 @@ pub enum DecodeResult {
 /// Where a row group's planning stands.
 #[derive(Debug, PartialEq, Eq)]
 enum Phase {
+    /// Under a predicate: waiting for what pruning reads (indexes, bloom filters,
+    /// dictionary pages); nothing asked for yet when its spans are empty.
+    Prune,
     /// Nothing asked for yet.
     Unplanned,
     /// Waiting for offset indexes, to plan the pages of a selection.
@@ -77,6 +95,9 @@ enum Output {
     /// Flat leaf columns by index, for [`ParquetReader::batches`]: each batch holds one
     /// [`Array::Primitive`] per leaf, in the order given, and no fields.
     Leaves(Vec<usize>),
+    /// Whole columns, for [`ParquetReader::read_column`] and its siblings: one batch at the
+    /// end, one array per item and no fields (see [`super::whole`]). `None` once handed out.
+    Whole(Option<WholeRead>),
 }
 
 /// The batches of the row group being decoded.
@@ -118,10 +139,17 @@ impl RowGroupBatches {
 #[derive(Debug)]
 struct Group {
     rg: usize,
-    /// Its rows under the selection, when it leaves some out.
+    /// File row number of its first row.
+    first_row: u64,
+    /// Its rows (of the row group) under the selection and pruning, when they leave some
+    /// out.
     partial: Option<RowSelection>,
     phase: Phase,
     spans: Spans,
+    /// Pruning has asked for its bytes.
+    prune_asked: bool,
+    /// Pruning ruled out every row.
+    pruned: bool,
 }
 
 /// The push decoder: batches from pushed bytes, one row group at a time.
@@ -193,6 +221,13 @@ pub struct PushDecoder {
     /// The column decoders of the row group decoded last, handed on to the next.
     decoders: Vec<crate::read::decode::ChunkDecoder>,
     released: Vec<Range<u64>>,
+    /// A whole read on several threads: every row group is planned, then decoded at once.
+    whole_parallel: bool,
+    /// [`PushOptions::predicate`], bound.
+    prune: Option<PrunePlan>,
+    stats: FilterStats,
+    /// An error found while planning ahead, returned by the next step.
+    planning_error: Option<Error>,
     /// Bytes the driver already held ([`Self::hold`]), offered to every range planned.
     held: Vec<(u64, Bytes)>,
     failed: bool,
@@ -208,10 +243,21 @@ impl std::fmt::Debug for PushDecoder {
     }
 }
 
-/// A row group's pushed bytes, as the [`Source`] its column readers read.
+/// Row groups' pushed bytes, as the [`Source`] their column readers read.
 pub(crate) struct PushedBytes {
-    snapshot: Snapshot,
+    /// One per row group (the spans of two may overlap: a chunk's range reaches a little
+    /// past its declared end).
+    snapshots: Vec<Snapshot>,
     file_len: u64,
+}
+
+impl PushedBytes {
+    fn one(snapshot: Snapshot, file_len: u64) -> Self {
+        PushedBytes {
+            snapshots: vec![snapshot],
+            file_len,
+        }
+    }
 }
 
 impl Source for PushedBytes {
@@ -219,7 +265,8 @@ impl Source for PushedBytes {
         self.file_len
     }
     fn read(&self, range: Range<u64>) -> Result<Bytes> {
-        self.snapshot.read(range.clone()).ok_or_else(|| {
+        let found = self.snapshots.iter().find_map(|s| s.read(range.clone()));
+        found.ok_or_else(|| {
             Error::format(format!(
                 "internal: the push decoder did not plan bytes {}..{} (a planning bug)",
                 range.start, range.end
@@ -262,6 +309,28 @@ impl PushDecoder {
         Self::build(footer, options, Output::Leaves(columns), Vec::new(), leaves)
     }
 
+    /// A decoder of whole columns (see [`Output::Whole`]); `batch_size` is not used.
+    pub(crate) fn for_whole(
+        footer: Footer,
+        mut options: PushOptions,
+        items: Vec<WholeItem>,
+    ) -> Result<Self> {
+        let probe_reader = empty_reader(&footer, &options.read);
+        let whole = WholeRead::new(&probe_reader, items)?;
+        let leaves = whole.leaves();
+        let parallel = probe_reader.runs_parallel() && options.predicate.is_none();
+        options.batch_size = options.batch_size.max(1);
+        let mut decoder = Self::build(
+            footer,
+            options,
+            Output::Whole(Some(whole)),
+            Vec::new(),
+            leaves,
+        )?;
+        decoder.whole_parallel = parallel;
+        Ok(decoder)
+    }
+
     fn build(
         footer: Footer,
         options: PushOptions,
@@ -289,6 +358,14 @@ impl PushDecoder {
         };
         let first = empty_reader(&footer, &options.read).row_group_first_rows();
         let selection = options.read.selection.as_ref();
+        let mut stats = FilterStats::default();
+        let (prune, by_statistics) = match &options.predicate {
+            Some(expr) => (
+                Some(PrunePlan::bind(expr, &footer.schema)?),
+                Some(expr.row_groups_by_statistics(meta, &footer.schema)?),
+            ),
+            None => (None, None),
+        };
         let groups = row_groups
             .into_iter()
             .filter_map(|rg| {
@@ -298,11 +375,29 @@ impl PushDecoder {
                 if selection.is_some_and(|s| !s.intersects(rows.clone())) {
                     return None;
                 }
+                if let Some(keep) = &by_statistics {
+                    // Row groups left are counted when they are pruned further.
+                    if !keep.contains(&rg) {
+                        stats.row_groups += 1;
+                        stats.rows += n;
+                        stats.row_groups_pruned += 1;
+                        stats.pruned_by_statistics += 1;
+                        probe::hit("predicate.row_group_pruned_by_statistics");
+                        return None;
+                    }
+                }
                 Some(Group {
                     rg,
+                    first_row: rows.start,
                     partial: partial_selection(selection, rows),
-                    phase: Phase::Unplanned,
+                    phase: if by_statistics.is_some() {
+                        Phase::Prune
+                    } else {
+                        Phase::Unplanned
+                    },
                     spans: Spans::default(),
+                    prune_asked: false,
+                    pruned: false,
                 })
             })
             .collect();
@@ -316,6 +411,10 @@ impl PushDecoder {
             current: None,
             decoders: Vec::new(),
             released: Vec::new(),
+            whole_parallel: false,
+            prune,
+            stats,
+            planning_error: None,
             held: Vec::new(),
             failed: false,
         })
@@ -329,6 +428,13 @@ impl PushDecoder {
     /// The footer this decoder reads by.
     pub fn footer(&self) -> &Footer {
         &self.footer
+    }
+
+    /// What [`PushOptions::predicate`] pruned so far: every row group's statistics are
+    /// counted from the start, the rest as row groups are pruned (before they are decoded).
+    /// `rows_matched` stays 0: the decoder does not evaluate the predicate.
+    pub fn filter_stats(&self) -> &FilterStats {
+        &self.stats
     }
 
     /// Push the bytes at file offset `offset`: any piece, in any order, overlapping or
@@ -420,25 +526,39 @@ impl PushDecoder {
                 }
             }
             self.plan_ahead();
+            if let Some(e) = self.planning_error.take() {
+                return Err(e);
+            }
             let Some(front) = self.groups.front() else {
-                return Ok(DecodeResult::Finished);
+                return self.finish_whole();
             };
-            if front.phase == Phase::Data {
+            if self.whole_parallel {
+                if let Some(batch) = self.whole_parallel_batch()? {
+                    return Ok(DecodeResult::Batch(batch));
+                }
+            } else if front.phase == Phase::Data {
                 if let Some(snapshot) = front.spans.snapshot() {
-                    let source = PushedBytes {
-                        snapshot,
-                        file_len: self.footer.file_len,
-                    };
-                    let reader =
-                        reader_over(&self.footer, &self.options.read, source, Some(front.rg));
+                    let source = PushedBytes::one(snapshot, self.footer.file_len);
+                    let reader = reader_over(&self.footer, &self.group_options(front), source);
                     let batch_size = self.options.batch_size;
-                    let mut batches = match &self.output {
+                    let mut batches = match &mut self.output {
                         Output::Fields(projection) => {
                             let names: Vec<&str> = projection.iter().map(String::as_str).collect();
                             RowGroupBatches::Fields(reader.field_batches(&names, batch_size)?)
                         }
                         Output::Leaves(columns) => {
                             RowGroupBatches::Leaves(reader.column_batches(columns, batch_size)?)
+                        }
+                        Output::Whole(whole) => {
+                            let whole = whole.as_mut().ok_or_else(|| {
+                                Error::format("internal: a whole read decodes after its end")
+                            })?;
+                            whole.row_group(&reader)?;
+                            probe::hit("push.whole_row_group");
+                            if let Some(done) = self.groups.pop_front() {
+                                self.released.extend(done.spans.ranges());
+                            }
+                            continue;
                         }
                     };
                     batches.set_decoders(std::mem::take(&mut self.decoders));
@@ -456,37 +576,173 @@ impl PushDecoder {
         }
     }
 
+    /// [`DecodeResult::Finished`], or first a whole read's batch (of no row group when
+    /// none is selected).
+    fn finish_whole(&mut self) -> Result<DecodeResult> {
+        let Output::Whole(whole) = &mut self.output else {
+            return Ok(DecodeResult::Finished);
+        };
+        let Some(whole) = whole.take() else {
+            return Ok(DecodeResult::Finished);
+        };
+        let arrays = whole.finish(&empty_reader(&self.footer, &self.options.read))?;
+        Ok(DecodeResult::Batch(whole_batch(arrays)))
+    }
+
+    /// A whole read on several threads, once every row group's bytes are here.
+    fn whole_parallel_batch(&mut self) -> Result<Option<ArrayBatch>> {
+        let mut snapshots = Vec::with_capacity(self.groups.len());
+        for g in &self.groups {
+            match (g.phase == Phase::Data)
+                .then(|| g.spans.snapshot())
+                .flatten()
+            {
+                Some(s) => snapshots.push(s),
+                None => return Ok(None),
+            }
+        }
+        let Output::Whole(whole) = &mut self.output else {
+            return Ok(None);
+        };
+        let Some(whole) = whole.take() else {
+            return Ok(None);
+        };
+        let mut read = self.options.read.clone();
+        read.row_groups = Some(self.groups.iter().map(|g| g.rg).collect());
+        let source = PushedBytes {
+            snapshots,
+            file_len: self.footer.file_len,
+        };
+        let reader = reader_over(&self.footer, &read, source);
+        let arrays = whole.parallel(&reader)?;
+        probe::hit("push.whole_parallel");
+        for done in self.groups.drain(..) {
+            self.released.extend(done.spans.ranges());
+        }
+        Ok(Some(whole_batch(arrays)))
+    }
+
     /// Plan row groups, the front one always and the next ones while their bytes fit in
-    /// the budget; move those whose offset indexes arrived on to their pages.
+    /// the budget (all of them for a whole read on several threads); move those whose
+    /// offset indexes arrived on to their pages.
     fn plan_ahead(&mut self) {
-        let budget = self.options.memory_budget;
+        let budget = if self.whole_parallel {
+            u64::MAX
+        } else {
+            self.options.memory_budget
+        };
         let mut planned: u64 = 0;
-        for i in 0..self.groups.len() {
+        let mut i = 0;
+        while i < self.groups.len() {
             let front = i == 0;
-            let g = &self.groups[i];
-            match g.phase {
-                Phase::Data => {}
-                Phase::Index if !g.spans.complete() => {}
-                Phase::Unplanned | Phase::Index => {
-                    let (ranges, phase) = self.plan(i);
-                    let add: u64 = ranges.iter().map(|r| r.end - r.start).sum();
-                    if !front && planned + add > budget {
-                        break;
-                    }
-                    let g = &mut self.groups[i];
-                    g.spans.want(&ranges);
-                    g.phase = phase;
-                    for (offset, data) in &self.held {
-                        let used = g.spans.push(*offset, data);
-                        probe::hit_n("push.held_bytes_used", used);
+            // Move the group on while what it waits for is here.
+            loop {
+                let g = &self.groups[i];
+                match g.phase {
+                    Phase::Data => break,
+                    Phase::Index | Phase::Prune if !g.spans.complete() => break,
+                    Phase::Prune => match self.prune_step(i) {
+                        Err(e) => {
+                            self.planning_error = Some(e);
+                            return;
+                        }
+                        Ok(PruneStep::Waiting) => break,
+                        Ok(PruneStep::Kept) => continue,
+                        Ok(PruneStep::Pruned) => break,
+                    },
+                    Phase::Unplanned | Phase::Index => {
+                        let (ranges, phase) = self.plan(i);
+                        let add: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+                        if !front && planned + add > budget {
+                            return;
+                        }
+                        let g = &mut self.groups[i];
+                        g.spans.want(&ranges);
+                        g.phase = phase;
+                        offer_held(&self.held, &mut g.spans);
                     }
                 }
+            }
+            if self.groups[i].phase == Phase::Prune && self.groups[i].pruned {
+                if let Some(done) = self.groups.remove(i) {
+                    self.released.extend(done.spans.ranges());
+                }
+                continue;
             }
             planned += self.groups[i].spans.wanted_bytes();
             if planned >= budget {
                 break;
             }
+            i += 1;
         }
+    }
+
+    /// Prune group `i` (see [`PushOptions::predicate`]): ask for what pruning reads, then
+    /// prune from the pushed bytes, asking for whatever else it turns out to read (a
+    /// dictionary page, a bloom filter of unrecorded length).
+    fn prune_step(&mut self, i: usize) -> Result<PruneStep> {
+        let gap = self.options.io.coalesce_gap;
+        let (Some(plan), Some(expr)) = (&self.prune, &self.options.predicate) else {
+            return Err(Error::format("internal: pruning without a predicate"));
+        };
+        let g = &mut self.groups[i];
+        if !g.prune_asked {
+            g.prune_asked = true;
+            let meta = &self.footer.metadata;
+            let ranges = plan.ranges(meta, &self.footer.schema, self.footer.file_len, g.rg);
+            g.spans.want(&coalesce(ranges, gap));
+            offer_held(&self.held, &mut g.spans);
+            if !g.spans.complete() {
+                return Ok(PruneStep::Waiting);
+            }
+        }
+        let g = &self.groups[i];
+        let source = Probing {
+            bytes: PushedBytes::one(g.spans.snapshot().unwrap_or_default(), self.footer.file_len),
+            misses: Mutex::new(Vec::new()),
+        };
+        let reader = reader_over(&self.footer, &self.group_options(g), source);
+        let pruned = reader.prune(expr);
+        let misses = std::mem::take(
+            &mut *reader
+                .source
+                .misses
+                .lock()
+                .map_err(|_| Error::format("internal: a pruning read panicked"))?,
+        );
+        let g = &mut self.groups[i];
+        if !misses.is_empty() {
+            let added = g.spans.want(&coalesce(misses, gap));
+            offer_held(&self.held, &mut g.spans);
+            if added == 0 {
+                return Err(Error::format(
+                    "internal: pruning reads bytes it was given (a planning bug)",
+                ));
+            }
+            probe::hit("push.prune_round");
+            return Ok(PruneStep::Waiting);
+        }
+        let (selection, stats) = pruned?;
+        self.stats.add(&stats);
+        let n = self.footer.metadata.row_groups[g.rg].num_rows.max(0) as u64;
+        if selection.is_empty() {
+            g.pruned = true;
+            return Ok(PruneStep::Pruned);
+        }
+        g.partial = partial_selection(Some(&selection), g.first_row..g.first_row + n);
+        g.phase = Phase::Unplanned;
+        Ok(PruneStep::Kept)
+    }
+
+    /// How group `g` is read: its row group, and its rows as file row numbers.
+    fn group_options(&self, g: &Group) -> ReadOptions {
+        let mut read = self.options.read.clone();
+        read.row_groups = Some(vec![g.rg]);
+        read.selection = g.partial.as_ref().map(|p| {
+            let first = g.first_row;
+            RowSelection::from_ranges(p.ranges().iter().map(|r| first + r.start..first + r.end))
+        });
+        read
     }
 
     /// The next ranges of group `i` and the phase they start: its offset indexes when its
@@ -511,41 +767,73 @@ impl PushDecoder {
         } else {
             Snapshot::default()
         };
-        let source = PushedBytes {
-            snapshot,
-            file_len: self.footer.file_len,
-        };
-        let reader = reader_over(&self.footer, &self.options.read, source, Some(g.rg));
+        let source = PushedBytes::one(snapshot, self.footer.file_len);
+        let reader = reader_over(&self.footer, &self.group_options(g), source);
         let data = data_ranges(&reader, g.rg, &self.leaves, g.partial.as_ref());
         (coalesce(data, gap), Phase::Data)
     }
 }
 
-/// A reader of `footer`'s file over no bytes: for what the footer alone answers.
-fn empty_reader(footer: &Footer, options: &ReadOptions) -> ParquetReader<PushedBytes> {
-    let empty = PushedBytes {
-        snapshot: Snapshot::default(),
-        file_len: footer.file_len,
-    };
-    reader_over(footer, options, empty, None)
+/// What a step of pruning a row group came to.
+enum PruneStep {
+    /// It waits for bytes.
+    Waiting,
+    /// It holds no row that may match.
+    Pruned,
+    /// Some rows are left ([`Group::partial`]); its data can be planned.
+    Kept,
 }
 
-/// A reader of `footer`'s file over `source`, limited to row group `rg` when given.
-fn reader_over<S: Source>(
-    footer: &Footer,
-    options: &ReadOptions,
-    source: S,
-    rg: Option<usize>,
-) -> ParquetReader<S> {
-    let mut options = options.clone();
-    if rg.is_some() {
-        options.row_groups = rg.map(|rg| vec![rg]);
+/// Offer the bytes the driver already holds to newly wanted spans.
+fn offer_held(held: &[(u64, Bytes)], spans: &mut Spans) {
+    for (offset, data) in held {
+        let used = spans.push(*offset, data);
+        probe::hit_n("push.held_bytes_used", used);
     }
+}
+
+/// Pushed bytes that note every read they cannot serve: pruning reads through it, and
+/// what it missed is asked for before pruning runs again.
+struct Probing {
+    bytes: PushedBytes,
+    misses: Mutex<Vec<Range<u64>>>,
+}
+
+impl Source for Probing {
+    fn len(&self) -> u64 {
+        self.bytes.len()
+    }
+    fn read(&self, range: Range<u64>) -> Result<Bytes> {
+        self.bytes.read(range.clone()).inspect_err(|_| {
+            if let Ok(mut m) = self.misses.lock() {
+                m.push(range);
+            }
+        })
+    }
+}
+
+/// The one batch of a whole read.
+fn whole_batch(arrays: Vec<Array>) -> ArrayBatch {
+    ArrayBatch {
+        num_rows: arrays.first().map_or(0, Array::len),
+        fields: Vec::new(),
+        arrays,
+    }
+}
+
+/// A reader of `footer`'s file over no bytes: for what the footer alone answers.
+fn empty_reader(footer: &Footer, options: &ReadOptions) -> ParquetReader<PushedBytes> {
+    let empty = PushedBytes::one(Snapshot::default(), footer.file_len);
+    reader_over(footer, options, empty)
+}
+
+/// A reader of `footer`'s file over `source`.
+fn reader_over<S: Source>(footer: &Footer, options: &ReadOptions, source: S) -> ParquetReader<S> {
     ParquetReader {
         source: Arc::new(source),
         metadata: Arc::clone(&footer.metadata),
         schema: Arc::clone(&footer.schema),
-        options,
+        options: options.clone(),
         #[cfg(feature = "encryption")]
         decryptor: footer.decryptor.clone(),
     }

@@ -9,14 +9,14 @@
 //! same [`FooterDecoder`], and their batches
 //! ([`ParquetReader::batches`](crate::read::ParquetReader::batches),
 //! [`array_batches`](crate::read::ParquetReader::array_batches)) come from a
-//! [`PushDecoder`] fed from the local source, as the async object-store reader's do. The
-//! whole-column reads (`read_column`, `read_field`, `read_leaves`) still read their chunks
-//! straight from the source.
+//! [`PushDecoder`] fed from the local source, as the async object-store reader's do, and so
+//! do the whole-column reads (`read_column`, `read_field`, `read_leaves`: see [`whole`]).
 
 mod buffer;
 mod decoder;
 mod fetch_plan;
 pub(crate) mod footer;
+pub(crate) mod whole;
 
 pub use decoder::{DecodeResult, PushDecoder, PushOptions};
 pub use fetch_plan::IoOptions;
