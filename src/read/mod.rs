@@ -20,10 +20,12 @@
 //! mapped kills the reader with SIGBUS instead of returning an error. Encrypted data is never
 //! mapped.
 //!
-//! Batches ([`ParquetReader::batches`], [`ParquetReader::array_batches`]) are decoded by the
-//! sans-I/O [`push::PushDecoder`], which this reader feeds from its source (zero-copy slices
-//! for bytes and maps, positioned reads for files): one control loop for local files and
-//! object stores. A batch therefore never spans two row groups.
+//! Every read is decoded by the sans-I/O [`push::PushDecoder`], which this reader feeds from
+//! its source (zero-copy slices for bytes and maps, positioned reads for files): one control
+//! loop for local files and object stores. Batches ([`ParquetReader::batches`],
+//! [`ParquetReader::array_batches`]) therefore never span two row groups; whole-column reads
+//! ([`ParquetReader::read_column`], [`ParquetReader::read_leaves`],
+//! [`ParquetReader::read_field`]) are decoded row group by row group into one output.
 //!
 //! Byte arrays come as offsets plus one data buffer ([`ByteArrayLayout::Offsets`], the
 //! default), or with [`ByteArrayLayout::Views`] as 16-byte views into the page and dictionary

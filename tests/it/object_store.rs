@@ -1,7 +1,7 @@
 //! The async object-store reader and scans: every parquet-testing file read from
 //! `InMemory` and `LocalFileSystem` (and, with `cloud`, from S3 served by moto on
 //! loopback) equals the local read; request counts (one GET for a small footer, at most
-//! four for a needle query with a page index); failed, short and stalled GETs give clean
+//! four for a needle query with a page index, as a selection or as a predicate); failed, short and stalled GETs give clean
 //! errors naming the range, nothing hangs, and dropping a stream cancels its GETs.
 
 use std::fmt;
@@ -467,6 +467,38 @@ async fn a_needle_query_with_a_page_index_costs_three_gets() {
     assert_eq!(probe::get("io.get_requests") as usize, gets);
     assert!(
         probe::get("io.get_bytes") < 200_000,
+        "{} bytes of {}",
+        probe::get("io.get_bytes"),
+        file.len()
+    );
+}
+
+/// The same needle as a predicate: the decoder asks for the column and offset indexes of
+/// the predicate's column itself (here already in the footer's suffix request), prunes to
+/// the page holding the needle, and fetches that page of each column.
+#[tokio::test]
+async fn a_needle_predicate_with_a_page_index_costs_at_most_four_gets() {
+    let file = int_file(1_000_000, 1 << 20);
+    let (store, faults) = faulty(store_with("big.parquet", &file).await, Faults::default());
+    probe::reset();
+    let options = PushOptions {
+        predicate: Some(parq::predicate::col("b").eq(777_000i64 * 3)),
+        ..PushOptions::default()
+    };
+    let batches = remote_read(
+        store,
+        &Path::from("big.parquet"),
+        ObjectReadOptions::default(),
+        options,
+    )
+    .await
+    .unwrap();
+    // Pruning keeps the page of 1000 rows that may hold it.
+    assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 1000);
+    let gets = faults.gets.load(Ordering::SeqCst);
+    assert!(gets <= 4, "{gets} GETs");
+    assert!(
+        probe::get("io.get_bytes") < 300_000,
         "{} bytes of {}",
         probe::get("io.get_bytes"),
         file.len()
