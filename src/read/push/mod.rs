@@ -10,7 +10,8 @@
 //! ([`ParquetReader::batches`](crate::read::ParquetReader::batches),
 //! [`array_batches`](crate::read::ParquetReader::array_batches)) come from a
 //! [`PushDecoder`] fed from the local source, as the async object-store reader's do, and so
-//! do the whole-column reads (`read_column`, `read_field`, `read_leaves`: see [`whole`]).
+//! do the whole-column reads (`read_column`, `read_field`, `read_leaves`), decoded row group
+//! by row group into one output per column.
 
 mod buffer;
 mod decoder;
