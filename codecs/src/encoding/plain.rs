@@ -224,6 +224,9 @@ pub fn decode_byte_array_views(
         // and a long view's low half is `len` and the 4-byte prefix, also the value's first 8
         // bytes. So one 16-byte load builds either, without a copy per value.
         let head = input.get(pos..pos + 16)?;
+        // Each value's position comes from the previous length: start loading the lines
+        // ahead (long values are lines apart, so the stream is sparse).
+        crate::kernels::memory::prefetch(input, pos + PREFETCH_AHEAD);
         let raw = u128::from_le_bytes(head.try_into().unwrap_or([0; 16]));
         let len = raw as u32 as usize;
         if len > input.len() - pos - 4 {
@@ -254,6 +257,11 @@ pub fn decode_byte_array_views(
     }
     Ok(pos)
 }
+
+/// How far ahead of the value being read [`decode_byte_array_views`] prefetches: several
+/// long values, whose positions the hardware cannot guess before each length is read (the
+/// offsets layout copies every byte, a stream the hardware prefetcher follows on its own).
+const PREFETCH_AHEAD: usize = 1024;
 
 /// The last values of a page, fewer than 16 bytes from its end: built one by one.
 fn decode_tail_views(
