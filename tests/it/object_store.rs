@@ -428,12 +428,21 @@ async fn the_footer_cache_evicts_the_least_recently_used_by_entries_and_by_bytes
     assert_eq!(cache.bytes(), 0);
 }
 
-#[tokio::test]
-async fn a_needle_query_with_a_page_index_costs_three_gets() {
-    // 1M rows in one row group: 16 MB of data, 1000 pages per column.
+/// The needle file (1M rows in one row group: 16 MB of data, 1000 pages per column) read
+/// from a store that counts GETs: the batches, the GETs, and the file's size.
+async fn read_needle_file(options: PushOptions) -> (Vec<ArrayBatch>, usize, usize) {
     let file = int_file(1_000_000, 1 << 20);
     let (store, faults) = faulty(store_with("big.parquet", &file).await, Faults::default());
     probe::reset();
+    let path = Path::from("big.parquet");
+    let batches = remote_read(store, &path, ObjectReadOptions::default(), options)
+        .await
+        .unwrap();
+    (batches, faults.gets.load(Ordering::SeqCst), file.len())
+}
+
+#[tokio::test]
+async fn a_needle_query_with_a_page_index_costs_three_gets() {
     let options = PushOptions {
         read: ReadOptions {
             selection: Some(RowSelection::from_ranges(std::iter::once(777_000..777_001))),
@@ -441,14 +450,7 @@ async fn a_needle_query_with_a_page_index_costs_three_gets() {
         },
         ..PushOptions::default()
     };
-    let batches = remote_read(
-        store,
-        &Path::from("big.parquet"),
-        ObjectReadOptions::default(),
-        options,
-    )
-    .await
-    .unwrap();
+    let (batches, gets, file_len) = read_needle_file(options).await;
     assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 1);
     let Values::Int64(v) = &match &batches[0].arrays[1] {
         parq::array::Array::Primitive(c) => c.clone(),
@@ -461,16 +463,11 @@ async fn a_needle_query_with_a_page_index_costs_three_gets() {
     assert_eq!(v[0], 777_000 * 3);
     // The footer's suffix request, which holds both offset indexes too (they sit just before
     // the footer), and one page per column (8 MB apart). The parquet crate needs a fourth.
-    let gets = faults.gets.load(Ordering::SeqCst);
     assert_eq!(gets, 3, "{gets} GETs");
     assert!(probe::get("push.held_bytes_used") > 0);
     assert_eq!(probe::get("io.get_requests") as usize, gets);
-    assert!(
-        probe::get("io.get_bytes") < 200_000,
-        "{} bytes of {}",
-        probe::get("io.get_bytes"),
-        file.len()
-    );
+    let bytes = probe::get("io.get_bytes");
+    assert!(bytes < 200_000, "{bytes} bytes of {file_len}");
 }
 
 /// The same needle as a predicate: the decoder asks for the column and offset indexes of
@@ -478,31 +475,16 @@ async fn a_needle_query_with_a_page_index_costs_three_gets() {
 /// the page holding the needle, and fetches that page of each column.
 #[tokio::test]
 async fn a_needle_predicate_with_a_page_index_costs_at_most_four_gets() {
-    let file = int_file(1_000_000, 1 << 20);
-    let (store, faults) = faulty(store_with("big.parquet", &file).await, Faults::default());
-    probe::reset();
     let options = PushOptions {
-        predicate: Some(parq::predicate::col("b").eq(777_000i64 * 3)),
+        predicate: Some(col("b").eq(777_000i64 * 3)),
         ..PushOptions::default()
     };
-    let batches = remote_read(
-        store,
-        &Path::from("big.parquet"),
-        ObjectReadOptions::default(),
-        options,
-    )
-    .await
-    .unwrap();
+    let (batches, gets, file_len) = read_needle_file(options).await;
     // Pruning keeps the page of 1000 rows that may hold it.
     assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 1000);
-    let gets = faults.gets.load(Ordering::SeqCst);
     assert!(gets <= 4, "{gets} GETs");
-    assert!(
-        probe::get("io.get_bytes") < 300_000,
-        "{} bytes of {}",
-        probe::get("io.get_bytes"),
-        file.len()
-    );
+    let bytes = probe::get("io.get_bytes");
+    assert!(bytes < 300_000, "{bytes} bytes of {file_len}");
 }
 
 #[tokio::test]
