@@ -475,7 +475,13 @@ pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
     let nulls = c.validity.clone();
     let len = c.len;
     if let ArrowType::Dictionary(key, value) = dt {
-        return dictionary(c, key, value);
+        if let Values::Dictionary { dictionary, .. } = &c.values {
+            let values = column_to_arrow(dictionary, value)?;
+            if let Some(a) = keys_to_arrow(c, &values, key, value)? {
+                return Ok(a);
+            }
+        }
+        return self::dictionary(c, key, value);
     }
     if matches!(dt, ArrowType::Null) {
         return Ok(Arc::new(arrow_array::NullArray::new(len)));
@@ -550,6 +556,7 @@ pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
             _ => Err(unsupported("INT64", dt)),
         },
         Values::Int96(d) => int96_to_arrow(c, d, dt),
+        Values::Dictionary { .. } => column_to_arrow(&c.materialize(), dt),
         Values::Float(v) => match dt {
             ArrowType::Float32 => fixed(dt, len, nulls, v.inner().clone()),
             _ => Err(unsupported("FLOAT", dt)),
@@ -653,8 +660,55 @@ pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
     }
 }
 
+/// The keys of a [`Values::Dictionary`] column as a dictionary array over `values` (its
+/// dictionary, converted to `value`): the keys as they are for Int32 and UInt32 (no copy),
+/// narrowed or widened for other key types; `None` when `key` cannot index every entry of
+/// the dictionary (the caller then builds one of the values used).
+fn keys_to_arrow(
+    c: &Column,
+    values: &ArrayRef,
+    key: &ArrowType,
+    value: &ArrowType,
+) -> Result<Option<ArrayRef>> {
+    let Values::Dictionary { keys, .. } = &c.values else {
+        return Ok(None);
+    };
+    let n = values.len();
+    let keys: Buffer = match key {
+        ArrowType::Int32 | ArrowType::UInt32 => keys.inner().clone(),
+        ArrowType::Int64 | ArrowType::UInt64 => Buffer::from_iter(keys.iter().map(|&k| k as i64)),
+        ArrowType::Int8 if n <= i8::MAX as usize + 1 => {
+            Buffer::from_iter(keys.iter().map(|&k| k as i8))
+        }
+        ArrowType::UInt8 if n <= u8::MAX as usize + 1 => {
+            Buffer::from_iter(keys.iter().map(|&k| k as u8))
+        }
+        ArrowType::Int16 if n <= i16::MAX as usize + 1 => {
+            Buffer::from_iter(keys.iter().map(|&k| k as i16))
+        }
+        ArrowType::UInt16 if n <= u16::MAX as usize + 1 => {
+            Buffer::from_iter(keys.iter().map(|&k| k as u16))
+        }
+        _ => return Ok(None),
+    };
+    parq_codecs::probe::hit("arrow.dictionary_keys");
+    // Arrow checks every valid key against the dictionary (the decoder did too).
+    let data = ArrayData::builder(ArrowType::Dictionary(
+        Box::new(key.clone()),
+        Box::new(value.clone()),
+    ))
+    .len(c.len)
+    .nulls(c.validity.clone())
+    .add_buffer(keys)
+    .add_child_data(values.to_data())
+    .build()
+    .map_err(arrow_err)?;
+    Ok(Some(make_array(data)))
+}
+
 /// A dictionary array of `value` type: unique values in first-seen order (a copy).
 fn dictionary(c: &Column, key: &ArrowType, value: &ArrowType) -> Result<ArrayRef> {
+    parq_codecs::probe::hit("arrow.dictionary_rebuilt");
     let dense = column_to_arrow(c, value)?;
     let mut seen: HashMap<std::borrow::Cow<'_, [u8]>, usize> = HashMap::new();
     let mut firsts = Vec::new();
@@ -736,27 +790,36 @@ pub struct ParquetRecordBatchReader<S: Source> {
     schema: SchemaRef,
     /// Per column: whether it is a whole VARIANT group (read as `arrow.parquet.variant`).
     variants: Vec<bool>,
+    /// Per column: the last dictionary read as keys, and its values as Arrow, converted once
+    /// and shared by every batch of its column chunk.
+    dictionaries: Vec<Option<(Arc<Column>, ArrayRef)>>,
 }
 
 impl<S: Source> ParquetRecordBatchReader<S> {
-    fn convert(&self, batch: &ArrayBatch) -> Result<RecordBatch> {
-        if !self.variants.contains(&true) {
-            return to_record_batch(batch, &self.schema);
-        }
-        let columns = batch
+    fn convert(&mut self, batch: &ArrayBatch) -> Result<RecordBatch> {
+        let fields = self.inner.fields();
+        let mut columns = Vec::with_capacity(batch.arrays.len());
+        for (i, (a, f)) in batch
             .arrays
             .iter()
             .zip(self.schema.fields().iter())
-            .zip(self.inner.fields().iter().zip(&self.variants))
-            .map(|((a, f), (field, &variant))| {
-                if variant {
-                    let v = crate::variant::VariantArray::from_group(field, a)?;
-                    super::variant::variant_to_arrow(&v)
-                } else {
-                    to_arrow_array(a, f.data_type())
+            .enumerate()
+        {
+            let column = match (a, f.data_type()) {
+                (Array::Primitive(c), ArrowType::Dictionary(key, value)) => {
+                    match keys_column(c, key, value, &mut self.dictionaries[i])? {
+                        Some(a) => a,
+                        None => to_arrow_array(a, f.data_type())?,
+                    }
                 }
-            })
-            .collect::<Result<Vec<_>>>()?;
+                _ if self.variants[i] => {
+                    let v = crate::variant::VariantArray::from_group(&fields[i], a)?;
+                    super::variant::variant_to_arrow(&v)?
+                }
+                _ => to_arrow_array(a, f.data_type())?,
+            };
+            columns.push(column);
+        }
         RecordBatch::try_new_with_options(
             self.schema.clone(),
             columns,
@@ -764,6 +827,29 @@ impl<S: Source> ParquetRecordBatchReader<S> {
         )
         .map_err(arrow_err)
     }
+}
+
+/// A column of keys ([`Values::Dictionary`]) as an Arrow dictionary array, its dictionary's
+/// values converted once per dictionary (`cache`); `None` for other columns and for keys a
+/// key type too narrow cannot hold.
+fn keys_column(
+    c: &Column,
+    key: &ArrowType,
+    value: &ArrowType,
+    cache: &mut Option<(Arc<Column>, ArrayRef)>,
+) -> Result<Option<ArrayRef>> {
+    let Values::Dictionary { dictionary, .. } = &c.values else {
+        return Ok(None);
+    };
+    let values = match cache {
+        Some((d, values)) if Arc::ptr_eq(d, dictionary) => values.clone(),
+        _ => {
+            let values = column_to_arrow(dictionary, value)?;
+            *cache = Some((Arc::clone(dictionary), values.clone()));
+            values
+        }
+    };
+    keys_to_arrow(c, &values, key, value)
 }
 
 impl<S: Source> ParquetRecordBatchReader<S> {
@@ -857,10 +943,31 @@ impl<S: Source> ParquetReader<S> {
                 .collect();
             schema = arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone());
         }
+        // Flat columns of a Dictionary type read their dictionary pages as keys (on one
+        // thread: the parallel feed decodes values, which are then hashed).
+        let leaves = self.flat_leaves(&projection)?;
+        let keys: Vec<usize> = schema
+            .fields()
+            .iter()
+            .zip(&leaves)
+            .filter_map(|(f, leaf)| match (f.data_type(), leaf) {
+                (ArrowType::Dictionary(_, _), Some(c)) => Some(*c),
+                _ => None,
+            })
+            .collect();
+        let inner = if keys.is_empty() || self.options.threads > 1 {
+            inner
+        } else {
+            let mut options = self.options.clone();
+            options.dictionary_keys.extend(keys);
+            self.array_batches_with(&projection, batch_size, options)?
+        };
+        let dictionaries = vec![None; variants.len()];
         Ok(ParquetRecordBatchReader {
             inner,
             schema: Arc::new(schema),
             variants,
+            dictionaries,
         })
     }
 }

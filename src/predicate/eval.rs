@@ -297,6 +297,10 @@ pub fn take_column(col: &Column, indices: &[usize]) -> Column {
             views: gather(views, indices),
             buffers: buffers.clone(),
         },
+        Values::Dictionary { keys, dictionary } => Values::Dictionary {
+            keys: gather(keys, indices),
+            dictionary: dictionary.clone(),
+        },
         Values::Binary { offsets, data } => {
             let mut out_offsets = Vec::with_capacity(n + 1);
             out_offsets.push(0i64);
