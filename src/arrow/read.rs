@@ -674,6 +674,11 @@ fn keys_to_arrow(
         return Ok(None);
     };
     let n = values.len();
+    // Every key in bounds, null slots' too: one branch-free pass (negative keys count as
+    // past the end), and Arrow need not check each valid key again.
+    let in_bounds =
+        (keys.iter().fold(0u32, |m, &k| m.max(k as u32)) as usize) < n || keys.is_empty();
+    let keys_in: &ScalarBuffer<i32> = keys;
     let keys: Buffer = match key {
         ArrowType::Int32 | ArrowType::UInt32 => keys.inner().clone(),
         ArrowType::Int64 | ArrowType::UInt64 => Buffer::from_iter(keys.iter().map(|&k| k as i64)),
@@ -692,18 +697,25 @@ fn keys_to_arrow(
         _ => return Ok(None),
     };
     parq_codecs::probe::hit("arrow.dictionary_keys");
-    // Arrow checks every valid key against the dictionary (the decoder did too).
-    let data = ArrayData::builder(ArrowType::Dictionary(
+    debug_assert_eq!(keys_in.len(), c.len);
+    let b = ArrayData::builder(ArrowType::Dictionary(
         Box::new(key.clone()),
         Box::new(value.clone()),
     ))
     .len(c.len)
     .nulls(c.validity.clone())
     .add_buffer(keys)
-    .add_child_data(values.to_data())
-    .build()
-    .map_err(arrow_err)?;
-    Ok(Some(make_array(data)))
+    .add_child_data(values.to_data());
+    if !in_bounds {
+        // Arrow checks each valid key (null slots may hold any key).
+        return Ok(Some(make_array(b.build().map_err(arrow_err)?)));
+    }
+    // SAFETY: the key buffer holds `c.len` keys of `key`'s width (the column's `c.len` keys,
+    // as they are or converted one for one), the validity (when any) is the column's own of
+    // `c.len` slots, the child is a valid Arrow array of `value` type (built by
+    // `column_to_arrow`), and every key, in a valid slot or not, was just checked to be
+    // below its length (`n` fits every key type it was converted to, as matched above).
+    Ok(Some(make_array(unsafe { b.build_unchecked() })))
 }
 
 /// A dictionary array of `value` type: unique values in first-seen order (a copy).
@@ -975,6 +987,38 @@ impl<S: Source> ParquetReader<S> {
 #[cfg(test)]
 mod tests {
     use super::views_valid;
+
+    /// Keys of a caller's column are checked: one past the dictionary in a null slot is
+    /// allowed (Arrow ignores null slots' keys), in a valid slot it is an error.
+    #[test]
+    fn dictionary_keys_out_of_bounds_are_checked() {
+        use crate::column::{Column, Values};
+        use arrow_array::Array as _;
+        use arrow_schema::DataType;
+        use std::sync::Arc;
+        let dictionary = Arc::new(Column {
+            len: 2,
+            validity: None,
+            values: Values::Int64(vec![10i64, 20].into()),
+        });
+        let column = |keys: Vec<i32>, validity: Option<Vec<bool>>| Column {
+            len: keys.len(),
+            validity: validity.map(Into::into),
+            values: Values::Dictionary {
+                keys: keys.into(),
+                dictionary: Arc::clone(&dictionary),
+            },
+        };
+        let dt = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Int64));
+        let ok = super::column_to_arrow(&column(vec![1, 0, 1], None), &dt).unwrap();
+        assert_eq!(ok.len(), 3);
+        let null_slot = column(vec![1, 7, -1], Some(vec![true, false, false]));
+        let a = super::column_to_arrow(&null_slot, &dt).unwrap();
+        assert_eq!(a.null_count(), 2);
+        for bad in [vec![1, 2, 0], vec![0, -1, 0]] {
+            assert!(super::column_to_arrow(&column(bad, None), &dt).is_err());
+        }
+    }
     use arrow_array::builder::make_view;
     use arrow_buffer::{Buffer, ScalarBuffer};
 

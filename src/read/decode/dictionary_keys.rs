@@ -64,6 +64,13 @@ impl KeysDecoder {
         !self.fallen_back && self.dictionary.is_some() && is_dictionary(page.encoding)
     }
 
+    /// True for a dictionary-encoded page of a chunk with a dictionary: it splits and skips
+    /// whether it is decoded to keys or by `inner` (which has the dictionary by then: it
+    /// gets it when the chunk falls back, before its first page).
+    fn dictionary_page_known(&self, page: &DataPage) -> bool {
+        self.dictionary.is_some() && is_dictionary(page.encoding)
+    }
+
     /// Close the current part of the run (keys, or `inner`'s values).
     fn seal(&mut self) {
         if !self.keys.is_empty() {
@@ -219,11 +226,11 @@ impl ValuesDecoder for KeysDecoder {
     }
 
     fn can_split(&self, page: &DataPage) -> bool {
-        self.keys_page(page) || self.inner.can_split(page)
+        self.dictionary_page_known(page) || self.inner.can_split(page)
     }
 
     fn can_skip(&self, page: &DataPage) -> bool {
-        self.keys_page(page) || self.inner.can_skip(page)
+        self.dictionary_page_known(page) || self.inner.can_skip(page)
     }
 
     fn start_skipping(&mut self, page: &DataPage) -> Result<()> {
