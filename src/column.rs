@@ -547,6 +547,61 @@ impl PartialEq for Column {
 mod tests {
     use super::*;
 
+    /// Keys into one dictionary concatenate to keys; keys into two, or keys and values, to
+    /// values; materialized keys are the dictionary's values, nulls kept.
+    #[test]
+    fn dictionary_keys_concat_and_materialize() {
+        let dictionary = |words: &[&str]| {
+            let mut offsets = vec![0i64];
+            for w in words {
+                offsets.push(offsets.last().unwrap() + w.len() as i64);
+            }
+            Arc::new(Column {
+                len: words.len(),
+                validity: None,
+                values: Values::Binary {
+                    offsets: OffsetBuffer::new(offsets.into()),
+                    data: Buffer::from_vec(words.concat().into_bytes()),
+                },
+            })
+        };
+        let (a, b) = (dictionary(&["x", "yy"]), dictionary(&["zzz"]));
+        let keys = |d: &Arc<Column>, k: Vec<i32>, valid: Option<Vec<bool>>| Column {
+            len: k.len(),
+            validity: valid.map(Into::into),
+            values: Values::Dictionary {
+                keys: k.into(),
+                dictionary: Arc::clone(d),
+            },
+        };
+        let p = keys(&a, vec![1, 0, 0], Some(vec![true, true, false]));
+        let q = keys(&a, vec![0, 1], None);
+        let same = Column::concat(&[p.clone(), q.clone()]);
+        assert!(matches!(same.values, Values::Dictionary { .. }));
+        assert_eq!(same.null_count(), 1);
+        let text =
+            |c: &Column| -> Vec<Option<Vec<u8>>> { (0..c.len).map(|i| c.value_bytes(i)).collect() };
+        let want = |w: &[Option<&str>]| -> Vec<Option<Vec<u8>>> {
+            w.iter().map(|s| s.map(|s| s.as_bytes().to_vec())).collect()
+        };
+        assert_eq!(
+            text(&same),
+            want(&[Some("yy"), Some("x"), None, Some("x"), Some("yy")])
+        );
+        let r = keys(&b, vec![0], None);
+        let mixed = Column::concat(&[q.clone(), r.clone(), q.materialize()]);
+        assert!(matches!(mixed.values, Values::Binary { .. }));
+        assert_eq!(
+            text(&mixed),
+            want(&[Some("x"), Some("yy"), Some("zzz"), Some("x"), Some("yy")])
+        );
+        assert_eq!(p.materialize(), p);
+        assert_eq!(p.slice(1, 2).materialize(), p.materialize().slice(1, 2));
+        // An empty dictionary under null slots only.
+        let empty = keys(&dictionary(&[]), vec![0, 0], Some(vec![false, false]));
+        assert_eq!(empty.materialize().null_count(), 2);
+    }
+
     #[test]
     fn concat_mixes_offsets_and_views() {
         let offsets = Column {

@@ -172,7 +172,7 @@ fn dictionary_columns_of_every_key_type_equal_the_parquet_crate() {
     let file = write(&source, options());
     let expected = parquet_crate(&file);
     assert_same(
-        &[source.clone()],
+        std::slice::from_ref(&source),
         &expected,
         "the parquet crate against the source",
     );
@@ -227,7 +227,7 @@ fn chunks_that_fall_back_to_plain_read_the_same() {
     );
     let expected = parquet_crate(&file);
     assert_same(
-        &[source.clone()],
+        std::slice::from_ref(&source),
         &expected,
         "the parquet crate against the source",
     );
@@ -413,7 +413,7 @@ fn dictionary_chunks_take_the_keys_path_and_plain_chunks_do_not() {
     let file = write(&source, options());
     probe::reset();
     let got = parq_batches(&file, ReadOptions::default(), 1000);
-    assert_same(&[source.clone()], &got, "dictionary chunks");
+    assert_same(std::slice::from_ref(&source), &got, "dictionary chunks");
     assert!(probe::get("read.dictionary_keys") > 0);
     assert_eq!(probe::get("arrow.dictionary_keys"), got.len() as u64);
     assert_eq!(probe::get("arrow.dictionary_rebuilt"), 0);
@@ -432,7 +432,7 @@ fn dictionary_chunks_take_the_keys_path_and_plain_chunks_do_not() {
     let file = write(&source, plain);
     probe::reset();
     let got = parq_batches(&file, ReadOptions::default(), 1000);
-    assert_same(&[source.clone()], &got, "PLAIN chunks");
+    assert_same(std::slice::from_ref(&source), &got, "PLAIN chunks");
     assert_eq!(probe::get("read.dictionary_keys"), 0);
     assert_eq!(probe::get("arrow.dictionary_keys"), 0);
     assert_eq!(probe::get("arrow.dictionary_rebuilt"), got.len() as u64);
