@@ -1025,6 +1025,7 @@ impl<S: Source> ParquetReader<S> {
     }
 
     /// [`Self::array_batches`] with other read options than this reader's.
+    #[cfg(feature = "arrow")]
     pub(crate) fn array_batches_with(
         &self,
         columns: &[&str],
@@ -1038,6 +1039,7 @@ impl<S: Source> ParquetReader<S> {
 
     /// Per field of the projection `columns` (as for [`Self::array_batches`]): its leaf
     /// column when the field is a flat column, read through the flat batches.
+    #[cfg(feature = "arrow")]
     pub(crate) fn flat_leaves(&self, columns: &[&str]) -> Result<Vec<Option<usize>>> {
         Ok(self
             .projection(columns)?
