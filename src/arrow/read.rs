@@ -91,8 +91,13 @@ fn fixed(
 ///   as Utf8View/BinaryView from offsets: views are built (values not copied);
 /// - INT32 as Int8/Int16/UInt8/UInt16 (a cast), Decimal64/128/256 (sign extension), Date64;
 ///   INT64 as Decimal128/256; INT96 (converted to a timestamp); decimals stored as byte arrays;
-///   Interval(DayTime) from FIXED_LEN_BYTE_ARRAY(12); Dictionary types (keys and unique
-///   values are built); LargeList offsets from i32.
+///   Interval(DayTime) from FIXED_LEN_BYTE_ARRAY(12); LargeList offsets from i32;
+/// - Dictionary types: from a [`Values::Dictionary`] column (what
+///   [`ParquetReader::record_batches`] reads dictionary-encoded chunks of a Dictionary column
+///   as), the keys are used as they are (Int32/UInt32, no copy; other key types converted)
+///   and the dictionary is converted (once per column chunk in `record_batches`); from
+///   values, or when the key type cannot index the whole dictionary, the keys and unique
+///   values are built (a hash lookup per value).
 ///
 /// UTF-8 is validated only for string types, once per value buffer (ASCII fast path); from
 /// the view layout ([`crate::read::ByteArrayLayout::Views`]) as Utf8View, Arrow validates each
@@ -957,7 +962,15 @@ impl<S: Source> ParquetReader<S> {
         }
         // Flat columns of a Dictionary type read their dictionary pages as keys (on one
         // thread: the parallel feed decodes values, which are then hashed).
-        let leaves = self.flat_leaves(&projection)?;
+        let any_dictionary = schema
+            .fields()
+            .iter()
+            .any(|f| matches!(f.data_type(), ArrowType::Dictionary(_, _)));
+        let leaves = if any_dictionary {
+            self.flat_leaves(&projection)?
+        } else {
+            Vec::new()
+        };
         let keys: Vec<usize> = schema
             .fields()
             .iter()
