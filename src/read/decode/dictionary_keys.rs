@@ -15,7 +15,7 @@ use bytes::Bytes;
 use parq_codecs::encoding::rle;
 use parq_codecs::{levels, probe};
 
-use super::values::{expect_count, is_dictionary, PartStart, ValuesDecoder};
+use super::values::{check_count, expect_count, is_dictionary, PartStart, ValuesDecoder};
 use crate::column::{Column, Values};
 use crate::metadata::Encoding;
 use crate::read::page::{DataPage, Levels};
@@ -179,8 +179,11 @@ impl ValuesDecoder for KeysDecoder {
 
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {
         self.clear_dictionary();
-        // The entries are PLAIN values: decoded as a required PLAIN page. Their count is
-        // checked against the page's bytes by the decoder before anything is sized by it.
+        // Every PLAIN entry of a type with dictionaries takes a byte or more: no count from
+        // the header sizes anything past the page's bytes (each decoder checks its own
+        // width too).
+        check_count(num_values, 1, values.len(), "dictionary page")?;
+        // The entries are PLAIN values: decoded as a required PLAIN page.
         let page = DataPage {
             num_values,
             num_nulls: Some(0),

@@ -106,6 +106,10 @@ impl ChunkDecoder {
         type_length: Option<i32>,
         layout: ByteArrayLayout,
     ) -> Result<Self> {
+        if physical == Type::BOOLEAN {
+            // Booleans have no dictionary pages.
+            return Self::new(physical, type_length, layout);
+        }
         Ok(Self::over(Box::new(KeysDecoder::new(
             Self::values_decoder(physical, type_length, layout)?,
             Self::values_decoder(physical, type_length, layout)?,
