@@ -78,6 +78,13 @@ fn batch() -> RecordBatch {
         "plain".into(),
         Arc::new(arrow_array::Int64Array::from_iter_values(0..ROWS as i64)),
     ));
+    // Few distinct values: dictionary-encoded in the file, Int64 in Arrow.
+    cols.push((
+        "few".into(),
+        Arc::new(arrow_array::Int64Array::from_iter_values(
+            (0..ROWS as i64).map(|i| i % 5 * 1_000_000_007),
+        )),
+    ));
     RecordBatch::try_from_iter(cols).unwrap()
 }
 
@@ -187,6 +194,39 @@ fn dictionary_columns_of_every_key_type_equal_the_parquet_crate() {
         ..ReadOptions::default()
     };
     assert_same(&expected, &parq_batches(&file, views, 1000), "views");
+    // On two threads (values, hashed per batch) the same.
+    let threads = ReadOptions {
+        threads: 2,
+        ..ReadOptions::default()
+    };
+    assert_same(&expected, &parq_batches(&file, threads, 1000), "threads");
+    // Keys asked for every leaf, Dictionary or not (`few` is dictionary-encoded, Int64 in
+    // Arrow: its keys' values are looked up), the same.
+    let reader = ParquetReader::new(file.clone()).unwrap();
+    let leaves = reader.schema().leaves.len();
+    let every_leaf = ReadOptions {
+        dictionary_keys: (0..leaves).collect(),
+        ..ReadOptions::default()
+    };
+    let few = ReadOptions {
+        dictionary_keys: vec![leaves - 1],
+        ..ReadOptions::default()
+    };
+    let batches = ParquetReader::with_options(file.clone(), few)
+        .unwrap()
+        .array_batches(&["few"], 1000)
+        .unwrap();
+    for b in batches {
+        assert!(matches!(
+            b.unwrap().arrays[0].as_primitive().unwrap().values,
+            parq::column::Values::Dictionary { .. }
+        ));
+    }
+    assert_same(
+        &expected,
+        &parq_batches(&file, every_leaf, 1000),
+        "every leaf",
+    );
 }
 
 /// Every batch of one row group shares one dictionary (converted once); batches of another
