@@ -162,6 +162,34 @@ impl Array {
         }
     }
 
+    /// True when a leaf holds keys into a dictionary ([`crate::column::Values::Dictionary`]).
+    pub fn has_dictionary_keys(&self) -> bool {
+        match self {
+            Array::Primitive(c) => matches!(c.values, crate::column::Values::Dictionary { .. }),
+            Array::List(l) | Array::Map(l) => l.values.has_dictionary_keys(),
+            Array::Struct(s) => s.children.iter().any(Array::has_dictionary_keys),
+        }
+    }
+
+    /// This array with every leaf in its values' own layout ([`Column::materialize`]).
+    pub fn materialize(&self) -> Array {
+        match self {
+            Array::Primitive(c) => Array::Primitive(c.materialize()),
+            Array::List(l) => Array::List(ListArray {
+                values: Box::new(l.values.materialize()),
+                ..l.clone()
+            }),
+            Array::Map(l) => Array::Map(ListArray {
+                values: Box::new(l.values.materialize()),
+                ..l.clone()
+            }),
+            Array::Struct(s) => Array::Struct(StructArray {
+                children: s.children.iter().map(Array::materialize).collect(),
+                ..s.clone()
+            }),
+        }
+    }
+
     /// Bytes of Arrow buffers this array spans: offsets, validity bitmaps and every child.
     pub fn decoded_bytes(&self) -> usize {
         let bitmap = |v: Option<&NullBuffer>| v.map_or(0, |v| v.len().div_ceil(8));

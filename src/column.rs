@@ -4,6 +4,8 @@
 //! their contents are unspecified (the reader writes zeros / empty ranges). `validity` is
 //! `None` when the column has no nulls.
 
+use std::sync::Arc;
+
 use arrow_buffer::{
     BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer,
 };
@@ -46,6 +48,16 @@ pub enum Values {
         width: usize,
         /// `len * width` bytes.
         data: Buffer,
+    },
+    /// Dictionary-encoded pages as they are stored: one key per slot into the column
+    /// chunk's dictionary, shared (not copied) by every column cut from that chunk. Only
+    /// produced when [`ReadOptions::dictionary_keys`](crate::read::ReadOptions::dictionary_keys)
+    /// asks for it; [`Column::materialize`] turns it into the dictionary's own layout.
+    Dictionary {
+        /// One key per slot, each below `dictionary.len` in valid slots (0 in null slots).
+        keys: ScalarBuffer<i32>,
+        /// The dictionary page's values (no nulls), in any other layout.
+        dictionary: Arc<Column>,
     },
 }
 
@@ -94,6 +106,15 @@ impl Column {
                 }
             }
             Values::FixedLenByteArray { width, data } => Some(&data[i * width..(i + 1) * width]),
+            Values::Dictionary { keys, dictionary } => {
+                let k = keys[i] as usize;
+                if k < dictionary.len {
+                    dictionary.bytes(k)
+                } else {
+                    // A null slot of a column whose dictionary is empty.
+                    dictionary.bytes(0).map(|_| &[][..])
+                }
+            }
             _ => None,
         }
     }
@@ -130,6 +151,10 @@ impl Column {
                 views: views.slice(offset, len),
                 buffers: buffers.clone(),
             },
+            Values::Dictionary { keys, dictionary } => Values::Dictionary {
+                keys: keys.slice(offset, len),
+                dictionary: Arc::clone(dictionary),
+            },
         };
         Column {
             len,
@@ -146,6 +171,37 @@ impl Column {
     /// If the columns do not share a physical type, or `parts` is empty.
     pub fn concat(parts: &[Column]) -> Column {
         assert!(!parts.is_empty(), "concat of no columns");
+        if let Some(dictionary) = shared_dictionary(parts) {
+            // Keys into one dictionary stay keys.
+            let keys = parts
+                .iter()
+                .map(|c| Column {
+                    len: c.len,
+                    validity: c.validity.clone(),
+                    values: match &c.values {
+                        Values::Dictionary { keys, .. } => Values::Int32(keys.clone()),
+                        _ => unreachable!("checked by shared_dictionary"),
+                    },
+                })
+                .collect::<Vec<_>>();
+            let c = Column::concat(&keys);
+            let Values::Int32(keys) = c.values else {
+                unreachable!("keys concatenate to keys")
+            };
+            return Column {
+                len: c.len,
+                validity: c.validity,
+                values: Values::Dictionary { keys, dictionary },
+            };
+        }
+        if parts
+            .iter()
+            .any(|c| matches!(c.values, Values::Dictionary { .. }))
+        {
+            // Keys into different dictionaries, or keys and values: values for all.
+            let parts: Vec<Column> = parts.iter().map(Column::materialize).collect();
+            return Column::concat(&parts);
+        }
         let views = parts
             .iter()
             .filter(|c| matches!(c.values, Values::BinaryView { .. }))
@@ -280,6 +336,7 @@ impl Column {
                     buffers,
                 }
             }
+            Values::Dictionary { .. } => unreachable!("materialized above"),
         };
         Column {
             len,
@@ -287,12 +344,122 @@ impl Column {
             values,
         }
     }
+
+    /// This column in its values' own layout: keys of [`Values::Dictionary`] are looked up
+    /// in their dictionary (a copy); other layouts are returned as they are.
+    pub fn materialize(&self) -> Column {
+        let Values::Dictionary { keys, dictionary } = &self.values else {
+            return self.clone();
+        };
+        let n = dictionary.len;
+        // Null slots (and only they) may hold a key past an empty dictionary.
+        let at = |i: usize| (keys[i] as usize).min(n.saturating_sub(1));
+        let values = match &dictionary.values {
+            Values::Boolean(b) => Values::Boolean(if n == 0 {
+                BooleanBuffer::new_unset(self.len)
+            } else {
+                BooleanBuffer::collect_bool(self.len, |i| b.value(at(i)))
+            }),
+            Values::Int32(v) => Values::Int32(gather(v, self.len, at)),
+            Values::Int64(v) => Values::Int64(gather(v, self.len, at)),
+            Values::Float(v) => Values::Float(gather(v, self.len, at)),
+            Values::Double(v) => Values::Double(gather(v, self.len, at)),
+            Values::Int96(d) => Values::Int96(gather_fixed(d, 12, n, self.len, at)),
+            Values::FixedLenByteArray { width, data } => Values::FixedLenByteArray {
+                width: *width,
+                data: gather_fixed(data, *width, n, self.len, at),
+            },
+            Values::Binary { .. } | Values::BinaryView { .. } => {
+                let mut offsets = Vec::with_capacity(self.len + 1);
+                offsets.push(0i64);
+                let mut data = Vec::new();
+                for i in 0..self.len {
+                    if n > 0 && self.is_valid(i) {
+                        data.extend_from_slice(dictionary.bytes(at(i)).unwrap_or_default());
+                    }
+                    offsets.push(data.len() as i64);
+                }
+                Values::Binary {
+                    offsets: OffsetBuffer::new(ScalarBuffer::from(offsets)),
+                    data: Buffer::from_vec(data),
+                }
+            }
+            Values::Dictionary { .. } => return dictionary.materialize().with_keys(self),
+        };
+        Column {
+            len: self.len,
+            validity: self.validity.clone(),
+            values,
+        }
+    }
+
+    /// `keys`' slots looked up in this (materialized) column.
+    fn with_keys(self, keys: &Column) -> Column {
+        Column {
+            values: Values::Dictionary {
+                keys: match &keys.values {
+                    Values::Dictionary { keys, .. } => keys.clone(),
+                    _ => unreachable!("only called for dictionary keys"),
+                },
+                dictionary: Arc::new(self),
+            },
+            ..keys.clone()
+        }
+        .materialize()
+    }
+}
+
+/// The dictionary every part holds keys into, when they all hold keys into the same one.
+fn shared_dictionary(parts: &[Column]) -> Option<Arc<Column>> {
+    let mut shared: Option<&Arc<Column>> = None;
+    for c in parts {
+        let Values::Dictionary { dictionary, .. } = &c.values else {
+            return None;
+        };
+        match shared {
+            Some(d) if !Arc::ptr_eq(d, dictionary) => return None,
+            _ => shared = Some(dictionary),
+        }
+    }
+    shared.cloned()
+}
+
+fn gather<T: arrow_buffer::ArrowNativeType>(
+    values: &ScalarBuffer<T>,
+    len: usize,
+    at: impl Fn(usize) -> usize,
+) -> ScalarBuffer<T> {
+    if values.is_empty() {
+        return ScalarBuffer::from(vec![T::default(); len]);
+    }
+    (0..len).map(|i| values[at(i)]).collect()
+}
+
+fn gather_fixed(
+    data: &Buffer,
+    width: usize,
+    n: usize,
+    len: usize,
+    at: impl Fn(usize) -> usize,
+) -> Buffer {
+    if n == 0 {
+        return Buffer::from_vec(vec![0u8; len * width]);
+    }
+    let mut out = Vec::with_capacity(len * width);
+    for i in 0..len {
+        let k = at(i);
+        out.extend_from_slice(&data[k * width..(k + 1) * width]);
+    }
+    Buffer::from_vec(out)
 }
 
 impl Column {
     /// This column with byte arrays as offsets (`Values::Binary`): views are copied out,
     /// other layouts are returned as they are.
     pub fn to_offsets(&self) -> Column {
+        if matches!(self.values, Values::Dictionary { .. }) {
+            return self.materialize().to_offsets();
+        }
         if !matches!(self.values, Values::BinaryView { .. }) {
             return self.clone();
         }
@@ -338,6 +505,7 @@ impl Column {
             Values::BinaryView { views, buffers } => {
                 views.len() * 16 + buffers.iter().map(|b| b.len()).sum::<usize>()
             }
+            Values::Dictionary { keys, dictionary } => keys.len() * 4 + dictionary.decoded_bytes(),
         };
         validity + values
     }
@@ -359,6 +527,9 @@ impl Column {
             Values::Float(v) => v[i].to_le_bytes().to_vec(),
             Values::Double(v) => v[i].to_le_bytes().to_vec(),
             Values::Int96(d) => d[i * 12..i * 12 + 12].to_vec(),
+            Values::Dictionary { keys, dictionary } => {
+                return dictionary.value_bytes(keys[i] as usize)
+            }
             _ => self.bytes(i).unwrap_or_default().to_vec(),
         })
     }
@@ -375,6 +546,61 @@ impl PartialEq for Column {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Keys into one dictionary concatenate to keys; keys into two, or keys and values, to
+    /// values; materialized keys are the dictionary's values, nulls kept.
+    #[test]
+    fn dictionary_keys_concat_and_materialize() {
+        let dictionary = |words: &[&str]| {
+            let mut offsets = vec![0i64];
+            for w in words {
+                offsets.push(offsets.last().unwrap() + w.len() as i64);
+            }
+            Arc::new(Column {
+                len: words.len(),
+                validity: None,
+                values: Values::Binary {
+                    offsets: OffsetBuffer::new(offsets.into()),
+                    data: Buffer::from_vec(words.concat().into_bytes()),
+                },
+            })
+        };
+        let (a, b) = (dictionary(&["x", "yy"]), dictionary(&["zzz"]));
+        let keys = |d: &Arc<Column>, k: Vec<i32>, valid: Option<Vec<bool>>| Column {
+            len: k.len(),
+            validity: valid.map(Into::into),
+            values: Values::Dictionary {
+                keys: k.into(),
+                dictionary: Arc::clone(d),
+            },
+        };
+        let p = keys(&a, vec![1, 0, 0], Some(vec![true, true, false]));
+        let q = keys(&a, vec![0, 1], None);
+        let same = Column::concat(&[p.clone(), q.clone()]);
+        assert!(matches!(same.values, Values::Dictionary { .. }));
+        assert_eq!(same.null_count(), 1);
+        let text =
+            |c: &Column| -> Vec<Option<Vec<u8>>> { (0..c.len).map(|i| c.value_bytes(i)).collect() };
+        let want = |w: &[Option<&str>]| -> Vec<Option<Vec<u8>>> {
+            w.iter().map(|s| s.map(|s| s.as_bytes().to_vec())).collect()
+        };
+        assert_eq!(
+            text(&same),
+            want(&[Some("yy"), Some("x"), None, Some("x"), Some("yy")])
+        );
+        let r = keys(&b, vec![0], None);
+        let mixed = Column::concat(&[q.clone(), r.clone(), q.materialize()]);
+        assert!(matches!(mixed.values, Values::Binary { .. }));
+        assert_eq!(
+            text(&mixed),
+            want(&[Some("x"), Some("yy"), Some("zzz"), Some("x"), Some("yy")])
+        );
+        assert_eq!(p.materialize(), p);
+        assert_eq!(p.slice(1, 2).materialize(), p.materialize().slice(1, 2));
+        // An empty dictionary under null slots only.
+        let empty = keys(&dictionary(&[]), vec![0, 0], Some(vec![false, false]));
+        assert_eq!(empty.materialize().null_count(), 2);
+    }
 
     #[test]
     fn concat_mixes_offsets_and_views() {

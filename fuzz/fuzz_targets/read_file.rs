@@ -51,6 +51,15 @@ fn check_column(c: &Column) {
             }
         }
         Values::FixedLenByteArray { width, data } => assert_eq!(data.len(), c.len * width),
+        Values::Dictionary { keys, dictionary } => {
+            assert_eq!(keys.len(), c.len, "keys length");
+            for (i, &k) in keys.iter().enumerate() {
+                if c.is_valid(i) {
+                    assert!((k as u32 as usize) < dictionary.len, "key past the dictionary");
+                }
+            }
+            check_column(dictionary);
+        }
     }
     for i in 0..c.len {
         let _ = c.is_valid(i);

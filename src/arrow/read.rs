@@ -91,8 +91,13 @@ fn fixed(
 ///   as Utf8View/BinaryView from offsets: views are built (values not copied);
 /// - INT32 as Int8/Int16/UInt8/UInt16 (a cast), Decimal64/128/256 (sign extension), Date64;
 ///   INT64 as Decimal128/256; INT96 (converted to a timestamp); decimals stored as byte arrays;
-///   Interval(DayTime) from FIXED_LEN_BYTE_ARRAY(12); Dictionary types (keys and unique
-///   values are built); LargeList offsets from i32.
+///   Interval(DayTime) from FIXED_LEN_BYTE_ARRAY(12); LargeList offsets from i32;
+/// - Dictionary types: from a [`Values::Dictionary`] column (what
+///   [`ParquetReader::record_batches`] reads dictionary-encoded chunks of a Dictionary column
+///   as), the keys are used as they are (Int32/UInt32, no copy; other key types converted)
+///   and the dictionary is converted (once per column chunk in `record_batches`); from
+///   values, or when the key type cannot index the whole dictionary, the keys and unique
+///   values are built (a hash lookup per value).
 ///
 /// UTF-8 is validated only for string types, once per value buffer (ASCII fast path); from
 /// the view layout ([`crate::read::ByteArrayLayout::Views`]) as Utf8View, Arrow validates each
@@ -475,7 +480,13 @@ pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
     let nulls = c.validity.clone();
     let len = c.len;
     if let ArrowType::Dictionary(key, value) = dt {
-        return dictionary(c, key, value);
+        if let Values::Dictionary { dictionary, .. } = &c.values {
+            let values = column_to_arrow(dictionary, value)?;
+            if let Some(a) = keys_to_arrow(c, &values, key, value)? {
+                return Ok(a);
+            }
+        }
+        return self::dictionary(c, key, value);
     }
     if matches!(dt, ArrowType::Null) {
         return Ok(Arc::new(arrow_array::NullArray::new(len)));
@@ -550,6 +561,7 @@ pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
             _ => Err(unsupported("INT64", dt)),
         },
         Values::Int96(d) => int96_to_arrow(c, d, dt),
+        Values::Dictionary { .. } => column_to_arrow(&c.materialize(), dt),
         Values::Float(v) => match dt {
             ArrowType::Float32 => fixed(dt, len, nulls, v.inner().clone()),
             _ => Err(unsupported("FLOAT", dt)),
@@ -653,8 +665,67 @@ pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
     }
 }
 
+/// The keys of a [`Values::Dictionary`] column as a dictionary array over `values` (its
+/// dictionary, converted to `value`): the keys as they are for Int32 and UInt32 (no copy),
+/// narrowed or widened for other key types; `None` when `key` cannot index every entry of
+/// the dictionary (the caller then builds one of the values used).
+fn keys_to_arrow(
+    c: &Column,
+    values: &ArrayRef,
+    key: &ArrowType,
+    value: &ArrowType,
+) -> Result<Option<ArrayRef>> {
+    let Values::Dictionary { keys, .. } = &c.values else {
+        return Ok(None);
+    };
+    let n = values.len();
+    // Every key in bounds, null slots' too: one branch-free pass (negative keys count as
+    // past the end), and Arrow need not check each valid key again.
+    let in_bounds =
+        (keys.iter().fold(0u32, |m, &k| m.max(k as u32)) as usize) < n || keys.is_empty();
+    let keys_in: &ScalarBuffer<i32> = keys;
+    let keys: Buffer = match key {
+        ArrowType::Int32 | ArrowType::UInt32 => keys.inner().clone(),
+        ArrowType::Int64 | ArrowType::UInt64 => Buffer::from_iter(keys.iter().map(|&k| k as i64)),
+        ArrowType::Int8 if n <= i8::MAX as usize + 1 => {
+            Buffer::from_iter(keys.iter().map(|&k| k as i8))
+        }
+        ArrowType::UInt8 if n <= u8::MAX as usize + 1 => {
+            Buffer::from_iter(keys.iter().map(|&k| k as u8))
+        }
+        ArrowType::Int16 if n <= i16::MAX as usize + 1 => {
+            Buffer::from_iter(keys.iter().map(|&k| k as i16))
+        }
+        ArrowType::UInt16 if n <= u16::MAX as usize + 1 => {
+            Buffer::from_iter(keys.iter().map(|&k| k as u16))
+        }
+        _ => return Ok(None),
+    };
+    parq_codecs::probe::hit("arrow.dictionary_keys");
+    debug_assert_eq!(keys_in.len(), c.len);
+    let b = ArrayData::builder(ArrowType::Dictionary(
+        Box::new(key.clone()),
+        Box::new(value.clone()),
+    ))
+    .len(c.len)
+    .nulls(c.validity.clone())
+    .add_buffer(keys)
+    .add_child_data(values.to_data());
+    if !in_bounds {
+        // Arrow checks each valid key (null slots may hold any key).
+        return Ok(Some(make_array(b.build().map_err(arrow_err)?)));
+    }
+    // SAFETY: the key buffer holds `c.len` keys of `key`'s width (the column's `c.len` keys,
+    // as they are or converted one for one), the validity (when any) is the column's own of
+    // `c.len` slots, the child is a valid Arrow array of `value` type (built by
+    // `column_to_arrow`), and every key, in a valid slot or not, was just checked to be
+    // below its length (`n` fits every key type it was converted to, as matched above).
+    Ok(Some(make_array(unsafe { b.build_unchecked() })))
+}
+
 /// A dictionary array of `value` type: unique values in first-seen order (a copy).
 fn dictionary(c: &Column, key: &ArrowType, value: &ArrowType) -> Result<ArrayRef> {
+    parq_codecs::probe::hit("arrow.dictionary_rebuilt");
     let dense = column_to_arrow(c, value)?;
     let mut seen: HashMap<std::borrow::Cow<'_, [u8]>, usize> = HashMap::new();
     let mut firsts = Vec::new();
@@ -736,27 +807,36 @@ pub struct ParquetRecordBatchReader<S: Source> {
     schema: SchemaRef,
     /// Per column: whether it is a whole VARIANT group (read as `arrow.parquet.variant`).
     variants: Vec<bool>,
+    /// Per column: the last dictionary read as keys, and its values as Arrow, converted once
+    /// and shared by every batch of its column chunk.
+    dictionaries: Vec<Option<(Arc<Column>, ArrayRef)>>,
 }
 
 impl<S: Source> ParquetRecordBatchReader<S> {
-    fn convert(&self, batch: &ArrayBatch) -> Result<RecordBatch> {
-        if !self.variants.contains(&true) {
-            return to_record_batch(batch, &self.schema);
-        }
-        let columns = batch
+    fn convert(&mut self, batch: &ArrayBatch) -> Result<RecordBatch> {
+        let fields = self.inner.fields();
+        let mut columns = Vec::with_capacity(batch.arrays.len());
+        for (i, (a, f)) in batch
             .arrays
             .iter()
             .zip(self.schema.fields().iter())
-            .zip(self.inner.fields().iter().zip(&self.variants))
-            .map(|((a, f), (field, &variant))| {
-                if variant {
-                    let v = crate::variant::VariantArray::from_group(field, a)?;
-                    super::variant::variant_to_arrow(&v)
-                } else {
-                    to_arrow_array(a, f.data_type())
+            .enumerate()
+        {
+            let column = match (a, f.data_type()) {
+                (Array::Primitive(c), ArrowType::Dictionary(key, value)) => {
+                    match keys_column(c, key, value, &mut self.dictionaries[i])? {
+                        Some(a) => a,
+                        None => to_arrow_array(a, f.data_type())?,
+                    }
                 }
-            })
-            .collect::<Result<Vec<_>>>()?;
+                _ if self.variants[i] => {
+                    let v = crate::variant::VariantArray::from_group(&fields[i], a)?;
+                    super::variant::variant_to_arrow(&v)?
+                }
+                _ => to_arrow_array(a, f.data_type())?,
+            };
+            columns.push(column);
+        }
         RecordBatch::try_new_with_options(
             self.schema.clone(),
             columns,
@@ -764,6 +844,29 @@ impl<S: Source> ParquetRecordBatchReader<S> {
         )
         .map_err(arrow_err)
     }
+}
+
+/// A column of keys ([`Values::Dictionary`]) as an Arrow dictionary array, its dictionary's
+/// values converted once per dictionary (`cache`); `None` for other columns and for keys a
+/// key type too narrow cannot hold.
+fn keys_column(
+    c: &Column,
+    key: &ArrowType,
+    value: &ArrowType,
+    cache: &mut Option<(Arc<Column>, ArrayRef)>,
+) -> Result<Option<ArrayRef>> {
+    let Values::Dictionary { dictionary, .. } = &c.values else {
+        return Ok(None);
+    };
+    let values = match cache {
+        Some((d, values)) if Arc::ptr_eq(d, dictionary) => values.clone(),
+        _ => {
+            let values = column_to_arrow(dictionary, value)?;
+            *cache = Some((Arc::clone(dictionary), values.clone()));
+            values
+        }
+    };
+    keys_to_arrow(c, &values, key, value)
 }
 
 impl<S: Source> ParquetRecordBatchReader<S> {
@@ -857,10 +960,39 @@ impl<S: Source> ParquetReader<S> {
                 .collect();
             schema = arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone());
         }
+        // Flat columns of a Dictionary type read their dictionary pages as keys (on one
+        // thread: the parallel feed decodes values, which are then hashed).
+        let any_dictionary = schema
+            .fields()
+            .iter()
+            .any(|f| matches!(f.data_type(), ArrowType::Dictionary(_, _)));
+        let leaves = if any_dictionary {
+            self.flat_leaves(&projection)?
+        } else {
+            Vec::new()
+        };
+        let keys: Vec<usize> = schema
+            .fields()
+            .iter()
+            .zip(&leaves)
+            .filter_map(|(f, leaf)| match (f.data_type(), leaf) {
+                (ArrowType::Dictionary(_, _), Some(c)) => Some(*c),
+                _ => None,
+            })
+            .collect();
+        let inner = if keys.is_empty() || self.options.threads > 1 {
+            inner
+        } else {
+            let mut options = self.options.clone();
+            options.dictionary_keys.extend(keys);
+            self.array_batches_with(&projection, batch_size, options)?
+        };
+        let dictionaries = vec![None; variants.len()];
         Ok(ParquetRecordBatchReader {
             inner,
             schema: Arc::new(schema),
             variants,
+            dictionaries,
         })
     }
 }
@@ -868,6 +1000,38 @@ impl<S: Source> ParquetReader<S> {
 #[cfg(test)]
 mod tests {
     use super::views_valid;
+
+    /// Keys of a caller's column are checked: one past the dictionary in a null slot is
+    /// allowed (Arrow ignores null slots' keys), in a valid slot it is an error.
+    #[test]
+    fn dictionary_keys_out_of_bounds_are_checked() {
+        use crate::column::{Column, Values};
+        use arrow_array::Array as _;
+        use arrow_schema::DataType;
+        use std::sync::Arc;
+        let dictionary = Arc::new(Column {
+            len: 2,
+            validity: None,
+            values: Values::Int64(vec![10i64, 20].into()),
+        });
+        let column = |keys: Vec<i32>, validity: Option<Vec<bool>>| Column {
+            len: keys.len(),
+            validity: validity.map(Into::into),
+            values: Values::Dictionary {
+                keys: keys.into(),
+                dictionary: Arc::clone(&dictionary),
+            },
+        };
+        let dt = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Int64));
+        let ok = super::column_to_arrow(&column(vec![1, 0, 1], None), &dt).unwrap();
+        assert_eq!(ok.len(), 3);
+        let null_slot = column(vec![1, 7, -1], Some(vec![true, false, false]));
+        let a = super::column_to_arrow(&null_slot, &dt).unwrap();
+        assert_eq!(a.null_count(), 2);
+        for bad in [vec![1, 2, 0], vec![0, -1, 0]] {
+            assert!(super::column_to_arrow(&column(bad, None), &dt).is_err());
+        }
+    }
     use arrow_array::builder::make_view;
     use arrow_buffer::{Buffer, ScalarBuffer};
 

@@ -163,5 +163,27 @@ mod tests {
             .vectorised()
             .is_none());
         assert!(bound.vectorised().is_some(), "comparisons of numbers are");
+
+        // Keys into a dictionary (`ReadOptions::dictionary_keys`) evaluate as their values.
+        let keyed = |c: &Column, keys: Vec<i32>| Column {
+            len: keys.len(),
+            validity: c.validity.clone(),
+            values: Values::Dictionary {
+                keys: keys.into(),
+                dictionary: std::sync::Arc::new(Column {
+                    validity: None,
+                    ..c.clone()
+                }),
+            },
+        };
+        let (ki, kf) = (keyed(&i, vec![0, 1, 0, 3]), keyed(&f, vec![0, 1, 2, 3]));
+        let mask = bound
+            .evaluate(4, |leaf| [&ki, &kf].get(leaf).copied())
+            .unwrap();
+        assert_eq!(mask.iter().collect::<Vec<_>>(), [true, false, false, false]);
+        let mask = part
+            .evaluate(4, |leaf| [&ki, &kf].get(leaf).copied())
+            .unwrap();
+        assert_eq!(mask.iter().collect::<Vec<_>>(), [true, true, true, false]);
     }
 }

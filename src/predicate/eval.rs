@@ -72,6 +72,9 @@ pub(crate) fn value_at(col: &Column, domain: Domain, i: usize) -> Option<Val<'_>
         return None;
     }
     Some(match (&col.values, domain) {
+        (Values::Dictionary { keys, dictionary }, _) => {
+            return value_at(dictionary, domain, keys[i] as usize)
+        }
         (Values::Boolean(b), _) => Val::Bool(b.value(i)),
         (Values::Int32(v), Domain::U32) => Val::U32(v[i] as u32),
         (Values::Int32(v), _) => Val::I32(v[i]),
@@ -296,6 +299,10 @@ pub fn take_column(col: &Column, indices: &[usize]) -> Column {
         Values::BinaryView { views, buffers } => Values::BinaryView {
             views: gather(views, indices),
             buffers: buffers.clone(),
+        },
+        Values::Dictionary { keys, dictionary } => Values::Dictionary {
+            keys: gather(keys, indices),
+            dictionary: dictionary.clone(),
         },
         Values::Binary { offsets, data } => {
             let mut out_offsets = Vec::with_capacity(n + 1);

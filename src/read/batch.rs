@@ -181,7 +181,7 @@ impl<S: Source> ParquetReader<S> {
             .iter()
             .map(|&c| {
                 let reader = self.column_reader(c)?;
-                let decoder = reader.new_decoder()?;
+                let decoder = reader.new_batch_decoder()?;
                 Ok(ColumnState {
                     reader,
                     decoder,

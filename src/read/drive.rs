@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::push::whole::WholeItem;
 use super::push::{DecodeResult, IoOptions, PushDecoder, PushOptions};
-use super::{ArrayBatch, ParquetReader, Source};
+use super::{ArrayBatch, ParquetReader, ReadOptions, Source};
 use crate::array::Array;
 use crate::field::Field;
 use crate::{Error, Result};
@@ -36,11 +36,20 @@ impl<S: Source> PushDriver<S> {
         columns: &[&str],
         batch_size: usize,
     ) -> Result<Self> {
+        Self::fields_with(reader, columns, batch_size, reader.options.clone())
+    }
+
+    /// [`Self::fields`] with other read options than `reader`'s.
+    pub(crate) fn fields_with(
+        reader: &ParquetReader<S>,
+        columns: &[&str],
+        batch_size: usize,
+        read: ReadOptions,
+    ) -> Result<Self> {
         let projection = Some(columns.iter().map(|c| c.to_string()).collect());
-        let decoder = PushDecoder::try_new(
-            reader.footer(),
-            local_options(reader, batch_size, projection),
-        )?;
+        let mut options = local_options(reader, batch_size, projection);
+        options.read = read;
+        let decoder = PushDecoder::try_new(reader.footer(), options)?;
         Ok(Self::over(reader, decoder))
     }
 

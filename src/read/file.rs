@@ -51,6 +51,16 @@ pub struct ReadOptions {
     /// [`ParquetReader::read_leaves`]. A read with a [`selection`](Self::selection) runs on
     /// the calling thread.
     pub threads: usize,
+    /// Leaf columns (indices into [`crate::schema::SchemaDescriptor::leaves`]) whose
+    /// dictionary-encoded pages are read as they are stored: as
+    /// [`Values::Dictionary`](crate::column::Values::Dictionary), keys into the column chunk's
+    /// dictionary, which is decoded once and shared by every batch of the chunk. Pages that
+    /// are not dictionary-encoded (a chunk without a dictionary page, or one whose writer
+    /// fell back to PLAIN) read as values, and a batch that holds both reads as values.
+    /// Honoured by streamed batches of flat columns ([`ParquetReader::batches`], the flat
+    /// fields of [`ParquetReader::array_batches`]) on one thread; other reads give values.
+    /// The Arrow reader sets it for columns whose Arrow type is a `Dictionary`.
+    pub dictionary_keys: Vec<usize>,
     /// Keys and AAD prefix of an encrypted file (feature `encryption`).
     #[cfg(feature = "encryption")]
     pub decryption: Option<crate::encryption::FileDecryptionProperties>,
@@ -68,6 +78,7 @@ impl Default for ReadOptions {
             max_memory: super::DEFAULT_MAX_MEMORY,
             selection: None,
             threads: 1,
+            dictionary_keys: Vec::new(),
             #[cfg(feature = "encryption")]
             decryption: None,
         }
@@ -585,6 +596,20 @@ impl<S: Source> ColumnReader<S> {
 
     pub(crate) fn new_decoder(&self) -> Result<ChunkDecoder> {
         Ok(ChunkDecoder::new(
+            self.desc.physical_type,
+            self.desc.type_length,
+            self.file.options.byte_array_layout,
+        )?
+        .with_budget(self.file.options.max_memory))
+    }
+
+    /// [`Self::new_decoder`], with dictionary-encoded pages read as keys when
+    /// [`ReadOptions::dictionary_keys`] names this column.
+    pub(crate) fn new_batch_decoder(&self) -> Result<ChunkDecoder> {
+        if !self.file.options.dictionary_keys.contains(&self.column) {
+            return self.new_decoder();
+        }
+        Ok(ChunkDecoder::dictionary_keys(
             self.desc.physical_type,
             self.desc.type_length,
             self.file.options.byte_array_layout,

@@ -1024,6 +1024,33 @@ impl<S: Source> ParquetReader<S> {
         )?))
     }
 
+    /// [`Self::array_batches`] with other read options than this reader's.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn array_batches_with(
+        &self,
+        columns: &[&str],
+        batch_size: usize,
+        options: super::ReadOptions,
+    ) -> Result<ArrayBatchReader<S>> {
+        Ok(ArrayBatchReader(PushDriver::fields_with(
+            self, columns, batch_size, options,
+        )?))
+    }
+
+    /// Per field of the projection `columns` (as for [`Self::array_batches`]): its leaf
+    /// column when the field is a flat column, read through the flat batches.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn flat_leaves(&self, columns: &[&str]) -> Result<Vec<Option<usize>>> {
+        Ok(self
+            .projection(columns)?
+            .into_iter()
+            .map(|p| match p.kind {
+                PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok() => Some(column),
+                _ => None,
+            })
+            .collect())
+    }
+
     /// Batches decoded straight from the column readers of this reader's row groups (the
     /// push decoder's, for one row group).
     pub(crate) fn field_batches(

@@ -713,6 +713,12 @@ impl<W: Write> ParquetWriter<W> {
                 self.fields.len()
             )));
         }
+        if arrays.iter().any(Array::has_dictionary_keys) {
+            // Keys into a dictionary (a read with `ReadOptions::dictionary_keys`) are written
+            // as their values.
+            let arrays: Vec<Array> = arrays.iter().map(Array::materialize).collect();
+            return self.write_arrays(&arrays);
+        }
         let Some(first) = arrays.first() else {
             return Ok(());
         };

@@ -7,6 +7,8 @@
 
 #[cfg(feature = "arrow")]
 mod arrow;
+#[cfg(feature = "arrow")]
+mod arrow_dictionary;
 mod bloom;
 #[cfg(all(feature = "encryption", feature = "arrow"))]
 mod encryption;

@@ -732,6 +732,42 @@ pub fn dictionary_indices(
     )
 }
 
+/// [`dictionary_indices`] as Arrow dictionary keys: each index checked `< dict_len` (at
+/// most `i32::MAX + 1`, so every key is a non-negative `i32`) and appended to `out`.
+///
+/// Errors as [`gather_dictionary`] does, and with [`Error::IndexOutOfRange`] when `dict_len`
+/// is past what an `i32` key reaches.
+pub fn dictionary_keys(
+    dec: &mut RleDecoder<'_>,
+    dict_len: usize,
+    n: usize,
+    out: &mut Vec<i32>,
+) -> Result<()> {
+    let dict_len = dict_len.min(i32::MAX as usize + 1);
+    for_each_index_chunk(
+        dec,
+        n,
+        out,
+        |out, value, len| {
+            crate::probe::hit("rle.keys_fill");
+            if value >= dict_len as u64 {
+                return Err(Error::IndexOutOfRange {
+                    index: value,
+                    len: dict_len,
+                });
+            }
+            out.resize(out.len() + len, value as i32);
+            Ok(())
+        },
+        |out, idx| {
+            crate::probe::hit("rle.keys_packed");
+            crate::kernels::gather::check_indices(idx, dict_len)?;
+            out.extend_from_slice(bytemuck::cast_slice::<u32, i32>(idx));
+            Ok(())
+        },
+    )
+}
+
 /// Encoder of the hybrid stream (no length prefix), choosing runs like parquet-mr and arrow-rs:
 /// 8 or more equal values become a repeated run, everything else is bit-packed in groups of 8,
 /// up to 63 groups per bit-packed run. A last partial group is padded with zero values.

@@ -9,6 +9,7 @@ mod boolean;
 mod byte_array_offsets;
 mod byte_array_views;
 mod byte_arrays;
+mod dictionary_keys;
 mod fixed;
 mod fixed_bytes;
 mod values;
@@ -22,6 +23,7 @@ use parq_codecs::probe;
 use self::boolean::BooleanDecoder;
 use self::byte_array_offsets::BinaryDecoder;
 use self::byte_array_views::ViewDecoder;
+use self::dictionary_keys::KeysDecoder;
 use self::fixed::FixedDecoder;
 use self::fixed_bytes::FixedBytesDecoder;
 use self::values::{PartStart, ValuesDecoder};
@@ -89,7 +91,50 @@ impl ChunkDecoder {
         type_length: Option<i32>,
         layout: ByteArrayLayout,
     ) -> Result<Self> {
-        let values: Box<dyn ValuesDecoder> = match physical {
+        Ok(Self::over(Self::values_decoder(
+            physical,
+            type_length,
+            layout,
+        )?))
+    }
+
+    /// A decoder whose dictionary-encoded pages come out as keys into their chunk's
+    /// dictionary ([`Values::Dictionary`](crate::column::Values::Dictionary)); other pages,
+    /// and the rest of a chunk after one, as [`ChunkDecoder::new`]'s would.
+    pub(crate) fn dictionary_keys(
+        physical: Type,
+        type_length: Option<i32>,
+        layout: ByteArrayLayout,
+    ) -> Result<Self> {
+        if physical == Type::BOOLEAN {
+            // Booleans have no dictionary pages.
+            return Self::new(physical, type_length, layout);
+        }
+        Ok(Self::over(Box::new(KeysDecoder::new(
+            Self::values_decoder(physical, type_length, layout)?,
+            Self::values_decoder(physical, type_length, layout)?,
+        ))))
+    }
+
+    fn over(values: Box<dyn ValuesDecoder>) -> Self {
+        ChunkDecoder {
+            values,
+            validity: None,
+            len: 0,
+            planned: 0,
+            pending: None,
+            budget: DEFAULT_MAX_MEMORY,
+            charged: 0,
+        }
+    }
+
+    /// The typed values decoder of a physical type (the decode plan).
+    fn values_decoder(
+        physical: Type,
+        type_length: Option<i32>,
+        layout: ByteArrayLayout,
+    ) -> Result<Box<dyn ValuesDecoder>> {
+        Ok(match physical {
             Type::BOOLEAN => Box::new(BooleanDecoder::default()),
             Type::INT32 => Box::new(FixedDecoder::<i32>::default()),
             Type::INT64 => Box::new(FixedDecoder::<i64>::default()),
@@ -113,15 +158,6 @@ impl ChunkDecoder {
                 ByteArrayLayout::Views => Box::new(ViewDecoder::default()),
             },
             other => return Err(Error::Unsupported(format!("physical type {other:?}"))),
-        };
-        Ok(ChunkDecoder {
-            values,
-            validity: None,
-            len: 0,
-            planned: 0,
-            pending: None,
-            budget: DEFAULT_MAX_MEMORY,
-            charged: 0,
         })
     }
 

@@ -385,6 +385,7 @@ fn kind_of(c: &Column) -> &'static str {
         Values::Binary { .. } => "binary",
         Values::BinaryView { .. } => "binary view",
         Values::FixedLenByteArray { .. } => "fixed",
+        Values::Dictionary { .. } => "dictionary keys",
     }
 }
 
