@@ -356,7 +356,11 @@ mod probes {
             let got = many.read_leaves(&all).unwrap();
             assert_eq!(probe::get("parallel.join"), 2, "{:?}", probe::snapshot());
             assert_eq!(probe::get("parallel.join_overflow"), 0);
-            assert!(probe::get("parallel.page_range") >= 8, "{:?}", probe::snapshot());
+            assert!(
+                probe::get("parallel.page_range") >= 8,
+                "{:?}",
+                probe::snapshot()
+            );
             assert_eq!(got, expected, "{threads} threads");
             for (g, e) in got.iter().zip(&expected) {
                 assert_eq!(g.null_count(), e.null_count());
@@ -390,7 +394,11 @@ mod probes {
         let two = open(&file, 2, ByteArrayLayout::Offsets).unwrap();
         probe::reset();
         assert_eq!(two.read_leaves(&all).unwrap(), expected);
-        assert!(probe::get("parallel.join_overflow") >= 1, "{:?}", probe::snapshot());
+        assert!(
+            probe::get("parallel.join_overflow") >= 1,
+            "{:?}",
+            probe::snapshot()
+        );
     }
 
     #[test]
