@@ -1020,7 +1020,7 @@ impl Sink {
             unsafe { v.set_len(v.len() + n) };
             v
         }
-        // SAFETY (each `filled`): the placed pieces cover `slots` slots (`slots * width`
+        // SAFETY: (each `filled`) the placed pieces cover `slots` slots (`slots * width`
         // bytes, or `slots` offsets after the leading 0) and `bytes` value bytes from the
         // buffers' starts, back to back, and this function's contract says each was copied.
         let values = unsafe {
