@@ -9,6 +9,22 @@
 //! on its own, with its chunk's dictionary, into its own column; the pieces of a column are
 //! joined in file order.
 //!
+//! A whole read (`read_leaves_parallel`) joins as it decodes: each column's output is
+//! reserved once (slots from the page headers, value bytes from the pages' decompressed
+//! sizes, capped; huge pages advised), and the thread that decodes a piece copies it into
+//! its part of that output as soon as the pieces before it in its column are decoded (their
+//! sizes place it), then drops it. Each thread keeps one decoder per column, whose buffers
+//! come back to it once their piece is copied ([`Recycler`]), and pieces aim at 1 MiB: so
+//! the threads decode into a few small buffers already faulted in, write the output's pages
+//! in parallel, and nothing is joined on one thread afterwards. Before this, pieces decoded
+//! into buffers of their own of up to 8 MiB (fresh every read, which glibc trimmed and
+//! faulted in again) and were then copied by one thread (see BENCHMARKS.md).
+//! Byte arrays that decode to more than their pages (dictionary pages) fill the reservation
+//! and the pieces past it are joined after, as before; booleans and views are always joined
+//! after ([`Column::concat`]; views copy no values).
+//!
+//! [`Recycler`]: parq_codecs::kernels::memory::Recycler
+//!
 //! Threads are `std::thread::scope` workers taking pieces from one atomic counter, in file
 //! order. Scoped threads borrow the plan without `Arc`s or `'static` bounds, add no
 //! dependency (rayon would bring a global pool the embedding engine may not want), and a read
@@ -21,6 +37,10 @@
 //! - `parallel.chunk`: a whole column chunk;
 //! - `parallel.page_range`: a page range of a chunk cut at page boundaries;
 //! - `parallel.row_group`: a nested field's row group (see `read_nested_parallel`).
+//!
+//! And once per column of a whole read: `parallel.join` (its pieces were copied into one
+//! reserved output as they were decoded), `parallel.join_overflow` (some did not fit the
+//! reservation and were joined after).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
