@@ -163,6 +163,22 @@ impl Column {
         }
     }
 
+    /// The validity of `parts` joined end to end (`None` when none of them has one).
+    pub(crate) fn concat_validity(parts: &[Column]) -> Option<NullBuffer> {
+        if !parts.iter().any(|c| c.validity.is_some()) {
+            return None;
+        }
+        let len = parts.iter().map(|c| c.len).sum();
+        let mut b = BooleanBufferBuilder::new(len);
+        for c in parts {
+            match &c.validity {
+                Some(v) => b.append_buffer(v.inner()),
+                None => b.append_n(c.len, true),
+            }
+        }
+        Some(NullBuffer::new(b.finish()))
+    }
+
     /// Concatenate columns of the same layout into one (one copy of every value).
     ///
     /// Byte arrays as offsets and as views may mix: the result then holds offsets.
@@ -212,18 +228,7 @@ impl Column {
             return Column::concat(&parts);
         }
         let len: usize = parts.iter().map(|c| c.len).sum();
-        let validity = if parts.iter().any(|c| c.validity.is_some()) {
-            let mut b = BooleanBufferBuilder::new(len);
-            for c in parts {
-                match &c.validity {
-                    Some(v) => b.append_buffer(v.inner()),
-                    None => b.append_n(c.len, true),
-                }
-            }
-            Some(NullBuffer::new(b.finish()))
-        } else {
-            None
-        };
+        let validity = Column::concat_validity(parts);
         fn scalars<T: arrow_buffer::ArrowNativeType>(
             parts: &[Column],
             get: impl Fn(&Values) -> &ScalarBuffer<T>,

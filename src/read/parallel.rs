@@ -9,6 +9,22 @@
 //! on its own, with its chunk's dictionary, into its own column; the pieces of a column are
 //! joined in file order.
 //!
+//! A whole read (`read_leaves_parallel`) joins as it decodes: each column's output is
+//! reserved once (slots from the page headers, value bytes from the pages' decompressed
+//! sizes, capped; huge pages advised), and the thread that decodes a piece copies it into
+//! its part of that output as soon as the pieces before it in its column are decoded (their
+//! sizes place it), then drops it. Each thread keeps one decoder per column, whose buffers
+//! come back to it once their piece is copied ([`Recycler`]), and pieces aim at 1 MiB: so
+//! the threads decode into a few small buffers already faulted in, write the output's pages
+//! in parallel, and nothing is joined on one thread afterwards. Before this, pieces decoded
+//! into buffers of their own of up to 8 MiB (fresh every read, which glibc trimmed and
+//! faulted in again) and were then copied by one thread (see BENCHMARKS.md).
+//! Byte arrays that decode to more than their pages (dictionary pages) fill the reservation
+//! and the pieces past it are joined after, as before; booleans and views are always joined
+//! after ([`Column::concat`]; views copy no values).
+//!
+//! [`Recycler`]: parq_codecs::kernels::memory::Recycler
+//!
 //! Threads are `std::thread::scope` workers taking pieces from one atomic counter, in file
 //! order. Scoped threads borrow the plan without `Arc`s or `'static` bounds, add no
 //! dependency (rayon would bring a global pool the embedding engine may not want), and a read
@@ -21,25 +37,31 @@
 //! - `parallel.chunk`: a whole column chunk;
 //! - `parallel.page_range`: a page range of a chunk cut at page boundaries;
 //! - `parallel.row_group`: a nested field's row group (see `read_nested_parallel`).
+//!
+//! And once per column of a whole read: `parallel.join` (its pieces were copied into one
+//! reserved output as they were decoded), `parallel.join_overflow` (some did not fit the
+//! reservation and were joined after).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
-use arrow_buffer::{BooleanBufferBuilder, NullBuffer, OffsetBuffer};
+use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use bytes::Bytes;
 use parq_codecs::compression::{CodecKind, Decompressor};
+use parq_codecs::kernels::memory;
 use parq_codecs::probe;
 
-use super::decode::ChunkDecoder;
+use super::decode::{ByteArrayLayout, ChunkDecoder, MAX_TYPE_LENGTH};
 use super::drive::PushDriver;
 use super::file::ParquetReader;
 use super::page::{Page, PageReader};
 use super::push::whole::WholeItem;
 use super::source::Source;
 use crate::array::{Array, ListArray, ListOffsets, StructArray};
-use crate::column::Column;
+use crate::column::{Column, Values};
 use crate::error::Location;
-use crate::metadata::{self, PageType};
+use crate::metadata::{self, PageType, Type};
 use crate::schema::ColumnDescriptor;
 use crate::{Error, Result};
 
@@ -50,6 +72,9 @@ const MIN_PIECE: u64 = 64 << 10;
 /// Largest page range a piece aims at (decompressed bytes): bounds what streaming reads
 /// decode ahead.
 const MAX_PIECE: u64 = 8 << 20;
+/// Largest page range a piece of a whole read aims at (decompressed bytes): pieces are
+/// copied into the joined output once decoded, and their buffers reused for the next ones.
+const JOINED_PIECE: u64 = 1 << 20;
 /// The most slots a piece reserves up front (a hint: buffers still grow past it).
 const MAX_RESERVE: u64 = 1 << 26;
 /// The most value bytes reserved up front from a size in the file (a hint: buffers still
@@ -160,7 +185,9 @@ impl<S: Source> ParquetReader<S> {
             .map(|&c| Ok(self.column_reader(c)?.desc))
             .collect::<Result<Vec<_>>>()?;
         let row_groups = self.selected_row_groups();
-        let target = self.piece_target(columns, &row_groups);
+        // Pieces are copied into the joined output as they are decoded: small ones keep
+        // their buffers few, warm and out of the huge-page range.
+        let target = self.piece_target(columns, &row_groups).min(JOINED_PIECE);
         let mut pieces = Vec::new();
         let mut dec = Decompressor::new(self.options.limits);
         for &rg in &row_groups {
@@ -168,19 +195,12 @@ impl<S: Source> ParquetReader<S> {
                 self.plan_chunk(slot, c, desc, rg, target, &mut dec, &mut pieces)?;
             }
         }
-        let mut parts: Vec<Vec<Column>> = vec![Vec::new(); columns.len()];
-        for (piece, col) in pieces.iter().zip(self.decode_pieces(&pieces, &descs)?) {
-            parts[piece.slot].push(col);
-        }
-        parts
+        self.decode_joined(&pieces, &descs)?
             .into_iter()
             .zip(&descs)
-            .map(|(mut p, desc)| {
-                Ok(match p.len() {
-                    0 => self.decoder_for(desc)?.finish(),
-                    1 => p.pop().expect("one piece"),
-                    _ => Column::concat(&p),
-                })
+            .map(|(col, desc)| match col {
+                Some(c) => Ok(c),
+                None => Ok(self.decoder_for(desc)?.finish()),
             })
             .collect()
     }
@@ -369,7 +389,20 @@ impl<S: Source> ParquetReader<S> {
         desc: &ColumnDescriptor,
         dec: &mut Decompressor,
     ) -> Result<Column> {
-        let mut decoder = self.decoder_for(desc)?;
+        self.decode_piece_with(piece, desc, &mut self.decoder_for(desc)?, dec)
+    }
+
+    /// [`Self::decode_piece`] with a decoder of the piece's column that may have decoded
+    /// other pieces before (its buffers come back to it once their columns are dropped).
+    fn decode_piece_with(
+        &self,
+        piece: &Piece,
+        desc: &ColumnDescriptor,
+        decoder: &mut ChunkDecoder,
+        dec: &mut Decompressor,
+    ) -> Result<Column> {
+        // A dictionary of an earlier piece is not this one's: it brings its own, or none.
+        decoder.clear_dictionary();
         if piece.num_values == 0 {
             return Ok(decoder.finish());
         }
@@ -463,9 +496,19 @@ fn run<T: Sync, R: Send>(
     items: &[T],
     work: impl Fn(&T, &mut Decompressor) -> Result<R> + Sync,
 ) -> Vec<Result<R>> {
+    run_with(threads, items, || Decompressor::new(limits), work)
+}
+
+/// [`run`] with each thread's own state made by `init` (instead of a decompressor).
+fn run_with<T: Sync, W, R: Send>(
+    threads: usize,
+    items: &[T],
+    init: impl Fn() -> W + Sync,
+    work: impl Fn(&T, &mut W) -> Result<R> + Sync,
+) -> Vec<Result<R>> {
     let workers = threads.min(items.len()).max(1);
     if workers == 1 {
-        let mut dec = Decompressor::new(limits);
+        let mut dec = init();
         let mut out = Vec::with_capacity(items.len());
         for item in items {
             let r = work(item, &mut dec);
@@ -480,7 +523,7 @@ fn run<T: Sync, R: Send>(
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let worker = || {
-        let mut dec = Decompressor::new(limits);
+        let mut dec = init();
         let mut done = Vec::new();
         while !failed.load(Ordering::Relaxed) {
             let i = next.fetch_add(1, Ordering::Relaxed);
@@ -732,4 +775,466 @@ fn concat_arrays(parts: &[Array]) -> Result<Array> {
             }
         }
     })
+}
+
+/// A place in a joined column's reserved buffers that threads write to.
+#[derive(Clone, Copy)]
+struct Dst(*mut u8);
+
+// SAFETY: a `Dst` is only an address: the buffer it points into outlives every thread of the
+// read (it belongs to the caller's stack frame, reserved before the threads start and never
+// reallocated while they run), and each thread writes only the disjoint range that it
+// claimed under the join's lock (`Sink::place`).
+unsafe impl Send for Dst {}
+
+/// The buffers of a column joined while its pieces are decoded, reserved once.
+enum Joined {
+    /// Fixed-width values (`Int32`, `Int64`, `Float`, `Double`, `Int96` or
+    /// `FixedLenByteArray`) as a vector of their own alignment, `width` bytes a slot.
+    Fixed(FixedBuf, usize),
+    /// Offsets (the leading 0 pushed) and value bytes.
+    Binary(Vec<i64>, Vec<u8>),
+}
+
+/// A fixed-width output vector, by alignment.
+enum FixedBuf {
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    /// INT96 (`None`) or FIXED_LEN_BYTE_ARRAY of a width.
+    Bytes(Vec<u8>, Option<usize>),
+}
+
+/// The bytes of a fixed-width column's values, with the layout's width and a tag that
+/// must match the joined buffer's.
+fn fixed_bytes(values: &Values) -> Option<(&[u8], usize, u8)> {
+    Some(match values {
+        Values::Int32(s) => (bytemuck::cast_slice(&s[..]), 4, 0),
+        Values::Int64(s) => (bytemuck::cast_slice(&s[..]), 8, 1),
+        Values::Float(s) => (bytemuck::cast_slice(&s[..]), 4, 2),
+        Values::Double(s) => (bytemuck::cast_slice(&s[..]), 8, 3),
+        Values::Int96(d) => (&d[..], 12, 4),
+        Values::FixedLenByteArray { width, data } => (&data[..], *width, 5),
+        _ => return None,
+    })
+}
+
+impl FixedBuf {
+    fn tag(&self) -> u8 {
+        match self {
+            FixedBuf::I32(_) => 0,
+            FixedBuf::I64(_) => 1,
+            FixedBuf::F32(_) => 2,
+            FixedBuf::F64(_) => 3,
+            FixedBuf::Bytes(_, None) => 4,
+            FixedBuf::Bytes(_, Some(_)) => 5,
+        }
+    }
+
+    fn start(&mut self) -> Dst {
+        Dst(match self {
+            FixedBuf::I32(v) => v.as_mut_ptr().cast(),
+            FixedBuf::I64(v) => v.as_mut_ptr().cast(),
+            FixedBuf::F32(v) => v.as_mut_ptr().cast(),
+            FixedBuf::F64(v) => v.as_mut_ptr().cast(),
+            FixedBuf::Bytes(v, _) => v.as_mut_ptr(),
+        })
+    }
+}
+
+/// One column of a joined read: its reserved buffers and which of its pieces are placed.
+struct Sink {
+    /// `None`: the column's pieces are kept and joined at the end ([`Column::concat`]).
+    out: Option<Joined>,
+    /// Where slots go: fixed-width values, or the offsets after the leading 0.
+    slots_at: Dst,
+    /// Where value bytes go (byte arrays).
+    bytes_at: Dst,
+    /// Slots and value bytes reserved.
+    slot_cap: usize,
+    byte_cap: usize,
+    /// Slots and value bytes placed so far.
+    slots: usize,
+    bytes: usize,
+    /// The column's pieces not yet placed (indices into the read's pieces), in file order.
+    waiting: VecDeque<usize>,
+    /// Each placed piece's slots and validity.
+    validity: Vec<(usize, Option<NullBuffer>)>,
+    /// Pieces that are not placed (a layout joined serially, or from a piece that did not
+    /// fit the reservation on), in file order.
+    kept: Vec<Column>,
+}
+
+/// A piece placed in its column's buffers, to be copied there by the thread that placed it.
+struct Placed {
+    column: Column,
+    slots_at: Dst,
+    bytes_at: Dst,
+    /// Added to the piece's offsets (byte arrays).
+    rebase: i64,
+}
+
+/// The most slots a joined column reserves (a hint from the page headers).
+const MAX_JOIN_SLOTS: u64 = 1 << 28;
+
+impl Sink {
+    /// A sink for a column of `pieces` (indices into `all`) of type `desc`; `max_bytes` caps
+    /// what the file's sizes may reserve (as [`ParquetReader::value_bytes_hint`] does).
+    fn new(
+        pieces: Vec<usize>,
+        all: &[Piece],
+        desc: &ColumnDescriptor,
+        layout: ByteArrayLayout,
+        max_bytes: u64,
+    ) -> Sink {
+        let mut sink = Sink {
+            out: None,
+            slots_at: Dst(std::ptr::null_mut()),
+            bytes_at: Dst(std::ptr::null_mut()),
+            slot_cap: 0,
+            byte_cap: 0,
+            slots: 0,
+            bytes: 0,
+            waiting: pieces.iter().copied().collect(),
+            validity: Vec::new(),
+            kept: Vec::new(),
+        };
+        if pieces.len() < 2 {
+            return sink;
+        }
+        // Counts from the page headers: a hint only, capped (a piece past them is kept).
+        let slots = pieces
+            .iter()
+            .map(|&i| all[i].num_values.max(0) as u64)
+            .fold(0u64, u64::saturating_add)
+            .min(MAX_JOIN_SLOTS) as usize;
+        let width = desc
+            .type_length
+            .and_then(|w| usize::try_from(w).ok())
+            .filter(|w| (1..=MAX_TYPE_LENGTH).contains(w));
+        let mut buf = match (desc.physical_type, layout) {
+            (Type::BYTE_ARRAY, ByteArrayLayout::Offsets) => {
+                // Byte arrays of PLAIN pages take fewer bytes than their pages; others may
+                // take more, and what does not fit is joined serially.
+                let bytes = pieces
+                    .iter()
+                    .map(|&i| all[i].weight)
+                    .fold(0u64, u64::saturating_add)
+                    .min(max_bytes) as usize;
+                let (mut offsets, mut data) = (vec![0i64], Vec::new());
+                memory::reserve_huge(&mut offsets, slots);
+                memory::reserve_huge(&mut data, bytes);
+                sink.slot_cap = slots;
+                sink.byte_cap = bytes;
+                // SAFETY: `offsets` holds the leading 0, so one past its start is inside (or
+                // one past the end of) its allocation.
+                sink.slots_at = Dst(unsafe { offsets.as_mut_ptr().add(1) }.cast());
+                sink.bytes_at = Dst(data.as_mut_ptr());
+                sink.out = Some(Joined::Binary(offsets, data));
+                return sink;
+            }
+            (Type::INT32, _) => FixedBuf::I32(Vec::new()),
+            (Type::INT64, _) => FixedBuf::I64(Vec::new()),
+            (Type::FLOAT, _) => FixedBuf::F32(Vec::new()),
+            (Type::DOUBLE, _) => FixedBuf::F64(Vec::new()),
+            (Type::INT96, _) => FixedBuf::Bytes(Vec::new(), None),
+            (Type::FIXED_LEN_BYTE_ARRAY, _) if width.is_some() => {
+                FixedBuf::Bytes(Vec::new(), width)
+            }
+            _ => return sink,
+        };
+        let width = match &buf {
+            FixedBuf::I32(_) | FixedBuf::F32(_) => 4,
+            FixedBuf::I64(_) | FixedBuf::F64(_) => 8,
+            FixedBuf::Bytes(_, w) => w.unwrap_or(12),
+        };
+        let slots = slots.min((max_bytes / width as u64) as usize);
+        match &mut buf {
+            FixedBuf::I32(v) => memory::reserve_huge(v, slots),
+            FixedBuf::I64(v) => memory::reserve_huge(v, slots),
+            FixedBuf::F32(v) => memory::reserve_huge(v, slots),
+            FixedBuf::F64(v) => memory::reserve_huge(v, slots),
+            FixedBuf::Bytes(v, _) => memory::reserve_huge(v, slots * width),
+        }
+        sink.slot_cap = slots;
+        sink.slots_at = buf.start();
+        sink.out = Some(Joined::Fixed(buf, width));
+        sink
+    }
+    /// Place `column`, the next piece in file order: claim room for it past the pieces
+    /// before it, or keep it (with every later piece) when it does not fit.
+    fn place(&mut self, column: Column) -> Option<Placed> {
+        let fits = self.kept.is_empty()
+            && self
+                .slots
+                .checked_add(column.len)
+                .is_some_and(|s| s <= self.slot_cap);
+        let (bytes, rebase) = match (&self.out, &column.values) {
+            (Some(Joined::Binary(..)), Values::Binary { offsets, .. }) => {
+                let first = offsets[0];
+                let n = (offsets[offsets.len() - 1] - first) as usize;
+                (n, self.bytes as i64 - first)
+            }
+            (Some(Joined::Fixed(buf, width)), v)
+                if fixed_bytes(v).is_some_and(|(_, w, t)| w == *width && t == buf.tag()) =>
+            {
+                (0, 0)
+            }
+            _ => {
+                self.kept.push(column);
+                return None;
+            }
+        };
+        if !fits
+            || self
+                .bytes
+                .checked_add(bytes)
+                .is_none_or(|b| b > self.byte_cap)
+                && bytes > 0
+        {
+            self.kept.push(column);
+            return None;
+        }
+        let width = match &self.out {
+            Some(Joined::Fixed(_, w)) => *w,
+            _ => 8,
+        };
+        // SAFETY: both stay inside the reserved buffers (`slots + len <= slot_cap`, `bytes +
+        // n <= byte_cap`, just checked), whose capacity is `slot_cap` slots of `width` bytes
+        // and `byte_cap` bytes past their starts.
+        let (slots_at, bytes_at) = unsafe {
+            (
+                Dst(self.slots_at.0.add(self.slots * width)),
+                Dst(self.bytes_at.0.wrapping_add(self.bytes)),
+            )
+        };
+        self.slots += column.len;
+        self.bytes += bytes;
+        self.validity.push((column.len, column.validity.clone()));
+        Some(Placed {
+            column,
+            slots_at,
+            bytes_at,
+            rebase,
+        })
+    }
+
+    /// The joined column, once every thread is done; `None` for a column with no piece.
+    ///
+    /// # Safety
+    /// Every [`Placed`] that [`Sink::place`] returned has been copied ([`Placed::copy`]).
+    unsafe fn finish(self) -> Option<Column> {
+        let Some(out) = self.out else {
+            return match self.kept.len() {
+                0 => None,
+                1 => self.kept.into_iter().next(),
+                _ => Some(Column::concat(&self.kept)),
+            };
+        };
+        probe::hit("parallel.join");
+        let (slots, bytes) = (self.slots, self.bytes);
+        /// # Safety: the first `n` elements of `v`'s spare capacity are initialised.
+        unsafe fn filled<T>(mut v: Vec<T>, n: usize) -> Vec<T> {
+            // SAFETY: the caller's contract.
+            unsafe { v.set_len(v.len() + n) };
+            v
+        }
+        // SAFETY: (each `filled`) the placed pieces cover `slots` slots (`slots * width`
+        // bytes, or `slots` offsets after the leading 0) and `bytes` value bytes from the
+        // buffers' starts, back to back, and this function's contract says each was copied.
+        let values = unsafe {
+            match out {
+                Joined::Fixed(FixedBuf::I32(v), _) => Values::Int32(filled(v, slots).into()),
+                Joined::Fixed(FixedBuf::I64(v), _) => Values::Int64(filled(v, slots).into()),
+                Joined::Fixed(FixedBuf::F32(v), _) => Values::Float(filled(v, slots).into()),
+                Joined::Fixed(FixedBuf::F64(v), _) => Values::Double(filled(v, slots).into()),
+                Joined::Fixed(FixedBuf::Bytes(v, None), _) => {
+                    Values::Int96(Buffer::from_vec(filled(v, slots * 12)))
+                }
+                Joined::Fixed(FixedBuf::Bytes(v, Some(width)), _) => Values::FixedLenByteArray {
+                    width,
+                    data: Buffer::from_vec(filled(v, slots * width)),
+                },
+                Joined::Binary(offsets, data) => {
+                    let offsets = ScalarBuffer::from(filled(offsets, slots));
+                    // SAFETY: each piece's offsets (an `OffsetBuffer`: from 0 or more, never
+                    // decreasing) were rebased to start where the piece before ended, the
+                    // first at the leading 0: the whole never decreases either.
+                    let offsets = OffsetBuffer::new_unchecked(offsets);
+                    Values::Binary {
+                        offsets,
+                        data: Buffer::from_vec(filled(data, bytes)),
+                    }
+                }
+            }
+        };
+        let validity = if self.validity.iter().any(|(_, v)| v.is_some()) {
+            let mut b = BooleanBufferBuilder::new(slots);
+            for (len, v) in &self.validity {
+                match v {
+                    Some(v) => b.append_buffer(v.inner()),
+                    None => b.append_n(*len, true),
+                }
+            }
+            Some(NullBuffer::new(b.finish()))
+        } else {
+            None
+        };
+        let joined = Column {
+            len: slots,
+            validity,
+            values,
+        };
+        if self.kept.is_empty() {
+            return Some(joined);
+        }
+        probe::hit("parallel.join_overflow");
+        let mut parts = vec![joined];
+        parts.extend(self.kept);
+        Some(Column::concat(&parts))
+    }
+}
+
+impl Placed {
+    /// Copy the piece into the room placed for it, then drop it (its buffers go back to the
+    /// decoder that made them).
+    fn copy(self) {
+        match &self.column.values {
+            Values::Binary { offsets, data } => {
+                let o = &offsets[..];
+                let (first, last) = (o[0] as usize, o[o.len() - 1] as usize);
+                let src = &data[first..last];
+                // SAFETY: `Sink::place` claimed `o.len() - 1` offsets at `slots_at` (aligned
+                // for i64: the offsets vector's start plus whole slots) and `src.len()`
+                // bytes at `bytes_at` for this piece alone, inside reserved capacity that no
+                // one reads until every thread is done; `src` is another allocation.
+                unsafe {
+                    let dst = std::slice::from_raw_parts_mut(
+                        self.slots_at.0.cast::<std::mem::MaybeUninit<i64>>(),
+                        o.len() - 1,
+                    );
+                    for (d, s) in dst.iter_mut().zip(&o[1..]) {
+                        d.write(s + self.rebase);
+                    }
+                    std::ptr::copy_nonoverlapping(src.as_ptr(), self.bytes_at.0, src.len());
+                }
+            }
+            v => {
+                if let Some((src, _, _)) = fixed_bytes(v) {
+                    // SAFETY: `Sink::place` claimed `len * width` bytes (the length of
+                    // `src`) at `slots_at` for this piece alone, inside reserved capacity
+                    // that no one reads until every thread is done; `src` is another
+                    // allocation.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(src.as_ptr(), self.slots_at.0, src.len())
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Pieces decoded, with the pieces placed and not yet placed.
+struct JoinState {
+    /// Decoded pieces waiting for the pieces before them in their column.
+    done: Vec<Option<Column>>,
+    sinks: Vec<Sink>,
+}
+
+impl<S: Source> ParquetReader<S> {
+    /// Decode `pieces` on the reader's threads and join each column's pieces as they come
+    /// (one column per descriptor, `None` for a column with no piece).
+    ///
+    /// Each column's output is reserved once (slots from the page headers, value bytes of
+    /// byte arrays from the pages' decompressed sizes; huge pages advised), and a decoded
+    /// piece is copied straight into its part of it by the thread that decoded it, once the
+    /// pieces before it in its column are decoded (their sizes place it); it is then
+    /// dropped, and its buffers go back to its decoder, which each thread keeps per column
+    /// for its next piece. So the threads write the output in parallel, and decode into a
+    /// few buffers already faulted in rather than into fresh ones for every piece.
+    fn decode_joined(
+        &self,
+        pieces: &[Piece],
+        descs: &[ColumnDescriptor],
+    ) -> Result<Vec<Option<Column>>> {
+        for p in pieces {
+            probe::hit(if p.range {
+                "parallel.page_range"
+            } else {
+                "parallel.chunk"
+            });
+        }
+        let mut order: Vec<Vec<usize>> = vec![Vec::new(); descs.len()];
+        for (i, p) in pieces.iter().enumerate() {
+            order[p.slot].push(i);
+        }
+        let max_bytes = self
+            .source
+            .len()
+            .saturating_mul(MAX_EXPANSION)
+            .min(MAX_RESERVE_BYTES)
+            .min(self.options.max_memory);
+        let sinks = order
+            .into_iter()
+            .zip(descs)
+            .map(|(o, desc)| Sink::new(o, pieces, desc, self.options.byte_array_layout, max_bytes))
+            .collect();
+        let state = Mutex::new(JoinState {
+            done: (0..pieces.len()).map(|_| None).collect(),
+            sinks,
+        });
+        let indices: Vec<usize> = (0..pieces.len()).collect();
+        let limits = self.options.limits;
+        let results = run_with(
+            self.options.threads,
+            &indices,
+            || {
+                let decoders: Vec<Option<ChunkDecoder>> = descs.iter().map(|_| None).collect();
+                (Decompressor::new(limits), decoders)
+            },
+            |&i, (dec, decoders)| {
+                let piece = &pieces[i];
+                let desc = &descs[piece.slot];
+                let decoder = match &mut decoders[piece.slot] {
+                    Some(d) => d,
+                    slot => slot.insert(self.decoder_for(desc)?),
+                };
+                let column = self.decode_piece_with(piece, desc, decoder, dec)?;
+                let placed = {
+                    let mut st = state.lock().map_err(|_| poisoned())?;
+                    let st = &mut *st;
+                    st.done[i] = Some(column);
+                    let sink = &mut st.sinks[piece.slot];
+                    let mut placed = Vec::new();
+                    while let Some(&j) = sink.waiting.front() {
+                        let Some(c) = st.done[j].take() else { break };
+                        sink.waiting.pop_front();
+                        placed.extend(sink.place(c));
+                    }
+                    placed
+                };
+                for p in placed {
+                    p.copy();
+                }
+                Ok(())
+            },
+        );
+        results.into_iter().collect::<Result<Vec<()>>>()?;
+        let state = state.into_inner().map_err(|_| poisoned())?;
+        if state.done.iter().any(Option::is_some) {
+            return Err(Error::format("internal: a decoded piece was not joined"));
+        }
+        Ok(state
+            .sinks
+            .into_iter()
+            // SAFETY: every thread is done, and each copied what it placed before taking
+            // its next piece (a thread that panicked carried the panic out of `run_with`).
+            .map(|s| unsafe { s.finish() })
+            .collect())
+    }
+}
+
+fn poisoned() -> Error {
+    Error::format("internal: a thread of the read panicked")
 }

@@ -330,6 +330,79 @@ mod probes {
 
     #[test]
     #[cfg_attr(miri, ignore)]
+    fn whole_reads_join_pieces_straight_into_one_output() {
+        // Strings with nulls (and int64 with nulls) in two row groups, pages of 8 KiB: the
+        // chunks are cut into page ranges, and every column's pieces are copied into one
+        // reserved output as they are decoded.
+        let options = WriterOptions {
+            compression: CodecKind::Zstd,
+            data_page_size: 8 << 10,
+            row_group_rows: ROWS / 2,
+            encoding: EncodingPolicy::Plain,
+            ..WriterOptions::default()
+        };
+        let file = write(
+            vec![Field::string("s").optional(), Field::int64("i").optional()],
+            &[strings(usize::MAX, Some(9)), int64s(Some(7))],
+            options,
+        );
+        let one = open(&file, 1, ByteArrayLayout::Offsets).unwrap();
+        assert_eq!(one.metadata().row_groups.len(), 2);
+        let all = [0, 1];
+        let expected = one.read_leaves(&all).unwrap();
+        for threads in THREADS {
+            let many = open(&file, threads, ByteArrayLayout::Offsets).unwrap();
+            probe::reset();
+            let got = many.read_leaves(&all).unwrap();
+            assert_eq!(probe::get("parallel.join"), 2, "{:?}", probe::snapshot());
+            assert_eq!(probe::get("parallel.join_overflow"), 0);
+            assert!(
+                probe::get("parallel.page_range") >= 8,
+                "{:?}",
+                probe::snapshot()
+            );
+            assert_eq!(got, expected, "{threads} threads");
+            for (g, e) in got.iter().zip(&expected) {
+                assert_eq!(g.null_count(), e.null_count());
+                assert!(g.null_count() > 0);
+            }
+        }
+        // Views are joined as before (no copy of their values).
+        let views = open(&file, 2, ByteArrayLayout::Views).unwrap();
+        probe::reset();
+        let got = views.read_leaves(&all).unwrap();
+        assert_eq!(probe::get("parallel.join"), 1, "only the int64 column");
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn dictionary_strings_past_the_page_sizes_are_joined_after() {
+        // Dictionary-encoded strings decode to more bytes than their pages hold: the pieces
+        // that do not fit the reservation are joined serially, with the same values.
+        let file = mixed_file(
+            CodecKind::Snappy,
+            PageVersion::V1,
+            EncodingPolicy::Dictionary,
+            20_000,
+        );
+        let all = [0, 1, 2, 3, 4];
+        let expected = open(&file, 1, ByteArrayLayout::Offsets)
+            .unwrap()
+            .read_leaves(&all)
+            .unwrap();
+        let two = open(&file, 2, ByteArrayLayout::Offsets).unwrap();
+        probe::reset();
+        assert_eq!(two.read_leaves(&all).unwrap(), expected);
+        assert!(
+            probe::get("parallel.join_overflow") >= 1,
+            "{:?}",
+            probe::snapshot()
+        );
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)]
     fn small_chunks_are_whole_pieces() {
         // Many row groups of small chunks: each chunk is one piece.
         let file = mixed_file(

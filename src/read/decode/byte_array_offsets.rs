@@ -94,10 +94,22 @@ impl ValuesDecoder for BinaryDecoder {
     }
 
     fn reserve(&mut self, slots: usize) {
+        if self.offsets.len() == 1 && self.offsets.capacity() == 1 {
+            // A buffer handed out before and dropped since (a piece of a parallel read,
+            // copied into the joined output): its pages are already faulted in.
+            let mut back = self.recycled_offsets.take();
+            if back.capacity() > 1 {
+                back.push(0);
+                self.offsets = back;
+            }
+        }
         memory::reserve_huge(&mut self.offsets, slots);
     }
 
     fn reserve_bytes(&mut self, bytes: usize) {
+        if self.data.capacity() == 0 {
+            self.data = self.recycled_data.take();
+        }
         memory::reserve_huge(&mut self.data, bytes);
     }
 

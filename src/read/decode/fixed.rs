@@ -209,6 +209,11 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
 
     fn reserve(&mut self, slots: usize) {
         self.allow_borrow = false;
+        if self.out.capacity() == 0 {
+            // A buffer handed out before and dropped since (a piece of a parallel read,
+            // copied into the joined output): its pages are already faulted in.
+            self.out = self.recycled.take();
+        }
         memory::reserve_huge(&mut self.out, slots);
     }
 
