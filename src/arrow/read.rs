@@ -686,20 +686,10 @@ fn keys_to_arrow(
     let keys_in: &ScalarBuffer<i32> = keys;
     let keys: Buffer = match key {
         ArrowType::Int32 | ArrowType::UInt32 => keys.inner().clone(),
-        ArrowType::Int64 | ArrowType::UInt64 => Buffer::from_iter(keys.iter().map(|&k| k as i64)),
-        ArrowType::Int8 if n <= i8::MAX as usize + 1 => {
-            Buffer::from_iter(keys.iter().map(|&k| k as i8))
-        }
-        ArrowType::UInt8 if n <= u8::MAX as usize + 1 => {
-            Buffer::from_iter(keys.iter().map(|&k| k as u8))
-        }
-        ArrowType::Int16 if n <= i16::MAX as usize + 1 => {
-            Buffer::from_iter(keys.iter().map(|&k| k as i16))
-        }
-        ArrowType::UInt16 if n <= u16::MAX as usize + 1 => {
-            Buffer::from_iter(keys.iter().map(|&k| k as u16))
-        }
-        _ => return Ok(None),
+        _ => match key_buffer(keys.iter().map(|&k| k as i64), key, n) {
+            Some(b) => b,
+            None => return Ok(None),
+        },
     };
     parq_codecs::probe::hit("arrow.dictionary_keys");
     debug_assert_eq!(keys_in.len(), c.len);
@@ -721,6 +711,22 @@ fn keys_to_arrow(
     // `column_to_arrow`), and every key, in a valid slot or not, was just checked to be
     // below its length (`n` fits every key type it was converted to, as matched above).
     Ok(Some(make_array(unsafe { b.build_unchecked() })))
+}
+
+/// `keys` as a buffer of the Arrow key type `key`, each key cast to it; `None` when `key`
+/// cannot index `n` dictionary entries (or is not an integer type).
+fn key_buffer(keys: impl Iterator<Item = i64>, key: &ArrowType, n: usize) -> Option<Buffer> {
+    Some(match key {
+        ArrowType::Int8 if n <= i8::MAX as usize + 1 => Buffer::from_iter(keys.map(|k| k as i8)),
+        ArrowType::UInt8 if n <= u8::MAX as usize + 1 => Buffer::from_iter(keys.map(|k| k as u8)),
+        ArrowType::Int16 if n <= i16::MAX as usize + 1 => Buffer::from_iter(keys.map(|k| k as i16)),
+        ArrowType::UInt16 if n <= u16::MAX as usize + 1 => {
+            Buffer::from_iter(keys.map(|k| k as u16))
+        }
+        ArrowType::Int32 | ArrowType::UInt32 => Buffer::from_iter(keys.map(|k| k as i32)),
+        ArrowType::Int64 | ArrowType::UInt64 => Buffer::from_iter(keys),
+        _ => return None,
+    })
 }
 
 /// A dictionary array of `value` type: unique values in first-seen order (a copy).
@@ -755,23 +761,7 @@ fn dictionary(c: &Column, key: &ArrowType, value: &ArrowType) -> Result<ArrayRef
     let values = make_array(m.freeze());
     let n = firsts.len();
     let too_many = || Error::Unsupported(format!("{n} dictionary values for keys of {key}"));
-    let key_buffer: Buffer = match key {
-        ArrowType::Int8 if n <= i8::MAX as usize + 1 => {
-            Buffer::from_iter(keys.iter().map(|&k| k as i8))
-        }
-        ArrowType::UInt8 if n <= u8::MAX as usize + 1 => {
-            Buffer::from_iter(keys.iter().map(|&k| k as u8))
-        }
-        ArrowType::Int16 if n <= i16::MAX as usize + 1 => {
-            Buffer::from_iter(keys.iter().map(|&k| k as i16))
-        }
-        ArrowType::UInt16 if n <= u16::MAX as usize + 1 => {
-            Buffer::from_iter(keys.iter().map(|&k| k as u16))
-        }
-        ArrowType::Int32 | ArrowType::UInt32 => Buffer::from_iter(keys.iter().map(|&k| k as i32)),
-        ArrowType::Int64 | ArrowType::UInt64 => Buffer::from_iter(keys.iter().map(|&k| k as i64)),
-        _ => return Err(too_many()),
-    };
+    let key_buffer = key_buffer(keys.iter().map(|&k| k as i64), key, n).ok_or_else(too_many)?;
     let data = ArrayData::builder(ArrowType::Dictionary(
         Box::new(key.clone()),
         Box::new(value.clone()),
