@@ -3,11 +3,10 @@
 use parq_codecs::compression::{CodecKind, Decompressor};
 
 use super::decode::ChunkDecoder;
-use super::page::{DataPage, Levels, Page, PageReader};
+use super::page::{DataPage, Page, PageReader};
 use super::{ByteArrayLayout, ParquetReader, Source};
 use crate::column::Column;
 use crate::error::Location;
-use crate::metadata::Encoding;
 use crate::{Error, Result};
 
 impl<S: Source> ParquetReader<S> {
@@ -75,15 +74,7 @@ impl<S: Source> ParquetReader<S> {
             desc.type_length,
             ByteArrayLayout::Offsets,
         )?;
-        let page = DataPage {
-            num_values,
-            num_nulls: Some(0),
-            num_rows: None,
-            encoding: Encoding::PLAIN,
-            rep_levels: Levels::None,
-            def_levels: Levels::None,
-            values,
-        };
+        let page = DataPage::dictionary_entries(values, num_values);
         decoder.decode_slots(page, None, num_values, pages.last_location())?;
         Ok(Some(decoder.finish()))
     }

@@ -43,6 +43,22 @@ pub(crate) struct DataPage {
     pub values: Bytes,
 }
 
+impl DataPage {
+    /// A dictionary page's `num_values` entries as a required PLAIN data page: how every
+    /// reader of dictionary pages decodes them.
+    pub(crate) fn dictionary_entries(values: Bytes, num_values: usize) -> Self {
+        DataPage {
+            num_values,
+            num_nulls: Some(0),
+            num_rows: None,
+            encoding: Encoding::PLAIN,
+            rep_levels: Levels::None,
+            def_levels: Levels::None,
+            values,
+        }
+    }
+}
+
 /// Encoded definition levels of a page.
 #[derive(Debug)]
 pub(crate) enum Levels {

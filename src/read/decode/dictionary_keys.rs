@@ -17,8 +17,7 @@ use parq_codecs::{levels, probe};
 
 use super::values::{check_count, expect_count, is_dictionary, PartStart, ValuesDecoder};
 use crate::column::{Column, Values};
-use crate::metadata::Encoding;
-use crate::read::page::{DataPage, Levels};
+use crate::read::page::DataPage;
 use crate::Result;
 
 pub(super) struct KeysDecoder {
@@ -184,15 +183,7 @@ impl ValuesDecoder for KeysDecoder {
         // width too).
         check_count(num_values, 1, values.len(), "dictionary page")?;
         // The entries are PLAIN values: decoded as a required PLAIN page.
-        let page = DataPage {
-            num_values,
-            num_nulls: Some(0),
-            num_rows: None,
-            encoding: Encoding::PLAIN,
-            rep_levels: Levels::None,
-            def_levels: Levels::None,
-            values: values.clone(),
-        };
+        let page = DataPage::dictionary_entries(values.clone(), num_values);
         self.dictionary_decoder.decode(&page, None, num_values)?;
         let decoded = self.dictionary_decoder.finish();
         self.dictionary = Some(Arc::new(Column {
