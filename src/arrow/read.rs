@@ -10,10 +10,11 @@ use arrow_array::{
 use arrow_buffer::{i256, Buffer, MutableBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::{ArrayData, ArrayDataBuilder};
 use arrow_schema::{ArrowError, DataType as ArrowType, Field as ArrowField, SchemaRef, TimeUnit};
+use parq_codecs::probe;
 
 use crate::array::{Array, ListArray, ListOffsets};
 use crate::column::{Column, Values};
-use crate::read::{ArrayBatch, ArrayBatchReader, ParquetReader, Source};
+use crate::read::{ArrayBatch, ArrayBatchReader, ByteArrayLayout, ParquetReader, Source};
 use crate::{Error, Result};
 
 fn arrow_err(e: ArrowError) -> Error {
@@ -235,26 +236,6 @@ fn map_to_arrow(l: &ListArray, f: &Arc<ArrowField>, sorted: bool) -> Result<Arra
     ))
 }
 
-/// Whether `bytes` are UTF-8 with every `offsets` position on a character boundary: one pass
-/// over the buffer (a vectorised ASCII check first), then a check per offset only when the
-/// buffer holds multi-byte characters.
-fn valid_utf8(data: &[u8], offsets: &[i64]) -> bool {
-    let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else {
-        return true;
-    };
-    let bytes = &data[first as usize..last as usize];
-    if parq_codecs::kernels::byte_arrays::is_ascii(bytes) {
-        return true;
-    }
-    if simdutf8::basic::from_utf8(bytes).is_err() {
-        return false;
-    }
-    // A position is a boundary unless it points at a continuation byte (0b10xx_xxxx).
-    offsets
-        .iter()
-        .all(|&o| data.get(o as usize).is_none_or(|&b| (b as i8) >= -0x40))
-}
-
 /// Whether every view is a valid Arrow view into `buffers` (and, with `utf8`, UTF-8): the
 /// checks `BinaryViewArray::try_new` and `to_string_view` make, in one pass and without a
 /// UTF-8 call per string. The bytes of each buffer that long views reference (the span from
@@ -330,17 +311,30 @@ fn long_views_utf8(
     })
 }
 
+/// Whether a string column's bytes still need their UTF-8 check.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Utf8 {
+    /// Check them here.
+    Unchecked,
+    /// The decoder checked them ([`ReadOptions::utf8_columns`](crate::read::ReadOptions::utf8_columns)).
+    Checked,
+}
+
 fn binary_to_arrow(
     c: &Column,
     offsets: &OffsetBuffer<i64>,
     data: &Buffer,
     dt: &ArrowType,
+    utf8: Utf8,
 ) -> Result<ArrayRef> {
     let string = matches!(
         dt,
         ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View
     );
-    if string && !valid_utf8(data, offsets) {
+    if string
+        && utf8 == Utf8::Unchecked
+        && !parq_codecs::kernels::byte_arrays::is_utf8(data, offsets)
+    {
         return Err(Error::format("invalid UTF-8 in a string column"));
     }
     let nulls = c.validity.clone();
@@ -570,7 +564,7 @@ pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
             ArrowType::Float64 => fixed(dt, len, nulls, v.inner().clone()),
             _ => Err(unsupported("DOUBLE", dt)),
         },
-        Values::Binary { offsets, data } => binary_to_arrow(c, offsets, data, dt),
+        Values::Binary { offsets, data } => binary_to_arrow(c, offsets, data, dt, Utf8::Unchecked),
         Values::BinaryView { views, buffers } => match dt {
             ArrowType::BinaryView | ArrowType::Utf8View => {
                 let utf8 = matches!(dt, ArrowType::Utf8View);
@@ -800,6 +794,9 @@ pub struct ParquetRecordBatchReader<S: Source> {
     /// Per column: the last dictionary read as keys, and its values as Arrow, converted once
     /// and shared by every batch of its column chunk.
     dictionaries: Vec<Option<(Arc<Column>, ArrayRef)>>,
+    /// Per column: a flat string column whose decoder checked its values are UTF-8
+    /// ([`ReadOptions::utf8_columns`](crate::read::ReadOptions::utf8_columns)).
+    utf8_checked: Vec<bool>,
 }
 
 impl<S: Source> ParquetRecordBatchReader<S> {
@@ -822,6 +819,15 @@ impl<S: Source> ParquetRecordBatchReader<S> {
                 _ if self.variants[i] => {
                     let v = crate::variant::VariantArray::from_group(&fields[i], a)?;
                     super::variant::variant_to_arrow(&v)?
+                }
+                (Array::Primitive(c), dt) if self.utf8_checked[i] => {
+                    probe::hit("arrow.utf8_checked_by_decoder");
+                    match &c.values {
+                        Values::Binary { offsets, data } => {
+                            binary_to_arrow(c, offsets, data, dt, Utf8::Checked)?
+                        }
+                        _ => to_arrow_array(a, dt)?,
+                    }
                 }
                 _ => to_arrow_array(a, f.data_type())?,
             };
@@ -950,31 +956,34 @@ impl<S: Source> ParquetReader<S> {
                 .collect();
             schema = arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone());
         }
-        // Flat columns of a Dictionary type read their dictionary pages as keys (on one
-        // thread: the parallel feed decodes values, which are then hashed).
-        let any_dictionary = schema
-            .fields()
-            .iter()
-            .any(|f| matches!(f.data_type(), ArrowType::Dictionary(_, _)));
-        let leaves = if any_dictionary {
-            self.flat_leaves(&projection)?
-        } else {
+        // Flat columns of a Dictionary type read their dictionary pages as keys, and flat
+        // string columns are checked for UTF-8 by the decoder, where the bytes are hot (once
+        // per dictionary page), instead of by a pass over every batch here. Both on one
+        // thread: the parallel feed decodes values, which are then hashed and checked here.
+        let leaves = if self.options.threads > 1 {
             Vec::new()
+        } else {
+            self.flat_leaves(&projection)?
         };
-        let keys: Vec<usize> = schema
-            .fields()
-            .iter()
-            .zip(&leaves)
-            .filter_map(|(f, leaf)| match (f.data_type(), leaf) {
-                (ArrowType::Dictionary(_, _), Some(c)) => Some(*c),
-                _ => None,
-            })
-            .collect();
-        let inner = if keys.is_empty() || self.options.threads > 1 {
+        let offsets_layout = self.options.byte_array_layout == ByteArrayLayout::Offsets;
+        let mut options = self.options.clone();
+        let mut utf8_checked = vec![false; variants.len()];
+        for ((f, leaf), checked) in schema.fields().iter().zip(&leaves).zip(&mut utf8_checked) {
+            let Some(c) = *leaf else { continue };
+            match f.data_type() {
+                ArrowType::Dictionary(_, _) => options.dictionary_keys.push(c),
+                ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View if offsets_layout => {
+                    options.utf8_columns.push(c);
+                    *checked = true;
+                }
+                _ => {}
+            }
+        }
+        let inner = if options.dictionary_keys.len() == self.options.dictionary_keys.len()
+            && options.utf8_columns.len() == self.options.utf8_columns.len()
+        {
             inner
         } else {
-            let mut options = self.options.clone();
-            options.dictionary_keys.extend(keys);
             self.array_batches_with(&projection, batch_size, options)?
         };
         let dictionaries = vec![None; variants.len()];
@@ -983,6 +992,7 @@ impl<S: Source> ParquetReader<S> {
             schema: Arc::new(schema),
             variants,
             dictionaries,
+            utf8_checked,
         })
     }
 }

@@ -61,6 +61,13 @@ pub struct ReadOptions {
     /// fields of [`ParquetReader::array_batches`]) on one thread; other reads give values.
     /// The Arrow reader sets it for columns whose Arrow type is a `Dictionary`.
     pub dictionary_keys: Vec<usize>,
+    /// Leaf columns (indices into [`crate::schema::SchemaDescriptor::leaves`]) whose byte
+    /// arrays must each be UTF-8: checked as pages are decoded, where their bytes are still
+    /// in cache (once per dictionary page, once per decoded part of other pages), and a page
+    /// holding a value that is not UTF-8 fails the read with [`Error::Format`]. Honoured by
+    /// reads on one thread with [`ByteArrayLayout::Offsets`]; other reads do not check. The
+    /// Arrow reader sets it for `Utf8` and `LargeUtf8` columns and then skips its own pass.
+    pub utf8_columns: Vec<usize>,
     /// Keys and AAD prefix of an encrypted file (feature `encryption`).
     #[cfg(feature = "encryption")]
     pub decryption: Option<crate::encryption::FileDecryptionProperties>,
@@ -79,6 +86,7 @@ impl Default for ReadOptions {
             selection: None,
             threads: 1,
             dictionary_keys: Vec::new(),
+            utf8_columns: Vec::new(),
             #[cfg(feature = "encryption")]
             decryption: None,
         }
@@ -595,12 +603,23 @@ impl<S: Source> ColumnReader<S> {
     }
 
     pub(crate) fn new_decoder(&self) -> Result<ChunkDecoder> {
-        Ok(ChunkDecoder::new(
+        let decoder = ChunkDecoder::new(
             self.desc.physical_type,
             self.desc.type_length,
             self.file.options.byte_array_layout,
-        )?
-        .with_budget(self.file.options.max_memory))
+        )?;
+        Ok(self.checked(decoder))
+    }
+
+    /// `decoder` with this read's budget, and checking UTF-8 when
+    /// [`ReadOptions::utf8_columns`] names this column.
+    fn checked(&self, decoder: ChunkDecoder) -> ChunkDecoder {
+        let decoder = decoder.with_budget(self.file.options.max_memory);
+        if self.file.options.utf8_columns.contains(&self.column) {
+            decoder.with_utf8_check()
+        } else {
+            decoder
+        }
     }
 
     /// [`Self::new_decoder`], with dictionary-encoded pages read as keys when
@@ -609,12 +628,12 @@ impl<S: Source> ColumnReader<S> {
         if !self.file.options.dictionary_keys.contains(&self.column) {
             return self.new_decoder();
         }
-        Ok(ChunkDecoder::dictionary_keys(
+        let decoder = ChunkDecoder::dictionary_keys(
             self.desc.physical_type,
             self.desc.type_length,
             self.file.options.byte_array_layout,
-        )?
-        .with_budget(self.file.options.max_memory))
+        )?;
+        Ok(self.checked(decoder))
     }
 
     fn open_next_chunk(&mut self, decoder: &mut ChunkDecoder) -> Result<bool> {

@@ -886,3 +886,130 @@ fn record_batches_equal_the_parquet_crate_on_pyarrow_types() {
     std::fs::remove_dir_all(&dir).ok();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A string file of `values` (None: null) written by parq with `encoding`, in pages of about
+/// 1 KiB and row groups of 1000 rows.
+fn string_file(values: &[Option<&[u8]>], encoding: parq::write::EncodingPolicy) -> bytes::Bytes {
+    use parq::column::{Column, Values};
+    use parq::write::{Field, ParquetWriter, WriterOptions};
+    let mut offsets = vec![0i64];
+    let mut data = Vec::new();
+    for v in values {
+        data.extend_from_slice(v.unwrap_or_default());
+        offsets.push(data.len() as i64);
+    }
+    let column = Column {
+        len: values.len(),
+        validity: values.iter().any(Option::is_none).then(|| {
+            values
+                .iter()
+                .map(Option::is_some)
+                .collect::<Vec<_>>()
+                .into()
+        }),
+        values: Values::Binary {
+            offsets: arrow_buffer::OffsetBuffer::new(offsets.into()),
+            data: arrow_buffer::Buffer::from_vec(data),
+        },
+    };
+    let options = WriterOptions::default()
+        .with_encoding(encoding)
+        .with_data_page_size(1024)
+        .with_row_group_rows(1000);
+    let mut file = Vec::new();
+    let mut w = ParquetWriter::new(&mut file, vec![Field::string("s").optional()], options)
+        .expect("writer");
+    w.write_batch(&[column]).expect("write");
+    w.finish().expect("finish");
+    bytes::Bytes::from(file)
+}
+
+/// `record_batches` of a string file as strings, one `Vec` per batch, or the first error's
+/// text.
+fn string_batches(file: &bytes::Bytes) -> Result<Vec<Vec<Option<String>>>, String> {
+    use arrow_array::{Array, LargeStringArray, StringArray};
+    use parq::read::ParquetReader;
+    let reader = ParquetReader::new(file.clone()).map_err(|e| e.to_string())?;
+    let batches = reader
+        .record_batches(&["s"], 300)
+        .map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for b in batches {
+        let b = b.map_err(|e| e.to_string())?;
+        let a = b.column(0);
+        let strings: Vec<Option<String>> = if let Some(a) = a.as_any().downcast_ref::<StringArray>()
+        {
+            a.iter().map(|v| v.map(str::to_string)).collect()
+        } else {
+            let a = a
+                .as_any()
+                .downcast_ref::<LargeStringArray>()
+                .expect("a string array");
+            a.iter().map(|v| v.map(str::to_string)).collect()
+        };
+        out.push(strings);
+    }
+    Ok(out)
+}
+
+/// Flat string columns are checked for UTF-8 by the decoder (once per dictionary page, once
+/// per decoded part of other pages) and not again by the Arrow conversion; the values are
+/// the same as written, and a value that is not UTF-8 anywhere in the file is an error, with
+/// or without nulls, from a dictionary or PLAIN pages.
+#[test]
+fn the_decoder_checks_utf8_for_record_batches() {
+    use parq::codecs::probe;
+    use parq::write::EncodingPolicy;
+    let strings: Vec<String> = (0..3000)
+        .map(|i| match i % 7 {
+            0 => format!("ünïcødé {}", i % 50),
+            _ => format!("v{}", i % 50),
+        })
+        .collect();
+    for encoding in [EncodingPolicy::Dictionary, EncodingPolicy::Plain] {
+        for nulls in [false, true] {
+            let values: Vec<Option<&[u8]>> = strings
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (!(nulls && i % 5 == 0)).then_some(s.as_bytes()))
+                .collect();
+            let file = string_file(&values, encoding);
+            probe::reset();
+            let batches = string_batches(&file).expect("valid strings read");
+            let got: Vec<Option<String>> = batches.iter().flatten().cloned().collect();
+            let want: Vec<Option<String>> = values
+                .iter()
+                .map(|v| v.map(|b| String::from_utf8(b.to_vec()).unwrap()))
+                .collect();
+            assert_eq!(got, want, "{encoding:?} nulls {nulls}");
+            if probe::ENABLED {
+                let (dictionaries, pages) = (
+                    probe::get("read.utf8_checked_dictionary"),
+                    probe::get("read.utf8_checked_page"),
+                );
+                let converted = probe::get("arrow.utf8_checked_by_decoder");
+                assert_eq!(converted, batches.len() as u64);
+                if encoding == EncodingPolicy::Dictionary {
+                    // One dictionary per row group, and no data page checked again.
+                    assert_eq!((dictionaries, pages), (3, 0), "{encoding:?} {nulls}");
+                } else {
+                    assert_eq!(dictionaries, 0);
+                    assert!(pages >= 10, "{pages}");
+                }
+            }
+            // One bad value, in the middle of the last row group.
+            let mut bad = values.clone();
+            bad[2500] = Some(b"bad \xff byte");
+            let file = string_file(&bad, encoding);
+            let err = string_batches(&file).expect_err("invalid UTF-8");
+            assert!(err.contains("UTF-8"), "{err}");
+            // A value cut inside a character: each half is not UTF-8 on its own.
+            let e = "é".as_bytes();
+            let mut cut = values.clone();
+            cut[1500] = Some(&e[..1]);
+            cut[1501] = Some(&e[1..]);
+            let file = string_file(&cut, encoding);
+            assert!(string_batches(&file).is_err(), "{encoding:?}");
+        }
+    }
+}

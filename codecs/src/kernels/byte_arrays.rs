@@ -68,6 +68,37 @@ pub fn is_ascii(bytes: &[u8]) -> bool {
     }
 }
 
+/// Whether `data[offsets[0]..offsets[last]]` is UTF-8 with every offset on a character
+/// boundary, i.e. whether each value `data[offsets[i]..offsets[i + 1]]` is UTF-8 on its own
+/// (what Arrow's `Utf8` asks of every value): an ASCII pass first ([`is_ascii`]), then, only
+/// for buffers holding multi-byte characters, `simdutf8` over the span and a look at the byte
+/// under each offset. Offsets past `data` are the caller's to prevent (they are not checked
+/// here beyond not reading out of bounds: such an offset is not a boundary).
+pub fn is_utf8(data: &[u8], offsets: &[i64]) -> bool {
+    let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else {
+        return true;
+    };
+    let Some(bytes) = usize::try_from(first)
+        .ok()
+        .zip(usize::try_from(last).ok())
+        .and_then(|(first, last)| data.get(first..last))
+    else {
+        return false;
+    };
+    if is_ascii(bytes) {
+        return true;
+    }
+    if simdutf8::basic::from_utf8(bytes).is_err() {
+        return false;
+    }
+    // A position is a boundary unless it points at a continuation byte (0b10xx_xxxx); the
+    // end of `data` is one too.
+    offsets.iter().all(|&o| match data.get(o as usize) {
+        Some(&b) => (b as i8) >= -0x40,
+        None => o as usize == data.len(),
+    })
+}
+
 /// Truncate each of `src` to i32 into the spare capacity of `out` (reserved by the caller)
 /// and extend `out` by `src.len()`.
 #[inline(always)]
@@ -169,6 +200,41 @@ mod tests {
             })
             .unwrap();
         }
+    }
+
+    #[test]
+    fn utf8_values_at_every_level() {
+        let check = |values: &[&[u8]]| {
+            let mut data = b"prefix".to_vec();
+            let mut offsets = vec![data.len() as i64];
+            for v in values {
+                data.extend_from_slice(v);
+                offsets.push(data.len() as i64);
+            }
+            let want = values.iter().all(|v| std::str::from_utf8(v).is_ok());
+            for l in levels() {
+                with_level(l, || {
+                    assert_eq!(is_utf8(&data, &offsets), want, "{l} {values:?}")
+                })
+                .unwrap();
+            }
+        };
+        check(&[]);
+        check(&[
+            b"",
+            b"abc",
+            b"a longer ascii string than one block of sixty-four bytes....",
+        ]);
+        check(&["é".as_bytes(), "ünïcødé".as_bytes(), b"x"]);
+        // Valid bytes as a whole, but an offset cuts a character in two.
+        let e = "é".as_bytes();
+        check(&[&e[..1], &e[1..]]);
+        check(&[b"ok", b"\xff"]);
+        check(&[b"\xc3\x28"]);
+        // Offsets out of the buffer are not UTF-8 values.
+        assert!(!is_utf8(b"abc", &[0, 4]));
+        assert!(!is_utf8(b"abc", &[-1, 2]));
+        assert!(is_utf8(b"abc", &[0, 3]));
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::collections::TryReserveError;
 use arrow_buffer::{BooleanBuffer, OffsetBuffer, ScalarBuffer};
 use bytes::Bytes;
 use parq_codecs::encoding::plain;
+use parq_codecs::kernels::byte_arrays;
 use parq_codecs::kernels::gather::ByteArrayDictionary;
 use parq_codecs::kernels::memory::{self, Recycler};
 use parq_codecs::{levels, probe};
@@ -16,7 +17,7 @@ use super::values::{check_count, is_dictionary, splittable, PartStart, ValuesDec
 use crate::column::Values;
 use crate::metadata::Encoding;
 use crate::read::page::DataPage;
-use crate::Result;
+use crate::{Error, Result};
 
 pub(super) struct BinaryDecoder {
     dict: Option<ByteArrayDictionary>,
@@ -28,6 +29,10 @@ pub(super) struct BinaryDecoder {
     /// Where the handed-out runs' buffers come back to (see [`Recycler`]).
     recycled_offsets: Recycler<i64>,
     recycled_data: Recycler<u8>,
+    /// Fail values that are not UTF-8 ([`ValuesDecoder::check_utf8`]).
+    check_utf8: bool,
+    /// Every entry of the current dictionary is UTF-8, so gathers from it need no check.
+    dictionary_utf8: bool,
 }
 
 impl Default for BinaryDecoder {
@@ -41,6 +46,8 @@ impl Default for BinaryDecoder {
             lengths: PageLengths::default(),
             recycled_offsets: Recycler::default(),
             recycled_data: Recycler::default(),
+            check_utf8: false,
+            dictionary_utf8: false,
         }
     }
 }
@@ -127,12 +134,23 @@ impl ValuesDecoder for BinaryDecoder {
         let mut offsets = vec![0];
         let mut data = Vec::new();
         plain::decode_byte_array_offsets(&values, num_values, &mut offsets, &mut data)?;
+        // Checked once here; an invalid entry is only an error if a page picks it, so such a
+        // dictionary leaves the check to each gather.
+        if self.check_utf8 {
+            probe::hit("read.utf8_checked_dictionary");
+            self.dictionary_utf8 = byte_arrays::is_utf8(&data, &offsets);
+        }
         self.dict = Some(ByteArrayDictionary::new(offsets, data)?);
         Ok(())
     }
 
+    fn check_utf8(&mut self) {
+        self.check_utf8 = true;
+    }
+
     fn clear_dictionary(&mut self) {
         self.dict = None;
+        self.dictionary_utf8 = false;
     }
 
     fn can_split(&self, page: &DataPage) -> bool {
@@ -213,7 +231,10 @@ impl BinaryDecoder {
     ) -> Result<usize> {
         let dict = self.dict.as_ref();
         let lengths = Some(&self.lengths);
-        match validity {
+        // The dense offsets of this part's values start here (for a part with nulls, in
+        // `dense_offsets` below), so that the UTF-8 check sees exactly the new values.
+        let first_offset = self.offsets.len().saturating_sub(1);
+        let cursor = match validity {
             None => decode_binary_dense(
                 page,
                 at,
@@ -223,7 +244,7 @@ impl BinaryDecoder {
                 &mut self.indices,
                 &mut self.offsets,
                 &mut self.data,
-            ),
+            )?,
             Some(bits) => {
                 // Value bytes are dense either way; only the offsets need scattering.
                 self.dense_offsets.clear();
@@ -246,8 +267,19 @@ impl BinaryDecoder {
                     slots,
                     &mut self.offsets,
                 )?;
-                Ok(cursor)
+                cursor
+            }
+        };
+        if self.check_utf8 && !(self.dictionary_utf8 && is_dictionary(page.encoding)) {
+            let dense = match validity {
+                None => &self.offsets[first_offset..],
+                Some(_) => &self.dense_offsets[..],
+            };
+            probe::hit("read.utf8_checked_page");
+            if !byte_arrays::is_utf8(&self.data, dense) {
+                return Err(Error::format("invalid UTF-8 in a string column"));
             }
         }
+        Ok(cursor)
     }
 }

@@ -195,6 +195,13 @@ impl ValuesDecoder for KeysDecoder {
         Ok(())
     }
 
+    fn check_utf8(&mut self) {
+        // The dictionary's entries are checked whole when it is decoded (a key may pick any
+        // of them), and fallen-back pages as the column's own decoder checks them.
+        self.inner.check_utf8();
+        self.dictionary_decoder.check_utf8();
+    }
+
     fn clear_dictionary(&mut self) {
         self.seal();
         self.dictionary = None;

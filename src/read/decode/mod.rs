@@ -162,6 +162,16 @@ impl ChunkDecoder {
     }
 
     /// Limit the output bytes pages may ask for between two [`ChunkDecoder::finish`]es.
+    /// Fail any page whose byte arrays are not each UTF-8 (a format error), checked where
+    /// the bytes are hot: once per dictionary page (a gather from a valid dictionary needs no
+    /// other check) and once per decoded part of other pages. Implemented for the offsets
+    /// layout ([`ByteArrayLayout::Offsets`]) only: other layouts leave the check to their
+    /// caller.
+    pub(crate) fn with_utf8_check(mut self) -> Self {
+        self.values.check_utf8();
+        self
+    }
+
     pub(crate) fn with_budget(mut self, bytes: u64) -> Self {
         self.budget = bytes;
         self

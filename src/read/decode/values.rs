@@ -41,6 +41,10 @@ pub(super) trait ValuesDecoder: Send {
         let _ = (page, valid);
         self.reserve(n.saturating_mul(pages));
     }
+    /// From now on, fail pages whose byte arrays are not each UTF-8 (see
+    /// [`ChunkDecoder::with_utf8_check`](super::ChunkDecoder::with_utf8_check)); layouts
+    /// that do not implement the check leave it to the caller.
+    fn check_utf8(&mut self) {}
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()>;
     fn clear_dictionary(&mut self);
     /// Append `page.num_values` slots; `validity` is `None` when all are valid.
