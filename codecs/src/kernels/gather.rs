@@ -47,7 +47,7 @@ pub fn gather_fixed<T: Copy>(dict: &[T], indices: &[u32], out: &mut Vec<T>) -> R
     impl<T: Copy> super::v3::Body for Loop<'_, T> {
         type Output = ();
         #[inline(always)]
-        fn call(self) {
+        fn call<M: super::v3::LevelMasks>(self, _: M) {
             // SAFETY: `gather_fixed` checked every index against `dict.len()` just above.
             unsafe { gather_checked(self.dict, self.indices, self.out) }
         }
