@@ -43,6 +43,8 @@ fn numeric_leaves_without_a_dictionary_are_gathered_page_by_page() {
     let s = Field::list("a", Field::primitive("element", Type::BYTE_ARRAY));
     write_with(&s, 0.05, plain());
     assert_eq!(probe::get("write.paged_values"), 1);
+    // Their pages are cut by stretches of pairs, not pair by pair.
+    assert!(probe::get("write.page_cut_stretch") > 0);
     let b = Field::list("a", Field::primitive("element", Type::BOOLEAN));
     write_with(&b, 0.05, plain());
     assert_eq!(probe::get("write.paged_values"), 0);
