@@ -425,11 +425,16 @@ pub fn from_arrow_array(a: &dyn ArrowArray, field: &Field) -> Result<Array> {
             let offsets: ScalarBuffer<i32> =
                 ScalarBuffer::new(data.buffers()[0].clone(), data.offset(), len + 1);
             let wide: ScalarBuffer<i64> = offsets.iter().map(|&o| o as i64).collect();
+            // SAFETY: the offsets of an Arrow byte array are non-negative and monotonic (its
+            // constructors check them), and widening keeps both: `OffsetBuffer::new` would
+            // only check them again, one compare per value (the writer's `check_values`
+            // still checks them against the data).
+            let wide = unsafe { OffsetBuffer::new_unchecked(wide) };
             column(
                 len,
                 nulls,
                 Values::Binary {
-                    offsets: OffsetBuffer::new(wide),
+                    offsets: wide,
                     data: data.buffers()[1].clone(),
                 },
             )

@@ -958,15 +958,13 @@ impl ColumnWriter {
                     Type::INT64 | Type::DOUBLE => Some(64),
                     _ => None,
                 };
-                let mut lens = paged.byte_lens().map(|n| (4 + n as u64) * 8);
                 let pages = nested_pages::page_ranges(
                     leaf,
                     fixed,
-                    |_| lens.next().unwrap_or(0),
+                    paged.byte_bits(),
                     self.target_bits(),
                     self.settings.data_page_row_limit,
                 );
-                drop(lens);
                 return self.write_pages(
                     LevelSource::Nested(leaf),
                     ChunkValues::Paged(&mut paged),
@@ -996,13 +994,11 @@ impl ColumnWriter {
         seal: Option<&mut dyn PageSealer>,
     ) -> Result<EncodedChunk> {
         let (fixed_cost, bytes_cost) = costs(&chosen, dense);
+        // Without a fixed cost the values are byte arrays.
         let pages = nested_pages::page_ranges(
             leaf,
             fixed_cost,
-            |i| match bytes_cost {
-                Some(v) => (4 + v[i].len() as u64) * 8,
-                None => fixed_cost.unwrap_or(8),
-            },
+            nested_pages::SliceBits(bytes_cost.map_or(&[], |v| v.as_slice())),
             self.target_bits(),
             self.settings.data_page_row_limit,
         );

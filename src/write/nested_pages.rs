@@ -146,13 +146,44 @@ pub(crate) struct LeveledPage {
     pub rows: usize,
 }
 
+/// The bits of a leaf's stored values, taken in order: what the values add to a page.
+/// `Clone` so that a cutter can look ahead at a stretch and come back.
+pub(crate) trait ValueBits: Clone {
+    /// The bits of the next `n` stored values (0 for any past the last), the cursor moved
+    /// past them.
+    fn take(&mut self, n: usize) -> u64;
+}
+
+/// PLAIN byte arrays held as slices: 4 length bytes and the bytes of each.
+#[derive(Debug, Clone)]
+pub(crate) struct SliceBits<'a>(pub &'a [&'a [u8]]);
+
+impl ValueBits for SliceBits<'_> {
+    fn take(&mut self, n: usize) -> u64 {
+        let (now, rest) = self.0.split_at(n.min(self.0.len()));
+        self.0 = rest;
+        now.iter().map(|v| (4 + v.len() as u64) * 8).sum()
+    }
+}
+
+/// Pairs a cutter of values of varying size looks at as one stretch: when the whole stretch
+/// cannot complete the open page, it is counted in one go (vectorised level counts, value
+/// sizes by runs) instead of pair by pair.
+const CUT_STRETCH: usize = 256;
+
 /// Cut the pairs of `leaf` into pages of about `target_bits` bits of levels and values and
-/// at most `row_limit` records, each starting at a record. Stored value `i` costs
-/// `fixed_cost` bits, or `cost(i)` without one (called once per value, in order).
+/// at most `row_limit` records, each starting at a record. Stored values cost `fixed_cost`
+/// bits each, or what `cost` says without one.
+///
+/// Without a fixed cost, pairs go by stretches of [`CUT_STRETCH`]: a stretch whose levels
+/// and values, added to the open page's, stay under the target and whose records stay under
+/// the limit holds no cut (every check inside it sees less), so it is taken whole. The
+/// first stretch that could hold one is walked pair by pair. The cuts are the pair walk's
+/// (probe `write.page_cut_stretch`: a stretch taken whole).
 pub(crate) fn page_ranges(
     leaf: &LeafLevels,
     fixed_cost: Option<u64>,
-    mut cost: impl FnMut(usize) -> u64,
+    mut cost: impl ValueBits,
     target_bits: u64,
     row_limit: usize,
 ) -> Vec<LeveledPage> {
@@ -163,6 +194,9 @@ pub(crate) fn page_ranges(
     // of nulls or empty lists are cut too.
     let level_bits =
         (bitpack::bit_width(leaf.max_rep as u64) + bitpack::bit_width(leaf.max_def as u64)) as u64;
+    if let Some(c) = fixed_cost {
+        return fixed_page_ranges(leaf, level_bits + c, c, target_bits, row_limit);
+    }
     let mut pages = Vec::new();
     let mut page = LeveledPage {
         range: PageRange {
@@ -174,42 +208,61 @@ pub(crate) fn page_ranges(
         first_row: 0,
         rows: 0,
     };
-    if let Some(c) = fixed_cost {
-        return fixed_page_ranges(leaf, level_bits + c, c, target_bits, row_limit);
-    }
-    // Values so far, and the bits of the open page's values when they vary in size.
+    // Values so far, and the bits of the open page's values.
     let (mut v, mut value_bits) = (0usize, 0u64);
-    for i in 0..leaf.pairs {
-        if leaf.max_rep == 0 || rep[i] == 0 {
-            let start = page.range.slot_start;
-            let bits = (i - start) as u64 * level_bits
-                + match fixed_cost {
-                    Some(c) => (v - page.range.value_start) as u64 * c,
-                    None => value_bits,
-                };
-            if i > start && (bits >= target_bits || page.rows >= row_limit) {
-                page.range.slot_end = i;
-                page.range.value_end = v;
-                pages.push(page);
-                page = LeveledPage {
-                    range: PageRange {
-                        slot_start: i,
-                        slot_end: i,
-                        value_start: v,
-                        value_end: v,
-                    },
-                    first_row: page.first_row + page.rows,
-                    rows: 0,
-                };
-                value_bits = 0;
+    let mut at = 0;
+    while at < leaf.pairs {
+        let end = (at + CUT_STRETCH).min(leaf.pairs);
+        let values = if max_def == 0 {
+            end - at
+        } else {
+            count_eq(&def[at..end], max_def)
+        };
+        let records = if leaf.max_rep == 0 {
+            end - at
+        } else {
+            count_eq(&rep[at..end], 0)
+        };
+        let mut ahead = cost.clone();
+        let stretch_bits = ahead.take(values);
+        let bits = (end - page.range.slot_start) as u64 * level_bits + value_bits + stretch_bits;
+        if bits < target_bits && page.rows + records < row_limit {
+            probe::hit("write.page_cut_stretch");
+            cost = ahead;
+            value_bits += stretch_bits;
+            v += values;
+            page.rows += records;
+            at = end;
+            continue;
+        }
+        for i in at..end {
+            if leaf.max_rep == 0 || rep[i] == 0 {
+                let start = page.range.slot_start;
+                let bits = (i - start) as u64 * level_bits + value_bits;
+                if i > start && (bits >= target_bits || page.rows >= row_limit) {
+                    page.range.slot_end = i;
+                    page.range.value_end = v;
+                    pages.push(page);
+                    page = LeveledPage {
+                        range: PageRange {
+                            slot_start: i,
+                            slot_end: i,
+                            value_start: v,
+                            value_end: v,
+                        },
+                        first_row: page.first_row + page.rows,
+                        rows: 0,
+                    };
+                    value_bits = 0;
+                }
+                page.rows += 1;
             }
-            page.rows += 1;
+            if max_def == 0 || def[i] == max_def {
+                value_bits += cost.take(1);
+                v += 1;
+            }
         }
-        let stored = max_def == 0 || def[i] == max_def;
-        if fixed_cost.is_none() && stored {
-            value_bits += cost(v);
-        }
-        v += stored as usize;
+        at = end;
     }
     if leaf.pairs > page.range.slot_start {
         page.range.slot_end = leaf.pairs;
@@ -463,6 +516,16 @@ pub(crate) fn encode_levels(levels: &[u16], max: u16, out: &mut Vec<u8>, hist: &
 mod tests {
     use super::*;
 
+    /// Values of the same size in bits.
+    #[derive(Debug, Clone, Copy)]
+    pub(crate) struct EachBits(pub u64);
+
+    impl ValueBits for EachBits {
+        fn take(&mut self, n: usize) -> u64 {
+            n as u64 * self.0
+        }
+    }
+
     fn leaf(rep: &[u16], def: &[u16], max_rep: u16, max_def: u16) -> LeafLevels {
         let mut l = LeafLevels::new(max_def, max_rep);
         l.rep = rep.to_vec();
@@ -475,19 +538,122 @@ mod tests {
     fn pages_start_on_records() {
         // Records of 3, 1, 2 pairs; every pair a value; pages of one value's bits.
         let l = leaf(&[0, 1, 1, 0, 0, 1], &[2; 6], 1, 2);
-        let pages = page_ranges(&l, Some(8), |_| 8, 1, 100);
+        let pages = page_ranges(&l, Some(8), EachBits(8), 1, 100);
         let starts: Vec<usize> = pages.iter().map(|p| p.range.slot_start).collect();
         assert_eq!(starts, vec![0, 3, 4]);
         let rows: Vec<(usize, usize)> = pages.iter().map(|p| (p.first_row, p.rows)).collect();
         assert_eq!(rows, vec![(0, 1), (1, 1), (2, 1)]);
         // Nulls store no value.
         let l = leaf(&[0, 1, 0, 0], &[2, 1, 0, 2], 1, 2);
-        let pages = page_ranges(&l, None, |_| 8, 1 << 20, 2);
+        let pages = page_ranges(&l, None, EachBits(8), 1 << 20, 2);
         assert_eq!(pages.len(), 2);
         assert_eq!(pages[0].range.value_end, 1);
         assert_eq!(pages[1].range.value_start, 1);
         assert_eq!(pages[1].range.value_end, 2);
         assert_eq!((pages[1].first_row, pages[1].rows), (2, 1));
+    }
+
+    /// Byte arrays of 0..50 bytes, from a seed.
+    fn random_lens(n: usize, mut x: u64) -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                vec![0u8; (x % 50) as usize]
+            })
+            .collect()
+    }
+
+    /// The cutter of values of varying size, pair by pair: what taking stretches whole must
+    /// not change.
+    fn pair_walk(l: &LeafLevels, bits: &[u64], target: u64, row_limit: usize) -> Vec<LeveledPage> {
+        let level_bits =
+            (bitpack::bit_width(l.max_rep as u64) + bitpack::bit_width(l.max_def as u64)) as u64;
+        let mut pages = Vec::new();
+        let (mut start, mut value_start, mut first_row, mut rows) = (0, 0, 0, 0);
+        let (mut v, mut value_bits) = (0usize, 0u64);
+        for i in 0..l.pairs {
+            if l.max_rep == 0 || l.rep[i] == 0 {
+                let b = (i - start) as u64 * level_bits + value_bits;
+                if i > start && (b >= target || rows >= row_limit) {
+                    pages.push(LeveledPage {
+                        range: PageRange {
+                            slot_start: start,
+                            slot_end: i,
+                            value_start,
+                            value_end: v,
+                        },
+                        first_row,
+                        rows,
+                    });
+                    (start, value_start, first_row, rows, value_bits) =
+                        (i, v, first_row + rows, 0, 0);
+                }
+                rows += 1;
+            }
+            if l.max_def == 0 || l.def[i] == l.max_def {
+                value_bits += bits[v];
+                v += 1;
+            }
+        }
+        if l.pairs > start {
+            pages.push(LeveledPage {
+                range: PageRange {
+                    slot_start: start,
+                    slot_end: l.pairs,
+                    value_start,
+                    value_end: v,
+                },
+                first_row,
+                rows,
+            });
+        }
+        pages
+    }
+
+    /// Values of varying size: stretches taken whole give the pair walk's cuts.
+    #[test]
+    fn varying_cost_cuts_match_the_pair_walk() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u16| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % (m as u64 + 2)).min(m as u64) as u16
+        };
+        for (max_rep, max_def) in [(1u16, 3u16), (2, 5), (0, 1), (1, 1), (0, 0), (1, 0)] {
+            for n in [0usize, 1, 9, 255, 256, 257, 3000, 20_000] {
+                let mut l = LeafLevels::new(max_def, max_rep);
+                for i in 0..n {
+                    if max_rep > 0 {
+                        let r = next(max_rep);
+                        l.rep.push(if i == 0 { 0 } else { r });
+                    }
+                    if max_def > 0 {
+                        l.def.push(next(max_def));
+                    }
+                }
+                l.pairs = n;
+                let values = random_lens(n, n as u64 + 1);
+                let slices: Vec<&[u8]> = values.iter().map(|v| v.as_slice()).collect();
+                let bits: Vec<u64> = slices.iter().map(|v| (4 + v.len() as u64) * 8).collect();
+                for (target, rows) in [
+                    (1, 1000),
+                    (300, 7),
+                    (5000, 3),
+                    (40_000, 20_000),
+                    (1 << 20, 100),
+                ] {
+                    let got = page_ranges(&l, None, SliceBits(&slices), target, rows);
+                    let want = pair_walk(&l, &bits, target, rows);
+                    assert_eq!(
+                        got, want,
+                        "levels ({max_rep}, {max_def}) n {n} target {target}"
+                    );
+                }
+            }
+        }
     }
 
     /// The jumping cutter finds the cuts of the pair-by-pair walk.
@@ -519,8 +685,8 @@ mod tests {
                     (1, 1, 3),
                     (32, 1 << 20, 20_000),
                 ] {
-                    let got = page_ranges(&l, Some(cost), |_| cost, target, rows);
-                    let want = page_ranges(&l, None, |_| cost, target, rows);
+                    let got = page_ranges(&l, Some(cost), EachBits(cost), target, rows);
+                    let want = page_ranges(&l, None, EachBits(cost), target, rows);
                     assert_eq!(got, want, "levels ({max_rep}, {max_def}) n {n} cost {cost}");
                 }
             }

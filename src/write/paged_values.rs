@@ -10,6 +10,7 @@
 use std::borrow::Cow;
 
 use super::column::Dense;
+use super::nested_pages::ValueBits;
 use super::shred::{LeafLevels, Piece};
 use crate::column::{Column, Values};
 use crate::metadata::Type;
@@ -36,10 +37,8 @@ pub(crate) struct PagedValues<'a> {
     /// Bytes per value; 0 for byte arrays.
     width: usize,
     pieces: &'a [Piece],
-    /// The next value: its piece, its run in the piece, its slot in the run.
-    piece: usize,
-    run: usize,
-    at: usize,
+    /// The next value.
+    cursor: Cursor,
     /// The page being handed out (`u64` words, so that any of the types can borrow it).
     buf: Vec<u64>,
 }
@@ -69,9 +68,7 @@ impl<'a> PagedValues<'a> {
             physical,
             width,
             pieces,
-            piece: 0,
-            run: 0,
-            at: 0,
+            cursor: Cursor::default(),
             buf: Vec::new(),
         })
     }
@@ -95,18 +92,12 @@ impl<'a> PagedValues<'a> {
         }
     }
 
-    /// The lengths of the stored byte arrays in order (they cut the pages), from the
-    /// offsets or views without touching the bytes.
-    pub(crate) fn byte_lens(&self) -> impl Iterator<Item = usize> + 'a {
-        self.runs().flat_map(|(c, s, e)| {
-            let (offsets, views): (&[i64], &[u128]) = match &c.values {
-                Values::Binary { offsets, .. } => (&offsets[s..=e], &[]),
-                Values::BinaryView { views, .. } => (&[], &views[s..e]),
-                _ => (&[], &[]),
-            };
-            let from_offsets = offsets.windows(2).map(|w| w[1] as usize - w[0] as usize);
-            from_offsets.chain(views.iter().map(|&v| v as u32 as usize))
-        })
+    /// The PLAIN bits of the stored byte arrays, in order (they cut the pages).
+    pub(crate) fn byte_bits(&self) -> ByteBits<'a> {
+        ByteBits {
+            pieces: self.pieces,
+            cursor: Cursor::default(),
+        }
     }
 
     /// The stored values at `positions` (increasing), for the dictionary estimate.
@@ -131,7 +122,7 @@ impl<'a> PagedValues<'a> {
     /// The next `n` stored byte arrays, as a page's values.
     fn next_bytes(&mut self, n: usize) -> Dense<'a> {
         let mut out = Vec::with_capacity(n);
-        while let Some((c, from, take)) = self.next_stretch(n - out.len()) {
+        while let Some((c, from, take)) = self.cursor.next_stretch(self.pieces, n - out.len()) {
             match &c.values {
                 Values::Binary { offsets, data } => out.extend(
                     offsets[from..=from + take]
@@ -142,28 +133,6 @@ impl<'a> PagedValues<'a> {
             }
         }
         Dense::Bytes(out)
-    }
-
-    /// The next stretch of at most `want` stored values inside one run, as (column, first
-    /// index, count), the cursor moved past it; `None` when `want` is 0 or the runs are done.
-    fn next_stretch(&mut self, want: usize) -> Option<(&'a Column, usize, usize)> {
-        if want == 0 {
-            return None;
-        }
-        loop {
-            let p = self.pieces.get(self.piece)?;
-            let Some(&(s, e)) = p.runs.get(self.run) else {
-                (self.piece, self.run, self.at) = (self.piece + 1, 0, 0);
-                continue;
-            };
-            let from = s + self.at;
-            let take = (e - from).min(want);
-            self.at += take;
-            if from + take == e {
-                (self.run, self.at) = (self.run + 1, 0);
-            }
-            return Some((&p.column, from, take));
-        }
     }
 
     /// The next `n` stored values, one copy per run, as a page's values.
@@ -181,7 +150,7 @@ impl<'a> PagedValues<'a> {
         }
         let out: &mut [u8] = bytemuck::cast_slice_mut(&mut buf[..words]);
         let mut filled = 0;
-        while let Some((c, from, take)) = self.next_stretch(n - filled) {
+        while let Some((c, from, take)) = self.cursor.next_stretch(self.pieces, n - filled) {
             let src = bytes_of(self.physical, c).unwrap_or(&[]);
             out[filled * w..(filled + take) * w].copy_from_slice(&src[from * w..(from + take) * w]);
             filled += take;
@@ -194,5 +163,70 @@ impl<'a> PagedValues<'a> {
             Type::INT64 => Dense::Int64(Cow::Borrowed(&bytemuck::cast_slice(words)[..filled])),
             _ => Dense::Double(Cow::Borrowed(&bytemuck::cast_slice(words)[..filled])),
         }
+    }
+}
+
+/// Where the next stored value of a leaf is: its piece, its run in the piece, its slot in the
+/// run.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cursor {
+    piece: usize,
+    run: usize,
+    at: usize,
+}
+
+impl Cursor {
+    /// The next stretch of at most `want` stored values of `pieces` inside one run, as
+    /// (column, first index, count), the cursor moved past it; `None` when `want` is 0 or the
+    /// runs are done.
+    fn next_stretch<'a>(
+        &mut self,
+        pieces: &'a [Piece],
+        want: usize,
+    ) -> Option<(&'a Column, usize, usize)> {
+        if want == 0 {
+            return None;
+        }
+        loop {
+            let p = pieces.get(self.piece)?;
+            let Some(&(s, e)) = p.runs.get(self.run) else {
+                (self.piece, self.run, self.at) = (self.piece + 1, 0, 0);
+                continue;
+            };
+            let from = s + self.at;
+            let take = (e - from).min(want);
+            self.at += take;
+            if from + take == e {
+                (self.run, self.at) = (self.run + 1, 0);
+            }
+            return Some((&p.column, from, take));
+        }
+    }
+}
+
+/// The PLAIN bits of a leaf's stored byte arrays (4 length bytes and the bytes of each),
+/// from the offsets or views without touching the bytes: a stretch of values within a run
+/// of offsets costs one subtraction, whatever its length.
+#[derive(Debug, Clone)]
+pub(crate) struct ByteBits<'a> {
+    pieces: &'a [Piece],
+    cursor: Cursor,
+}
+
+impl ValueBits for ByteBits<'_> {
+    fn take(&mut self, n: usize) -> u64 {
+        let (mut values, mut bytes) = (0usize, 0u64);
+        while let Some((c, from, take)) = self.cursor.next_stretch(self.pieces, n - values) {
+            values += take;
+            bytes += match &c.values {
+                Values::Binary { offsets, .. } => (offsets[from + take] - offsets[from]) as u64,
+                Values::BinaryView { views, .. } => views[from..from + take]
+                    .iter()
+                    .map(|&v| v as u32 as u64)
+                    .sum(),
+                _ => 0,
+            };
+        }
+        (4 * values as u64 + bytes) * 8
     }
 }

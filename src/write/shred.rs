@@ -2,14 +2,20 @@
 //! definition levels and the leaf slots whose values are stored.
 //!
 //! One walk per top-level field visits every node once and emits into all leaves below it.
-//! Slots are visited in runs of the node's validity bitmap:
+//! Struct slots are visited in runs of the struct's validity bitmap, list slots by spans:
 //! - a run of null slots emits one pair per slot at the parent's definition level, into every
 //!   leaf below (Arrow keeps children under null slots; Parquet stores nothing for them, so
 //!   the walk never descends there);
 //! - a run of valid struct slots descends into each child with the same run;
-//! - a valid list slot descends into its child range `offsets[i]..offsets[i + 1]` (offsets
-//!   need not start at 0: only the visited ranges matter); an empty list emits one pair at the
-//!   list's own definition level;
+//! - a list's slots go by spans: consecutive lists, null, empty or not, whose child ranges
+//!   are contiguous (only a null list over child slots breaks a span: Arrow keeps children
+//!   under a null slot, Parquet stores nothing for them, so the walk skips them). The span's
+//!   whole child range `offsets[k].start..offsets[j].end` is walked once (offsets need not
+//!   start at 0: only the visited ranges matter), then each stretch of pairs between two null
+//!   or empty lists is moved up to make room for their one pair each (at the list's own
+//!   definition level when empty, one less when null), and each list's first pair gets its
+//!   repetition level. One walk per span, not per list or per validity run: with 50 % null
+//!   lists or a list below, those cost more than the levels themselves;
 //! - a run of valid leaf slots emits one run of pairs at the max definition level and records
 //!   the slot run, so values are later gathered one copy per run.
 //!
@@ -17,16 +23,17 @@
 //! record, or the level of the list that starts there); the rest carry the level at which
 //! the range's own list continues.
 //!
-//! When a list's child has no list below it, each leaf emits exactly one pair per child slot.
-//! Consecutive non-empty lists then cover one contiguous child range, walked in one go (one
-//! run per validity run instead of one walk per list); the repetition level at each list
-//! start is patched afterwards.
+//! Where the lists of a span start among the walked pairs: below a child without lists, each
+//! leaf has exactly one pair per child slot; below one with lists, a child slot starts at each
+//! pair whose repetition level is no deeper than the child's (deeper levels continue a list
+//! further down).
 //!
 //! A leaf with a validity bitmap takes its definition levels from the bitmap's words (the
 //! null level plus the bit) and its stored runs from the runs of set bits.
 //!
-//! Probes: `write.shred_list_span` (a span of lists walked as one child range),
-//! `write.shred_list_each` (a list walked on its own: its child has lists below),
+//! Probes: `write.shred_list_span` (a span of lists walked as one child range, no list below),
+//! `write.shred_list_span_nested` (the same with lists below the child),
+//! `write.shred_list_spread` (a span with null or empty lists, their pairs inserted),
 //! `write.shred_leaf_bits` (a leaf's slots with a validity bitmap, levels from its words).
 
 use std::ops::Range;
@@ -359,6 +366,96 @@ impl LeafLevels {
     }
 }
 
+/// A span of consecutive lists whose children were walked as one range, each list's first
+/// pair at the continuation level of the elements: [`Span::spread`] then gives each list its
+/// own first repetition level and puts one pair in place for each null or empty list.
+struct Span {
+    /// The list slots.
+    lists: Range<usize>,
+    /// The first child slot walked.
+    start: usize,
+    /// Child slots walked.
+    children: usize,
+    /// Null or empty lists in the span (one pair each, not walked).
+    single: usize,
+    /// The definition level of a valid list (an empty one's pair; a null one is one less).
+    list_def: u16,
+    /// The repetition level of the elements after a list's first.
+    child_rep: u16,
+    /// One pair per child slot (no list below the child).
+    flat: bool,
+}
+
+impl Span {
+    /// Rewrite the levels the child walk appended to `leaf` into the span's: from the back,
+    /// each stretch of pairs between two null or empty lists moved up by the pairs still to
+    /// be inserted before it (one move per stretch, not per list), one pair inserted for each
+    /// null or empty list, and the first pair of each list set to `rep_at`. Below a flat
+    /// child a list's pairs are its child slots; otherwise a child slot starts at each
+    /// repetition level no deeper than the child's (deeper ones continue a list further
+    /// down).
+    fn spread(
+        &self,
+        leaf: &mut LeafLevels,
+        l: &crate::array::ListArray,
+        valid: &impl Fn(usize) -> bool,
+        rep_at: &impl Fn(usize) -> u16,
+    ) {
+        if leaf.max_rep == 0 {
+            return;
+        }
+        let end = leaf.rep.len();
+        let has_def = leaf.max_def > 0;
+        if self.single > 0 {
+            leaf.rep.resize(end + self.single, 0);
+            if has_def {
+                leaf.def.resize(end + self.single, 0);
+            }
+            leaf.pairs += self.single;
+        }
+        // Walked pairs from `at` to `hi` are still to move up by `shift` (the pairs still to
+        // be inserted before them); those before `at` have not been looked at.
+        let (mut at, mut hi, mut shift) = (end, end, self.single);
+        let flat_base = end - self.children;
+        for m in self.lists.clone().rev() {
+            let range = l.offsets.range(m);
+            if range.is_empty() {
+                if at < hi {
+                    leaf.rep.copy_within(at..hi, at + shift);
+                    if has_def {
+                        leaf.def.copy_within(at..hi, at + shift);
+                    }
+                }
+                hi = at;
+                shift -= 1;
+                leaf.rep[at + shift] = rep_at(m);
+                if has_def {
+                    leaf.def[at + shift] = self.list_def - (!valid(m)) as u16;
+                }
+                continue;
+            }
+            at = if self.flat {
+                flat_base + range.start - self.start
+            } else {
+                self.slot_start(leaf, at, range.len())
+            };
+            leaf.rep[at] = rep_at(m);
+        }
+        // Every null or empty list had its pair inserted: what is left is in place.
+        debug_assert_eq!(shift, 0);
+    }
+
+    /// Where the last `n` child slots ending at pair `end` begin.
+    fn slot_start(&self, leaf: &LeafLevels, mut end: usize, n: usize) -> usize {
+        let mut slots = 0;
+        while slots < n {
+            end -= 1;
+            slots += (leaf.rep[end] <= self.child_rep) as usize;
+        }
+        end
+    }
+}
+
 /// Shred all slots of `array` (checked by [`Node::check_shape`]) into `leaves`, one per leaf
 /// of `node`, appending to what they hold.
 pub(crate) fn shred(node: &Node, array: &Array, leaves: &mut [LeafLevels]) -> Result<()> {
@@ -504,52 +601,125 @@ fn walk(
                 ..
             },
             Array::List(l) | Array::Map(l),
-        ) => for_runs(l.validity.as_ref(), s, e, |valid, a, b| {
-            if !valid {
-                return null_run(leaves, a, b);
-            }
-            let mut k = a;
-            while k < b {
-                let r = rep_at(k);
-                let range = l.offsets.range(k);
-                if range.is_empty() {
-                    for leaf in &mut leaves[node.leaves.clone()] {
-                        leaf.emit(r, cont, node.def, 1);
-                    }
-                    k += 1;
-                } else if *flat_child {
-                    // Consecutive non-empty lists: one contiguous child range.
-                    let mut j = k + 1;
-                    let mut end = range.end;
-                    while j < b {
-                        let next = l.offsets.range(j);
-                        if next.is_empty() {
+        ) => {
+            let valid = |m: usize| l.validity.as_ref().is_none_or(|v| v.is_valid(m));
+            let mut k = s;
+            while k < e {
+                // A span `[k, j)` of lists whose children form one contiguous range: any
+                // list but a null one over child slots (Arrow keeps them, Parquet stores
+                // nothing for them, so the walk must skip them).
+                let start = l.offsets.range(k).start;
+                let (mut j, mut end, mut single) = (k, start, 0);
+                while j < e {
+                    let range = l.offsets.range(j);
+                    if !valid(j) {
+                        if !node.nullable {
+                            return Err(node.null_in_required());
+                        }
+                        if !range.is_empty() {
                             break;
                         }
-                        end = next.end;
-                        j += 1;
                     }
-                    probe::hit("write.shred_list_span");
-                    walk(child, &l.values, range.start, end, r, *rep, leaves)?;
-                    let n = end - range.start;
-                    for leaf in &mut leaves[node.leaves.clone()] {
-                        if leaf.max_rep == 0 {
-                            continue;
-                        }
-                        let base = leaf.rep.len() - n;
-                        for m in k + 1..j {
-                            leaf.rep[base + l.offsets.range(m).start - range.start] = cont;
-                        }
-                    }
-                    k = j;
-                } else {
-                    probe::hit("write.shred_list_each");
-                    walk(child, &l.values, range.start, range.end, r, *rep, leaves)?;
-                    k += 1;
+                    single += range.is_empty() as usize;
+                    end = range.end;
+                    j += 1;
                 }
+                if j == k {
+                    null_run(leaves, k, k + 1)?;
+                    k += 1;
+                    continue;
+                }
+                probe::hit(if *flat_child {
+                    "write.shred_list_span"
+                } else {
+                    "write.shred_list_span_nested"
+                });
+                if single > 0 {
+                    probe::hit("write.shred_list_spread");
+                }
+                walk(child, &l.values, start, end, rep_at(k), *rep, leaves)?;
+                let span = Span {
+                    lists: k..j,
+                    start,
+                    children: end - start,
+                    single,
+                    list_def: node.def,
+                    child_rep: *rep,
+                    flat: *flat_child,
+                };
+                for leaf in &mut leaves[node.leaves.clone()] {
+                    span.spread(leaf, l, &valid, &rep_at);
+                }
+                k = j;
             }
             Ok(())
-        }),
+        }
         _ => Err(node.invalid("the array does not have the field's shape")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::array::{ListArray, ListOffsets};
+    use crate::column::Values;
+    use crate::metadata::Type;
+    use arrow_buffer::{OffsetBuffer, ScalarBuffer};
+
+    fn list(offsets: &[i32], valid: Option<&[bool]>, values: Array) -> Array {
+        Array::List(ListArray {
+            validity: valid.map(|v| NullBuffer::from(v.to_vec())),
+            offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(offsets.to_vec()))),
+            values: Box::new(values),
+        })
+    }
+
+    /// `list<list<int32>>` rows `[[1, 2], [], null, [3]]`, null (over the child list `[4]`),
+    /// `[]`, `[[5, null]]`: spans over empty and null lists at both levels, a null outer list
+    /// over child slots that must be skipped, and outer lists found among inner pairs.
+    #[test]
+    fn spans_insert_null_and_empty_lists_and_skip_children_of_null_lists() {
+        let field = Field::list(
+            "a",
+            Field::list("element", Field::primitive("element", Type::INT32)),
+        );
+        let items = Array::Primitive(Column {
+            len: 6,
+            validity: Some(NullBuffer::from(vec![true, true, true, true, true, false])),
+            values: Values::Int32(ScalarBuffer::from(vec![1, 2, 3, 4, 5, 0])),
+        });
+        let inner_valid = [true, true, false, true, true, true];
+        let inner = list(&[0, 2, 2, 2, 3, 4, 6], Some(&inner_valid), items);
+        let outer_valid = [true, false, true, true];
+        let array = list(&[0, 4, 5, 5, 6], Some(&outer_valid), inner);
+        let mut levels = Vec::new();
+        let node = Node::plan(&field, "", 0, 0, 0, &mut levels);
+        assert_eq!(levels, [(5, 2)]);
+        let mut leaves = vec![LeafLevels::new(5, 2)];
+        shred(&node, &array, &mut leaves).unwrap();
+        let leaf = &leaves[0];
+        assert_eq!(leaf.rep, [0, 2, 1, 1, 1, 0, 0, 0, 2]);
+        assert_eq!(leaf.def, [5, 5, 3, 2, 5, 0, 1, 5, 4]);
+        assert_eq!(leaf.pairs, 9);
+        assert_eq!(leaf.values, 4);
+        assert_eq!(leaf.pieces.len(), 1);
+        assert_eq!(leaf.pieces[0].runs, [(0, 3), (4, 5)]);
+        assert_eq!(leaf.records(), 4);
+    }
+
+    /// A null slot in a required list is an error, wherever it is in a span.
+    #[test]
+    fn a_null_required_list_is_an_error() {
+        let field = Field::list("a", Field::primitive("element", Type::INT32)).required();
+        let items = Array::Primitive(Column {
+            len: 2,
+            validity: None,
+            values: Values::Int32(ScalarBuffer::from(vec![1, 2])),
+        });
+        let array = list(&[0, 1, 1, 2], Some(&[true, false, true]), items);
+        let mut levels = Vec::new();
+        let node = Node::plan(&field, "", 0, 0, 0, &mut levels);
+        let mut leaves: Vec<_> = levels.iter().map(|&(d, r)| LeafLevels::new(d, r)).collect();
+        assert!(shred(&node, &array, &mut leaves).is_err());
     }
 }

@@ -43,6 +43,8 @@ fn numeric_leaves_without_a_dictionary_are_gathered_page_by_page() {
     let s = Field::list("a", Field::primitive("element", Type::BYTE_ARRAY));
     write_with(&s, 0.05, plain());
     assert_eq!(probe::get("write.paged_values"), 1);
+    // Their pages are cut by stretches of pairs, not pair by pair.
+    assert!(probe::get("write.page_cut_stretch") > 0);
     let b = Field::list("a", Field::primitive("element", Type::BOOLEAN));
     write_with(&b, 0.05, plain());
     assert_eq!(probe::get("write.paged_values"), 0);
@@ -60,7 +62,9 @@ fn lists_of_leaves_are_shredded_by_spans() {
         0.05,
     );
     assert!(probe::get("write.shred_list_span") > 0);
-    assert_eq!(probe::get("write.shred_list_each"), 0);
+    assert_eq!(probe::get("write.shred_list_span_nested"), 0);
+    // Null and empty lists do not break a span: their pairs are inserted after the walk.
+    assert!(probe::get("write.shred_list_spread") > 0);
     // A list of structs of leaves is flat below the list too.
     let s = Field::structure(
         "element",
@@ -71,16 +75,20 @@ fn lists_of_leaves_are_shredded_by_spans() {
     );
     write(&Field::list("a", s), 0.1);
     assert!(probe::get("write.shred_list_span") > 0);
-    assert_eq!(probe::get("write.shred_list_each"), 0);
+    assert_eq!(probe::get("write.shred_list_span_nested"), 0);
 }
 
 #[test]
-fn lists_of_lists_walk_the_outer_list_by_list() {
+fn lists_of_lists_walk_the_outer_list_by_spans() {
     let inner = Field::list("element", Field::primitive("element", Type::INT32));
-    write(&Field::list("a", inner), 0.0);
-    assert!(probe::get("write.shred_list_each") > 0);
-    // The inner lists still go by spans.
+    let outer = Field::list("a", inner);
+    write(&outer, 0.0);
+    // The outer lists go by spans too, their starts found among the inner lists' pairs.
+    assert!(probe::get("write.shred_list_span_nested") > 0);
     assert!(probe::get("write.shred_list_span") > 0);
+    write(&outer, 0.2);
+    assert!(probe::get("write.shred_list_span_nested") > 0);
+    assert!(probe::get("write.shred_list_spread") > 0);
 }
 
 #[test]
