@@ -479,7 +479,10 @@ mod probes {
     fn a_page_shorter_than_its_header_says_falls_back() {
         let file = plain_strings_file(CodecKind::Uncompressed, PageVersion::V1, ROWS, 4 << 10);
         let r = open(&file, 1, ByteArrayLayout::Offsets).unwrap();
-        let meta = r.metadata().row_groups[0].columns[0].meta_data.clone().unwrap();
+        let meta = r.metadata().row_groups[0].columns[0]
+            .meta_data
+            .clone()
+            .unwrap();
         // The second data page of the first column, and where its last value starts.
         let mut pos = meta.data_page_offset as usize;
         let (h, header) = parq::metadata::decode_page_header(&file[pos..]).unwrap();
