@@ -97,7 +97,6 @@ const MAX_RESERVE_BYTES: u64 = 1 << 32;
 const MAX_EXPANSION: u64 = 32;
 
 /// One unit of work: pages of one column chunk, decoded into one column.
-#[derive(Clone)]
 pub(crate) struct Piece {
     /// Which requested column this piece belongs to.
     slot: usize,
