@@ -200,6 +200,58 @@ fn strings(modulo: usize, nulls_every: Option<usize>) -> Column {
     }
 }
 
+/// Required strings of 0 to 39 bytes (`i % 40` of them, from `i`).
+fn varied_strings() -> Column {
+    let mut offsets = vec![0i64];
+    let mut data = Vec::new();
+    for i in 0..ROWS {
+        let s = format!("{i:040}");
+        data.extend_from_slice(&s.as_bytes()[..i % 40]);
+        offsets.push(data.len() as i64);
+    }
+    Column {
+        len: ROWS,
+        validity: None,
+        values: Values::Binary {
+            offsets: OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            data: Buffer::from_vec(data),
+        },
+    }
+}
+
+/// Two required string columns in PLAIN pages (decoded in place on several threads), with
+/// optional strings and int64s (joined as they are decoded).
+fn plain_strings_file(
+    codec: CodecKind,
+    version: PageVersion,
+    row_group_rows: usize,
+    page: usize,
+) -> Bytes {
+    let options = WriterOptions {
+        compression: codec,
+        page_version: version,
+        encoding: EncodingPolicy::Plain,
+        data_page_size: page,
+        row_group_rows,
+        ..WriterOptions::default()
+    };
+    write(
+        vec![
+            Field::string("unique"),
+            Field::string("varied"),
+            Field::string("maybe").optional(),
+            Field::int64("id"),
+        ],
+        &[
+            strings(usize::MAX, None),
+            varied_strings(),
+            strings(usize::MAX, Some(9)),
+            int64s(None),
+        ],
+        options,
+    )
+}
+
 fn write(fields: Vec<Field>, columns: &[Column], options: WriterOptions) -> Bytes {
     let mut out = Vec::new();
     let mut w = ParquetWriter::new(&mut out, fields, options).unwrap();
@@ -373,6 +425,110 @@ mod probes {
         let got = views.read_leaves(&all).unwrap();
         assert_eq!(probe::get("parallel.join"), 1, "only the int64 column");
         assert_eq!(got, expected);
+    }
+
+    /// Required strings in PLAIN pages: each piece's place in the output is known from its
+    /// page headers, so the pieces decode straight into it (v1 and v2 pages; page ranges of
+    /// one row group, two row groups (split or not, by the thread count), or many row groups
+    /// of one piece each; values of 0 to 39 bytes, so some cross the kernel's block copy and
+    /// pieces end on empty values).
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn required_plain_strings_decode_in_place() {
+        for (version, row_group_rows, ranges) in [
+            (PageVersion::V1, ROWS, Some(true)),
+            (PageVersion::V2, ROWS, Some(true)),
+            (PageVersion::V2, ROWS / 2, None),
+            (PageVersion::V1, 2_000, Some(false)),
+        ] {
+            let file = plain_strings_file(CodecKind::Zstd, version, row_group_rows, 8 << 10);
+            let all = [0, 1, 2, 3];
+            let expected = open(&file, 1, ByteArrayLayout::Offsets)
+                .unwrap()
+                .read_leaves(&all)
+                .unwrap();
+            for threads in THREADS {
+                let many = open(&file, threads, ByteArrayLayout::Offsets).unwrap();
+                probe::reset();
+                let got = many.read_leaves(&all).unwrap();
+                let what = format!("{version:?} {row_group_rows} rows: {:?}", probe::snapshot());
+                assert_eq!(probe::get("parallel.join_direct"), 2, "{what}");
+                assert_eq!(probe::get("parallel.direct_fallback"), 0, "{what}");
+                let pieces = probe::get("parallel.page_range") + probe::get("parallel.chunk");
+                assert!(probe::get("parallel.direct") * 2 >= pieces, "{what}");
+                if let Some(ranges) = ranges {
+                    assert_eq!(probe::get("parallel.page_range") > 0, ranges, "{what}");
+                }
+                assert_eq!(got, expected, "{threads} threads, {what}");
+            }
+            assert_parallel_equal(
+                &format!("plain strings {version:?} {row_group_rows}"),
+                &file,
+                &[ByteArrayLayout::Offsets, ByteArrayLayout::Views],
+            );
+        }
+    }
+
+    /// The last value of a page is cut one byte short (its length prefix says one less): a
+    /// one-thread read takes it and leaves the page's last byte unread, but the page then
+    /// holds a byte less of values than its header says, so the in-place pieces after it
+    /// would not meet: the column is decoded again the usual way, with the same values. A
+    /// length past the page fails the same way on any thread count.
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn a_page_shorter_than_its_header_says_falls_back() {
+        let file = plain_strings_file(CodecKind::Uncompressed, PageVersion::V1, ROWS, 4 << 10);
+        let r = open(&file, 1, ByteArrayLayout::Offsets).unwrap();
+        let meta = r.metadata().row_groups[0].columns[0]
+            .meta_data
+            .clone()
+            .unwrap();
+        // The second data page of the first column, and where its last value starts.
+        let mut pos = meta.data_page_offset as usize;
+        let (h, header) = parq::metadata::decode_page_header(&file[pos..]).unwrap();
+        pos += header + h.compressed_page_size as usize;
+        let (h, header) = parq::metadata::decode_page_header(&file[pos..]).unwrap();
+        let end = pos + header + h.compressed_page_size as usize;
+        let (mut at, mut last) = (pos + header, 0);
+        while at < end {
+            last = at;
+            at += 4 + u32::from_le_bytes(file[at..at + 4].try_into().unwrap()) as usize;
+        }
+        assert_eq!(at, end);
+        let len = u32::from_le_bytes(file[last..last + 4].try_into().unwrap());
+        assert!(len > 0);
+
+        let mut short = file.to_vec();
+        short[last..last + 4].copy_from_slice(&(len - 1).to_le_bytes());
+        let short = Bytes::from(short);
+        let expected = open(&short, 1, ByteArrayLayout::Offsets)
+            .unwrap()
+            .read_leaves(&[0, 1])
+            .unwrap();
+        assert_ne!(
+            expected,
+            r.read_leaves(&[0, 1]).unwrap(),
+            "the cut value reads shorter"
+        );
+        for threads in THREADS {
+            let many = open(&short, threads, ByteArrayLayout::Offsets).unwrap();
+            probe::reset();
+            assert_eq!(many.read_leaves(&[0, 1]).unwrap(), expected);
+            assert_eq!(probe::get("parallel.direct_fallback"), 1, "{threads}");
+            assert_eq!(probe::get("parallel.join_direct"), 1, "{threads}");
+        }
+        assert_parallel_equal("a short page", &short, &[ByteArrayLayout::Offsets]);
+
+        let mut long = file.to_vec();
+        long[last..last + 4].copy_from_slice(&(len + 100).to_le_bytes());
+        let long = Bytes::from(long);
+        let one = open(&long, 1, ByteArrayLayout::Offsets).unwrap();
+        let err = one.read_leaves(&[0, 1]).unwrap_err().to_string();
+        for threads in THREADS {
+            let many = open(&long, threads, ByteArrayLayout::Offsets).unwrap();
+            assert_eq!(many.read_leaves(&[0, 1]).unwrap_err().to_string(), err);
+        }
+        assert_parallel_equal("a value past its page", &long, &[ByteArrayLayout::Offsets]);
     }
 
     #[test]

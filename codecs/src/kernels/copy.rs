@@ -166,6 +166,76 @@ pub fn plain_byte_arrays(
     result.map(|()| pos)
 }
 
+/// Decode `n` PLAIN BYTE_ARRAY values from `input` into room the caller placed: the end
+/// offset of each value plus `base` into `offsets[..n]`, the value bytes into `data` from its
+/// start. Returns the value bytes written.
+///
+/// For a read that decodes pieces of one column on several threads straight into disjoint
+/// parts of one output: unlike [`plain_byte_arrays`], nothing is written past `offsets[..n]`
+/// or past `data` (the block copy of a short value is taken only where `data` has the room),
+/// since the memory after them is another piece's, written by another thread.
+///
+/// Errors when `input` ends early, when `offsets` holds fewer than `n` slots or when the
+/// bytes do not fit in `data`; what was written before is then unspecified.
+pub fn plain_byte_arrays_into(
+    input: &[u8],
+    n: usize,
+    base: i64,
+    offsets: &mut [std::mem::MaybeUninit<i64>],
+    data: &mut [std::mem::MaybeUninit<u8>],
+) -> crate::Result<usize> {
+    let Some(offsets) = offsets.get_mut(..n) else {
+        return Err(crate::Error::InvalidData {
+            offset: 0,
+            what: "more values than the room placed for them",
+        });
+    };
+    let mut pos = 0usize;
+    let mut written = 0usize;
+    for slot in offsets.iter_mut() {
+        let Some(len_bytes) = input.get(pos..pos + 4) else {
+            return Err(crate::Error::Truncated {
+                offset: pos,
+                needed: 4,
+                available: input.len().saturating_sub(pos),
+            });
+        };
+        let len =
+            u32::from_le_bytes([len_bytes[0], len_bytes[1], len_bytes[2], len_bytes[3]]) as usize;
+        let start = pos + 4;
+        if len > input.len() - start {
+            return Err(crate::Error::Truncated {
+                offset: start,
+                needed: len,
+                available: input.len() - start,
+            });
+        }
+        if len > data.len() - written {
+            return Err(crate::Error::InvalidData {
+                offset: start,
+                what: "value bytes past the room placed for them",
+            });
+        }
+        // SAFETY: `start + len <= input.len()` and `written + len <= data.len()` were checked
+        // just above; the block copy is taken only when `start + BLOCK <= input.len()` and
+        // `written + BLOCK <= data.len()`: source and destination ranges are in bounds.
+        // `input` is a shared borrow and `data` a unique one: they do not overlap.
+        unsafe {
+            let src = input.as_ptr().add(start);
+            let dst = data.as_mut_ptr().add(written).cast::<u8>();
+            if len <= BLOCK && start + BLOCK <= input.len() && written + BLOCK <= data.len() {
+                std::ptr::copy_nonoverlapping(src, dst, BLOCK);
+            } else {
+                std::ptr::copy_nonoverlapping(src, dst, len);
+            }
+        }
+        written += len;
+        slot.write(base + written as i64);
+        pos = start + len;
+    }
+    Ok(written)
+}
+
 #[cfg(test)]
 mod plain_tests {
     use super::*;
@@ -204,6 +274,47 @@ mod plain_tests {
             if let Ok(consumed) = r { prop_assert_eq!(consumed, pos); }
             prop_assert_eq!(offsets, want_off);
             prop_assert_eq!(data, want_data);
+        }
+    }
+
+    /// A value of the test's buffers, all made with `MaybeUninit::new`.
+    fn init<T: Copy>(m: &std::mem::MaybeUninit<T>) -> T {
+        // SAFETY: every element of the test's buffers was initialised when they were made,
+        // and the kernel writes only initialised values.
+        unsafe { m.assume_init() }
+    }
+
+    proptest! {
+        /// Into exact room (with guard bytes after it that must stay untouched), as the
+        /// appending kernel; short room or input is an error.
+        #[test]
+        fn into_placed_room_equals_appending(
+            values in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..40), 0..50),
+            cut in 0usize..2000,
+            short in 0usize..3,
+        ) {
+            let mut input = encode(&values);
+            input.truncate(cut.min(input.len()));
+            let (mut want_off, mut want_data) = (vec![0i64], Vec::new());
+            let appended = plain_byte_arrays(&input, values.len(), &mut want_off, &mut want_data);
+            let total: usize = values.iter().map(Vec::len).sum();
+            let room = total.saturating_sub(short);
+            let guard = 64;
+            let mut offsets = vec![std::mem::MaybeUninit::new(-1i64); values.len() + 1];
+            let mut data = vec![std::mem::MaybeUninit::new(0xAAu8); room + guard];
+            let r = plain_byte_arrays_into(
+                &input, values.len(), 5, &mut offsets[..values.len()], &mut data[..room],
+            );
+            prop_assert!(data[room..].iter().all(|b| init(b) == 0xAA));
+            prop_assert_eq!(init(&offsets[values.len()]), -1);
+            prop_assert_eq!(r.is_ok(), appended.is_ok() && room >= total);
+            if let Ok(written) = r {
+                prop_assert_eq!(written, total);
+                let got: Vec<i64> = offsets[..values.len()].iter().map(|o| init(o) - 5).collect();
+                prop_assert_eq!(&got[..], &want_off[1..]);
+                let bytes: Vec<u8> = data[..written].iter().map(init).collect();
+                prop_assert_eq!(bytes, want_data);
+            }
         }
     }
 
