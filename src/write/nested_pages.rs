@@ -612,29 +612,36 @@ mod tests {
         pages
     }
 
+    /// `n` random level pairs up to `max_rep` / `max_def` (the first repetition level 0),
+    /// drawn from the xorshift state `x`.
+    fn random_levels(x: &mut u64, max_rep: u16, max_def: u16, n: usize) -> LeafLevels {
+        let mut next = |m: u16| {
+            *x ^= *x << 13;
+            *x ^= *x >> 7;
+            *x ^= *x << 17;
+            (*x % (m as u64 + 2)).min(m as u64) as u16
+        };
+        let mut l = LeafLevels::new(max_def, max_rep);
+        for i in 0..n {
+            if max_rep > 0 {
+                let r = next(max_rep);
+                l.rep.push(if i == 0 { 0 } else { r });
+            }
+            if max_def > 0 {
+                l.def.push(next(max_def));
+            }
+        }
+        l.pairs = n;
+        l
+    }
+
     /// Values of varying size: stretches taken whole give the pair walk's cuts.
     #[test]
     fn varying_cost_cuts_match_the_pair_walk() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |m: u16| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % (m as u64 + 2)).min(m as u64) as u16
-        };
         for (max_rep, max_def) in [(1u16, 3u16), (2, 5), (0, 1), (1, 1), (0, 0), (1, 0)] {
             for n in [0usize, 1, 9, 255, 256, 257, 3000, 20_000] {
-                let mut l = LeafLevels::new(max_def, max_rep);
-                for i in 0..n {
-                    if max_rep > 0 {
-                        let r = next(max_rep);
-                        l.rep.push(if i == 0 { 0 } else { r });
-                    }
-                    if max_def > 0 {
-                        l.def.push(next(max_def));
-                    }
-                }
-                l.pairs = n;
+                let l = random_levels(&mut x, max_rep, max_def, n);
                 let values = random_lens(n, n as u64 + 1);
                 let slices: Vec<&[u8]> = values.iter().map(|v| v.as_slice()).collect();
                 let bits: Vec<u64> = slices.iter().map(|v| (4 + v.len() as u64) * 8).collect();
@@ -660,25 +667,9 @@ mod tests {
     #[test]
     fn fixed_cost_cuts_match_the_pair_walk() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |m: u16| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % (m as u64 + 2)).min(m as u64) as u16
-        };
         for (max_rep, max_def) in [(1u16, 3u16), (2, 5), (0, 1), (1, 1), (0, 0), (1, 0)] {
             for n in [0usize, 1, 9, 200, 3000] {
-                let mut l = LeafLevels::new(max_def, max_rep);
-                for i in 0..n {
-                    if max_rep > 0 {
-                        let r = next(max_rep);
-                        l.rep.push(if i == 0 { 0 } else { r });
-                    }
-                    if max_def > 0 {
-                        l.def.push(next(max_def));
-                    }
-                }
-                l.pairs = n;
+                let l = random_levels(&mut x, max_rep, max_def, n);
                 for (cost, target, rows) in [
                     (64, 64, 1000),
                     (8, 1000, 7),
