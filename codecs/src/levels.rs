@@ -105,7 +105,7 @@ const SINK_LONG_RUN: usize = 1024;
 /// around each null): appending each to the builder costs a `resize`/`memset` plus byte
 /// read-modify-writes of the bytes just written (store-forwarding stalls), several times the
 /// work of shifting the run into a register.
-struct BitSink<'b> {
+pub(crate) struct BitSink<'b> {
     out: &'b mut BooleanBufferBuilder,
     /// Whole words (little endian) not yet appended.
     words: [u64; SINK_WORDS],
@@ -116,7 +116,7 @@ struct BitSink<'b> {
 }
 
 impl<'b> BitSink<'b> {
-    fn new(out: &'b mut BooleanBufferBuilder) -> Self {
+    pub(crate) fn new(out: &'b mut BooleanBufferBuilder) -> Self {
         Self {
             out,
             words: [0; SINK_WORDS],
@@ -126,9 +126,9 @@ impl<'b> BitSink<'b> {
         }
     }
 
-    /// Append the low `n` (1..=64) bits of `bits`; the bits above `n` are zero.
+    /// Append the low `n` (0..=64) bits of `bits`; the bits above `n` are zero.
     #[inline]
-    fn push(&mut self, bits: u64, n: u32) {
+    pub(crate) fn push(&mut self, bits: u64, n: u32) {
         self.acc |= bits << self.nacc;
         let total = self.nacc + n;
         if total >= 64 {
@@ -156,7 +156,7 @@ impl<'b> BitSink<'b> {
     }
 
     /// Append everything collected to the builder.
-    fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         self.flush_words();
         if self.nacc > 0 {
             self.out.append_word(self.acc, self.nacc as usize);

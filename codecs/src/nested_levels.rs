@@ -12,74 +12,7 @@ use arrow_buffer::BooleanBufferBuilder;
 
 use crate::kernels::pext::pext_fn;
 use crate::kernels::v3::{self, LevelMasks};
-
-/// Words of bits kept before they go to the builder in one call: `append_packed_range` costs
-/// about 170 instructions a call, so a call per word was a tenth of a nested read's decode.
-const SINK_WORDS: usize = 32;
-
-/// Runs of bits appended to a builder, gathered into whole words first and the words handed
-/// over [`SINK_WORDS`] at a time.
-struct WordSink<'a> {
-    out: &'a mut BooleanBufferBuilder,
-    /// Full words not yet handed over, little-endian bytes in order.
-    full: [u64; SINK_WORDS],
-    full_len: usize,
-    word: u64,
-    bits: u32,
-}
-
-impl<'a> WordSink<'a> {
-    fn new(out: &'a mut BooleanBufferBuilder) -> Self {
-        WordSink {
-            out,
-            full: [0; SINK_WORDS],
-            full_len: 0,
-            word: 0,
-            bits: 0,
-        }
-    }
-
-    /// Append the low `n` bits of `v` (`n <= 64`, higher bits clear).
-    #[inline(always)]
-    fn push(&mut self, v: u64, n: u32) {
-        if n == 0 {
-            return;
-        }
-        self.word |= v << self.bits;
-        let total = self.bits + n;
-        if total >= 64 {
-            self.full[self.full_len] = self.word;
-            self.full_len += 1;
-            if self.full_len == SINK_WORDS {
-                self.flush();
-            }
-            let used = 64 - self.bits;
-            self.word = if used == 64 { 0 } else { v >> used };
-            self.bits = total - 64;
-        } else {
-            self.bits = total;
-        }
-    }
-
-    /// Hand the full words over.
-    fn flush(&mut self) {
-        let mut bytes = [0u8; SINK_WORDS * 8];
-        for (b, w) in bytes.chunks_exact_mut(8).zip(&self.full[..self.full_len]) {
-            b.copy_from_slice(&w.to_le_bytes());
-        }
-        self.out
-            .append_packed_range(0..self.full_len * 64, &bytes[..self.full_len * 8]);
-        self.full_len = 0;
-    }
-
-    fn finish(mut self) {
-        self.flush();
-        if self.bits > 0 {
-            self.out
-                .append_packed_range(0..self.bits as usize, &self.word.to_le_bytes());
-        }
-    }
-}
+use crate::levels::BitSink;
 
 /// For every level pair that starts a slot (`d >= slot_def` and, when `rep` is given,
 /// `r <= slot_rep`), append one bit `d >= valid_def` to `out`. `valid_def >= slot_def`.
@@ -147,7 +80,7 @@ fn slot_validity_inline<M: LevelMasks>(
 ) -> (usize, usize) {
     debug_assert!(valid_def >= slot_def);
     let pext = pext_fn();
-    let mut sink = WordSink::new(out);
+    let mut sink = BitSink::new(out);
     let (mut slots, mut valid) = (0usize, 0usize);
     let mut emit = |s: u64, v: u64, full: u64| {
         let bits = if s == full { v } else { pext(v, s) };
