@@ -1296,10 +1296,16 @@ impl Direct {
         {
             return None;
         }
-        let (mut slots, mut bytes) = (0u64, 0u64);
+        let (mut slots, mut bytes, mut stored) = (0u64, 0u64, 0u64);
         for &i in pieces {
             slots = slots.checked_add(all[i].num_values.max(0) as u64)?;
             bytes = bytes.checked_add(all[i].plain_bytes?)?;
+            stored = stored.saturating_add(all[i].bytes.len() as u64);
+        }
+        // The sizes come from page headers: reserve up front only what the stored pages can
+        // plausibly decompress to (as `value_bytes_hint` caps), else decode the usual way.
+        if bytes > stored.saturating_mul(MAX_EXPANSION) {
+            return None;
         }
         // What a one-thread read charges to its budget: offsets, the pages' values (bytes and
         // length prefixes), validity bits; past it, the usual decode reports the error.
