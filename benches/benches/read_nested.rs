@@ -13,6 +13,10 @@
 //! `LargeUtf8`-free `Utf8`, which is what the file's schema says).
 //!
 //! `cargo bench -p parq-benches --bench read_nested -- --warm-up-time 1 --measurement-time 3`
+//!
+//! `PARQ_NESTED_ONCE=CASE[,CASE…]` (e.g. `list_i64_nonull_none`) instead reads each named case
+//! once with each reader and exits: run it under `valgrind --tool=callgrind` and compare the
+//! inclusive costs of `read_parq` and `read_parquet`.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -20,7 +24,7 @@ use std::sync::Arc;
 use arrow_array::{Array, ArrayRef, Int64Array, ListArray, RecordBatch};
 use arrow_schema::{Field, Schema};
 use bytes::Bytes;
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use parq::read::ParquetReader;
 use parq_benches::{list_i64, struct_ab};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -48,6 +52,7 @@ fn write(array: ArrayRef, codec: Compression) -> Bytes {
     Bytes::from(out)
 }
 
+#[inline(never)]
 fn read_parq(file: &Bytes) -> Vec<parq::read::ArrayBatch> {
     let reader = ParquetReader::new(file.clone()).expect("open");
     reader
@@ -57,6 +62,7 @@ fn read_parq(file: &Bytes) -> Vec<parq::read::ArrayBatch> {
         .expect("read")
 }
 
+#[inline(never)]
 fn read_parquet(file: &Bytes) -> Vec<RecordBatch> {
     ParquetRecordBatchReaderBuilder::try_new(file.clone())
         .expect("open")
@@ -101,23 +107,43 @@ fn check_same(name: &str, ours: &[parq::read::ArrayBatch], theirs: &[RecordBatch
     }
 }
 
-fn bench(c: &mut Criterion) {
-    let rows = parq_benches::rows();
-    let mut group = c.benchmark_group("read_nested");
-    let codecs = [
+type Make = fn(usize) -> ArrayRef;
+
+const SHAPES: [(&str, Make); 3] = [
+    ("list_i64", |r| list_i64(r, true)),
+    ("list_i64_nonull", |r| list_i64(r, false)),
+    ("struct", struct_ab),
+];
+
+fn codecs() -> [(&'static str, Compression); 3] {
+    [
         ("none", Compression::UNCOMPRESSED),
         ("snappy", Compression::SNAPPY),
         ("zstd", Compression::ZSTD(ZstdLevel::default())),
-    ];
-    type Make = fn(usize) -> ArrayRef;
-    let shapes: [(&str, Make); 3] = [
-        ("list_i64", |r| list_i64(r, true)),
-        ("list_i64_nonull", |r| list_i64(r, false)),
-        ("struct", struct_ab),
-    ];
-    for (shape, make) in shapes {
+    ]
+}
+
+/// `PARQ_NESTED_ONCE`: each named case read once by each reader, for instruction counts.
+fn once(names: &str) {
+    let rows = parq_benches::rows();
+    for (shape, make) in SHAPES {
+        for (codec_name, codec) in codecs() {
+            let name = format!("{shape}_{codec_name}");
+            if names.split(',').any(|n| n == name) {
+                let file = write(make(rows), codec);
+                black_box(read_parq(&file));
+                black_box(read_parquet(&file));
+            }
+        }
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let rows = parq_benches::rows();
+    let mut group = c.benchmark_group("read_nested");
+    for (shape, make) in SHAPES {
         let array = make(rows);
-        for (codec_name, codec) in codecs {
+        for (codec_name, codec) in codecs() {
             let name = format!("{shape}_{codec_name}");
             let file = write(array.clone(), codec);
             check_same(&name, &read_parq(&file), &read_parquet(&file));
@@ -134,4 +160,12 @@ fn bench(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(names) = std::env::var("PARQ_NESTED_ONCE") {
+        once(&names);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -404,7 +404,8 @@ fn list_validity(
     validity: &mut Validity,
 ) {
     let (ds, rs, dv) = (plan.def_slot, plan.rep_slot, plan.def_valid);
-    if dv <= ds || all_valid {
+    if dv <= ds || all_valid || nested_levels::all_at_least(l.def, dv) {
+        // No pair below the valid level: no null list here (there may be empty ones).
         validity.append_valid(slots);
         return;
     }

@@ -11,7 +11,7 @@ use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
 use parq_codecs::{nested_levels, probe};
 
 use super::assemble::{assemble, Assembly, LeafView};
-use super::decode::ChunkDecoder;
+use super::decode::{ChunkDecoder, Cuts};
 use super::drive::PushDriver;
 use super::file::{ColumnReader, ParquetReader};
 use super::levels::{check_nulls, levels_error};
@@ -48,6 +48,11 @@ pub(crate) struct LeafState<S: Source> {
     done: bool,
     /// Under a selection: the row (in the row group) the next record start begins.
     next_record: u64,
+    /// Records per batch of a batched read (0: a whole read): the leaf's values are cut into
+    /// one column per batch as pages are decoded, see [`LeafState::batch_cuts`].
+    batch: usize,
+    /// Slots of the last column cut, the room reserved for the next.
+    batch_slots: usize,
 }
 
 impl<S: Source> LeafState<S> {
@@ -69,6 +74,8 @@ impl<S: Source> LeafState<S> {
             front_offset: 0,
             done: false,
             next_record: 0,
+            batch: 0,
+            batch_slots: 0,
         })
     }
 
@@ -114,6 +121,7 @@ impl<S: Source> LeafState<S> {
         }
         let rep = &self.rep[self.rep.len().min(start)..];
         let def = &self.def[self.def.len().min(start)..];
+        let starts_before = self.starts;
         if self.max_rep > 0 {
             if chunk_start && rep.first().is_some_and(|&r| r != 0) {
                 return Err(Error::format(
@@ -148,14 +156,65 @@ impl<S: Source> LeafState<S> {
             def_levels: Levels::None,
             values: page.values,
         };
-        self.decoder.decode_slots(page, bits, valid, loc.clone())?;
         if self.decoder.can_borrow() {
             // A fixed-width page that may be lent out: hand it on as its own buffer (zero-copy
             // when PLAIN, aligned and without nulls) rather than copying it into a growing one.
+            self.decoder.decode_slots(page, bits, valid, loc.clone())?;
             let col = self.decoder.finish();
             self.ready.push_back(col);
+            return Ok(());
         }
-        Ok(())
+        let cuts = self.batch_cuts(starts_before, start, n);
+        let hint = self.batch_slots;
+        let (ready, batch_slots) = (&mut self.ready, &mut self.batch_slots);
+        let mut cut = |col: Column| {
+            *batch_slots = col.len;
+            ready.push_back(col);
+        };
+        self.decoder.decode_slots_cut(
+            page,
+            bits,
+            valid,
+            loc.clone(),
+            Cuts {
+                at: &cuts,
+                reserve: hint,
+            },
+            &mut cut,
+        )
+    }
+
+    /// The slots of the page of `n` pairs buffered from `start` at which a batch begins, for
+    /// a batched read: batches take `batch` records from `pos` on, so a batch begins at each
+    /// record whose ordinal from `pos` is a multiple of `batch`; the page's records have the
+    /// ordinals `starts_before..`. Values cut there make every batch one column: none is
+    /// copied together from pieces (a cut that misses, say at a shorter last batch, only
+    /// costs that copy).
+    fn batch_cuts(&self, starts_before: usize, start: usize, n: usize) -> Vec<usize> {
+        let records = self.starts - starts_before;
+        if self.batch == 0 || records == 0 {
+            return Vec::new();
+        }
+        let rep = &self.rep[self.rep.len().min(start)..];
+        let def = &self.def[self.def.len().min(start)..];
+        let mut cuts = Vec::new();
+        let mut ordinal = starts_before.div_ceil(self.batch) * self.batch;
+        while ordinal < starts_before + records {
+            // The pair where that record starts, then the leaf's slots before it.
+            let j = ordinal - starts_before;
+            let pair = if self.max_rep > 0 {
+                nested_levels::records_end(&rep[..n], j)
+            } else {
+                j
+            };
+            cuts.push(if self.def_slot == 0 || def.is_empty() {
+                pair
+            } else {
+                nested_levels::count_at_least(&def[..pair], self.def_slot)
+            });
+            ordinal += self.batch;
+        }
+        cuts
     }
 
     /// Before decoding a page of `n` level pairs: they fit in the read's budget and their
@@ -301,7 +360,10 @@ impl<S: Source> LeafState<S> {
 
     /// Take `slots` decoded slots.
     fn take_values(&mut self, slots: usize) -> Result<Column> {
-        if self.decoder.len() > 0 {
+        // Slots cut at batch boundaries are ready; those after the last cut belong to the
+        // next batch unless these slots reach into them.
+        let ready = self.ready.iter().map(|c| c.len).sum::<usize>() - self.front_offset;
+        if (ready < slots || self.ready.is_empty()) && self.decoder.len() > 0 {
             let col = self.decoder.finish();
             self.ready.push_back(col);
         }
@@ -327,7 +389,10 @@ impl<S: Source> LeafState<S> {
         }
         Ok(match pieces.len() {
             // No slots: an empty column of the leaf's layout.
-            0 => self.decoder.finish(),
+            0 => match self.ready.front() {
+                Some(front) => front.slice(self.front_offset, 0),
+                None => self.decoder.finish(),
+            },
             1 => pieces.pop().expect("one piece"),
             _ => {
                 probe::hit("nested.values_copied_together");
@@ -403,6 +468,12 @@ fn leaf_slots(def: &[i16], def_slot: i16, max: i16) -> (usize, Option<BooleanBuf
         probe::hit("nested.leaf_page_all_valid");
         return (def.len(), None, def.len());
     }
+    if nested_levels::none_between(def, def_slot, max) {
+        // Empty (or null) lists but no null value: every slot is valid.
+        probe::hit("nested.leaf_page_slots_all_valid");
+        let slots = nested_levels::count_at_least(def, def_slot);
+        return (slots, None, slots);
+    }
     let mut b = BooleanBufferBuilder::new(def.len());
     let (slots, valid) = nested_levels::slot_validity(def, None, def_slot, max, &mut b);
     let bits = (valid < slots).then(|| b.finish());
@@ -437,6 +508,9 @@ impl<S: Source> FieldReader<S> {
 
     /// The next `records` records (fewer at the end; `None` when none is left).
     fn next(&mut self, records: usize) -> Result<Option<(Array, usize)>> {
+        for l in &mut self.leaves {
+            l.batch = records;
+        }
         let mut asm = Assembly::new(&self.plan);
         let Some((rows, slots)) = self.step(records, &mut asm)? else {
             return Ok(None);

@@ -202,6 +202,77 @@ fn nested_fast_paths_are_taken() {
 /// Fixed-width leaves of lists without nulls come in one go: an uncompressed PLAIN page whose
 /// values are aligned is lent out as the leaf's buffer, not copied (as flat columns are).
 #[cfg(feature = "probes")]
+/// Batches of a nested field are each one column per leaf: pages are cut at batch
+/// boundaries as they are decoded, so no batch is copied together from the pieces of the
+/// pages it spans (pages here are tiny: a batch of 100 records spans several). Batches read
+/// the same values as the whole field (itself checked against pyarrow in the CLI's
+/// `nested_pyarrow`).
+#[cfg(feature = "probes")]
+#[test]
+fn nested_batches_are_cut_from_pages_not_copied_together() {
+    use parq::codecs::probe;
+    require_pyarrow();
+    let dir = scratch_dir("nested_read_cuts");
+    // Byte-array leaves only: fixed-width ones first try to lend each page out whole.
+    let script = r#"
+import sys, random
+import pyarrow as pa, pyarrow.parquet as pq
+rnd = random.Random(11)
+n = 3000
+def maybe(p, v):
+    return None if rnd.random() < p else v
+tags = [maybe(0.05, [maybe(0.05, "t%d" % rnd.randrange(500)) for _ in range(rnd.randrange(6))]) for _ in range(n)]
+pairs = [maybe(0.1, {"s": maybe(0.05, "s%d" % rnd.randrange(50)), "t": "x" * rnd.randrange(9)}) for _ in range(n)]
+words = [["w%d" % rnd.randrange(90) for _ in range(rnd.randrange(5))] for _ in range(n)]
+t = pa.table({
+    "tags": pa.array(tags, pa.list_(pa.string())),
+    "pairs": pa.array(pairs, pa.struct([("s", pa.string()), ("t", pa.string())])),
+    "words": pa.array(words, pa.list_(pa.string())),
+})
+for version in ["1.0", "2.0"]:
+    for dictionary in [False, True]:
+        pq.write_table(t, "%s/v%s_%d.parquet" % (sys.argv[1], version[0], dictionary),
+                       data_page_version=version, use_dictionary=dictionary,
+                       data_page_size=256, write_batch_size=7, row_group_size=1000)
+"#;
+    let status = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&dir)
+        .status()
+        .expect("python3");
+    assert!(status.success(), "pyarrow failed to write the test files");
+    for name in ["v1_0", "v1_1", "v2_0", "v2_1"] {
+        let file = dir.join(format!("{name}.parquet"));
+        let reader = open(&file);
+        for (index, field) in ["tags", "pairs", "words"].iter().enumerate() {
+            let whole = rows(&reader.read_field(index).expect("whole").1);
+            probe::reset();
+            let mut got = Vec::new();
+            for batch in reader.array_batches(&[field], 100).expect("batches") {
+                got.extend(rows(&batch.expect("batch").arrays[0]));
+            }
+            assert!(got == whole, "{name}: {field}");
+            assert!(
+                probe::get("read.page_cut_at_batches") > 0,
+                "{name}: {field}"
+            );
+            assert_eq!(
+                probe::get("nested.values_copied_together"),
+                0,
+                "{name}: {field}"
+            );
+            // Empty lists but no null list or value: the leaf's slots and the lists are all
+            // valid without computing their validity bit by bit.
+            if *field == "words" {
+                assert!(probe::get("nested.leaf_page_slots_all_valid") > 0, "{name}");
+                assert_eq!(probe::get("kernels.slot_validity.avx2"), 0, "{name}");
+                assert_eq!(probe::get("kernels.slot_validity.scalar"), 0, "{name}");
+            }
+        }
+    }
+}
+
 #[test]
 fn aligned_plain_list_leaves_are_borrowed() {
     use arrow_buffer::{OffsetBuffer, ScalarBuffer};

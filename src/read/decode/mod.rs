@@ -75,6 +75,15 @@ pub const DEFAULT_MAX_MEMORY: u64 = 4 << 30;
 const RESERVE_FALLIBLY_FROM: u64 = 1 << 20;
 
 /// The undecoded rest of a split page.
+/// Where [`ChunkDecoder::decode_slots_cut`] finishes columns in a page.
+pub(crate) struct Cuts<'a> {
+    /// Slot indices in the page, ascending.
+    pub at: &'a [usize],
+    /// Slots to reserve before each new column (the last batch's, a hint capped like
+    /// [`ChunkDecoder::reserve`]'s; 0: none), so that it does not grow by doubling.
+    pub reserve: usize,
+}
+
 struct PendingPage {
     page: DataPage,
     /// Validity of the whole page (`None`: all valid).
@@ -294,6 +303,68 @@ impl ChunkDecoder {
             .map_err(|e| e.at(&location))?;
         self.len += n;
         Ok(())
+    }
+
+    /// [`ChunkDecoder::decode_slots`], but a column is finished and handed to `out` at each
+    /// of `cuts.at` (ascending slot indices in `0..=page.num_values`), so that a nested leaf's
+    /// batches are each one buffer: the slots after the last cut stay here, and the next
+    /// pages append to them. A page that cannot be split is decoded whole, without cuts.
+    pub(crate) fn decode_slots_cut(
+        &mut self,
+        page: DataPage,
+        bits: Option<BooleanBuffer>,
+        valid: usize,
+        location: Location,
+        cuts: Cuts<'_>,
+        out: &mut impl FnMut(Column),
+    ) -> Result<()> {
+        let (hint, cuts) = (cuts.reserve, cuts.at);
+        let n = page.num_values;
+        if !self.values.can_split(&page) || self.pending.is_some() {
+            return self.decode_slots(page, bits, valid, location);
+        }
+        if cuts.is_empty() {
+            self.reserve_batch(&page, hint);
+            return self.decode_slots(page, bits, valid, location);
+        }
+        probe::hit("read.page_cut_at_batches");
+        let mut pending = Some(PendingPage {
+            page,
+            bits,
+            location,
+            slots_done: 0,
+            at: PartStart::default(),
+        });
+        let mut done = 0;
+        // Each cut, then the page's end (where the column goes on with the next page).
+        for (k, &cut) in cuts.iter().chain([&n]).enumerate() {
+            let cut = cut.min(n);
+            if let Some(p) = pending.take_if(|_| cut > done) {
+                self.reserve_batch(&p.page, hint);
+                self.pending = Some(p);
+                self.resume(cut - done)?;
+                done = cut;
+                pending = self.pending.take();
+            }
+            if k < cuts.len() && self.len > 0 {
+                out(self.finish());
+            }
+        }
+        Ok(())
+    }
+
+    /// Before the first slots of a new column: room for about `slots` slots like `page`'s, a
+    /// hint dropped like [`ChunkDecoder::reserve`]'s (0: none). A sixteenth more, since the
+    /// next batch's slots vary around the last's and a buffer that overflows by one slot
+    /// doubles (and copies itself).
+    fn reserve_batch(&mut self, page: &DataPage, slots: usize) {
+        if self.len == 0 && slots > 0 {
+            let slots = slots.saturating_add(slots / 16);
+            let bytes = self.values.output_bytes(page, slots, slots);
+            if hint_fits(bytes, self.budget) {
+                self.values.reserve_run(page, slots, slots, 1);
+            }
+        }
     }
 
     /// Decode only the slots `ranges` (sorted, disjoint, inside the page) of a flat page:
