@@ -296,9 +296,15 @@ pub fn all_at_least(levels: &[i16], min: i16) -> bool {
 
 /// Whether no level lies in `lo..hi`.
 pub fn none_between(levels: &[i16], lo: i16, hi: i16) -> bool {
-    levels
-        .chunks(256)
-        .all(|c| c.iter().fold(true, |acc, &d| acc & !(lo..hi).contains(&d)))
+    if hi <= lo {
+        return true;
+    }
+    // One unsigned compare a level: `d - lo` wraps below `lo` to a large value.
+    let width = hi.wrapping_sub(lo) as u16;
+    levels.chunks(256).all(|c| {
+        c.iter()
+            .fold(true, |acc, &d| acc & (d.wrapping_sub(lo) as u16 >= width))
+    })
 }
 
 /// Number of levels equal to `value`.
