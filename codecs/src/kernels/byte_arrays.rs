@@ -1,14 +1,17 @@
-//! Passes over a decoded byte-array column's buffers that its Arrow form needs: whether the
-//! values are all ASCII (then they are UTF-8 and every offset sits on a character boundary),
-//! and i64 offsets narrowed to the i32 of Arrow's `Utf8` and `Binary`.
+//! Passes over a decoded byte-array column's buffers: whether the values are all ASCII (then
+//! they are UTF-8 and every offset sits on a character boundary), whether offsets never
+//! decrease, and i64 offsets narrowed to the i32 of Arrow's `Utf8` and `Binary` (alone, or
+//! with the order check in the same pass).
 //!
-//! Both are portable loops the compiler vectorises, compiled again inside `#[target_feature]`
-//! functions (AVX2 for both, AVX-512 for the narrowing) and picked by [`super::simd::level`]:
+//! All are portable loops the compiler vectorises, compiled again inside `#[target_feature]`
+//! functions (AVX2 for all, AVX-512 for the offsets) and picked by [`super::simd::level`]:
 //! at the baseline (SSE2) the ASCII check ORs 16 bytes per instruction, at AVX2 32. The
 //! results are the same at every level.
 //!
-//! Probe names: `kernels.ascii.{scalar,avx2}` and `kernels.narrow_offsets.{scalar,avx2,avx512}`
-//! (one hit per call, naming the kernel that ran).
+//! Probe names: `kernels.ascii.{scalar,avx2}`, `kernels.narrow_offsets.{scalar,avx2,avx512}`,
+//! `kernels.offsets_monotonic.{scalar,avx2,avx512}` and
+//! `kernels.narrow_offsets_checked.{scalar,avx2,avx512}` (one hit per call, naming the kernel
+//! that ran).
 
 use super::simd::level;
 use crate::probe;
@@ -159,6 +162,136 @@ pub fn narrow_offsets(offsets: &[i64]) -> Vec<i32> {
     out
 }
 
+/// True when no element of `offsets` is below the one before it: every adjacent pair
+/// compared and the results ORed, without an early exit, so that the loop vectorises.
+#[inline(always)]
+fn monotonic_portable(offsets: &[i64]) -> bool {
+    let Some(next) = offsets.get(1..) else {
+        return true;
+    };
+    let mut down = 0u64;
+    for (&a, &b) in offsets.iter().zip(next) {
+        down |= (b < a) as u64;
+    }
+    down == 0
+}
+
+/// [`monotonic_portable`] compiled for AVX2.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[target_feature(enable = "avx2")]
+unsafe fn monotonic_avx2(offsets: &[i64]) -> bool {
+    monotonic_portable(offsets)
+}
+
+/// [`monotonic_portable`] compiled for AVX-512.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[target_feature(enable = "avx512f")]
+unsafe fn monotonic_avx512(offsets: &[i64]) -> bool {
+    monotonic_portable(offsets)
+}
+
+/// Whether `offsets` never decrease (each is at least the one before it); true for fewer
+/// than two.
+pub fn offsets_monotonic(offsets: &[i64]) -> bool {
+    match level() {
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        super::simd::Level::Avx512 => {
+            probe::hit("kernels.offsets_monotonic.avx512");
+            // SAFETY: `level()` is never above what the CPU supports (see `simd`).
+            unsafe { monotonic_avx512(offsets) }
+        }
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        super::simd::Level::Avx2 => {
+            probe::hit("kernels.offsets_monotonic.avx2");
+            // SAFETY: as above.
+            unsafe { monotonic_avx2(offsets) }
+        }
+        _ => {
+            probe::hit("kernels.offsets_monotonic.scalar");
+            monotonic_portable(offsets)
+        }
+    }
+}
+
+/// [`narrow_portable`] and [`monotonic_portable`] in one pass: each of `src` truncated to i32
+/// into the spare capacity of `out` (reserved by the caller), `out` extended by `src.len()`;
+/// returns whether `src` never decreases.
+#[inline(always)]
+fn narrow_checked_portable(src: &[i64], out: &mut Vec<i32>) -> bool {
+    let spare = &mut out.spare_capacity_mut()[..src.len()];
+    let mut down = 0u64;
+    if let (Some((&first, next)), Some((head, rest))) = (src.split_first(), spare.split_first_mut())
+    {
+        head.write(first as i32);
+        for ((d, &b), &a) in rest.iter_mut().zip(next).zip(src) {
+            d.write(b as i32);
+            down |= (b < a) as u64;
+        }
+    }
+    let len = out.len() + src.len();
+    // SAFETY: the `src.len()` slots after the old length were written just above (the first
+    // one, then one per element of `src` after it) and lie within the capacity (the slice of
+    // the spare capacity would have panicked otherwise).
+    unsafe { out.set_len(len) };
+    down == 0
+}
+
+/// [`narrow_checked_portable`] compiled for AVX2.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[target_feature(enable = "avx2")]
+unsafe fn narrow_checked_avx2(src: &[i64], out: &mut Vec<i32>) -> bool {
+    narrow_checked_portable(src, out)
+}
+
+/// [`narrow_checked_portable`] compiled for AVX-512.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512 F.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[target_feature(enable = "avx512f")]
+unsafe fn narrow_checked_avx512(src: &[i64], out: &mut Vec<i32>) -> bool {
+    narrow_checked_portable(src, out)
+}
+
+/// Append `offsets` truncated to i32 (`o as i32` each) to `out`, and say whether they never
+/// decrease ([`offsets_monotonic`]), in one pass. With the first at least 0 and the last at
+/// most `i32::MAX` (the caller's to check), monotonic offsets all fit, so `true` means `out`
+/// got them exactly.
+pub fn narrow_offsets_checked(offsets: &[i64], out: &mut Vec<i32>) -> bool {
+    out.reserve(offsets.len());
+    match level() {
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        super::simd::Level::Avx512 => {
+            probe::hit("kernels.narrow_offsets_checked.avx512");
+            // SAFETY: `level()` is never above what the CPU supports (see `simd`).
+            unsafe { narrow_checked_avx512(offsets, out) }
+        }
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        super::simd::Level::Avx2 => {
+            probe::hit("kernels.narrow_offsets_checked.avx2");
+            // SAFETY: as above.
+            unsafe { narrow_checked_avx2(offsets, out) }
+        }
+        _ => {
+            probe::hit("kernels.narrow_offsets_checked.scalar");
+            narrow_checked_portable(offsets, out)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,6 +385,45 @@ mod tests {
         }
     }
 
+    /// The order check alone and with the narrowing: a decrease anywhere (first pair, a
+    /// vector's lanes and boundaries, the last pair) is found, equal neighbours are not one,
+    /// and the narrowed values are appended after what `out` held.
+    #[test]
+    fn order_checks_at_every_level() {
+        let src: Vec<i64> = (0..1000).map(|i| i * 3 + (i % 5 == 0) as i64).collect();
+        for l in levels() {
+            with_level(l, || {
+                for len in [0, 1, 2, 7, 8, 9, 16, 17, 1000] {
+                    let src = &src[..len];
+                    assert!(offsets_monotonic(src), "{l} {len}");
+                    let mut out = vec![-7];
+                    assert!(narrow_offsets_checked(src, &mut out), "{l} {len}");
+                    let want: Vec<i32> = std::iter::once(-7)
+                        .chain(src.iter().map(|&o| o as i32))
+                        .collect();
+                    assert_eq!(out, want, "{l} {len}");
+                }
+                let flat = vec![5i64; 40];
+                assert!(offsets_monotonic(&flat) && narrow_offsets_checked(&flat, &mut vec![]));
+                for at in [1, 2, 7, 8, 9, 15, 16, 17, 500, 999] {
+                    let mut bad = src.clone();
+                    bad[at] = bad[at - 1] - 1;
+                    assert!(!offsets_monotonic(&bad), "{l} at {at}");
+                    let mut out = Vec::new();
+                    assert!(!narrow_offsets_checked(&bad, &mut out), "{l} at {at}");
+                    assert_eq!(out.len(), bad.len(), "{l} at {at}: narrowed all the same");
+                    // Far below, and across the i32 range: compared as i64.
+                    bad[at] = i64::MIN;
+                    assert!(!offsets_monotonic(&bad), "{l} at {at}");
+                    let mut wide = src.clone();
+                    wide[at..].iter_mut().for_each(|o| *o += 1 << 32);
+                    assert!(offsets_monotonic(&wide), "{l} at {at}");
+                }
+            })
+            .unwrap();
+        }
+    }
+
     #[test]
     fn probes_name_the_level() {
         if !probe::ENABLED {
@@ -262,6 +434,8 @@ mod tests {
                 probe::reset();
                 assert!(is_ascii(b"abc"));
                 assert_eq!(narrow_offsets(&[0, 3]), [0, 3]);
+                assert!(offsets_monotonic(&[0, 3]));
+                assert!(narrow_offsets_checked(&[0, 3], &mut Vec::new()));
                 let name = match l {
                     Level::Avx512 | Level::Avx2 => l.name(),
                     _ => "scalar",
@@ -271,6 +445,9 @@ mod tests {
                 let narrow = format!("kernels.narrow_offsets.{name}");
                 assert_eq!(probe::get(&ascii), 1, "{l}");
                 assert_eq!(probe::get(&narrow), 1, "{l}");
+                for kernel in ["offsets_monotonic", "narrow_offsets_checked"] {
+                    assert_eq!(probe::get(&format!("kernels.{kernel}.{name}")), 1, "{l}");
+                }
             })
             .unwrap();
         }

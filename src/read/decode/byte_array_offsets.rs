@@ -81,14 +81,6 @@ impl BinaryDecoder {
     }
 }
 
-/// True when `offsets` never decrease (no early exit, so it vectorises).
-fn is_monotonic(offsets: &[i64]) -> bool {
-    offsets
-        .iter()
-        .zip(offsets.iter().skip(1))
-        .fold(true, |ok, (a, b)| ok & (a <= b))
-}
-
 impl ValuesDecoder for BinaryDecoder {
     fn output_bytes(&self, page: &DataPage, slots: usize, valid: usize) -> u64 {
         (slots as u64)
@@ -207,7 +199,7 @@ impl ValuesDecoder for BinaryDecoder {
         // Offsets are built monotonically from 0 by construction; checked once more here in a
         // pass that vectorises (arrow's own check in `OffsetBuffer::new` does not).
         assert!(
-            offsets.first() == Some(&0) && is_monotonic(&offsets),
+            offsets.first() == Some(&0) && byte_arrays::offsets_monotonic(&offsets),
             "byte array offsets must start at 0 and never decrease"
         );
         let len = offsets.len();
