@@ -320,6 +320,20 @@ enum Utf8 {
     Checked,
 }
 
+/// Whether `offsets` (an [`OffsetBuffer`]: non-empty, from 0 up, never decreasing) span
+/// exactly `len` slots within `data`: what Arrow's byte array layout asks beyond that.
+fn offsets_fit(offsets: &[impl Into<i64> + Copy], len: usize, data: &Buffer) -> Result<()> {
+    let last: i64 = offsets[offsets.len() - 1].into();
+    if offsets.len() != len + 1 || last as u64 > data.len() as u64 {
+        return Err(Error::InvalidArgument(format!(
+            "a byte array column of {len} slots with {} offsets up to {last} into {} bytes",
+            offsets.len(),
+            data.len()
+        )));
+    }
+    Ok(())
+}
+
 fn binary_to_arrow(
     c: &Column,
     offsets: &OffsetBuffer<i64>,
@@ -327,6 +341,7 @@ fn binary_to_arrow(
     dt: &ArrowType,
     utf8: Utf8,
 ) -> Result<ArrayRef> {
+    offsets_fit(offsets, c.len, data)?;
     let string = matches!(
         dt,
         ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View
@@ -345,8 +360,9 @@ fn binary_to_arrow(
                 .nulls(nulls)
                 .add_buffer(offsets.inner().inner().clone())
                 .add_buffer(data.clone());
-            // SAFETY: offsets are monotonic and within `data` (an OffsetBuffer over parq's
-            // decoded values), and string types were validated above, so the layout is valid.
+            // SAFETY: offsets are monotonic (an OffsetBuffer), one per slot and one more, and
+            // within `data` (`offsets_fit`), and string types were validated above, so the
+            // layout is valid.
             Ok(make_array(unsafe { b.build_unchecked() }))
         }
         ArrowType::Binary | ArrowType::Utf8 => {
@@ -402,6 +418,40 @@ fn binary_to_arrow(
         }
         _ => Err(unsupported("BYTE_ARRAY", dt)),
     }
+}
+
+/// Byte arrays with i32 offsets ([`Values::SmallBinary`]): as Arrow `Utf8` and `Binary`
+/// the buffers are wrapped as they are (no copy); other types go through the i64 offsets.
+fn small_binary_to_arrow(
+    c: &Column,
+    offsets: &OffsetBuffer<i32>,
+    data: &Buffer,
+    dt: &ArrowType,
+    utf8: Utf8,
+) -> Result<ArrayRef> {
+    if !matches!(dt, ArrowType::Utf8 | ArrowType::Binary) {
+        let Values::Binary { offsets, data } = c.to_offsets().values else {
+            unreachable!("to_offsets widens SmallBinary to Binary")
+        };
+        return binary_to_arrow(c, &offsets, &data, dt, utf8);
+    }
+    offsets_fit(offsets, c.len, data)?;
+    if *dt == ArrowType::Utf8
+        && utf8 == Utf8::Unchecked
+        && !parq_codecs::kernels::byte_arrays::is_utf8_i32(data, offsets)
+    {
+        return Err(Error::format("invalid UTF-8 in a string column"));
+    }
+    probe::hit("arrow.i32_offsets_wrapped");
+    let b = ArrayDataBuilder::new(dt.clone())
+        .len(c.len)
+        .nulls(c.validity.clone())
+        .add_buffer(offsets.inner().inner().clone())
+        .add_buffer(data.clone());
+    // SAFETY: the offsets are monotonic (an OffsetBuffer), one per slot and one more, and
+    // within `data` (`offsets_fit`), and for Utf8 every value is UTF-8 (checked above, or by
+    // the decoder: `Utf8::Checked`), so the layout is valid.
+    Ok(make_array(unsafe { b.build_unchecked() }))
 }
 
 /// Big-endian two's complement byte strings (decimals) as Arrow decimals (a copy).
@@ -565,6 +615,9 @@ pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
             _ => Err(unsupported("DOUBLE", dt)),
         },
         Values::Binary { offsets, data } => binary_to_arrow(c, offsets, data, dt, Utf8::Unchecked),
+        Values::SmallBinary { offsets, data } => {
+            small_binary_to_arrow(c, offsets, data, dt, Utf8::Unchecked)
+        }
         Values::BinaryView { views, buffers } => match dt {
             ArrowType::BinaryView | ArrowType::Utf8View => {
                 let utf8 = matches!(dt, ArrowType::Utf8View);
@@ -826,6 +879,9 @@ impl<S: Source> ParquetRecordBatchReader<S> {
                         Values::Binary { offsets, data } => {
                             binary_to_arrow(c, offsets, data, dt, Utf8::Checked)?
                         }
+                        Values::SmallBinary { offsets, data } => {
+                            small_binary_to_arrow(c, offsets, data, dt, Utf8::Checked)?
+                        }
                         _ => to_arrow_array(a, dt)?,
                     }
                 }
@@ -956,10 +1012,12 @@ impl<S: Source> ParquetReader<S> {
                 .collect();
             schema = arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone());
         }
-        // Flat columns of a Dictionary type read their dictionary pages as keys, and flat
-        // string columns are checked for UTF-8 by the decoder, where the bytes are hot (once
-        // per dictionary page), instead of by a pass over every batch here. Both on one
-        // thread: the parallel feed decodes values, which are then hashed and checked here.
+        // Flat columns of a Dictionary type read their dictionary pages as keys, flat string
+        // columns are checked for UTF-8 by the decoder, where the bytes are hot (once per
+        // dictionary page), instead of by a pass over every batch here, and Utf8 and Binary
+        // columns come with i32 offsets from the decoder (narrowed in its order check), which
+        // are wrapped here as they are. All on one thread: the parallel feed decodes values
+        // with i64 offsets, which are then hashed, checked and narrowed here.
         let leaves = if self.options.threads > 1 {
             Vec::new()
         } else {
@@ -978,9 +1036,13 @@ impl<S: Source> ParquetReader<S> {
                 }
                 _ => {}
             }
+            if offsets_layout && matches!(f.data_type(), ArrowType::Utf8 | ArrowType::Binary) {
+                options.small_offsets.push(c);
+            }
         }
         let inner = if options.dictionary_keys.len() == self.options.dictionary_keys.len()
             && options.utf8_columns.len() == self.options.utf8_columns.len()
+            && options.small_offsets.len() == self.options.small_offsets.len()
         {
             inner
         } else {

@@ -78,9 +78,19 @@ pub fn is_ascii(bytes: &[u8]) -> bool {
 /// under each offset. Offsets past `data` are the caller's to prevent (they are not checked
 /// here beyond not reading out of bounds: such an offset is not a boundary).
 pub fn is_utf8(data: &[u8], offsets: &[i64]) -> bool {
+    utf8_values(data, offsets)
+}
+
+/// [`is_utf8`] with i32 offsets (Arrow's `Utf8`).
+pub fn is_utf8_i32(data: &[u8], offsets: &[i32]) -> bool {
+    utf8_values(data, offsets)
+}
+
+fn utf8_values<O: Copy + Into<i64>>(data: &[u8], offsets: &[O]) -> bool {
     let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else {
         return true;
     };
+    let (first, last): (i64, i64) = (first.into(), last.into());
     let Some(bytes) = usize::try_from(first)
         .ok()
         .zip(usize::try_from(last).ok())
@@ -96,9 +106,12 @@ pub fn is_utf8(data: &[u8], offsets: &[i64]) -> bool {
     }
     // A position is a boundary unless it points at a continuation byte (0b10xx_xxxx); the
     // end of `data` is one too.
-    offsets.iter().all(|&o| match data.get(o as usize) {
-        Some(&b) => (b as i8) >= -0x40,
-        None => o as usize == data.len(),
+    offsets.iter().all(|&o| {
+        let o: i64 = o.into();
+        match data.get(o as usize) {
+            Some(&b) => (b as i8) >= -0x40,
+            None => o as usize == data.len(),
+        }
     })
 }
 
@@ -345,9 +358,11 @@ mod tests {
                 offsets.push(data.len() as i64);
             }
             let want = values.iter().all(|v| std::str::from_utf8(v).is_ok());
+            let small: Vec<i32> = offsets.iter().map(|&o| o as i32).collect();
             for l in levels() {
                 with_level(l, || {
-                    assert_eq!(is_utf8(&data, &offsets), want, "{l} {values:?}")
+                    assert_eq!(is_utf8(&data, &offsets), want, "{l} {values:?}");
+                    assert_eq!(is_utf8_i32(&data, &small), want, "{l} {values:?}");
                 })
                 .unwrap();
             }
@@ -368,6 +383,9 @@ mod tests {
         assert!(!is_utf8(b"abc", &[0, 4]));
         assert!(!is_utf8(b"abc", &[-1, 2]));
         assert!(is_utf8(b"abc", &[0, 3]));
+        assert!(!is_utf8_i32(b"abc", &[0, 4]));
+        assert!(!is_utf8_i32(b"abc", &[-1, 2]));
+        assert!(is_utf8_i32(b"abc", &[0, 3]));
     }
 
     #[test]

@@ -29,8 +29,11 @@ pub(super) struct BinaryDecoder {
     /// Where the handed-out runs' buffers come back to (see [`Recycler`]).
     recycled_offsets: Recycler<i64>,
     recycled_data: Recycler<u8>,
+    recycled_small: Recycler<i32>,
     /// Fail values that are not UTF-8 ([`ValuesDecoder::check_utf8`]).
     check_utf8: bool,
+    /// Hand out i32 offsets where a run's bytes fit ([`ValuesDecoder::small_offsets`]).
+    small_offsets: bool,
     /// Every entry of the current dictionary is UTF-8, so gathers from it need no check.
     dictionary_utf8: bool,
 }
@@ -46,7 +49,9 @@ impl Default for BinaryDecoder {
             lengths: PageLengths::default(),
             recycled_offsets: Recycler::default(),
             recycled_data: Recycler::default(),
+            recycled_small: Recycler::default(),
             check_utf8: false,
+            small_offsets: false,
             dictionary_utf8: false,
         }
     }
@@ -140,6 +145,10 @@ impl ValuesDecoder for BinaryDecoder {
         self.check_utf8 = true;
     }
 
+    fn small_offsets(&mut self) {
+        self.small_offsets = true;
+    }
+
     fn clear_dictionary(&mut self) {
         self.dict = None;
         self.dictionary_utf8 = false;
@@ -189,6 +198,13 @@ impl ValuesDecoder for BinaryDecoder {
     }
 
     fn finish(&mut self) -> Values {
+        let last = self.offsets.last().copied().unwrap_or(0);
+        if self.small_offsets {
+            if last <= i32::MAX as i64 {
+                return self.finish_small();
+            }
+            probe::hit("read.small_offsets_too_large");
+        }
         let mut next_offsets = self.recycled_offsets.take();
         next_offsets.push(0);
         let offsets = std::mem::replace(&mut self.offsets, next_offsets);
@@ -211,6 +227,35 @@ impl ValuesDecoder for BinaryDecoder {
 }
 
 impl BinaryDecoder {
+    /// [`ValuesDecoder::finish`] with i32 offsets, for a run of at most `i32::MAX` bytes: the
+    /// offsets are narrowed in the pass that checks their order, and the i64 ones stay here
+    /// for the next run to decode into (their pages already faulted in).
+    fn finish_small(&mut self) -> Values {
+        probe::hit("read.small_offsets");
+        let next_data = self.recycled_data.take();
+        let data = self
+            .recycled_data
+            .buffer(std::mem::replace(&mut self.data, next_data));
+        let mut small = self.recycled_small.take();
+        // Built monotonically from 0 by construction; checked once more, as `finish` does.
+        let ordered = self.offsets.first() == Some(&0)
+            && byte_arrays::narrow_offsets_checked(&self.offsets, &mut small);
+        assert!(
+            ordered,
+            "byte array offsets must start at 0 and never decrease"
+        );
+        let last = self.offsets[self.offsets.len() - 1];
+        assert!(last <= i32::MAX as i64, "checked by finish");
+        self.offsets.clear();
+        self.offsets.push(0);
+        let len = small.len();
+        let offsets = ScalarBuffer::new(self.recycled_small.buffer(small), 0, len);
+        // SAFETY: just checked: non-empty, starts at 0 and never decreases, and as the last is
+        // at most `i32::MAX` every offset fits, so the narrowing kept each exactly.
+        let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
+        Values::SmallBinary { offsets, data }
+    }
+
     /// Append `slots` slots holding dense values `at.first..at.first + count` of the page:
     /// values dense, then offsets scattered when there are nulls. Returns the cursor after.
     fn decode_slots(
