@@ -438,7 +438,7 @@ fn small_binary_to_arrow(
     offsets_fit(offsets, c.len, data)?;
     if *dt == ArrowType::Utf8
         && utf8 == Utf8::Unchecked
-        && !parq_codecs::kernels::byte_arrays::is_utf8_i32(data, offsets)
+        && !parq_codecs::kernels::byte_arrays::is_utf8(data, &offsets[..])
     {
         return Err(Error::format("invalid UTF-8 in a string column"));
     }

@@ -1,20 +1,67 @@
 //! Passes over a decoded byte-array column's buffers: whether the values are all ASCII (then
 //! they are UTF-8 and every offset sits on a character boundary), whether offsets never
-//! decrease, and i64 offsets narrowed to the i32 of Arrow's `Utf8` and `Binary` (alone, or
-//! with the order check in the same pass).
+//! decrease, and i64 offsets narrowed to the i32 of Arrow's `Utf8` and `Binary`. Offsets are
+//! i64 or i32 ([`Offset`]).
 //!
 //! All are portable loops the compiler vectorises, compiled again inside `#[target_feature]`
 //! functions (AVX2 for all, AVX-512 for the offsets) and picked by [`super::simd::level`]:
 //! at the baseline (SSE2) the ASCII check ORs 16 bytes per instruction, at AVX2 32. The
 //! results are the same at every level.
 //!
-//! Probe names: `kernels.ascii.{scalar,avx2}`, `kernels.narrow_offsets.{scalar,avx2,avx512}`,
-//! `kernels.offsets_monotonic.{scalar,avx2,avx512}` and
-//! `kernels.narrow_offsets_checked.{scalar,avx2,avx512}` (one hit per call, naming the kernel
+//! Probe names: `kernels.ascii.{scalar,avx2}`, `kernels.narrow_offsets.{scalar,avx2,avx512}`
+//! and `kernels.offsets_monotonic.{scalar,avx2,avx512}` (one hit per call, naming the kernel
 //! that ran).
 
 use super::simd::level;
 use crate::probe;
+
+/// A byte array offset type: i64 (Arrow's `LargeBinary`, parq's `Values::Binary`) or i32
+/// (Arrow's `Binary` and `Utf8`). Kernels that append offsets keep the running end in i64
+/// and store each as [`Offset::truncate`] of it: that the ends fit (for i32, that the bytes
+/// they index stay within `i32::MAX`) is their caller's to check.
+pub trait Offset:
+    Copy
+    + Ord
+    + Default
+    + Into<i64>
+    + std::ops::BitOr<Output = Self>
+    + Send
+    + Sync
+    + std::fmt::Debug
+    + 'static
+{
+    /// The largest offset of this type.
+    const MAX: i64;
+    /// `v` as this type: its low bits, exact when `0 <= v <= Self::MAX`.
+    fn truncate(v: i64) -> Self;
+    /// 1 when `b < a`, else 0: a lane of the order check as wide as the offsets, so that
+    /// it vectorises with one compare per vector of offsets.
+    fn below(b: Self, a: Self) -> Self;
+}
+
+impl Offset for i64 {
+    const MAX: i64 = i64::MAX;
+    #[inline(always)]
+    fn truncate(v: i64) -> i64 {
+        v
+    }
+    #[inline(always)]
+    fn below(b: i64, a: i64) -> i64 {
+        (b < a) as i64
+    }
+}
+
+impl Offset for i32 {
+    const MAX: i64 = i32::MAX as i64;
+    #[inline(always)]
+    fn truncate(v: i64) -> i32 {
+        v as i32
+    }
+    #[inline(always)]
+    fn below(b: i32, a: i32) -> i32 {
+        (b < a) as i32
+    }
+}
 
 /// Bytes ORed together between two checks of the high bits: non-ASCII input stops early.
 const BLOCK: usize = 4096;
@@ -77,16 +124,7 @@ pub fn is_ascii(bytes: &[u8]) -> bool {
 /// for buffers holding multi-byte characters, `simdutf8` over the span and a look at the byte
 /// under each offset. Offsets past `data` are the caller's to prevent (they are not checked
 /// here beyond not reading out of bounds: such an offset is not a boundary).
-pub fn is_utf8(data: &[u8], offsets: &[i64]) -> bool {
-    utf8_values(data, offsets)
-}
-
-/// [`is_utf8`] with i32 offsets (Arrow's `Utf8`).
-pub fn is_utf8_i32(data: &[u8], offsets: &[i32]) -> bool {
-    utf8_values(data, offsets)
-}
-
-fn utf8_values<O: Copy + Into<i64>>(data: &[u8], offsets: &[O]) -> bool {
+pub fn is_utf8<O: Offset>(data: &[u8], offsets: &[O]) -> bool {
     let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else {
         return true;
     };
@@ -178,15 +216,15 @@ pub fn narrow_offsets(offsets: &[i64]) -> Vec<i32> {
 /// True when no element of `offsets` is below the one before it: every adjacent pair
 /// compared and the results ORed, without an early exit, so that the loop vectorises.
 #[inline(always)]
-fn monotonic_portable(offsets: &[i64]) -> bool {
+fn monotonic_portable<O: Offset>(offsets: &[O]) -> bool {
     let Some(next) = offsets.get(1..) else {
         return true;
     };
-    let mut down = 0u64;
+    let mut down = O::default();
     for (&a, &b) in offsets.iter().zip(next) {
-        down |= (b < a) as u64;
+        down = down | O::below(b, a);
     }
-    down == 0
+    down == O::default()
 }
 
 /// [`monotonic_portable`] compiled for AVX2.
@@ -196,7 +234,7 @@ fn monotonic_portable(offsets: &[i64]) -> bool {
 /// The CPU must support AVX2.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 #[target_feature(enable = "avx2")]
-unsafe fn monotonic_avx2(offsets: &[i64]) -> bool {
+unsafe fn monotonic_avx2<O: Offset>(offsets: &[O]) -> bool {
     monotonic_portable(offsets)
 }
 
@@ -207,13 +245,13 @@ unsafe fn monotonic_avx2(offsets: &[i64]) -> bool {
 /// The CPU must support AVX-512 F.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 #[target_feature(enable = "avx512f")]
-unsafe fn monotonic_avx512(offsets: &[i64]) -> bool {
+unsafe fn monotonic_avx512<O: Offset>(offsets: &[O]) -> bool {
     monotonic_portable(offsets)
 }
 
 /// Whether `offsets` never decrease (each is at least the one before it); true for fewer
 /// than two.
-pub fn offsets_monotonic(offsets: &[i64]) -> bool {
+pub fn offsets_monotonic<O: Offset>(offsets: &[O]) -> bool {
     match level() {
         #[cfg(all(target_arch = "x86_64", not(miri)))]
         super::simd::Level::Avx512 => {
@@ -230,77 +268,6 @@ pub fn offsets_monotonic(offsets: &[i64]) -> bool {
         _ => {
             probe::hit("kernels.offsets_monotonic.scalar");
             monotonic_portable(offsets)
-        }
-    }
-}
-
-/// [`narrow_portable`] and [`monotonic_portable`] in one pass: each of `src` truncated to i32
-/// into the spare capacity of `out` (reserved by the caller), `out` extended by `src.len()`;
-/// returns whether `src` never decreases.
-#[inline(always)]
-fn narrow_checked_portable(src: &[i64], out: &mut Vec<i32>) -> bool {
-    let spare = &mut out.spare_capacity_mut()[..src.len()];
-    let mut down = 0u64;
-    if let (Some((&first, next)), Some((head, rest))) = (src.split_first(), spare.split_first_mut())
-    {
-        head.write(first as i32);
-        for ((d, &b), &a) in rest.iter_mut().zip(next).zip(src) {
-            d.write(b as i32);
-            down |= (b < a) as u64;
-        }
-    }
-    let len = out.len() + src.len();
-    // SAFETY: the `src.len()` slots after the old length were written just above (the first
-    // one, then one per element of `src` after it) and lie within the capacity (the slice of
-    // the spare capacity would have panicked otherwise).
-    unsafe { out.set_len(len) };
-    down == 0
-}
-
-/// [`narrow_checked_portable`] compiled for AVX2.
-///
-/// # Safety
-///
-/// The CPU must support AVX2.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
-#[target_feature(enable = "avx2")]
-unsafe fn narrow_checked_avx2(src: &[i64], out: &mut Vec<i32>) -> bool {
-    narrow_checked_portable(src, out)
-}
-
-/// [`narrow_checked_portable`] compiled for AVX-512.
-///
-/// # Safety
-///
-/// The CPU must support AVX-512 F.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
-#[target_feature(enable = "avx512f")]
-unsafe fn narrow_checked_avx512(src: &[i64], out: &mut Vec<i32>) -> bool {
-    narrow_checked_portable(src, out)
-}
-
-/// Append `offsets` truncated to i32 (`o as i32` each) to `out`, and say whether they never
-/// decrease ([`offsets_monotonic`]), in one pass. With the first at least 0 and the last at
-/// most `i32::MAX` (the caller's to check), monotonic offsets all fit, so `true` means `out`
-/// got them exactly.
-pub fn narrow_offsets_checked(offsets: &[i64], out: &mut Vec<i32>) -> bool {
-    out.reserve(offsets.len());
-    match level() {
-        #[cfg(all(target_arch = "x86_64", not(miri)))]
-        super::simd::Level::Avx512 => {
-            probe::hit("kernels.narrow_offsets_checked.avx512");
-            // SAFETY: `level()` is never above what the CPU supports (see `simd`).
-            unsafe { narrow_checked_avx512(offsets, out) }
-        }
-        #[cfg(all(target_arch = "x86_64", not(miri)))]
-        super::simd::Level::Avx2 => {
-            probe::hit("kernels.narrow_offsets_checked.avx2");
-            // SAFETY: as above.
-            unsafe { narrow_checked_avx2(offsets, out) }
-        }
-        _ => {
-            probe::hit("kernels.narrow_offsets_checked.scalar");
-            narrow_checked_portable(offsets, out)
         }
     }
 }
@@ -362,7 +329,7 @@ mod tests {
             for l in levels() {
                 with_level(l, || {
                     assert_eq!(is_utf8(&data, &offsets), want, "{l} {values:?}");
-                    assert_eq!(is_utf8_i32(&data, &small), want, "{l} {values:?}");
+                    assert_eq!(is_utf8(&data, &small), want, "{l} {values:?}");
                 })
                 .unwrap();
             }
@@ -383,9 +350,9 @@ mod tests {
         assert!(!is_utf8(b"abc", &[0, 4]));
         assert!(!is_utf8(b"abc", &[-1, 2]));
         assert!(is_utf8(b"abc", &[0, 3]));
-        assert!(!is_utf8_i32(b"abc", &[0, 4]));
-        assert!(!is_utf8_i32(b"abc", &[-1, 2]));
-        assert!(is_utf8_i32(b"abc", &[0, 3]));
+        assert!(!is_utf8(b"abc", &[0i32, 4]));
+        assert!(!is_utf8(b"abc", &[-1i32, 2]));
+        assert!(is_utf8(b"abc", &[0i32, 3]));
     }
 
     #[test]
@@ -403,39 +370,33 @@ mod tests {
         }
     }
 
-    /// The order check alone and with the narrowing: a decrease anywhere (first pair, a
-    /// vector's lanes and boundaries, the last pair) is found, equal neighbours are not one,
-    /// and the narrowed values are appended after what `out` held.
+    /// The order check, of i64 and of i32 offsets: a decrease anywhere (first pair, a
+    /// vector's lanes and boundaries, the last pair) is found, equal neighbours are not one.
     #[test]
     fn order_checks_at_every_level() {
         let src: Vec<i64> = (0..1000).map(|i| i * 3 + (i % 5 == 0) as i64).collect();
+        let small = |v: &[i64]| v.iter().map(|&o| o as i32).collect::<Vec<i32>>();
         for l in levels() {
             with_level(l, || {
                 for len in [0, 1, 2, 7, 8, 9, 16, 17, 1000] {
-                    let src = &src[..len];
-                    assert!(offsets_monotonic(src), "{l} {len}");
-                    let mut out = vec![-7];
-                    assert!(narrow_offsets_checked(src, &mut out), "{l} {len}");
-                    let want: Vec<i32> = std::iter::once(-7)
-                        .chain(src.iter().map(|&o| o as i32))
-                        .collect();
-                    assert_eq!(out, want, "{l} {len}");
+                    assert!(offsets_monotonic(&src[..len]), "{l} {len}");
+                    assert!(offsets_monotonic(&small(&src[..len])), "{l} {len}");
                 }
-                let flat = vec![5i64; 40];
-                assert!(offsets_monotonic(&flat) && narrow_offsets_checked(&flat, &mut vec![]));
+                assert!(offsets_monotonic(&[5i64; 40]) && offsets_monotonic(&[5i32; 40]));
                 for at in [1, 2, 7, 8, 9, 15, 16, 17, 500, 999] {
                     let mut bad = src.clone();
                     bad[at] = bad[at - 1] - 1;
                     assert!(!offsets_monotonic(&bad), "{l} at {at}");
-                    let mut out = Vec::new();
-                    assert!(!narrow_offsets_checked(&bad, &mut out), "{l} at {at}");
-                    assert_eq!(out.len(), bad.len(), "{l} at {at}: narrowed all the same");
+                    assert!(!offsets_monotonic(&small(&bad)), "{l} at {at}");
                     // Far below, and across the i32 range: compared as i64.
                     bad[at] = i64::MIN;
                     assert!(!offsets_monotonic(&bad), "{l} at {at}");
                     let mut wide = src.clone();
                     wide[at..].iter_mut().for_each(|o| *o += 1 << 32);
                     assert!(offsets_monotonic(&wide), "{l} at {at}");
+                    let mut top = small(&src);
+                    top[at] = i32::MIN;
+                    assert!(!offsets_monotonic(&top), "{l} at {at}");
                 }
             })
             .unwrap();
@@ -452,8 +413,7 @@ mod tests {
                 probe::reset();
                 assert!(is_ascii(b"abc"));
                 assert_eq!(narrow_offsets(&[0, 3]), [0, 3]);
-                assert!(offsets_monotonic(&[0, 3]));
-                assert!(narrow_offsets_checked(&[0, 3], &mut Vec::new()));
+                assert!(offsets_monotonic(&[0i64, 3]));
                 let name = match l {
                     Level::Avx512 | Level::Avx2 => l.name(),
                     _ => "scalar",
@@ -463,9 +423,8 @@ mod tests {
                 let narrow = format!("kernels.narrow_offsets.{name}");
                 assert_eq!(probe::get(&ascii), 1, "{l}");
                 assert_eq!(probe::get(&narrow), 1, "{l}");
-                for kernel in ["offsets_monotonic", "narrow_offsets_checked"] {
-                    assert_eq!(probe::get(&format!("kernels.{kernel}.{name}")), 1, "{l}");
-                }
+                let order = format!("kernels.offsets_monotonic.{name}");
+                assert_eq!(probe::get(&order), 1, "{l}");
             })
             .unwrap();
         }
