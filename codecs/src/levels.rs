@@ -646,6 +646,19 @@ pub fn scatter_offsets<O: Offset>(
     len: usize,
     out: &mut Vec<O>,
 ) -> Result<()> {
+    O::scatter_offsets(dense_offsets, validity, bit_offset, len, out)
+}
+
+/// [`scatter_offsets`], instantiated (by [`Offset::scatter_offsets`]) in this crate: compiled
+/// in the callers' crate instead, the i64 loop measured 12 % more instructions (its `extend`
+/// was no longer inlined).
+pub(crate) fn scatter_offsets_as<O: Offset>(
+    dense_offsets: &[i64],
+    validity: &[u8],
+    bit_offset: usize,
+    len: usize,
+    out: &mut Vec<O>,
+) -> Result<()> {
     let (Some(&first), Some(&end)) = (dense_offsets.first(), out.last()) else {
         return Err(Error::InvalidData {
             offset: 0,

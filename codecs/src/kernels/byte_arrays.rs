@@ -37,6 +37,15 @@ pub trait Offset:
     /// 1 when `b < a`, else 0: a lane of the order check as wide as the offsets, so that
     /// it vectorises with one compare per vector of offsets.
     fn below(b: Self, a: Self) -> Self;
+    /// [`crate::levels::scatter_offsets`] into offsets of this type (call that instead).
+    #[doc(hidden)]
+    fn scatter_offsets(
+        dense_offsets: &[i64],
+        validity: &[u8],
+        bit_offset: usize,
+        len: usize,
+        out: &mut Vec<Self>,
+    ) -> crate::Result<()>;
 }
 
 impl Offset for i64 {
@@ -49,6 +58,15 @@ impl Offset for i64 {
     fn below(b: i64, a: i64) -> i64 {
         (b < a) as i64
     }
+    fn scatter_offsets(
+        dense_offsets: &[i64],
+        validity: &[u8],
+        bit_offset: usize,
+        len: usize,
+        out: &mut Vec<i64>,
+    ) -> crate::Result<()> {
+        crate::levels::scatter_offsets_as(dense_offsets, validity, bit_offset, len, out)
+    }
 }
 
 impl Offset for i32 {
@@ -60,6 +78,15 @@ impl Offset for i32 {
     #[inline(always)]
     fn below(b: i32, a: i32) -> i32 {
         (b < a) as i32
+    }
+    fn scatter_offsets(
+        dense_offsets: &[i64],
+        validity: &[u8],
+        bit_offset: usize,
+        len: usize,
+        out: &mut Vec<i32>,
+    ) -> crate::Result<()> {
+        crate::levels::scatter_offsets_as(dense_offsets, validity, bit_offset, len, out)
     }
 }
 
