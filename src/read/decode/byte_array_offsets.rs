@@ -302,7 +302,9 @@ impl BinaryDecoder {
             part.data.truncate(bytes);
             self.offsets.clear();
             self.offsets.extend(self.small.iter().map(|&o| o as i64));
+            // Ready for the next run, which starts with i32 offsets again.
             self.small.clear();
+            self.small.push(0);
             self.run_small = false;
         }
         Ok(part
@@ -390,5 +392,116 @@ impl Part<'_> {
             }
         }
         Ok(Some(cursor))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::column::Column;
+    use crate::read::page::Levels;
+    use parq_codecs::encoding::rle;
+
+    fn page(encoding: Encoding, num_values: usize, values: Vec<u8>) -> DataPage {
+        DataPage {
+            num_values,
+            num_nulls: None,
+            num_rows: None,
+            encoding,
+            rep_levels: Levels::None,
+            def_levels: Levels::None,
+            values: Bytes::from(values),
+        }
+    }
+
+    /// Decoders asked for i32 offsets hand them out for runs within their limit; a part that
+    /// takes a run past it is decoded again with i64 offsets (the values the same), and the
+    /// next run starts with i32 ones again. PLAIN and dictionary pages, with and without
+    /// nulls, in whole pages and in parts.
+    #[test]
+    fn runs_past_the_limit_turn_to_i64_offsets() {
+        let words: Vec<Vec<u8>> = (0..90)
+            .map(|i| format!("w{i}{}", "é".repeat(i % 7)).into_bytes())
+            .collect();
+        let mut plain = Vec::new();
+        plain::encode_byte_arrays(words.iter().map(Vec::as_slice), &mut plain);
+        let indices: Vec<u32> = (0..90u32).map(|i| (i * 7) % 90).collect();
+        let mut keyed = vec![7u8];
+        rle::encode(&indices, 7, &mut keyed);
+        // 90 values in 100 slots: every tenth slot null.
+        let bits = BooleanBuffer::collect_bool(100, |i| i % 10 != 3);
+        for dictionary in [false, true] {
+            for nulls in [false, true] {
+                let case = format!("dictionary {dictionary} nulls {nulls}");
+                let (encoding, values) = if dictionary {
+                    (Encoding::RLE_DICTIONARY, keyed.clone())
+                } else {
+                    (Encoding::PLAIN, plain.clone())
+                };
+                let (slots, validity) = if nulls {
+                    (100, Some(&bits))
+                } else {
+                    (90, None)
+                };
+                let p = page(encoding, slots, values);
+                let decoders = || {
+                    let mut d = BinaryDecoder::default();
+                    if dictionary {
+                        d.set_dictionary(Bytes::from(plain.clone()), 90).unwrap();
+                    }
+                    d.check_utf8();
+                    d
+                };
+                let (mut small, mut wide) = (decoders(), decoders());
+                small.small_offsets();
+                // One page of values fits, the second page of a run passes the limit.
+                let page_bytes: usize = if dictionary {
+                    indices.iter().map(|&i| words[i as usize].len()).sum()
+                } else {
+                    words.iter().map(Vec::len).sum()
+                };
+                small.small_limit = page_bytes * 3 / 2;
+                let one_run = |d: &mut BinaryDecoder, pages: usize| {
+                    for _ in 0..pages {
+                        // In two parts, so that the part past the limit is not the first.
+                        let first = PartStart::default();
+                        let part = |v: Option<&BooleanBuffer>, at: usize, n: usize| {
+                            v.map(|b| b.slice(at, n))
+                        };
+                        let head = part(validity, 0, 40);
+                        let valid = head.as_ref().map_or(40, |b| b.count_set_bits());
+                        let cursor = d.decode_part(&p, head.as_ref(), 40, first, valid).unwrap();
+                        let tail = part(validity, 40, slots - 40);
+                        let rest = tail.as_ref().map_or(slots - 40, |b| b.count_set_bits());
+                        let at = PartStart {
+                            first: valid,
+                            cursor,
+                        };
+                        d.decode_part(&p, tail.as_ref(), slots - 40, at, rest)
+                            .unwrap();
+                    }
+                    Column {
+                        len: slots * pages,
+                        validity: None,
+                        values: d.finish(),
+                    }
+                };
+                probe::reset();
+                for (pages, small_layout) in [(1, true), (3, false), (1, true), (2, false)] {
+                    let (s, w) = (one_run(&mut small, pages), one_run(&mut wide, pages));
+                    assert!(matches!(w.values, Values::Binary { .. }), "{case}");
+                    let is_small = matches!(s.values, Values::SmallBinary { .. });
+                    assert_eq!(is_small, small_layout, "{case}: a run of {pages} pages");
+                    assert!(s == w, "{case}: a run of {pages} pages");
+                    if let Values::Binary { offsets, .. } = &s.values {
+                        assert_eq!(offsets.len(), slots * pages + 1, "{case}");
+                    }
+                }
+                if probe::ENABLED {
+                    assert_eq!(probe::get("read.small_offsets_widened"), 2, "{case}");
+                    assert_eq!(probe::get("read.small_offsets"), 2, "{case}");
+                }
+            }
+        }
     }
 }
