@@ -701,6 +701,66 @@ mod tests {
         assert_eq!(empty.materialize().null_count(), 2);
     }
 
+    /// i32 offsets (`SmallBinary`) slice, concatenate (to i32 offsets when all parts have
+    /// them, else to i64 ones), widen, look up as a dictionary's values, take and are written
+    /// like i64 ones: the same bytes and nulls throughout.
+    #[test]
+    fn small_offsets_behave_like_offsets() {
+        let small = |words: &[&str], valid: Option<Vec<bool>>| {
+            let mut offsets = vec![0i32];
+            for w in words {
+                offsets.push(offsets.last().unwrap() + w.len() as i32);
+            }
+            Column {
+                len: words.len(),
+                validity: valid.map(Into::into),
+                values: Values::SmallBinary {
+                    offsets: OffsetBuffer::new(offsets.into()),
+                    data: Buffer::from_vec(words.concat().into_bytes()),
+                },
+            }
+        };
+        let text =
+            |c: &Column| -> Vec<Option<Vec<u8>>> { (0..c.len).map(|i| c.value_bytes(i)).collect() };
+        let a = small(&["ab", "", "cde", "f"], Some(vec![true, false, true, true]));
+        let b = small(&["gh", "ijk"], None);
+        let wide = a.to_offsets();
+        assert!(matches!(wide.values, Values::Binary { .. }));
+        assert_eq!(text(&wide), text(&a));
+        assert!(wide == a && a.decoded_bytes() + 4 * 5 == wide.decoded_bytes());
+        assert_eq!(a.bytes(2), Some(&b"cde"[..]));
+        let sliced = a.slice(1, 3);
+        assert!(matches!(sliced.values, Values::SmallBinary { .. }));
+        assert_eq!(text(&sliced), text(&wide.slice(1, 3)));
+        // All i32: stays i32, bases moved; with i64 or views: i64 for all.
+        let joined = Column::concat(&[sliced.clone(), b.clone(), a.slice(0, 1)]);
+        assert!(matches!(joined.values, Values::SmallBinary { .. }));
+        let want = [text(&sliced), text(&b), text(&a.slice(0, 1))].concat();
+        assert_eq!(text(&joined), want);
+        assert_eq!(joined.null_count(), 1);
+        let mixed = Column::concat(&[sliced.clone(), b.to_offsets(), a.slice(0, 1)]);
+        assert!(matches!(mixed.values, Values::Binary { .. }));
+        assert_eq!(text(&mixed), want);
+        // As a dictionary's values.
+        let keys = Column {
+            len: 3,
+            validity: Some(vec![true, false, true].into()),
+            values: Values::Dictionary {
+                keys: vec![1, 0, 0].into(),
+                dictionary: Arc::new(b.clone()),
+            },
+        };
+        let values = keys.materialize();
+        assert_eq!(
+            text(&values),
+            vec![Some(b"ijk".to_vec()), None, Some(b"gh".to_vec())]
+        );
+        // Taken: i64 offsets out (repeated slots may pass i32).
+        let taken = crate::predicate::eval::take_column(&a, &[3, 0, 3, 1]);
+        let want: Vec<Option<Vec<u8>>> = [3, 0, 3, 1].iter().map(|&i| a.value_bytes(i)).collect();
+        assert_eq!(text(&taken), want);
+    }
+
     #[test]
     fn concat_mixes_offsets_and_views() {
         let offsets = Column {

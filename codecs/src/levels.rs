@@ -1029,6 +1029,13 @@ mod tests {
             }
         }
         assert_eq!(out, expect);
+        // Into i32 offsets: the same ends.
+        let mut small = vec![0i32, 5];
+        scatter_offsets(&dense_off, &validity, bit_offset, bits.len(), &mut small).unwrap();
+        assert_eq!(
+            small,
+            expect.iter().map(|&o| o as i32).collect::<Vec<i32>>()
+        );
         if n_valid > 0 {
             let mut out = vec![0i64];
             let fewer = &dense_off[..n_valid];

@@ -1094,6 +1094,81 @@ mod tests {
             assert!(super::column_to_arrow(&column(bad, None), &dt).is_err());
         }
     }
+    /// Byte array columns a caller built are checked before Arrow wraps them: offsets past
+    /// the values or of the wrong count are an error, and so is invalid UTF-8 in a string
+    /// type, with i64 and with i32 offsets.
+    #[test]
+    fn byte_array_columns_are_checked_before_wrapping() {
+        use crate::column::{Column, Values};
+        use arrow_array::Array as _;
+        use arrow_buffer::{Buffer, OffsetBuffer};
+        use arrow_schema::DataType;
+        let wide = |o: Vec<i64>, data: &[u8]| Column {
+            len: o.len() - 1,
+            validity: None,
+            values: Values::Binary {
+                offsets: OffsetBuffer::new(o.into()),
+                data: Buffer::from(data.to_vec()),
+            },
+        };
+        let small = |o: Vec<i32>, data: &[u8]| Column {
+            len: o.len() - 1,
+            validity: None,
+            values: Values::SmallBinary {
+                offsets: OffsetBuffer::new(o.into()),
+                data: Buffer::from(data.to_vec()),
+            },
+        };
+        let types = [DataType::Utf8, DataType::Binary, DataType::LargeUtf8];
+        for dt in &types {
+            for ok in [wide(vec![0, 1, 3], b"abc"), small(vec![0, 1, 3], b"abc")] {
+                assert_eq!(super::column_to_arrow(&ok, dt).unwrap().len(), 2, "{dt}");
+            }
+            for past in [wide(vec![0, 1, 4], b"abc"), small(vec![0, 1, 4], b"abc")] {
+                assert!(super::column_to_arrow(&past, dt).is_err(), "{dt}");
+            }
+            for mut short in [wide(vec![0, 1, 3], b"abc"), small(vec![0, 1, 3], b"abc")] {
+                short.len = 3;
+                assert!(super::column_to_arrow(&short, dt).is_err(), "{dt}");
+            }
+            for bad in [
+                wide(vec![0, 1, 2], b"a\xff"),
+                small(vec![0, 1, 2], b"a\xff"),
+            ] {
+                let r = super::column_to_arrow(&bad, dt);
+                assert_eq!(r.is_ok(), *dt == DataType::Binary, "{dt}");
+            }
+        }
+    }
+
+    /// A batch of more than `i32::MAX` bytes does not fit Arrow's Binary and Utf8: an error
+    /// that names the Large type, which takes it (the values are not touched: a zeroed
+    /// allocation of 2 GiB that stays unmapped).
+    #[test]
+    fn batches_past_i32_need_the_large_types() {
+        use crate::column::{Column, Values};
+        use arrow_array::Array as _;
+        use arrow_buffer::{Buffer, OffsetBuffer};
+        use arrow_schema::DataType;
+        let end = i32::MAX as i64 + 2;
+        let c = Column {
+            len: 2,
+            validity: None,
+            values: Values::Binary {
+                offsets: OffsetBuffer::new(vec![0i64, 1, end].into()),
+                data: Buffer::from_vec(vec![0u8; end as usize]),
+            },
+        };
+        let err = super::column_to_arrow(&c, &DataType::Binary).unwrap_err();
+        assert!(err.to_string().contains("use the Large type"), "{err}");
+        assert_eq!(
+            super::column_to_arrow(&c, &DataType::LargeBinary)
+                .unwrap()
+                .len(),
+            2
+        );
+    }
+
     use arrow_array::builder::make_view;
     use arrow_buffer::{Buffer, ScalarBuffer};
 

@@ -880,6 +880,18 @@ mod tests {
             prop_assert_eq!(decode_byte_array(&buf, n, &mut offsets, &mut data).unwrap(), buf.len());
             let got: Vec<&[u8]> = offsets.windows(2).map(|w| &data[w[0] as usize..w[1] as usize]).collect();
             prop_assert_eq!(&got, &values);
+            // Both encodings into i32 offsets: the same ends.
+            let narrow: Vec<i32> = offsets.iter().map(|&o| o as i32).collect();
+            let (mut small, mut small_data) = (Vec::<i32>::new(), Vec::new());
+            decode_byte_array(&buf, n, &mut small, &mut small_data).unwrap();
+            prop_assert_eq!(&small, &narrow);
+            prop_assert_eq!(&small_data, &data);
+            let mut lengths = Vec::new();
+            encode_length_byte_array(values.iter().map(|v| &v[..]), &mut lengths);
+            let (mut small, mut small_data) = (Vec::<i32>::new(), Vec::new());
+            decode_length_byte_array(&lengths, n, &mut small, &mut small_data).unwrap();
+            prop_assert_eq!(&small, &narrow);
+            prop_assert_eq!(&small_data, &data);
             for cut in 0..buf.len() {
                 let (mut o, mut d) = (Vec::<i64>::new(), Vec::new());
                 if decode_byte_array(&buf[..cut], n, &mut o, &mut d).is_ok() {

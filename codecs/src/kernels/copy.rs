@@ -283,8 +283,14 @@ mod plain_tests {
             }
             prop_assert_eq!(r.is_ok(), complete);
             if let Ok(consumed) = r { prop_assert_eq!(consumed, pos); }
-            prop_assert_eq!(offsets, want_off);
-            prop_assert_eq!(data, want_data);
+            prop_assert_eq!(&offsets, &want_off);
+            prop_assert_eq!(&data, &want_data);
+            // With i32 offsets: the same ends, the same bytes.
+            let (mut small, mut small_data) = (vec![3i32], vec![1u8, 2, 3]);
+            let r = plain_byte_arrays(&input, values.len(), &mut small, &mut small_data);
+            prop_assert_eq!(r.is_ok(), complete);
+            prop_assert_eq!(small, want_off.iter().map(|&o| o as i32).collect::<Vec<i32>>());
+            prop_assert_eq!(small_data, want_data);
         }
     }
 

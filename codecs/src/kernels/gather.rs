@@ -242,8 +242,13 @@ mod tests {
                 want.extend_from_slice(&values[i as usize]);
                 want_offsets.push(want.len() as i64);
             }
-            prop_assert_eq!(data, want);
-            prop_assert_eq!(offsets, want_offsets);
+            prop_assert_eq!(&data, &want);
+            prop_assert_eq!(&offsets, &want_offsets);
+            // With i32 offsets: the same ends, the same bytes.
+            let (mut small, mut small_data) = (vec![prefix.len() as i32], prefix.clone());
+            d.gather(&indices, &mut small, &mut small_data).unwrap();
+            prop_assert_eq!(small_data, want);
+            prop_assert_eq!(small, want_offsets.iter().map(|&o| o as i32).collect::<Vec<i32>>());
         }
     }
 
