@@ -83,13 +83,16 @@ fn fixed(
 /// Zero-copy (the Arrow array wraps parq's buffers) for:
 /// - BOOLEAN, FLOAT, DOUBLE, INT32 as Int32/UInt32/Date32/Time32/Decimal32/Interval(YearMonth),
 ///   INT64 as Int64/UInt64/Time64/Timestamp/Duration/Date64/Decimal64;
-/// - BYTE_ARRAY as LargeBinary/LargeUtf8 (parq's offsets are i64), BinaryView/Utf8View from
-///   the view layout, FIXED_LEN_BYTE_ARRAY as FixedSizeBinary and Float16;
+/// - BYTE_ARRAY as LargeBinary/LargeUtf8 from i64 offsets ([`Values::Binary`]), as
+///   Binary/Utf8 from i32 offsets ([`Values::SmallBinary`], what
+///   [`ParquetReader::record_batches`] reads those types as), BinaryView/Utf8View from the
+///   view layout, FIXED_LEN_BYTE_ARRAY as FixedSizeBinary and Float16;
 /// - validity bitmaps, struct children and list/map offsets (i32 for List and Map).
 ///
 /// Copies:
-/// - BYTE_ARRAY as Binary/Utf8: the offsets are narrowed to i32 (the values are not copied);
-///   as Utf8View/BinaryView from offsets: views are built (values not copied);
+/// - BYTE_ARRAY as Binary/Utf8 from i64 offsets, or as the Large types from i32 ones: the
+///   offsets are narrowed or widened (the values are not copied); as Utf8View/BinaryView
+///   from offsets: views are built (values not copied);
 /// - INT32 as Int8/Int16/UInt8/UInt16 (a cast), Decimal64/128/256 (sign extension), Date64;
 ///   INT64 as Decimal128/256; INT96 (converted to a timestamp); decimals stored as byte arrays;
 ///   Interval(DayTime) from FIXED_LEN_BYTE_ARRAY(12); LargeList offsets from i32;
