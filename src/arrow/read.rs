@@ -1018,8 +1018,8 @@ impl<S: Source> ParquetReader<S> {
         // Flat columns of a Dictionary type read their dictionary pages as keys, flat string
         // columns are checked for UTF-8 by the decoder, where the bytes are hot (once per
         // dictionary page), instead of by a pass over every batch here, and Utf8 and Binary
-        // columns come with i32 offsets from the decoder (narrowed in its order check), which
-        // are wrapped here as they are. All on one thread: the parallel feed decodes values
+        // columns come with i32 offsets from the decoder (decoded so), which are wrapped here
+        // as they are. All on one thread: the parallel feed decodes values
         // with i64 offsets, which are then hashed, checked and narrowed here.
         let leaves = if self.options.threads > 1 {
             Vec::new()

@@ -72,9 +72,9 @@ pub struct ReadOptions {
     /// arrays come with i32 offsets, as
     /// [`Values::SmallBinary`](crate::column::Values::SmallBinary) (Arrow's `Utf8` and
     /// `Binary` layout), instead of [`Values::Binary`](crate::column::Values::Binary): the
-    /// decoder narrows each run's offsets in the pass that checks their order, and a run of
-    /// more than `i32::MAX` bytes keeps i64 offsets. Honoured by streamed batches of flat
-    /// columns ([`ParquetReader::batches`], the flat fields of
+    /// decoder writes i32 offsets as it decodes, and a run that grows past `i32::MAX` bytes
+    /// turns to i64 ones (the part that passes is decoded again). Honoured by streamed
+    /// batches of flat columns ([`ParquetReader::batches`], the flat fields of
     /// [`ParquetReader::array_batches`]) with [`ByteArrayLayout::Offsets`]; other reads, and
     /// the pieces a read on several threads decodes, give `Values::Binary`. The Arrow reader
     /// sets it for `Utf8` and `Binary` columns (on one thread) and wraps the offsets as they

@@ -173,9 +173,10 @@ impl ChunkDecoder {
 
     /// Hand out byte arrays with i32 offsets
     /// ([`Values::SmallBinary`](crate::column::Values::SmallBinary), Arrow's `Utf8` and
-    /// `Binary` layout) for every run whose bytes fit in i32, narrowed in the pass that
-    /// checks the offsets' order at [`ChunkDecoder::finish`]; a larger run keeps i64 offsets.
-    /// Implemented for the offsets layout ([`ByteArrayLayout::Offsets`]) only.
+    /// `Binary` layout) for every run whose bytes fit in i32: pages are decoded straight
+    /// into i32 offsets, and the part of a page that takes a run past `i32::MAX` bytes is
+    /// decoded again, the run's offsets widened to i64. Implemented for the offsets layout
+    /// ([`ByteArrayLayout::Offsets`]) only.
     pub(crate) fn with_small_offsets(mut self) -> Self {
         self.values.small_offsets();
         self
