@@ -173,18 +173,46 @@ impl Array {
 
     /// This array with every leaf in its values' own layout ([`Column::materialize`]).
     pub fn materialize(&self) -> Array {
+        self.map_leaves(&Column::materialize)
+    }
+
+    /// True when a leaf holds i32 byte array offsets
+    /// ([`crate::column::Values::SmallBinary`]).
+    pub(crate) fn has_small_offsets(&self) -> bool {
         match self {
-            Array::Primitive(c) => Array::Primitive(c.materialize()),
+            Array::Primitive(c) => matches!(c.values, crate::column::Values::SmallBinary { .. }),
+            Array::List(l) | Array::Map(l) => l.values.has_small_offsets(),
+            Array::Struct(s) => s.children.iter().any(Array::has_small_offsets),
+        }
+    }
+
+    /// This array in the layouts the writer takes: keys looked up in their dictionary
+    /// ([`Column::materialize`]) and i32 byte array offsets widened to i64.
+    pub(crate) fn for_writer(&self) -> Array {
+        self.map_leaves(&|c: &Column| {
+            let c = c.materialize();
+            if matches!(c.values, crate::column::Values::SmallBinary { .. }) {
+                c.to_offsets()
+            } else {
+                c
+            }
+        })
+    }
+
+    /// This array with `f` applied to every leaf column.
+    fn map_leaves(&self, f: &dyn Fn(&Column) -> Column) -> Array {
+        match self {
+            Array::Primitive(c) => Array::Primitive(f(c)),
             Array::List(l) => Array::List(ListArray {
-                values: Box::new(l.values.materialize()),
+                values: Box::new(l.values.map_leaves(f)),
                 ..l.clone()
             }),
             Array::Map(l) => Array::Map(ListArray {
-                values: Box::new(l.values.materialize()),
+                values: Box::new(l.values.map_leaves(f)),
                 ..l.clone()
             }),
             Array::Struct(s) => Array::Struct(StructArray {
-                children: s.children.iter().map(Array::materialize).collect(),
+                children: s.children.iter().map(|c| c.map_leaves(f)).collect(),
                 ..s.clone()
             }),
         }

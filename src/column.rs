@@ -34,6 +34,17 @@ pub enum Values {
         /// All values back to back.
         data: Buffer,
     },
+    /// BYTE_ARRAY as Arrow's small binary layout (`Utf8`, `Binary`): i32 offsets,
+    /// `offsets.len() == len + 1`. Only produced when
+    /// [`ReadOptions::small_offsets`](crate::read::ReadOptions::small_offsets) asks for it, for
+    /// runs whose bytes fit; [`Column::to_offsets`] widens it to [`Values::Binary`], and the
+    /// writer takes it (widened).
+    SmallBinary {
+        /// Offsets into `data`.
+        offsets: OffsetBuffer<i32>,
+        /// All values back to back.
+        data: Buffer,
+    },
     /// BYTE_ARRAY as Arrow's binary-view layout: 16-byte views, short values inline, long
     /// values pointing into `buffers`.
     BinaryView {
@@ -83,11 +94,15 @@ impl Column {
         self.validity.as_ref().is_none_or(|v| v.is_valid(i))
     }
 
-    /// The bytes of slot `i` of a byte-array column (`Binary`, `BinaryView` or
-    /// `FixedLenByteArray`); `None` for other layouts.
+    /// The bytes of slot `i` of a byte-array column (`Binary`, `SmallBinary`, `BinaryView`
+    /// or `FixedLenByteArray`); `None` for other layouts.
     pub fn bytes(&self, i: usize) -> Option<&[u8]> {
         match &self.values {
             Values::Binary { offsets, data } => {
+                let (s, e) = (offsets[i] as usize, offsets[i + 1] as usize);
+                Some(&data[s..e])
+            }
+            Values::SmallBinary { offsets, data } => {
                 let (s, e) = (offsets[i] as usize, offsets[i + 1] as usize);
                 Some(&data[s..e])
             }
@@ -144,6 +159,10 @@ impl Column {
                 data: data.slice_with_length(offset * width, len * width),
             },
             Values::Binary { offsets, data } => Values::Binary {
+                offsets: offsets.slice(offset, len),
+                data: data.clone(),
+            },
+            Values::SmallBinary { offsets, data } => Values::SmallBinary {
                 offsets: offsets.slice(offset, len),
                 data: data.clone(),
             },
@@ -216,6 +235,20 @@ impl Column {
         {
             // Keys into different dictionaries, or keys and values: values for all.
             let parts: Vec<Column> = parts.iter().map(Column::materialize).collect();
+            return Column::concat(&parts);
+        }
+        let small = parts
+            .iter()
+            .filter(|c| matches!(c.values, Values::SmallBinary { .. }))
+            .count();
+        if small > 0 {
+            if small == parts.len() {
+                if let Some(c) = concat_small(parts) {
+                    return c;
+                }
+            }
+            // Byte arrays past i32 in all, or mixed with other layouts: i64 offsets for all.
+            let parts: Vec<Column> = parts.iter().map(Column::to_offsets).collect();
             return Column::concat(&parts);
         }
         let views = parts
@@ -342,6 +375,7 @@ impl Column {
                 }
             }
             Values::Dictionary { .. } => unreachable!("materialized above"),
+            Values::SmallBinary { .. } => unreachable!("concatenated above"),
         };
         Column {
             len,
@@ -374,7 +408,7 @@ impl Column {
                 width: *width,
                 data: gather_fixed(data, *width, n, self.len, at),
             },
-            Values::Binary { .. } | Values::BinaryView { .. } => {
+            Values::Binary { .. } | Values::SmallBinary { .. } | Values::BinaryView { .. } => {
                 let mut offsets = Vec::with_capacity(self.len + 1);
                 offsets.push(0i64);
                 let mut data = Vec::new();
@@ -429,6 +463,49 @@ fn shared_dictionary(parts: &[Column]) -> Option<Arc<Column>> {
     shared.cloned()
 }
 
+/// Columns of [`Values::SmallBinary`] joined end to end, still with i32 offsets; `None`
+/// when their bytes together do not fit in i32 (or a part is not `SmallBinary`).
+fn concat_small(parts: &[Column]) -> Option<Column> {
+    let mut bytes = 0usize;
+    for c in parts {
+        let Values::SmallBinary { offsets: o, .. } = &c.values else {
+            return None;
+        };
+        bytes += (o[o.len() - 1] - o[0]) as usize;
+    }
+    if bytes > i32::MAX as usize {
+        return None;
+    }
+    let len: usize = parts.iter().map(|c| c.len).sum();
+    let mut offsets = Vec::new();
+    reserve_huge(&mut offsets, len + 1);
+    offsets.push(0i32);
+    let mut data = Vec::new();
+    reserve_huge(&mut data, bytes);
+    for c in parts {
+        let Values::SmallBinary {
+            offsets: o,
+            data: d,
+        } = &c.values
+        else {
+            return None;
+        };
+        let (first, last) = (o[0] as usize, o[o.len() - 1] as usize);
+        // At most `bytes`, which fits in i32: no offset below overflows.
+        let base = data.len() as i32 - first as i32;
+        data.extend_from_slice(&d[first..last]);
+        offsets.extend(o[1..].iter().map(|x| x + base));
+    }
+    Some(Column {
+        len,
+        validity: Column::concat_validity(parts),
+        values: Values::SmallBinary {
+            offsets: OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            data: Buffer::from_vec(data),
+        },
+    })
+}
+
 fn gather<T: arrow_buffer::ArrowNativeType>(
     values: &ScalarBuffer<T>,
     len: usize,
@@ -460,10 +537,22 @@ fn gather_fixed(
 
 impl Column {
     /// This column with byte arrays as offsets (`Values::Binary`): views are copied out,
-    /// other layouts are returned as they are.
+    /// i32 offsets ([`Values::SmallBinary`]) widened (the values not copied), other layouts
+    /// are returned as they are.
     pub fn to_offsets(&self) -> Column {
         if matches!(self.values, Values::Dictionary { .. }) {
             return self.materialize().to_offsets();
+        }
+        if let Values::SmallBinary { offsets, data } = &self.values {
+            let wide: ScalarBuffer<i64> = offsets.iter().map(|&o| o as i64).collect();
+            return Column {
+                len: self.len,
+                validity: self.validity.clone(),
+                values: Values::Binary {
+                    offsets: OffsetBuffer::new(wide),
+                    data: data.clone(),
+                },
+            };
         }
         if !matches!(self.values, Values::BinaryView { .. }) {
             return self.clone();
@@ -506,6 +595,11 @@ impl Column {
                 let first = offsets[0] as usize;
                 let last = offsets[offsets.len() - 1] as usize;
                 offsets.len() * 8 + (last - first)
+            }
+            Values::SmallBinary { offsets, .. } => {
+                let first = offsets[0] as usize;
+                let last = offsets[offsets.len() - 1] as usize;
+                offsets.len() * 4 + (last - first)
             }
             Values::BinaryView { views, buffers } => {
                 views.len() * 16 + buffers.iter().map(|b| b.len()).sum::<usize>()
@@ -605,6 +699,66 @@ mod tests {
         // An empty dictionary under null slots only.
         let empty = keys(&dictionary(&[]), vec![0, 0], Some(vec![false, false]));
         assert_eq!(empty.materialize().null_count(), 2);
+    }
+
+    /// i32 offsets (`SmallBinary`) slice, concatenate (to i32 offsets when all parts have
+    /// them, else to i64 ones), widen, look up as a dictionary's values, take and are written
+    /// like i64 ones: the same bytes and nulls throughout.
+    #[test]
+    fn small_offsets_behave_like_offsets() {
+        let small = |words: &[&str], valid: Option<Vec<bool>>| {
+            let mut offsets = vec![0i32];
+            for w in words {
+                offsets.push(offsets.last().unwrap() + w.len() as i32);
+            }
+            Column {
+                len: words.len(),
+                validity: valid.map(Into::into),
+                values: Values::SmallBinary {
+                    offsets: OffsetBuffer::new(offsets.into()),
+                    data: Buffer::from_vec(words.concat().into_bytes()),
+                },
+            }
+        };
+        let text =
+            |c: &Column| -> Vec<Option<Vec<u8>>> { (0..c.len).map(|i| c.value_bytes(i)).collect() };
+        let a = small(&["ab", "", "cde", "f"], Some(vec![true, false, true, true]));
+        let b = small(&["gh", "ijk"], None);
+        let wide = a.to_offsets();
+        assert!(matches!(wide.values, Values::Binary { .. }));
+        assert_eq!(text(&wide), text(&a));
+        assert!(wide == a && a.decoded_bytes() + 4 * 5 == wide.decoded_bytes());
+        assert_eq!(a.bytes(2), Some(&b"cde"[..]));
+        let sliced = a.slice(1, 3);
+        assert!(matches!(sliced.values, Values::SmallBinary { .. }));
+        assert_eq!(text(&sliced), text(&wide.slice(1, 3)));
+        // All i32: stays i32, bases moved; with i64 or views: i64 for all.
+        let joined = Column::concat(&[sliced.clone(), b.clone(), a.slice(0, 1)]);
+        assert!(matches!(joined.values, Values::SmallBinary { .. }));
+        let want = [text(&sliced), text(&b), text(&a.slice(0, 1))].concat();
+        assert_eq!(text(&joined), want);
+        assert_eq!(joined.null_count(), 1);
+        let mixed = Column::concat(&[sliced.clone(), b.to_offsets(), a.slice(0, 1)]);
+        assert!(matches!(mixed.values, Values::Binary { .. }));
+        assert_eq!(text(&mixed), want);
+        // As a dictionary's values.
+        let keys = Column {
+            len: 3,
+            validity: Some(vec![true, false, true].into()),
+            values: Values::Dictionary {
+                keys: vec![1, 0, 0].into(),
+                dictionary: Arc::new(b.clone()),
+            },
+        };
+        let values = keys.materialize();
+        assert_eq!(
+            text(&values),
+            vec![Some(b"ijk".to_vec()), None, Some(b"gh".to_vec())]
+        );
+        // Taken: i64 offsets out (repeated slots may pass i32).
+        let taken = crate::predicate::eval::take_column(&a, &[3, 0, 3, 1]);
+        let want: Vec<Option<Vec<u8>>> = [3, 0, 3, 1].iter().map(|&i| a.value_bytes(i)).collect();
+        assert_eq!(text(&taken), want);
     }
 
     #[test]

@@ -106,13 +106,14 @@ const CASES: [&str; 12] = [
     "dict_opt1",
 ];
 
-/// The cases to run: `PARQ_ARROW_CASES` (comma-separated) or all.
-fn cases() -> Vec<&'static str> {
+/// The cases to run: `PARQ_ARROW_CASES` (comma-separated, any name [`column`] knows, such
+/// as `utf8_unique_req` or `large_utf8_req`) or all of [`CASES`].
+fn cases() -> Vec<String> {
     let only = std::env::var("PARQ_ARROW_CASES").unwrap_or_default();
-    CASES
-        .into_iter()
-        .filter(|c| only.is_empty() || only.split(',').any(|o| o == *c))
-        .collect()
+    if only.is_empty() {
+        return CASES.into_iter().map(String::from).collect();
+    }
+    only.split(',').map(String::from).collect()
 }
 
 /// Every batch of column `c` as parq arrays.
@@ -139,7 +140,7 @@ fn bench_read(c: &mut Criterion) {
     let rows = parq_benches::rows();
     let mut g = c.benchmark_group("arrow_read");
     g.throughput(Throughput::Elements(rows as u64));
-    for name in cases() {
+    for name in &cases() {
         let file = Bytes::from(write_arrow(&batch(name, rows)));
         g.bench_function(BenchmarkId::new("parq", name), |b| {
             b.iter(|| black_box(read_parq(&file)))
@@ -154,7 +155,7 @@ fn bench_read(c: &mut Criterion) {
 /// `PARQ_ARROW_ONCE=1`: each case read once by each side, for instruction counts
 /// (`valgrind --tool=callgrind`, then the inclusive cost of `read_parq` and `read_arrow`).
 fn read_once() {
-    for name in cases() {
+    for name in &cases() {
         let file = Bytes::from(write_arrow(&batch(name, parq_benches::rows())));
         black_box(read_parq(&file));
         black_box(read_arrow(&file));
@@ -166,7 +167,7 @@ fn bench_write(c: &mut Criterion) {
     let mut g = c.benchmark_group("arrow_write");
     g.throughput(Throughput::Elements(rows as u64));
     g.sample_size(20);
-    for name in cases() {
+    for name in &cases() {
         let batch = batch(name, rows);
         let fields = from_arrow_schema(&batch.schema()).expect("fields");
         let arrays: Vec<_> = batch
@@ -227,7 +228,7 @@ fn cpu_timed<O>(f: impl FnOnce() -> O) -> f64 {
 /// median, first and third quartile of each round's Arrow/parq ratio. Side by side in the same
 /// rounds, so that load that comes and goes on a shared machine hits both sides alike.
 fn read_ab(rounds: usize) {
-    for name in cases() {
+    for name in &cases() {
         let file = Bytes::from(write_arrow(&batch(name, parq_benches::rows())));
         black_box(read_arrow(&file));
         let mut parq = Vec::with_capacity(rounds);

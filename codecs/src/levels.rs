@@ -24,6 +24,7 @@ use arrow_buffer::BooleanBufferBuilder;
 
 use crate::encoding::bitpack;
 use crate::encoding::rle::{RleDecoder, Run};
+use crate::kernels::byte_arrays::Offset;
 use crate::{Error, Result};
 
 /// Largest bit width of levels: levels are `i16`.
@@ -635,12 +636,28 @@ fn bits_at(buf: &[u8], pos: usize, n: usize) -> u64 {
 /// Errors (and appends nothing) if `out` is empty, `dense_offsets` is empty, or
 /// `dense_offsets.len() - 1` differs from the number of set bits. Offsets are added with
 /// wrapping arithmetic; the caller's offsets are assumed monotonic.
-pub fn scatter_offsets(
+///
+/// `out` holds i64 or i32 offsets ([`Offset`]): each is computed in i64 and stored
+/// truncated, so with i32 the caller checks that the ends stay within `i32::MAX`.
+pub fn scatter_offsets<O: Offset>(
     dense_offsets: &[i64],
     validity: &[u8],
     bit_offset: usize,
     len: usize,
-    out: &mut Vec<i64>,
+    out: &mut Vec<O>,
+) -> Result<()> {
+    O::scatter_offsets(dense_offsets, validity, bit_offset, len, out)
+}
+
+/// [`scatter_offsets`], instantiated (by [`Offset::scatter_offsets`]) in this crate: compiled
+/// in the callers' crate instead, the i64 loop measured 12 % more instructions (its `extend`
+/// was no longer inlined).
+pub(crate) fn scatter_offsets_as<O: Offset>(
+    dense_offsets: &[i64],
+    validity: &[u8],
+    bit_offset: usize,
+    len: usize,
+    out: &mut Vec<O>,
 ) -> Result<()> {
     let (Some(&first), Some(&end)) = (dense_offsets.first(), out.last()) else {
         return Err(Error::InvalidData {
@@ -649,7 +666,7 @@ pub fn scatter_offsets(
         });
     };
     check_bitmap(validity, bit_offset, len)?;
-    let delta = end.wrapping_sub(first);
+    let delta = end.into().wrapping_sub(first);
     out.reserve(len);
     let valid = dense_offsets.len() - 1;
     let nulls = len.saturating_sub(valid);
@@ -672,10 +689,15 @@ pub fn scatter_offsets(
             out.extend(
                 dense_offsets[d + 1..=d + k]
                     .iter()
-                    .map(|o| o.wrapping_add(delta)),
+                    .map(|o| O::truncate(o.wrapping_add(delta))),
             )
         },
-        |out, d, k| out.resize(out.len() + k, dense_offsets[d].wrapping_add(delta)),
+        |out, d, k| {
+            out.resize(
+                out.len() + k,
+                O::truncate(dense_offsets[d].wrapping_add(delta)),
+            )
+        },
     )
 }
 
@@ -683,21 +705,21 @@ pub fn scatter_offsets(
 /// valid slot up to `i` ends, so each slot is one step `d += bit; push(dense[d])`, without a
 /// branch or a clean-up of null slots. The caller has checked that `dense_offsets` holds one
 /// more offset than there are set bits.
-fn scatter_offsets_words(
+fn scatter_offsets_words<O: Offset>(
     dense_offsets: &[i64],
     delta: i64,
     validity: &[u8],
     bit_offset: usize,
     len: usize,
-    out: &mut Vec<i64>,
+    out: &mut Vec<O>,
 ) {
     let chunks = BitChunks::new(validity, bit_offset, len);
     let last = dense_offsets.len() - 1;
     let mut d = 0usize;
-    let mixed = |out: &mut Vec<i64>, word: u64, n: usize, d: &mut usize| {
+    let mixed = |out: &mut Vec<O>, word: u64, n: usize, d: &mut usize| {
         out.extend((0..n).map(|b| {
             *d += ((word >> b) & 1) as usize;
-            dense_offsets[(*d).min(last)].wrapping_add(delta)
+            O::truncate(dense_offsets[(*d).min(last)].wrapping_add(delta))
         }));
     };
     for word in chunks.iter() {
@@ -706,11 +728,14 @@ fn scatter_offsets_words(
                 out.extend(
                     dense_offsets[d + 1..=d + 64]
                         .iter()
-                        .map(|o| o.wrapping_add(delta)),
+                        .map(|o| O::truncate(o.wrapping_add(delta))),
                 );
                 d += 64;
             }
-            0 => out.resize(out.len() + 64, dense_offsets[d].wrapping_add(delta)),
+            0 => out.resize(
+                out.len() + 64,
+                O::truncate(dense_offsets[d].wrapping_add(delta)),
+            ),
             w => mixed(out, w, 64, &mut d),
         }
     }
@@ -1004,6 +1029,13 @@ mod tests {
             }
         }
         assert_eq!(out, expect);
+        // Into i32 offsets: the same ends.
+        let mut small = vec![0i32, 5];
+        scatter_offsets(&dense_off, &validity, bit_offset, bits.len(), &mut small).unwrap();
+        assert_eq!(
+            small,
+            expect.iter().map(|&o| o as i32).collect::<Vec<i32>>()
+        );
         if n_valid > 0 {
             let mut out = vec![0i64];
             let fewer = &dense_off[..n_valid];
@@ -1080,7 +1112,7 @@ mod tests {
         scatter_offsets(&[4], &[], 13, 0, &mut vec![0]).unwrap();
         // Bitmaps too short, offsets missing.
         assert!(scatter_fixed(&[1u8], &[1], 4, 5, &mut Vec::new()).is_err());
-        assert!(scatter_offsets(&[0, 1], &[1], 0, 1, &mut Vec::new()).is_err());
+        assert!(scatter_offsets(&[0, 1], &[1], 0, 1, &mut Vec::<i64>::new()).is_err());
         assert!(scatter_offsets(&[], &[1], 0, 1, &mut vec![0]).is_err());
         assert!(scatter_bytes(&[1, 2], 3, &[1], 0, 1, &mut Vec::new()).is_err());
     }

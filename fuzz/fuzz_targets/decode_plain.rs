@@ -103,7 +103,7 @@ fuzz_target!(|input: Input| {
             assert_eq!(it.position(), pos);
             assert!(failed || values.len() == n, "iterator stopped early");
             if input.kind % 8 == 6 {
-                let mut offsets = Vec::new();
+                let mut offsets = Vec::<i64>::new();
                 let mut out = Vec::new();
                 let r = plain::decode_byte_array_offsets(data, n, &mut offsets, &mut out);
                 assert_eq!(r.is_ok(), !failed, "decode_byte_array_offsets {r:?}");

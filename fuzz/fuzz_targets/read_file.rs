@@ -38,6 +38,10 @@ fn check_column(c: &Column) {
             assert_eq!(offsets.len(), c.len + 1, "offsets length");
             assert!(offsets.last() as usize <= data.len(), "offsets past data");
         }
+        Values::SmallBinary { offsets, data } => {
+            assert_eq!(offsets.len(), c.len + 1, "offsets length");
+            assert!(offsets.last() as usize <= data.len(), "offsets past data");
+        }
         Values::BinaryView { views, buffers } => {
             assert_eq!(views.len(), c.len, "views length");
             for &v in views.iter() {

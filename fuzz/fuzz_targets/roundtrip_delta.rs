@@ -25,7 +25,7 @@ fn byte_arrays(values: &[Vec<u8>], front: bool) {
     } else {
         delta::encode_length_byte_array(it, &mut buf);
     }
-    let mut offsets = Vec::new();
+    let mut offsets = Vec::<i64>::new();
     let mut data = Vec::new();
     let used = if front {
         delta::decode_byte_array(&buf, values.len(), &mut offsets, &mut data)

@@ -51,7 +51,7 @@ fuzz_target!(|input: Input| match input {
     Input::Bytes(values) => {
         let mut buf = Vec::new();
         plain::encode_byte_arrays(values.iter().map(|v| &v[..]), &mut buf);
-        let mut offsets = Vec::new();
+        let mut offsets = Vec::<i64>::new();
         let mut data = Vec::new();
         let used = plain::decode_byte_array_offsets(&buf, values.len(), &mut offsets, &mut data).unwrap();
         assert_eq!(used, buf.len());

@@ -83,13 +83,16 @@ fn fixed(
 /// Zero-copy (the Arrow array wraps parq's buffers) for:
 /// - BOOLEAN, FLOAT, DOUBLE, INT32 as Int32/UInt32/Date32/Time32/Decimal32/Interval(YearMonth),
 ///   INT64 as Int64/UInt64/Time64/Timestamp/Duration/Date64/Decimal64;
-/// - BYTE_ARRAY as LargeBinary/LargeUtf8 (parq's offsets are i64), BinaryView/Utf8View from
-///   the view layout, FIXED_LEN_BYTE_ARRAY as FixedSizeBinary and Float16;
+/// - BYTE_ARRAY as LargeBinary/LargeUtf8 from i64 offsets ([`Values::Binary`]), as
+///   Binary/Utf8 from i32 offsets ([`Values::SmallBinary`], what
+///   [`ParquetReader::record_batches`] reads those types as), BinaryView/Utf8View from the
+///   view layout, FIXED_LEN_BYTE_ARRAY as FixedSizeBinary and Float16;
 /// - validity bitmaps, struct children and list/map offsets (i32 for List and Map).
 ///
 /// Copies:
-/// - BYTE_ARRAY as Binary/Utf8: the offsets are narrowed to i32 (the values are not copied);
-///   as Utf8View/BinaryView from offsets: views are built (values not copied);
+/// - BYTE_ARRAY as Binary/Utf8 from i64 offsets, or as the Large types from i32 ones: the
+///   offsets are narrowed or widened (the values are not copied); as Utf8View/BinaryView
+///   from offsets: views are built (values not copied);
 /// - INT32 as Int8/Int16/UInt8/UInt16 (a cast), Decimal64/128/256 (sign extension), Date64;
 ///   INT64 as Decimal128/256; INT96 (converted to a timestamp); decimals stored as byte arrays;
 ///   Interval(DayTime) from FIXED_LEN_BYTE_ARRAY(12); LargeList offsets from i32;
@@ -320,6 +323,20 @@ enum Utf8 {
     Checked,
 }
 
+/// Whether `offsets` (an [`OffsetBuffer`]: non-empty, from 0 up, never decreasing) span
+/// exactly `len` slots within `data`: what Arrow's byte array layout asks beyond that.
+fn offsets_fit(offsets: &[impl Into<i64> + Copy], len: usize, data: &Buffer) -> Result<()> {
+    let last: i64 = offsets[offsets.len() - 1].into();
+    if offsets.len() != len + 1 || last as u64 > data.len() as u64 {
+        return Err(Error::InvalidArgument(format!(
+            "a byte array column of {len} slots with {} offsets up to {last} into {} bytes",
+            offsets.len(),
+            data.len()
+        )));
+    }
+    Ok(())
+}
+
 fn binary_to_arrow(
     c: &Column,
     offsets: &OffsetBuffer<i64>,
@@ -327,6 +344,7 @@ fn binary_to_arrow(
     dt: &ArrowType,
     utf8: Utf8,
 ) -> Result<ArrayRef> {
+    offsets_fit(offsets, c.len, data)?;
     let string = matches!(
         dt,
         ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View
@@ -345,8 +363,9 @@ fn binary_to_arrow(
                 .nulls(nulls)
                 .add_buffer(offsets.inner().inner().clone())
                 .add_buffer(data.clone());
-            // SAFETY: offsets are monotonic and within `data` (an OffsetBuffer over parq's
-            // decoded values), and string types were validated above, so the layout is valid.
+            // SAFETY: offsets are monotonic (an OffsetBuffer), one per slot and one more, and
+            // within `data` (`offsets_fit`), and string types were validated above, so the
+            // layout is valid.
             Ok(make_array(unsafe { b.build_unchecked() }))
         }
         ArrowType::Binary | ArrowType::Utf8 => {
@@ -402,6 +421,40 @@ fn binary_to_arrow(
         }
         _ => Err(unsupported("BYTE_ARRAY", dt)),
     }
+}
+
+/// Byte arrays with i32 offsets ([`Values::SmallBinary`]): as Arrow `Utf8` and `Binary`
+/// the buffers are wrapped as they are (no copy); other types go through the i64 offsets.
+fn small_binary_to_arrow(
+    c: &Column,
+    offsets: &OffsetBuffer<i32>,
+    data: &Buffer,
+    dt: &ArrowType,
+    utf8: Utf8,
+) -> Result<ArrayRef> {
+    if !matches!(dt, ArrowType::Utf8 | ArrowType::Binary) {
+        let Values::Binary { offsets, data } = c.to_offsets().values else {
+            unreachable!("to_offsets widens SmallBinary to Binary")
+        };
+        return binary_to_arrow(c, &offsets, &data, dt, utf8);
+    }
+    offsets_fit(offsets, c.len, data)?;
+    if *dt == ArrowType::Utf8
+        && utf8 == Utf8::Unchecked
+        && !parq_codecs::kernels::byte_arrays::is_utf8(data, &offsets[..])
+    {
+        return Err(Error::format("invalid UTF-8 in a string column"));
+    }
+    probe::hit("arrow.i32_offsets_wrapped");
+    let b = ArrayDataBuilder::new(dt.clone())
+        .len(c.len)
+        .nulls(c.validity.clone())
+        .add_buffer(offsets.inner().inner().clone())
+        .add_buffer(data.clone());
+    // SAFETY: the offsets are monotonic (an OffsetBuffer), one per slot and one more, and
+    // within `data` (`offsets_fit`), and for Utf8 every value is UTF-8 (checked above, or by
+    // the decoder: `Utf8::Checked`), so the layout is valid.
+    Ok(make_array(unsafe { b.build_unchecked() }))
 }
 
 /// Big-endian two's complement byte strings (decimals) as Arrow decimals (a copy).
@@ -565,6 +618,9 @@ pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
             _ => Err(unsupported("DOUBLE", dt)),
         },
         Values::Binary { offsets, data } => binary_to_arrow(c, offsets, data, dt, Utf8::Unchecked),
+        Values::SmallBinary { offsets, data } => {
+            small_binary_to_arrow(c, offsets, data, dt, Utf8::Unchecked)
+        }
         Values::BinaryView { views, buffers } => match dt {
             ArrowType::BinaryView | ArrowType::Utf8View => {
                 let utf8 = matches!(dt, ArrowType::Utf8View);
@@ -826,6 +882,9 @@ impl<S: Source> ParquetRecordBatchReader<S> {
                         Values::Binary { offsets, data } => {
                             binary_to_arrow(c, offsets, data, dt, Utf8::Checked)?
                         }
+                        Values::SmallBinary { offsets, data } => {
+                            small_binary_to_arrow(c, offsets, data, dt, Utf8::Checked)?
+                        }
                         _ => to_arrow_array(a, dt)?,
                     }
                 }
@@ -956,10 +1015,12 @@ impl<S: Source> ParquetReader<S> {
                 .collect();
             schema = arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone());
         }
-        // Flat columns of a Dictionary type read their dictionary pages as keys, and flat
-        // string columns are checked for UTF-8 by the decoder, where the bytes are hot (once
-        // per dictionary page), instead of by a pass over every batch here. Both on one
-        // thread: the parallel feed decodes values, which are then hashed and checked here.
+        // Flat columns of a Dictionary type read their dictionary pages as keys, flat string
+        // columns are checked for UTF-8 by the decoder, where the bytes are hot (once per
+        // dictionary page), instead of by a pass over every batch here, and Utf8 and Binary
+        // columns come with i32 offsets from the decoder (decoded so), which are wrapped here
+        // as they are. All on one thread: the parallel feed decodes values
+        // with i64 offsets, which are then hashed, checked and narrowed here.
         let leaves = if self.options.threads > 1 {
             Vec::new()
         } else {
@@ -978,9 +1039,13 @@ impl<S: Source> ParquetReader<S> {
                 }
                 _ => {}
             }
+            if offsets_layout && matches!(f.data_type(), ArrowType::Utf8 | ArrowType::Binary) {
+                options.small_offsets.push(c);
+            }
         }
         let inner = if options.dictionary_keys.len() == self.options.dictionary_keys.len()
             && options.utf8_columns.len() == self.options.utf8_columns.len()
+            && options.small_offsets.len() == self.options.small_offsets.len()
         {
             inner
         } else {
@@ -1032,6 +1097,81 @@ mod tests {
             assert!(super::column_to_arrow(&column(bad, None), &dt).is_err());
         }
     }
+    /// Byte array columns a caller built are checked before Arrow wraps them: offsets past
+    /// the values or of the wrong count are an error, and so is invalid UTF-8 in a string
+    /// type, with i64 and with i32 offsets.
+    #[test]
+    fn byte_array_columns_are_checked_before_wrapping() {
+        use crate::column::{Column, Values};
+        use arrow_array::Array as _;
+        use arrow_buffer::{Buffer, OffsetBuffer};
+        use arrow_schema::DataType;
+        let wide = |o: Vec<i64>, data: &[u8]| Column {
+            len: o.len() - 1,
+            validity: None,
+            values: Values::Binary {
+                offsets: OffsetBuffer::new(o.into()),
+                data: Buffer::from(data.to_vec()),
+            },
+        };
+        let small = |o: Vec<i32>, data: &[u8]| Column {
+            len: o.len() - 1,
+            validity: None,
+            values: Values::SmallBinary {
+                offsets: OffsetBuffer::new(o.into()),
+                data: Buffer::from(data.to_vec()),
+            },
+        };
+        let types = [DataType::Utf8, DataType::Binary, DataType::LargeUtf8];
+        for dt in &types {
+            for ok in [wide(vec![0, 1, 3], b"abc"), small(vec![0, 1, 3], b"abc")] {
+                assert_eq!(super::column_to_arrow(&ok, dt).unwrap().len(), 2, "{dt}");
+            }
+            for past in [wide(vec![0, 1, 4], b"abc"), small(vec![0, 1, 4], b"abc")] {
+                assert!(super::column_to_arrow(&past, dt).is_err(), "{dt}");
+            }
+            for mut short in [wide(vec![0, 1, 3], b"abc"), small(vec![0, 1, 3], b"abc")] {
+                short.len = 3;
+                assert!(super::column_to_arrow(&short, dt).is_err(), "{dt}");
+            }
+            for bad in [
+                wide(vec![0, 1, 2], b"a\xff"),
+                small(vec![0, 1, 2], b"a\xff"),
+            ] {
+                let r = super::column_to_arrow(&bad, dt);
+                assert_eq!(r.is_ok(), *dt == DataType::Binary, "{dt}");
+            }
+        }
+    }
+
+    /// A batch of more than `i32::MAX` bytes does not fit Arrow's Binary and Utf8: an error
+    /// that names the Large type, which takes it (the values are not touched: a zeroed
+    /// allocation of 2 GiB that stays unmapped).
+    #[test]
+    fn batches_past_i32_need_the_large_types() {
+        use crate::column::{Column, Values};
+        use arrow_array::Array as _;
+        use arrow_buffer::{Buffer, OffsetBuffer};
+        use arrow_schema::DataType;
+        let end = i32::MAX as i64 + 2;
+        let c = Column {
+            len: 2,
+            validity: None,
+            values: Values::Binary {
+                offsets: OffsetBuffer::new(vec![0i64, 1, end].into()),
+                data: Buffer::from_vec(vec![0u8; end as usize]),
+            },
+        };
+        let err = super::column_to_arrow(&c, &DataType::Binary).unwrap_err();
+        assert!(err.to_string().contains("use the Large type"), "{err}");
+        assert_eq!(
+            super::column_to_arrow(&c, &DataType::LargeBinary)
+                .unwrap()
+                .len(),
+            2
+        );
+    }
+
     use arrow_array::builder::make_view;
     use arrow_buffer::{Buffer, ScalarBuffer};
 

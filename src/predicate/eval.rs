@@ -146,6 +146,10 @@ fn fast_cmp(col: &Column, test: &Test, domain: Domain) -> Option<BooleanBuffer> 
             let bytes = |i: usize| &data[offsets[i] as usize..offsets[i + 1] as usize];
             BooleanBuffer::collect_bool(n, |i| op.holds(bytes(i).cmp(&x[..])))
         }
+        (Values::SmallBinary { offsets, data }, Scalar::Bytes(x), Domain::Bytes) => {
+            let bytes = |i: usize| &data[offsets[i] as usize..offsets[i + 1] as usize];
+            BooleanBuffer::collect_bool(n, |i| op.holds(bytes(i).cmp(&x[..])))
+        }
         _ => return None,
     };
     probe::hit("predicate.eval_fast_path");
@@ -304,6 +308,8 @@ pub fn take_column(col: &Column, indices: &[usize]) -> Column {
             keys: gather(keys, indices),
             dictionary: dictionary.clone(),
         },
+        // Repeated indices may take more bytes than i32 offsets hold: i64 offsets out.
+        Values::SmallBinary { .. } => return take_column(&col.to_offsets(), indices),
         Values::Binary { offsets, data } => {
             let mut out_offsets = Vec::with_capacity(n + 1);
             out_offsets.push(0i64);

@@ -68,6 +68,18 @@ pub struct ReadOptions {
     /// reads on one thread with [`ByteArrayLayout::Offsets`]; other reads do not check. The
     /// Arrow reader sets it for `Utf8` and `LargeUtf8` columns and then skips its own pass.
     pub utf8_columns: Vec<usize>,
+    /// Leaf columns (indices into [`crate::schema::SchemaDescriptor::leaves`]) whose byte
+    /// arrays come with i32 offsets, as
+    /// [`Values::SmallBinary`](crate::column::Values::SmallBinary) (Arrow's `Utf8` and
+    /// `Binary` layout), instead of [`Values::Binary`](crate::column::Values::Binary): the
+    /// decoder writes i32 offsets as it decodes, and a run that grows past `i32::MAX` bytes
+    /// turns to i64 ones (the part that passes is decoded again). Honoured by streamed
+    /// batches of flat columns ([`ParquetReader::batches`], the flat fields of
+    /// [`ParquetReader::array_batches`]) with [`ByteArrayLayout::Offsets`]; other reads, and
+    /// the pieces a read on several threads decodes, give `Values::Binary`. The Arrow reader
+    /// sets it for `Utf8` and `Binary` columns (on one thread) and wraps the offsets as they
+    /// are.
+    pub small_offsets: Vec<usize>,
     /// Keys and AAD prefix of an encrypted file (feature `encryption`).
     #[cfg(feature = "encryption")]
     pub decryption: Option<crate::encryption::FileDecryptionProperties>,
@@ -87,6 +99,7 @@ impl Default for ReadOptions {
             threads: 1,
             dictionary_keys: Vec::new(),
             utf8_columns: Vec::new(),
+            small_offsets: Vec::new(),
             #[cfg(feature = "encryption")]
             decryption: None,
         }
@@ -623,17 +636,24 @@ impl<S: Source> ColumnReader<S> {
     }
 
     /// [`Self::new_decoder`], with dictionary-encoded pages read as keys when
-    /// [`ReadOptions::dictionary_keys`] names this column.
+    /// [`ReadOptions::dictionary_keys`] names this column, and byte arrays with i32 offsets
+    /// when [`ReadOptions::small_offsets`] does.
     pub(crate) fn new_batch_decoder(&self) -> Result<ChunkDecoder> {
-        if !self.file.options.dictionary_keys.contains(&self.column) {
-            return self.new_decoder();
-        }
-        let decoder = ChunkDecoder::dictionary_keys(
-            self.desc.physical_type,
-            self.desc.type_length,
-            self.file.options.byte_array_layout,
-        )?;
-        Ok(self.checked(decoder))
+        let decoder = if !self.file.options.dictionary_keys.contains(&self.column) {
+            self.new_decoder()?
+        } else {
+            let decoder = ChunkDecoder::dictionary_keys(
+                self.desc.physical_type,
+                self.desc.type_length,
+                self.file.options.byte_array_layout,
+            )?;
+            self.checked(decoder)
+        };
+        Ok(if self.file.options.small_offsets.contains(&self.column) {
+            decoder.with_small_offsets()
+        } else {
+            decoder
+        })
     }
 
     fn open_next_chunk(&mut self, decoder: &mut ChunkDecoder) -> Result<bool> {

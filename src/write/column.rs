@@ -191,8 +191,8 @@ fn dense(col: &Column) -> Dense<'_> {
                 out.finish()
             }
         }),
-        Values::Dictionary { .. } => {
-            unreachable!("dictionary keys are materialized by ParquetWriter::write_arrays")
+        Values::Dictionary { .. } | Values::SmallBinary { .. } => {
+            unreachable!("keys and i32 offsets are converted by ParquetWriter::write_arrays")
         }
         Values::Int32(v) => Dense::Int32(gather(v, validity)),
         Values::Int64(v) => Dense::Int64(gather(v, validity)),

@@ -716,10 +716,13 @@ impl<W: Write> ParquetWriter<W> {
                 self.fields.len()
             )));
         }
-        if arrays.iter().any(Array::has_dictionary_keys) {
+        if arrays
+            .iter()
+            .any(|a| a.has_dictionary_keys() || a.has_small_offsets())
+        {
             // Keys into a dictionary (a read with `ReadOptions::dictionary_keys`) are written
-            // as their values.
-            let arrays: Vec<Array> = arrays.iter().map(Array::materialize).collect();
+            // as their values, and i32 offsets (`ReadOptions::small_offsets`) widened.
+            let arrays: Vec<Array> = arrays.iter().map(Array::for_writer).collect();
             return self.write_arrays(&arrays);
         }
         let Some(first) = arrays.first() else {

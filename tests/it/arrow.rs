@@ -890,8 +890,17 @@ fn record_batches_equal_the_parquet_crate_on_pyarrow_types() {
 /// A string file of `values` (None: null) written by parq with `encoding`, in pages of about
 /// 1 KiB and row groups of 1000 rows.
 fn string_file(values: &[Option<&[u8]>], encoding: parq::write::EncodingPolicy) -> bytes::Bytes {
+    byte_array_file(values, encoding, parq::write::Field::string("s"))
+}
+
+/// [`string_file`] with column `field` (optional), a string or binary one.
+fn byte_array_file(
+    values: &[Option<&[u8]>],
+    encoding: parq::write::EncodingPolicy,
+    field: parq::write::Field,
+) -> bytes::Bytes {
     use parq::column::{Column, Values};
-    use parq::write::{Field, ParquetWriter, WriterOptions};
+    use parq::write::{ParquetWriter, WriterOptions};
     let mut offsets = vec![0i64];
     let mut data = Vec::new();
     for v in values {
@@ -917,8 +926,7 @@ fn string_file(values: &[Option<&[u8]>], encoding: parq::write::EncodingPolicy) 
         .with_data_page_size(1024)
         .with_row_group_rows(1000);
     let mut file = Vec::new();
-    let mut w = ParquetWriter::new(&mut file, vec![Field::string("s").optional()], options)
-        .expect("writer");
+    let mut w = ParquetWriter::new(&mut file, vec![field.optional()], options).expect("writer");
     w.write_batch(&[column]).expect("write");
     w.finish().expect("finish");
     bytes::Bytes::from(file)
@@ -1010,6 +1018,145 @@ fn the_decoder_checks_utf8_for_record_batches() {
             cut[1501] = Some(&e[1..]);
             let file = string_file(&cut, encoding);
             assert!(string_batches(&file).is_err(), "{encoding:?}");
+        }
+    }
+}
+
+/// `record_batches` reads flat Utf8 and Binary columns with i32 offsets from the decoder
+/// (`ReadOptions::small_offsets`) and wraps them as they are: every batch takes that path
+/// (probes `read.small_offsets`, `arrow.i32_offsets_wrapped`; the narrowing kernel never
+/// runs) and holds the values written, with and without nulls, from dictionary and PLAIN
+/// pages, in batches that end mid-page and mid-row-group, with a row selection too. On two
+/// threads the decoder's offsets are i64 and narrowed here, with the same values.
+#[test]
+fn utf8_and_binary_batches_wrap_the_decoders_i32_offsets() {
+    use arrow_array::{Array, BinaryArray, StringArray};
+    use parq::codecs::probe;
+    use parq::read::RowSelection;
+    use parq::write::{EncodingPolicy, Field};
+    let strings: Vec<String> = (0..3000)
+        .map(|i| match i % 7 {
+            0 => format!("ünïcødé {}", i % 50),
+            _ => format!("v{}{}", i % 50, "-".repeat(i % 23)),
+        })
+        .collect();
+    let narrowed = || {
+        ["scalar", "avx2", "avx512"]
+            .iter()
+            .map(|l| probe::get(&format!("kernels.narrow_offsets.{l}")))
+            .sum::<u64>()
+    };
+    let selection = [5..17u64, 290..310, 999..1001, 1500..2700, 2990..3000];
+    for binary in [false, true] {
+        for encoding in [EncodingPolicy::Dictionary, EncodingPolicy::Plain] {
+            for nulls in [false, true] {
+                let values: Vec<Option<&[u8]>> = strings
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (!(nulls && i % 5 == 0)).then_some(s.as_bytes()))
+                    .collect();
+                let field = if binary {
+                    Field::byte_array("s")
+                } else {
+                    Field::string("s")
+                };
+                let file = byte_array_file(&values, encoding, field);
+                let case = format!("binary {binary} {encoding:?} nulls {nulls}");
+                let read = |options: ReadOptions| -> Vec<Option<Vec<u8>>> {
+                    let reader = ParquetReader::with_options(file.clone(), options).unwrap();
+                    let mut out = Vec::new();
+                    for b in reader.record_batches(&["s"], 300).unwrap() {
+                        let a = b.unwrap().column(0).clone();
+                        if binary {
+                            let a = a.as_any().downcast_ref::<BinaryArray>().expect(&case);
+                            out.extend(a.iter().map(|v| v.map(<[u8]>::to_vec)));
+                        } else {
+                            let a = a.as_any().downcast_ref::<StringArray>().expect(&case);
+                            out.extend(a.iter().map(|v| v.map(|s| s.as_bytes().to_vec())));
+                        }
+                    }
+                    out
+                };
+                let want: Vec<Option<Vec<u8>>> =
+                    values.iter().map(|v| v.map(<[u8]>::to_vec)).collect();
+                probe::reset();
+                assert_eq!(read(ReadOptions::default()), want, "{case}");
+                if probe::ENABLED {
+                    // 3 row groups of 1000 rows, decoded in runs of one or more batches:
+                    // batches of 300, 300, 300 and 100 each.
+                    assert!(probe::get("read.small_offsets") >= 3, "{case}");
+                    assert_eq!(probe::get("arrow.i32_offsets_wrapped"), 12, "{case}");
+                    assert_eq!(probe::get("read.small_offsets_widened"), 0, "{case}");
+                    assert_eq!(narrowed(), 0, "{case}");
+                }
+                let selected = ReadOptions {
+                    selection: Some(RowSelection::from_ranges(selection.clone())),
+                    ..ReadOptions::default()
+                };
+                let want_selected: Vec<Option<Vec<u8>>> = selection
+                    .iter()
+                    .flat_map(|r| want[r.start as usize..r.end as usize].iter().cloned())
+                    .collect();
+                probe::reset();
+                assert_eq!(read(selected), want_selected, "{case} selected");
+                if probe::ENABLED {
+                    assert!(probe::get("arrow.i32_offsets_wrapped") > 0, "{case}");
+                    assert_eq!(narrowed(), 0, "{case} selected");
+                }
+                probe::reset();
+                let threads = ReadOptions {
+                    threads: 2,
+                    ..ReadOptions::default()
+                };
+                assert_eq!(read(threads), want, "{case} on two threads");
+                if probe::ENABLED {
+                    assert_eq!(probe::get("read.small_offsets"), 0, "{case} on two threads");
+                    assert!(narrowed() > 0, "{case} on two threads");
+                }
+            }
+        }
+    }
+}
+
+/// A Utf8 batch's Arrow buffers are the decoder's: the i32 offsets and the values of the
+/// parq column `array_batches` gives with `ReadOptions::small_offsets`.
+#[test]
+fn small_offsets_are_wrapped_without_a_copy() {
+    use arrow_array::Array as _;
+    use arrow_schema::DataType;
+    use parq::column::Values;
+    let values: Vec<Option<&[u8]>> = (0..500)
+        .map(|i| (i % 3 != 0).then_some(&b"some bytes"[..(i % 10)]))
+        .collect();
+    let file = string_file(&values, parq::write::EncodingPolicy::Plain);
+    let options = ReadOptions {
+        small_offsets: vec![0],
+        ..ReadOptions::default()
+    };
+    let reader = ParquetReader::with_options(file, options).unwrap();
+    for batch in reader.array_batches(&["s"], 128).unwrap() {
+        let batch = batch.unwrap();
+        let c = batch.arrays[0].as_primitive().unwrap();
+        let Values::SmallBinary { offsets, data } = &c.values else {
+            panic!("i32 offsets asked for: {:?}", c.values)
+        };
+        for dt in [DataType::Utf8, DataType::Binary] {
+            let a = parq::arrow::column_to_arrow(c, &dt).unwrap();
+            let d = a.to_data();
+            let wrapped = offsets.inner().inner().as_ptr();
+            assert_eq!(d.buffers()[0].as_ptr(), wrapped, "{dt} offsets");
+            assert_eq!(d.buffers()[1].as_ptr(), data.as_ptr(), "{dt} values");
+            assert_eq!(a.len(), c.len);
+        }
+        // Other types from i32 offsets: the values as they are.
+        for dt in [
+            DataType::LargeUtf8,
+            DataType::LargeBinary,
+            DataType::Utf8View,
+        ] {
+            let a = parq::arrow::column_to_arrow(c, &dt).unwrap();
+            let wide = parq::arrow::column_to_arrow(&c.to_offsets(), &dt).unwrap();
+            assert_eq!(a.as_ref(), wide.as_ref(), "{dt}");
         }
     }
 }

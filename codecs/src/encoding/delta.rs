@@ -30,6 +30,7 @@
 #![forbid(unsafe_code)]
 
 use crate::encoding::bitpack::{self, BitPackable};
+use crate::kernels::byte_arrays::Offset;
 use crate::probe;
 use crate::{Error, Result};
 
@@ -361,11 +362,11 @@ pub fn encode_binary_packed_i64(values: &[i64], out: &mut Vec<u8>) {
 }
 
 /// The running end offset to continue from (pushing the leading `0` into an empty `offsets`).
-fn offsets_base(offsets: &mut Vec<i64>) -> i64 {
+fn offsets_base<O: Offset>(offsets: &mut Vec<O>) -> i64 {
     match offsets.last() {
-        Some(&end) => end,
+        Some(&end) => end.into(),
         None => {
-            offsets.push(0);
+            offsets.push(O::default());
             0
         }
     }
@@ -392,11 +393,12 @@ fn checked_lengths(lengths: &[i32], at: usize) -> Result<usize> {
 ///
 /// As in [`crate::encoding::plain::decode_byte_array_offsets`], the last element of `offsets`
 /// is the running end to continue from (a leading `0` is pushed into an empty `offsets`).
-/// On error nothing is appended to `data`.
-pub fn decode_length_byte_array(
+/// On error nothing is appended to `data`. Offsets are i64 or i32, each stored truncated
+/// ([`Offset`]: with i32 the caller checks that the bytes stay within `i32::MAX`).
+pub fn decode_length_byte_array<O: Offset>(
     input: &[u8],
     max_values: usize,
-    offsets: &mut Vec<i64>,
+    offsets: &mut Vec<O>,
     data: &mut Vec<u8>,
 ) -> Result<usize> {
     let mut lengths = Vec::new();
@@ -407,7 +409,7 @@ pub fn decode_length_byte_array(
     let mut end = offsets_base(offsets);
     offsets.extend(lengths.iter().map(|&len| {
         end += len as i64;
-        end
+        O::truncate(end)
     }));
     data.extend_from_slice(bytes);
     Ok(r.pos)
@@ -445,10 +447,10 @@ fn length_i32(len: usize) -> i32 {
 /// Prefixes re-use earlier bytes, so the output can be far larger than `input`; it is limited
 /// to [`DEFAULT_MAX_BYTE_ARRAY_OUTPUT`] ([`Error::TooLarge`] beyond). Use
 /// [`decode_byte_array_with_limit`] to choose the limit.
-pub fn decode_byte_array(
+pub fn decode_byte_array<O: Offset>(
     input: &[u8],
     max_values: usize,
-    offsets: &mut Vec<i64>,
+    offsets: &mut Vec<O>,
     data: &mut Vec<u8>,
 ) -> Result<usize> {
     decode_byte_array_with_limit(
@@ -466,11 +468,11 @@ pub const DEFAULT_MAX_BYTE_ARRAY_OUTPUT: usize = i32::MAX as usize;
 
 /// [`decode_byte_array`] producing at most `max_bytes` value bytes, else [`Error::TooLarge`]
 /// (checked before anything is allocated or appended).
-pub fn decode_byte_array_with_limit(
+pub fn decode_byte_array_with_limit<O: Offset>(
     input: &[u8],
     max_values: usize,
     max_bytes: usize,
-    offsets: &mut Vec<i64>,
+    offsets: &mut Vec<O>,
     data: &mut Vec<u8>,
 ) -> Result<usize> {
     let mut prefixes = Vec::new();
@@ -521,7 +523,7 @@ pub fn decode_byte_array_with_limit(
         suffix_pos += s as usize;
         prev_start = start;
         end += (p + s) as i64;
-        offsets.push(end);
+        offsets.push(O::truncate(end));
     }
     Ok(r.pos)
 }
@@ -715,7 +717,7 @@ mod tests {
         let mut buf = Vec::new();
         encode_length_byte_array(values.iter().copied(), &mut buf);
         assert!(buf.ends_with(b"HelloWorldFoobarABCDEF"));
-        let (mut offsets, mut data) = (vec![], vec![]);
+        let (mut offsets, mut data) = (Vec::<i64>::new(), vec![]);
         assert_eq!(
             decode_length_byte_array(&buf, 4, &mut offsets, &mut data).unwrap(),
             buf.len()
@@ -741,7 +743,7 @@ mod tests {
         let mut buf = Vec::new();
         encode_binary_packed_i32(&[0, 3], &mut buf);
         encode_length_byte_array([&b"ab"[..], b"c"].into_iter(), &mut buf);
-        let (mut o, mut d) = (vec![], vec![]);
+        let (mut o, mut d) = (Vec::<i64>::new(), vec![]);
         assert!(matches!(
             decode_byte_array(&buf, 2, &mut o, &mut d),
             Err(Error::InvalidData { .. })
@@ -768,7 +770,7 @@ mod tests {
         let suffixes = std::iter::once(&[7u8; 1000][..]).chain(std::iter::repeat_n(&[][..], 999));
         encode_length_byte_array(suffixes, &mut buf);
         assert!(buf.len() < 1300, "{}", buf.len());
-        let (mut o, mut d) = (vec![], vec![]);
+        let (mut o, mut d) = (Vec::<i64>::new(), vec![]);
         assert!(matches!(
             decode_byte_array_with_limit(&buf, 1000, 999_999, &mut o, &mut d),
             Err(Error::TooLarge {
@@ -852,8 +854,8 @@ mod tests {
         fn garbage_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
             let _ = decode_binary_packed_i32(&bytes, 1000, &mut Vec::new());
             let _ = decode_binary_packed_i64(&bytes, 1000, &mut Vec::new());
-            let _ = decode_length_byte_array(&bytes, 1000, &mut Vec::new(), &mut Vec::new());
-            let _ = decode_byte_array(&bytes, 1000, &mut Vec::new(), &mut Vec::new());
+            let _ = decode_length_byte_array(&bytes, 1000, &mut Vec::<i64>::new(), &mut Vec::new());
+            let _ = decode_byte_array(&bytes, 1000, &mut Vec::<i64>::new(), &mut Vec::new());
         }
 
         #[test]
@@ -867,19 +869,31 @@ mod tests {
             let it = values.iter().map(|v| &v[..]);
             let mut buf = Vec::new();
             encode_length_byte_array(it.clone(), &mut buf);
-            let (mut offsets, mut data) = (Vec::new(), Vec::new());
+            let (mut offsets, mut data) = (Vec::<i64>::new(), Vec::new());
             prop_assert_eq!(decode_length_byte_array(&buf, n, &mut offsets, &mut data).unwrap(), buf.len());
             let got: Vec<&[u8]> = offsets.windows(2).map(|w| &data[w[0] as usize..w[1] as usize]).collect();
             prop_assert_eq!(&got, &values);
 
             let mut buf = Vec::new();
             encode_byte_array(it, &mut buf);
-            let (mut offsets, mut data) = (Vec::new(), Vec::new());
+            let (mut offsets, mut data) = (Vec::<i64>::new(), Vec::new());
             prop_assert_eq!(decode_byte_array(&buf, n, &mut offsets, &mut data).unwrap(), buf.len());
             let got: Vec<&[u8]> = offsets.windows(2).map(|w| &data[w[0] as usize..w[1] as usize]).collect();
             prop_assert_eq!(&got, &values);
+            // Both encodings into i32 offsets: the same ends.
+            let narrow: Vec<i32> = offsets.iter().map(|&o| o as i32).collect();
+            let (mut small, mut small_data) = (Vec::<i32>::new(), Vec::new());
+            decode_byte_array(&buf, n, &mut small, &mut small_data).unwrap();
+            prop_assert_eq!(&small, &narrow);
+            prop_assert_eq!(&small_data, &data);
+            let mut lengths = Vec::new();
+            encode_length_byte_array(values.iter().map(|v| &v[..]), &mut lengths);
+            let (mut small, mut small_data) = (Vec::<i32>::new(), Vec::new());
+            decode_length_byte_array(&lengths, n, &mut small, &mut small_data).unwrap();
+            prop_assert_eq!(&small, &narrow);
+            prop_assert_eq!(&small_data, &data);
             for cut in 0..buf.len() {
-                let (mut o, mut d) = (Vec::new(), Vec::new());
+                let (mut o, mut d) = (Vec::<i64>::new(), Vec::new());
                 if decode_byte_array(&buf[..cut], n, &mut o, &mut d).is_ok() {
                     prop_assert_eq!(&d, &data);
                 }

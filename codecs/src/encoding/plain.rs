@@ -185,10 +185,10 @@ pub fn skip_byte_arrays(input: &[u8], n: usize) -> Result<usize> {
 /// The last element of `offsets` is the running end the new offsets continue from; when
 /// `offsets` is empty a leading `0` is pushed first. On error, `offsets` and `data` may hold
 /// part of the values.
-pub fn decode_byte_array_offsets(
+pub fn decode_byte_array_offsets<O: crate::kernels::byte_arrays::Offset>(
     input: &[u8],
     n: usize,
-    offsets: &mut Vec<i64>,
+    offsets: &mut Vec<O>,
     data: &mut Vec<u8>,
 ) -> Result<usize> {
     crate::kernels::copy::plain_byte_arrays(input, n, offsets, data)
@@ -482,7 +482,7 @@ mod tests {
         assert!(it.next().is_none());
         // A huge declared length.
         let bad = [0xff, 0xff, 0xff, 0xff, 1, 2];
-        let (mut o, mut d) = (Vec::new(), Vec::new());
+        let (mut o, mut d) = (Vec::<i64>::new(), Vec::new());
         assert!(matches!(
             decode_byte_array_offsets(&bad, 1, &mut o, &mut d),
             Err(Error::Truncated { offset: 4, .. })
@@ -544,7 +544,7 @@ mod tests {
             let mut buf = Vec::new();
             encode_byte_arrays(values.iter().map(|v| &v[..]), &mut buf);
             let n = values.len();
-            let (mut offsets, mut data) = (Vec::new(), Vec::new());
+            let (mut offsets, mut data) = (Vec::<i64>::new(), Vec::new());
             prop_assert_eq!(decode_byte_array_offsets(&buf, n, &mut offsets, &mut data).unwrap(), buf.len());
             prop_assert_eq!(offsets.len(), n + 1);
             for (i, v) in values.iter().enumerate() {
@@ -561,7 +561,7 @@ mod tests {
             let len = buf.len();
             let sampled = |cut: usize| !cfg!(miri) || cut < 8 || cut + 8 >= len || cut % 31 == 0;
             for cut in (0..len).filter(|&c| sampled(c)) {
-                let (mut o, mut d) = (Vec::new(), Vec::new());
+                let (mut o, mut d) = (Vec::<i64>::new(), Vec::new());
                 prop_assert!(decode_byte_array_offsets(&buf[..cut], n, &mut o, &mut d).is_err());
             }
         }

@@ -13,6 +13,7 @@
 //! padding and the output `BLOCK` bytes of spare capacity, so the over-read and over-write stay
 //! in bounds; the next value overwrites the excess).
 
+use super::byte_arrays::Offset;
 use super::copy::BLOCK;
 use crate::{Error, Result};
 
@@ -145,20 +146,23 @@ impl ByteArrayDictionary {
     /// Append `dict[i]` for every index to `data`, and its end offset to `offsets` (whose last
     /// element is the current end of `data`, as in Arrow; a leading 0 is pushed if empty).
     /// Errors, appending nothing, on an index out of range.
-    pub fn gather(
+    ///
+    /// Offsets are i64 or i32 ([`Offset`]): the running end is kept in i64 and each offset
+    /// stored truncated, so with i32 the caller checks that the bytes stay within `i32::MAX`.
+    pub fn gather<O: Offset>(
         &self,
         indices: &[u32],
-        offsets: &mut Vec<i64>,
+        offsets: &mut Vec<O>,
         data: &mut Vec<u8>,
     ) -> Result<()> {
         let entries = self.len();
         check_indices(indices, entries)?;
         if offsets.is_empty() {
-            offsets.push(data.len() as i64);
+            offsets.push(O::truncate(data.len() as i64));
         }
         // Offsets first, in one pass without per-push capacity checks (the iterator's length
         // is exact); the copy loop below then only moves bytes.
-        let first = *offsets.last().unwrap_or(&0);
+        let first: i64 = (*offsets.last().unwrap_or(&O::default())).into();
         let mut end = first;
         let starts = self.offsets.as_ptr();
         offsets.extend(indices.iter().map(|&i| {
@@ -166,7 +170,7 @@ impl ByteArrayDictionary {
             // SAFETY: every index is `< entries` (checked above), and `self.offsets` holds
             // `entries + 1` elements, so `i` and `i + 1` are in bounds.
             end += unsafe { *starts.add(i + 1) - *starts.add(i) };
-            end
+            O::truncate(end)
         }));
         let total = (end - first) as usize;
         data.reserve(total + BLOCK);
@@ -238,8 +242,13 @@ mod tests {
                 want.extend_from_slice(&values[i as usize]);
                 want_offsets.push(want.len() as i64);
             }
-            prop_assert_eq!(data, want);
-            prop_assert_eq!(offsets, want_offsets);
+            prop_assert_eq!(&data, &want);
+            prop_assert_eq!(&offsets, &want_offsets);
+            // With i32 offsets: the same ends, the same bytes.
+            let (mut small, mut small_data) = (vec![prefix.len() as i32], prefix.clone());
+            d.gather(&indices, &mut small, &mut small_data).unwrap();
+            prop_assert_eq!(small_data, want);
+            prop_assert_eq!(small, want_offsets.iter().map(|&o| o as i32).collect::<Vec<i32>>());
         }
     }
 

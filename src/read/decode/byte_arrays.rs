@@ -3,6 +3,7 @@
 
 use bytes::Bytes;
 use parq_codecs::encoding::{delta, plain};
+use parq_codecs::kernels::byte_arrays::Offset;
 use parq_codecs::kernels::gather::ByteArrayDictionary;
 use parq_codecs::probe;
 
@@ -114,7 +115,7 @@ impl PageLengths {
 /// Byte arrays in PLAIN: a page's values decoded to offsets and data, encoded again.
 pub(super) fn byte_arrays_as_plain(page: &DataPage, valid: usize) -> Result<Bytes> {
     let (mut offsets, mut data) = (vec![0i64], Vec::new());
-    decode_binary_dense(
+    decode_binary_dense::<i64>(
         page,
         PartStart::default(),
         valid,
@@ -135,16 +136,17 @@ pub(super) fn byte_arrays_as_plain(page: &DataPage, valid: usize) -> Result<Byte
 }
 
 /// Decode `n` byte arrays, appending ends to `offsets` (whose last element is the current
-/// end of `data`) and bytes to `data`.
+/// end of `data`) and bytes to `data`. With i32 offsets each end is stored truncated: that
+/// `data` stays within `i32::MAX` bytes is the caller's to check (see [`Offset`]).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn decode_binary_dense(
+pub(super) fn decode_binary_dense<O: Offset>(
     page: &DataPage,
     at: PartStart,
     n: usize,
     dict: Option<&ByteArrayDictionary>,
     lengths: Option<&PageLengths>,
     indices: &mut Vec<u32>,
-    offsets: &mut Vec<i64>,
+    offsets: &mut Vec<O>,
     data: &mut Vec<u8>,
 ) -> Result<usize> {
     if let Some(l) = lengths {
@@ -158,16 +160,16 @@ pub(super) fn decode_binary_dense(
                 .values
                 .get(start..start + total)
                 .ok_or_else(|| Error::format("DELTA_LENGTH_BYTE_ARRAY value past the page"))?;
-            let mut end = match offsets.last() {
-                Some(&end) => end,
+            let mut end: i64 = match offsets.last() {
+                Some(&end) => end.into(),
                 None => {
-                    offsets.push(0);
+                    offsets.push(O::default());
                     0
                 }
             };
             offsets.extend(part.iter().map(|&len| {
                 end += len as i64;
-                end
+                O::truncate(end)
             }));
             data.extend_from_slice(bytes);
             return Ok(at.cursor + total);

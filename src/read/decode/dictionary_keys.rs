@@ -202,6 +202,12 @@ impl ValuesDecoder for KeysDecoder {
         self.dictionary_decoder.check_utf8();
     }
 
+    fn small_offsets(&mut self) {
+        // Pages that fall back to values; the dictionary, decoded once per chunk and shared,
+        // keeps the layout it has.
+        self.inner.small_offsets();
+    }
+
     fn clear_dictionary(&mut self) {
         self.seal();
         self.dictionary = None;

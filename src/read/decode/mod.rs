@@ -170,7 +170,6 @@ impl ChunkDecoder {
         })
     }
 
-    /// Limit the output bytes pages may ask for between two [`ChunkDecoder::finish`]es.
     /// Fail any page whose byte arrays are not each UTF-8 (a format error), checked where
     /// the bytes are hot: once per dictionary page (a gather from a valid dictionary needs no
     /// other check) and once per decoded part of other pages. Implemented for the offsets
@@ -181,6 +180,18 @@ impl ChunkDecoder {
         self
     }
 
+    /// Hand out byte arrays with i32 offsets
+    /// ([`Values::SmallBinary`](crate::column::Values::SmallBinary), Arrow's `Utf8` and
+    /// `Binary` layout) for every run whose bytes fit in i32: pages are decoded straight
+    /// into i32 offsets, and the part of a page that takes a run past `i32::MAX` bytes is
+    /// decoded again, the run's offsets widened to i64. Implemented for the offsets layout
+    /// ([`ByteArrayLayout::Offsets`]) only.
+    pub(crate) fn with_small_offsets(mut self) -> Self {
+        self.values.small_offsets();
+        self
+    }
+
+    /// Limit the output bytes pages may ask for between two [`ChunkDecoder::finish`]es.
     pub(crate) fn with_budget(mut self, bytes: u64) -> Self {
         self.budget = bytes;
         self

@@ -45,6 +45,11 @@ pub(super) trait ValuesDecoder: Send {
     /// [`ChunkDecoder::with_utf8_check`](super::ChunkDecoder::with_utf8_check)); layouts
     /// that do not implement the check leave it to the caller.
     fn check_utf8(&mut self) {}
+    /// From now on, hand out byte arrays with i32 offsets
+    /// ([`Values::SmallBinary`](crate::column::Values::SmallBinary)) when a run's bytes fit
+    /// (see [`ChunkDecoder::with_small_offsets`](super::ChunkDecoder::with_small_offsets));
+    /// other layouts ignore it.
+    fn small_offsets(&mut self) {}
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()>;
     fn clear_dictionary(&mut self);
     /// Append `page.num_values` slots; `validity` is `None` when all are valid.

@@ -383,6 +383,7 @@ fn kind_of(c: &Column) -> &'static str {
         Values::Float(_) => "float",
         Values::Double(_) => "double",
         Values::Binary { .. } => "binary",
+        Values::SmallBinary { .. } => "binary, i32 offsets",
         Values::BinaryView { .. } => "binary view",
         Values::FixedLenByteArray { .. } => "fixed",
         Values::Dictionary { .. } => "dictionary keys",
