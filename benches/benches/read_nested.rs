@@ -16,7 +16,8 @@
 //!
 //! `PARQ_NESTED_ONCE=CASE[,CASE…]` (e.g. `list_i64_nonull_none`) instead reads each named case
 //! once with each reader and exits: run it under `valgrind --tool=callgrind` and compare the
-//! inclusive costs of `read_parq` and `read_parquet`.
+//! inclusive costs of `read_parq` and `read_parquet`. `PARQ_NESTED_PLAIN=1` writes the files
+//! without dictionary encoding.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -41,6 +42,7 @@ fn write(array: ArrayRef, codec: Compression) -> Bytes {
         true,
     )]));
     let props = WriterProperties::builder()
+        .set_dictionary_enabled(std::env::var_os("PARQ_NESTED_PLAIN").is_none())
         .set_compression(codec)
         .set_max_row_group_row_count(Some(array.len().max(1)))
         .build();

@@ -141,7 +141,13 @@ impl ValuesDecoder for BinaryDecoder {
         } else {
             self.offsets.reserve(n.saturating_mul(pages));
         }
-        let bytes = self.projected_bytes(page, valid, pages);
+        let mut bytes = self.projected_bytes(page, valid, pages);
+        if page.encoding == Encoding::PLAIN && n < page.num_values {
+            // Room for part of a page each (a nested batch): its share of the page's bytes,
+            // not all of them.
+            let share = bytes as u128 * n as u128 / page.num_values as u128;
+            bytes = share as usize;
+        }
         // A run of long values is several MiB of fresh memory: with huge pages it is
         // faulted in 2 MiB at a time, not 4 KiB (half the time of a dictionary gather of
         // 150-byte values went to page faults).
