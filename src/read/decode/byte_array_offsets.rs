@@ -1,8 +1,9 @@
 //! BYTE_ARRAY as Arrow (large) binary: i64 offsets plus one values buffer.
 
 use std::collections::TryReserveError;
+use std::panic::RefUnwindSafe;
 
-use arrow_buffer::{BooleanBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{ArrowNativeType, BooleanBuffer, OffsetBuffer, ScalarBuffer};
 use bytes::Bytes;
 use parq_codecs::encoding::plain;
 use parq_codecs::kernels::byte_arrays::{self, Offset};
@@ -237,38 +238,35 @@ impl ValuesDecoder for BinaryDecoder {
             .buffer(std::mem::replace(&mut self.data, next_data));
         if self.run_small {
             probe::hit("read.small_offsets");
-            let mut next = self.recycled_small.take();
-            next.push(0);
-            let small = std::mem::replace(&mut self.small, next);
-            // Built monotonically from 0 by construction, within `small_limit` bytes (checked
-            // after each part); the order checked once more, as for i64 offsets below.
-            assert!(
-                small.first() == Some(&0) && byte_arrays::offsets_monotonic(&small),
-                "byte array offsets must start at 0 and never decrease"
-            );
-            let len = small.len();
-            let offsets = ScalarBuffer::new(self.recycled_small.buffer(small), 0, len);
-            // SAFETY: just checked: non-empty, starts at 0, monotonically increasing.
-            let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
+            // Within `small_limit` bytes too (checked after each part).
+            let offsets = hand_out(&mut self.small, &self.recycled_small);
             return Values::SmallBinary { offsets, data };
         }
         // A run that passed i32 (or one without `small_offsets`); the next starts small again.
         self.run_small = self.small_offsets;
-        let mut next_offsets = self.recycled_offsets.take();
-        next_offsets.push(0);
-        let offsets = std::mem::replace(&mut self.offsets, next_offsets);
-        // Offsets are built monotonically from 0 by construction; checked once more here in a
-        // pass that vectorises (arrow's own check in `OffsetBuffer::new` does not).
-        assert!(
-            offsets.first() == Some(&0) && byte_arrays::offsets_monotonic(&offsets),
-            "byte array offsets must start at 0 and never decrease"
-        );
-        let len = offsets.len();
-        let offsets = ScalarBuffer::new(self.recycled_offsets.buffer(offsets), 0, len);
-        // SAFETY: just checked: non-empty, starts at 0, monotonically increasing.
-        let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
+        let offsets = hand_out(&mut self.offsets, &self.recycled_offsets);
         Values::Binary { offsets, data }
     }
+}
+
+/// A run's offsets handed out, `[0]` from `recycled` left in their place. They are built
+/// monotonically from 0 by construction; checked once more here in a pass that vectorises
+/// (arrow's own check in `OffsetBuffer::new` does not).
+fn hand_out<O: Offset + ArrowNativeType + RefUnwindSafe>(
+    offsets: &mut Vec<O>,
+    recycled: &Recycler<O>,
+) -> OffsetBuffer<O> {
+    let mut next = recycled.take();
+    next.push(O::default());
+    let offsets = std::mem::replace(offsets, next);
+    assert!(
+        offsets.first() == Some(&O::default()) && byte_arrays::offsets_monotonic(&offsets),
+        "byte array offsets must start at 0 and never decrease"
+    );
+    let len = offsets.len();
+    let offsets = ScalarBuffer::new(recycled.buffer(offsets), 0, len);
+    // SAFETY: just checked: non-empty, starts at 0, monotonically increasing.
+    unsafe { OffsetBuffer::new_unchecked(offsets) }
 }
 
 impl BinaryDecoder {
