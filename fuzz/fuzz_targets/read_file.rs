@@ -185,9 +185,10 @@ fuzz_target!(|data: &[u8]| {
     for name in reader.variant_fields() {
         if let Ok(v) = reader.read_variant(name) {
             for i in 0..v.len().min(MAX_COMPARED_ROWS) {
-                if let Some(row) = v.get(i) {
-                    let row = row.expect("a rebuilt variant decodes");
-                    row.to_json().expect("a rebuilt variant prints as JSON");
+                // An unshredded row is the file's own `value` bytes, so a mutated file holds
+                // rows that do not decode: an error, never a panic, is what is asked.
+                if let Some(Ok(row)) = v.get(i) {
+                    let _ = row.to_json();
                 }
             }
         }
