@@ -198,20 +198,24 @@ impl<S: Source> LeafState<S> {
         let rep = &self.rep[self.rep.len().min(start)..];
         let def = &self.def[self.def.len().min(start)..];
         let mut cuts = Vec::new();
+        // Each cut is found from the one before (a record start), not from the page's start.
+        let (mut last_pair, mut last_j, mut slots) = (0, 0, 0);
         let mut ordinal = starts_before.div_ceil(self.batch) * self.batch;
         while ordinal < starts_before + records {
             // The pair where that record starts, then the leaf's slots before it.
             let j = ordinal - starts_before;
             let pair = if self.max_rep > 0 {
-                nested_levels::records_end(&rep[..n], j)
+                last_pair + nested_levels::records_end(&rep[last_pair..n], j - last_j)
             } else {
                 j
             };
-            cuts.push(if self.def_slot == 0 || def.is_empty() {
-                pair
+            slots += if self.def_slot == 0 || def.is_empty() {
+                pair - last_pair
             } else {
-                nested_levels::count_at_least(&def[..pair], self.def_slot)
-            });
+                nested_levels::count_at_least(&def[last_pair..pair], self.def_slot)
+            };
+            cuts.push(slots);
+            (last_pair, last_j) = (pair, j);
             ordinal += self.batch;
         }
         cuts
