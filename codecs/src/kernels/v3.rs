@@ -72,33 +72,46 @@ impl LevelMasks for Avx2 {
     fn at_least(self, levels: &[i16; 64], t: i16) -> u64 {
         match t.checked_sub(1) {
             // SAFETY: an `Avx2` exists only where the CPU has AVX2 (see the type).
-            Some(below) => unsafe { greater_than_avx2(levels, below) },
+            Some(below) => unsafe { compare_avx2::<true>(levels, below) },
             None => u64::MAX,
         }
     }
     #[inline(always)]
     fn at_most(self, levels: &[i16; 64], t: i16) -> u64 {
-        // SAFETY: as above.
-        !unsafe { greater_than_avx2(levels, t) }
+        // `levels[i] <= t` as `t + 1 > levels[i]`, not as the complement of `levels[i] > t`:
+        // LLVM rewrote `!movemask` into 64 single-bit extracts and inserts (about 300
+        // instructions a mask, most of `list_offsets`).
+        match t.checked_add(1) {
+            // SAFETY: an `Avx2` exists only where the CPU has AVX2 (see the type).
+            Some(above) => unsafe { compare_avx2::<false>(levels, above) },
+            None => u64::MAX,
+        }
     }
 }
 
-/// Bit `i` set when `levels[i] > t`. Inlined into the AVX2 form of a body (where the
-/// intrinsics inline too).
+/// Bit `i` set when `levels[i] > t` (`ABOVE`) or when `t > levels[i]` (not `ABOVE`). Inlined
+/// into the AVX2 form of a body (where the intrinsics inline too).
 ///
 /// # Safety
 ///
 /// The CPU must support AVX2.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 #[inline(always)]
-unsafe fn greater_than_avx2(levels: &[i16; 64], t: i16) -> u64 {
+unsafe fn compare_avx2<const ABOVE: bool>(levels: &[i16; 64], t: i16) -> u64 {
     use std::arch::x86_64::*;
     let p = levels.as_ptr().cast::<__m256i>();
     // SAFETY: `levels` holds 64 `i16`s, four unaligned 32-byte loads; the CPU has AVX2 (the
     // caller's contract).
     unsafe {
         let t = _mm256_set1_epi16(t);
-        let g = |k: usize| _mm256_cmpgt_epi16(_mm256_loadu_si256(p.add(k)), t);
+        let g = |k: usize| {
+            let v = _mm256_loadu_si256(p.add(k));
+            if ABOVE {
+                _mm256_cmpgt_epi16(v, t)
+            } else {
+                _mm256_cmpgt_epi16(t, v)
+            }
+        };
         // Packing two compares (0 or -1 per lane) saturates them to bytes, 128-bit lane by
         // lane: [a0-7, b0-7 | a8-15, b8-15]; the permute restores the order a0-15, b0-15.
         let low = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi16(g(0), g(1)));
