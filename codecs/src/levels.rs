@@ -22,7 +22,6 @@ use arrow_buffer::bit_chunk_iterator::{BitChunks, UnalignedBitChunk};
 use arrow_buffer::bit_iterator::BitSliceIterator;
 use arrow_buffer::BooleanBufferBuilder;
 
-use crate::encoding::bitpack;
 use crate::encoding::rle::{RleDecoder, Run};
 use crate::kernels::byte_arrays::Offset;
 use crate::{Error, Result};
@@ -267,9 +266,15 @@ pub fn decode_levels_up_to(
     )
 }
 
-/// The one level decoder: levels above `max` are an error (`what`), checked per run: a
-/// repeated run by its one value, a bit-packed run only when its width can hold values above
-/// `max`.
+/// The one level decoder: levels above `max` are an error (`what`), checked with one
+/// vectorised pass over each decoded stretch when the stream's width can hold values above
+/// `max` (a repeated run's value is below `1 << width` too).
+///
+/// Decoding goes through [`RleDecoder::get_batch`]: the unpacker is chosen once per stretch and
+/// short runs cost no branch on their length (the per-run `next_run` loop this replaced spent
+/// about 5 instructions a level on 4-item lists). `out` grows by stretches of at most the
+/// levels decoded so far (at least [`FIRST_STRETCH`]), so `num_levels` from a page header sizes
+/// nothing up front.
 fn decode_checked(
     data: &[u8],
     width: u32,
@@ -279,39 +284,34 @@ fn decode_checked(
     out: &mut Vec<i16>,
 ) -> Result<()> {
     let max = max.max(0) as u16;
+    let check = (1u32 << width) - 1 > max as u32;
     let mut dec = RleDecoder::new(data, width)?;
-    let mut left = num_levels;
-    let above = |offset: usize| Error::InvalidData { offset, what };
-    while left > 0 {
-        let Some(run) = dec.next_run()? else {
-            return Err(levels_missing(&dec, left));
-        };
-        match run {
-            Run::Repeated { value, len } => {
-                if value > max as u64 {
-                    return Err(above(dec.position()));
-                }
-                let n = len.min(left);
-                out.resize(out.len() + n, value as i16);
-                left -= n;
-            }
-            Run::Packed { width, bytes, len } => {
-                let n = len.min(left);
-                let start = out.len();
-                out.resize(start + n, 0);
-                let dst: &mut [u16] = bytemuck::cast_slice_mut(&mut out[start..]);
-                bitpack::unpack(bytes, width, dst)?;
-                // Unsigned, so values past i16::MAX count as above too.
-                if (1u32 << width) - 1 > max as u32 && dst.iter().copied().max().unwrap_or(0) > max
-                {
-                    return Err(above(dec.position()));
-                }
-                left -= n;
-            }
+    let mut done = 0;
+    while done < num_levels {
+        let n = (num_levels - done).min(done.max(FIRST_STRETCH));
+        let start = out.len();
+        out.resize(start + n, 0);
+        let dst: &mut [u16] = bytemuck::cast_slice_mut(&mut out[start..]);
+        let got = dec.get_batch(dst)?;
+        // Unsigned, so values past i16::MAX count as above too. No early exit: it vectorises.
+        if check && dst[..got].iter().fold(false, |acc, &l| acc | (l > max)) {
+            out.truncate(start);
+            return Err(Error::InvalidData {
+                offset: dec.position(),
+                what,
+            });
         }
+        if got < n {
+            out.truncate(start + got);
+            return Err(levels_missing(&dec, num_levels - done - got));
+        }
+        done += n;
     }
     Ok(())
 }
+
+/// The first stretch [`decode_checked`] decodes: a page's levels usually fit.
+const FIRST_STRETCH: usize = 8192;
 
 /// Check that `validity` holds bits `[bit_offset, bit_offset + len)`.
 fn check_bitmap(validity: &[u8], bit_offset: usize, len: usize) -> Result<()> {
