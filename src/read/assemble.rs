@@ -373,7 +373,9 @@ fn list_offsets(
         )));
     }
     let start = offsets.len();
-    reserve_huge(offsets, slots);
+    // One more for the closing offset `finish` pushes: without it that push doubled a full
+    // buffer (a copy of the batch's offsets).
+    reserve_huge(offsets, slots + 1);
     let count = if all_valid {
         // The innermost list, every slot valid and every level pair an element: the offsets
         // are the positions of the pairs that start a slot (r <= rs).

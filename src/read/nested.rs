@@ -102,6 +102,7 @@ impl<S: Source> LeafState<S> {
 
     fn decode_page(&mut self, page: DataPage, loc: &Location) -> Result<()> {
         let n = page.num_values;
+        self.compact();
         let start = self.entries;
         self.reserve_levels(n).map_err(|e| e.at(loc))?;
         read_levels(&page.rep_levels, self.max_rep, n, &mut self.rep)
@@ -405,7 +406,9 @@ impl<S: Source> LeafState<S> {
         })
     }
 
-    /// Drop the levels before `pos` once they are most of the buffer.
+    /// Drop the levels before `pos` once they are most of the buffer. Called before a page is
+    /// appended, not after each batch: what moves is then the tail of the page before (less
+    /// than a batch), where after each batch it was up to half a page each time.
     fn compact(&mut self) {
         if self.pos > 0 && self.pos * 2 >= self.entries {
             if !self.rep.is_empty() {
@@ -609,7 +612,6 @@ impl<S: Source> FieldReader<S> {
             let records = if l.max_rep == 0 { end - l.pos } else { rows };
             l.starts -= records;
             l.pos = end;
-            l.compact();
         }
         Ok(Some((rows, slots)))
     }
