@@ -178,6 +178,38 @@ fn gather_fixed<'a>(data: &'a [u8], width: usize, validity: Option<&NullBuffer>)
     }
 }
 
+/// The byte arrays `[s, e)` delimited by `offsets` (i32 or i64, checked by the writer's
+/// `check_values`) in `data`.
+pub(crate) fn byte_slices<'a, O: Copy + Into<i64>>(
+    offsets: &'a [O],
+    data: &'a [u8],
+    s: usize,
+    e: usize,
+) -> impl Iterator<Item = &'a [u8]> + 'a {
+    offsets[s..=e]
+        .windows(2)
+        .map(move |w| &data[w[0].into() as usize..w[1].into() as usize])
+}
+
+/// The valid byte arrays of a column of `offsets.len() - 1` slots, in order.
+fn gather_bytes<'a, O: Copy + Into<i64>>(
+    offsets: &'a [O],
+    data: &'a [u8],
+    validity: Option<&NullBuffer>,
+) -> Vec<&'a [u8]> {
+    let len = offsets.len().saturating_sub(1);
+    let mut out = Vec::with_capacity(len);
+    match validity {
+        None => out.extend(byte_slices(offsets, data, 0, len)),
+        Some(v) => {
+            for (s, e) in v.inner().set_slices() {
+                out.extend(byte_slices(offsets, data, s, e));
+            }
+        }
+    }
+    out
+}
+
 fn dense(col: &Column) -> Dense<'_> {
     let validity = col.validity.as_ref().filter(|v| v.null_count() > 0);
     match &col.values {
@@ -191,8 +223,8 @@ fn dense(col: &Column) -> Dense<'_> {
                 out.finish()
             }
         }),
-        Values::Dictionary { .. } | Values::SmallBinary { .. } => {
-            unreachable!("keys and i32 offsets are converted by ParquetWriter::write_arrays")
+        Values::Dictionary { .. } => {
+            unreachable!("keys are looked up by ParquetWriter::write_arrays")
         }
         Values::Int32(v) => Dense::Int32(gather(v, validity)),
         Values::Int64(v) => Dense::Int64(gather(v, validity)),
@@ -206,18 +238,9 @@ fn dense(col: &Column) -> Dense<'_> {
             width: *width,
             data: gather_fixed(data, *width, validity),
         },
-        Values::Binary { offsets, data } => {
-            let mut out = Vec::with_capacity(col.len);
-            let get = |i: usize| &data[offsets[i] as usize..offsets[i + 1] as usize];
-            match validity {
-                None => out.extend((0..col.len).map(get)),
-                Some(v) => {
-                    for (s, e) in v.inner().set_slices() {
-                        out.extend((s..e).map(get));
-                    }
-                }
-            }
-            Dense::Bytes(out)
+        Values::Binary { offsets, data } => Dense::Bytes(gather_bytes(offsets, data, validity)),
+        Values::SmallBinary { offsets, data } => {
+            Dense::Bytes(gather_bytes(offsets, data, validity))
         }
         Values::BinaryView { .. } => {
             let mut out = Vec::with_capacity(col.len);

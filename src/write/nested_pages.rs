@@ -16,7 +16,7 @@ use arrow_buffer::BooleanBufferBuilder;
 use parq_codecs::encoding::bitpack;
 use parq_codecs::probe;
 
-use super::column::{Dense, PageRange};
+use super::column::{byte_slices, Dense, PageRange};
 use super::shred::{LeafLevels, Piece};
 use crate::column::{Column, Values};
 use crate::metadata::Type;
@@ -116,9 +116,12 @@ pub(crate) fn dense_values(leaf: &LeafLevels, physical: Type) -> Result<Dense<'_
                 match &c.values {
                     Values::Binary { offsets, data } => {
                         for &(s, e) in &p.runs {
-                            out.extend(
-                                (s..e).map(|i| &data[offsets[i] as usize..offsets[i + 1] as usize]),
-                            );
+                            out.extend(byte_slices(offsets, data, s, e));
+                        }
+                    }
+                    Values::SmallBinary { offsets, data } => {
+                        for &(s, e) in &p.runs {
+                            out.extend(byte_slices(offsets, data, s, e));
                         }
                     }
                     Values::BinaryView { .. } => {

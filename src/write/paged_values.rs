@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use super::column::Dense;
+use super::column::{byte_slices, Dense};
 use super::nested_pages::ValueBits;
 use super::shred::{LeafLevels, Piece};
 use crate::column::{Column, Values};
@@ -28,7 +28,10 @@ fn bytes_of(physical: Type, c: &Column) -> Option<&[u8]> {
 
 /// Whether `c` is a byte-array column.
 fn is_bytes(c: &Column) -> bool {
-    matches!(c.values, Values::Binary { .. } | Values::BinaryView { .. })
+    matches!(
+        c.values,
+        Values::Binary { .. } | Values::SmallBinary { .. } | Values::BinaryView { .. }
+    )
 }
 
 /// A leaf's runs of stored values, walked forward one page at a time.
@@ -124,11 +127,12 @@ impl<'a> PagedValues<'a> {
         let mut out = Vec::with_capacity(n);
         while let Some((c, from, take)) = self.cursor.next_stretch(self.pieces, n - out.len()) {
             match &c.values {
-                Values::Binary { offsets, data } => out.extend(
-                    offsets[from..=from + take]
-                        .windows(2)
-                        .map(|w| &data[w[0] as usize..w[1] as usize]),
-                ),
+                Values::Binary { offsets, data } => {
+                    out.extend(byte_slices(offsets, data, from, from + take))
+                }
+                Values::SmallBinary { offsets, data } => {
+                    out.extend(byte_slices(offsets, data, from, from + take))
+                }
                 _ => out.extend((from..from + take).map(|i| c.bytes(i).unwrap_or(&[]))),
             }
         }
@@ -220,6 +224,9 @@ impl ValueBits for ByteBits<'_> {
             values += take;
             bytes += match &c.values {
                 Values::Binary { offsets, .. } => (offsets[from + take] - offsets[from]) as u64,
+                Values::SmallBinary { offsets, .. } => {
+                    (offsets[from + take] - offsets[from]) as u64
+                }
                 Values::BinaryView { views, .. } => views[from..from + take]
                     .iter()
                     .map(|&v| v as u32 as u64)
