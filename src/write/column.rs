@@ -27,7 +27,7 @@ use super::bloom::Distinct;
 use super::nested_pages::{self, LeveledPage};
 use super::options::{BloomFilterOptions, EncodingPolicy, PageVersion};
 use super::page_index::ColumnIndexBuilder;
-use super::paged_values::PagedValues;
+use super::paged_values::{ByteRun, PagedValues};
 use super::seal::{i32_varint_len, PagePart, PageSealer};
 use super::shred::LeafLevels;
 use super::stats::{self, SortOrder, Stats};
@@ -1166,37 +1166,61 @@ impl ColumnWriter {
         let mut locations = Vec::with_capacity(pages.len());
         let byte_arrays = self.leaf.physical == Type::BYTE_ARRAY;
         let mut unencoded_per_page = Vec::new();
+        // PLAIN byte arrays gathered page by page go straight from their offsets: encoded
+        // and their statistics taken without a slice per value (probe
+        // `write.byte_offset_runs`). Signed order (decimals) takes the general path.
+        let offset_runs = matches!(chosen, Chosen::Plain)
+            && self.leaf.order != SortOrder::SignedBytes
+            && matches!(&chunk_values, ChunkValues::Paged(v) if v.offset_runs());
+        let mut runs = Vec::new();
         for page in pages {
             let mut p = page.range;
             let slots = p.slot_end - p.slot_start;
             let page_values;
+            // `None`: the page's values are `runs`.
             let dense = match &mut chunk_values {
-                ChunkValues::Whole(d) => *d,
+                ChunkValues::Whole(d) => Some(*d),
+                ChunkValues::Paged(v) if offset_runs => {
+                    probe::hit("write.byte_offset_runs");
+                    v.next_runs(p.value_end - p.value_start, &mut runs);
+                    (p.value_start, p.value_end) = (0, p.value_end - p.value_start);
+                    None
+                }
                 ChunkValues::Paged(v) => {
                     page_values = v.next_page(p.value_end - p.value_start);
                     (p.value_start, p.value_end) = (0, p.value_end - p.value_start);
-                    &page_values
+                    Some(&page_values)
                 }
             };
             stored_values += p.value_end - p.value_start;
             total_pairs += slots;
             let nulls = slots - (p.value_end - p.value_start);
-            let mut page_stats = if stats_on {
-                self.stats(dense, chosen, p.value_start, p.value_end)
-            } else {
-                Stats::default()
+            let mut page_stats = match dense {
+                _ if !stats_on => Stats::default(),
+                Some(dense) => self.stats(dense, chosen, p.value_start, p.value_end),
+                None => Stats {
+                    min_max: (self.leaf.order != SortOrder::Undefined)
+                        .then(|| {
+                            stats::byte_array_runs(&runs, self.settings.truncate, self.leaf.utf8)
+                        })
+                        .flatten(),
+                    ..Stats::default()
+                },
             };
             page_stats.null_count = nulls as u64;
             if stats_on {
                 chunk_stats.merge(&page_stats, self.leaf.order);
             }
-            if let Dense::Bytes(v) = dense {
-                unencoded_per_page.push(
+            match dense {
+                Some(Dense::Bytes(v)) => unencoded_per_page.push(
                     v[p.value_start..p.value_end]
                         .iter()
                         .map(|x| x.len() as i64)
                         .sum::<i64>(),
-                );
+                ),
+                None => unencoded_per_page
+                    .push(runs.iter().map(|r| r.value_bytes() as i64).sum::<i64>()),
+                Some(_) => {}
             }
             let header_stats = (stats_on && self.settings.page_header_statistics)
                 .then(|| page_stats.to_thrift(true));
@@ -1242,8 +1266,25 @@ impl ColumnWriter {
                     }
                 }
             }
-            let body =
-                self.encoded_values(chosen, dense, p.value_start, p.value_end, &mut values)?;
+            let body = match dense {
+                Some(dense) => {
+                    self.encoded_values(chosen, dense, p.value_start, p.value_end, &mut values)?
+                }
+                None => {
+                    values.clear();
+                    for run in &runs {
+                        match *run {
+                            ByteRun::Small(o, d) => {
+                                plain::encode_byte_array_offsets(o, d, &mut values)
+                            }
+                            ByteRun::Large(o, d) => {
+                                plain::encode_byte_array_offsets(o, d, &mut values)
+                            }
+                        }
+                    }
+                    &values[..]
+                }
+            };
 
             let start = out.pos();
             if v2 {
