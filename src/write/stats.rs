@@ -525,32 +525,22 @@ struct KeyedMinMax<'a> {
 }
 
 /// Fold the values `data[offsets[i]..offsets[i + 1]]` into `acc`.
+///
+/// Most values fall strictly between the keys of the least and greatest so far: two compares
+/// of keys, no slice made. Only a key at or past either bound looks at the bytes.
 fn keyed_min_max<'a, O: ByteOffset>(
     offsets: &[O],
     data: &'a [u8],
     acc: &mut Option<KeyedMinMax<'a>>,
 ) {
     let mut values = offsets.windows(2).map(|w| (w[0].at(), w[1].at()));
-    let key = |s: usize, e: usize| match data.get(s..s + 8) {
-        Some(word) => {
-            let word = u64::from_be_bytes(word.try_into().unwrap_or_default());
-            let len = e - s;
-            // The value's own bytes: the top `len` bytes of the big-endian word.
-            if len >= 8 {
-                word
-            } else {
-                word & !(u64::MAX >> (8 * len))
-            }
-        }
-        None => prefix_key(&data[s..e]),
-    };
     let mut a = match acc.take() {
         Some(a) => a,
         None => {
             let Some((s, e)) = values.next() else {
                 return;
             };
-            let k = key(s, e);
+            let k = prefix_key(&data[s..e]);
             KeyedMinMax {
                 min: &data[s..e],
                 min_key: k,
@@ -561,8 +551,20 @@ fn keyed_min_max<'a, O: ByteOffset>(
     };
     let mut loads = 0u64;
     for (s, e) in values {
-        let k = key(s, e);
-        loads += (s + 8 <= data.len()) as u64;
+        let k = match data.get(s..s + 8) {
+            Some(word) => {
+                loads += 1;
+                let word = u64::from_be_bytes(word.try_into().unwrap_or_default());
+                // The value's own bytes: the top `len` bytes of the big-endian word (none of
+                // an empty value: a shift by 64 is no shift, hence the `checked_shl`).
+                let keep = 8 * (e - s).min(8) as u32;
+                word & u64::MAX.checked_shl(64 - keep).unwrap_or(0)
+            }
+            None => prefix_key(&data[s..e]),
+        };
+        if k > a.min_key && k < a.max_key {
+            continue;
+        }
         let v = &data[s..e];
         if k < a.min_key || (k == a.min_key && v < a.min) {
             (a.min, a.min_key) = (v, k);

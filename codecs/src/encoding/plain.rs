@@ -431,15 +431,18 @@ pub fn encode_byte_array_offsets<O: ByteOffset>(offsets: &[O], data: &[u8], out:
         let (s, e) = (w[0].at(), w[1].at());
         let len = e - s;
         let prefix = u32::try_from(len).expect("byte array longer than u32::MAX");
-        out[at..at + 4].copy_from_slice(&prefix.to_le_bytes());
-        at += 4;
-        if len <= BLOCK && s + BLOCK <= data.len() {
-            out[at..at + BLOCK].copy_from_slice(&data[s..s + BLOCK]);
-            blocks += 1;
-        } else {
-            out[at..at + len].copy_from_slice(&data[s..e]);
+        // The length and a block in one bounds check: the room reserved past the last
+        // value covers the block of any value.
+        let slot = &mut out[at..at + 4 + BLOCK];
+        slot[..4].copy_from_slice(&prefix.to_le_bytes());
+        match data.get(s..s + BLOCK) {
+            Some(block) if len <= BLOCK => {
+                slot[4..].copy_from_slice(block);
+                blocks += 1;
+            }
+            _ => out[at + 4..at + 4 + len].copy_from_slice(&data[s..e]),
         }
-        at += len;
+        at += 4 + len;
     }
     out.truncate(at);
     crate::probe::hit_n("plain.byte_array_block", blocks);
