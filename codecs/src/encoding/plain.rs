@@ -419,32 +419,40 @@ const BLOCK: usize = 16;
 /// If `offsets` decrease or point past `data` (their holder checked them), or a value is
 /// longer than `u32::MAX` bytes, which Parquet cannot represent.
 pub fn encode_byte_array_offsets<O: ByteOffset>(offsets: &[O], data: &[u8], out: &mut Vec<u8>) {
-    let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else {
+    let Some((first, rest)) = offsets.split_first() else {
         return;
     };
-    let n = offsets.len() - 1;
+    let bytes = rest.last().map_or(0, |l| l.at() - first.at());
+    // Monotonic offsets (checked by their holder; a decrease panics at the slice below)
+    // spanning at most `u32::MAX` bytes: no value is longer.
+    assert!(
+        u32::try_from(bytes).is_ok(),
+        "byte arrays longer than u32::MAX"
+    );
     let start = out.len();
-    out.resize(start + 4 * n + (last.at() - first.at()) + BLOCK, 0);
-    let mut at = start;
+    out.resize(start + 4 * rest.len() + bytes + BLOCK, 0);
+    let dst = &mut out[start..];
+    let mut at = 0;
     let mut blocks = 0u64;
-    for w in offsets.windows(2) {
-        let (s, e) = (w[0].at(), w[1].at());
-        let len = e - s;
-        let prefix = u32::try_from(len).expect("byte array longer than u32::MAX");
+    let mut s = first.at();
+    for o in rest {
+        let e = o.at();
+        let len = e.wrapping_sub(s);
         // The length and a block in one bounds check: the room reserved past the last
         // value covers the block of any value.
-        let slot = &mut out[at..at + 4 + BLOCK];
-        slot[..4].copy_from_slice(&prefix.to_le_bytes());
+        let slot = &mut dst[at..at + 4 + BLOCK];
+        slot[..4].copy_from_slice(&(len as u32).to_le_bytes());
         match data.get(s..s + BLOCK) {
             Some(block) if len <= BLOCK => {
                 slot[4..].copy_from_slice(block);
                 blocks += 1;
             }
-            _ => out[at + 4..at + 4 + len].copy_from_slice(&data[s..e]),
+            _ => dst[at + 4..at + 4 + len].copy_from_slice(&data[s..e]),
         }
         at += 4 + len;
+        s = e;
     }
-    out.truncate(at);
+    out.truncate(start + at);
     crate::probe::hit_n("plain.byte_array_block", blocks);
 }
 
