@@ -196,3 +196,29 @@ fn plain_byte_arrays_are_encoded_from_their_offsets() {
     assert_eq!(probe::get("write.byte_offset_runs"), 0);
     assert_eq!(probe::get("plain.byte_array_block"), 0);
 }
+
+#[test]
+fn structs_of_leaves_shred_each_leaf_once() {
+    // A nullable struct of leaves with nulls: each leaf over the whole range.
+    let leaves = Field::structure(
+        "a",
+        vec![
+            Field::primitive("x", Type::INT64),
+            Field::primitive("y", Type::BYTE_ARRAY).required(),
+        ],
+    );
+    write(&leaves, 0.1);
+    assert_eq!(probe::get("write.shred_struct_leaves"), 1);
+    // Without nulls there are no runs to walk; a list below walks run by run.
+    write(&leaves, 0.0);
+    assert_eq!(probe::get("write.shred_struct_leaves"), 0);
+    let nested = Field::structure(
+        "a",
+        vec![
+            Field::primitive("x", Type::INT64),
+            Field::list("y", Field::primitive("element", Type::INT32)),
+        ],
+    );
+    write(&nested, 0.1);
+    assert_eq!(probe::get("write.shred_struct_leaves"), 0);
+}
