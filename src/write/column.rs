@@ -1119,9 +1119,8 @@ impl ColumnWriter {
             let body: &[u8] = match &mut self.codec {
                 None => &d.page,
                 Some(c) => {
-                    scratch.clear();
-                    c.compress(&d.page, &mut scratch)?;
-                    &scratch
+                    let n = c.compress_reusing(&d.page, &mut scratch)?;
+                    &scratch[..n]
                 }
             };
             let header = PageHeader {
@@ -1290,9 +1289,8 @@ impl ColumnWriter {
             if v2 {
                 let compressed: Option<&[u8]> = match &mut self.codec {
                     Some(c) if !body.is_empty() => {
-                        scratch.clear();
-                        c.compress(body, &mut scratch)?;
-                        Some(&scratch)
+                        let n = c.compress_reusing(body, &mut scratch)?;
+                        Some(&scratch[..n])
                     }
                     _ => None,
                 };
@@ -1347,9 +1345,8 @@ impl ColumnWriter {
                         } else {
                             body
                         };
-                        scratch.clear();
-                        c.compress(input, &mut scratch)?;
-                        Some(&scratch)
+                        let n = c.compress_reusing(input, &mut scratch)?;
+                        Some(&scratch[..n])
                     }
                 };
                 let header = PageHeader {
