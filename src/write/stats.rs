@@ -16,7 +16,7 @@
 use std::cmp::Ordering;
 
 use arrow_buffer::BooleanBuffer;
-use parq_codecs::encoding::plain::ByteOffset;
+use parq_codecs::kernels::byte_arrays::Offset;
 
 use super::paged_values::ByteRun;
 
@@ -528,12 +528,11 @@ struct KeyedMinMax<'a> {
 ///
 /// Most values fall strictly between the keys of the least and greatest so far: two compares
 /// of keys, no slice made. Only a key at or past either bound looks at the bytes.
-fn keyed_min_max<'a, O: ByteOffset>(
-    offsets: &[O],
-    data: &'a [u8],
-    acc: &mut Option<KeyedMinMax<'a>>,
-) {
-    let mut values = offsets.windows(2).map(|w| (w[0].at(), w[1].at()));
+fn keyed_min_max<'a, O: Offset>(offsets: &[O], data: &'a [u8], acc: &mut Option<KeyedMinMax<'a>>) {
+    // Offsets are non-negative (the writer's `check_values` checked them).
+    let mut values = offsets
+        .windows(2)
+        .map(|w| (w[0].into() as usize, w[1].into() as usize));
     let mut a = match acc.take() {
         Some(a) => a,
         None => {

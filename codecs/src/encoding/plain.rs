@@ -21,7 +21,9 @@
 //!
 //! Probes: `plain.borrowed` (aligned input cast in place) and `plain.copied` (unaligned input
 //! copied once) in [`decode_fixed`]; `plain.view_inline` / `plain.view_ref` count the views
-//! built by [`decode_byte_array_views`] (hit once per call with the number of values).
+//! built by [`decode_byte_array_views`] (hit once per call with the number of values);
+//! `plain.byte_array_block` counts the short values [`encode_byte_array_offsets`] copied as
+//! one 16-byte block.
 #![forbid(unsafe_code)]
 
 use std::borrow::Cow;
@@ -29,6 +31,7 @@ use std::borrow::Cow;
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
 use bytemuck::Pod;
 
+use crate::kernels::byte_arrays::Offset;
 use crate::probe;
 use crate::{Error, Result};
 
@@ -380,27 +383,6 @@ pub fn encode_byte_arrays<'a>(values: impl Iterator<Item = &'a [u8]>, out: &mut 
     }
 }
 
-/// An offset into the bytes of an Arrow byte array: `i32` (`Utf8`, `Binary`) or `i64`
-/// (`LargeUtf8`, `LargeBinary`).
-pub trait ByteOffset: Copy {
-    /// The offset as an index (offsets are non-negative: their holder checked them).
-    fn at(self) -> usize;
-}
-
-impl ByteOffset for i32 {
-    #[inline(always)]
-    fn at(self) -> usize {
-        self as usize
-    }
-}
-
-impl ByteOffset for i64 {
-    #[inline(always)]
-    fn at(self) -> usize {
-        self as usize
-    }
-}
-
 /// Bytes a short value is copied with, whatever its length.
 const BLOCK: usize = 16;
 
@@ -418,11 +400,13 @@ const BLOCK: usize = 16;
 ///
 /// If `offsets` decrease or point past `data` (their holder checked them), or a value is
 /// longer than `u32::MAX` bytes, which Parquet cannot represent.
-pub fn encode_byte_array_offsets<O: ByteOffset>(offsets: &[O], data: &[u8], out: &mut Vec<u8>) {
+pub fn encode_byte_array_offsets<O: Offset>(offsets: &[O], data: &[u8], out: &mut Vec<u8>) {
     let Some((first, rest)) = offsets.split_first() else {
         return;
     };
-    let bytes = rest.last().map_or(0, |l| l.at() - first.at());
+    // Offsets are non-negative (their holder checked them).
+    let at = |o: &O| (*o).into() as usize;
+    let bytes = rest.last().map_or(0, |l| at(l) - at(first));
     // Monotonic offsets (checked by their holder; a decrease panics at the slice below)
     // spanning at most `u32::MAX` bytes: no value is longer.
     assert!(
@@ -432,27 +416,27 @@ pub fn encode_byte_array_offsets<O: ByteOffset>(offsets: &[O], data: &[u8], out:
     let start = out.len();
     out.resize(start + 4 * rest.len() + bytes + BLOCK, 0);
     let dst = &mut out[start..];
-    let mut at = 0;
+    let mut pos = 0;
     let mut blocks = 0u64;
-    let mut s = first.at();
+    let mut s = at(first);
     for o in rest {
-        let e = o.at();
+        let e = at(o);
         let len = e.wrapping_sub(s);
         // The length and a block in one bounds check: the room reserved past the last
         // value covers the block of any value.
-        let slot = &mut dst[at..at + 4 + BLOCK];
+        let slot = &mut dst[pos..pos + 4 + BLOCK];
         slot[..4].copy_from_slice(&(len as u32).to_le_bytes());
         match data.get(s..s + BLOCK) {
             Some(block) if len <= BLOCK => {
                 slot[4..].copy_from_slice(block);
                 blocks += 1;
             }
-            _ => dst[at + 4..at + 4 + len].copy_from_slice(&data[s..e]),
+            _ => dst[pos + 4..pos + 4 + len].copy_from_slice(&data[s..e]),
         }
-        at += 4 + len;
+        pos += 4 + len;
         s = e;
     }
-    out.truncate(start + at);
+    out.truncate(start + pos);
     crate::probe::hit_n("plain.byte_array_block", blocks);
 }
 
