@@ -176,27 +176,10 @@ impl Array {
         self.map_leaves(&Column::materialize)
     }
 
-    /// True when a leaf holds i32 byte array offsets
-    /// ([`crate::column::Values::SmallBinary`]).
-    pub(crate) fn has_small_offsets(&self) -> bool {
-        match self {
-            Array::Primitive(c) => matches!(c.values, crate::column::Values::SmallBinary { .. }),
-            Array::List(l) | Array::Map(l) => l.values.has_small_offsets(),
-            Array::Struct(s) => s.children.iter().any(Array::has_small_offsets),
-        }
-    }
-
     /// This array in the layouts the writer takes: keys looked up in their dictionary
-    /// ([`Column::materialize`]) and i32 byte array offsets widened to i64.
+    /// ([`Column::materialize`]).
     pub(crate) fn for_writer(&self) -> Array {
-        self.map_leaves(&|c: &Column| {
-            let c = c.materialize();
-            if matches!(c.values, crate::column::Values::SmallBinary { .. }) {
-                c.to_offsets()
-            } else {
-                c
-            }
-        })
+        self.map_leaves(&Column::materialize)
     }
 
     /// This array with `f` applied to every leaf column.

@@ -262,11 +262,10 @@ fn be_bytes(le: &[u8], width: usize, out: &mut Vec<u8>) {
 /// Convert an Arrow array to the parq [`Array`] of `field` (as [`from_arrow_field`] gives it).
 ///
 /// Zero-copy: Boolean, Int32, UInt32, Int64, UInt64, Float32/64, Date32/64, Time32/64,
-/// Timestamp, Duration, LargeBinary/LargeUtf8 (i64 offsets), BinaryView and Utf8View,
-/// FixedSizeBinary, Float16, Decimal32 and Decimal64 of more than 9 digits, validity, struct
-/// children and List/Map offsets. Copies: Int8/16 and UInt8/16 (widened to INT32), Binary/Utf8
-/// offsets (widened to i64; the values are not copied), Decimal128/256 (to INT32/INT64 or
-/// big-endian FIXED_LEN_BYTE_ARRAY), Decimal64 of up to 9 digits, intervals, dictionaries
+/// Timestamp, Duration, Binary/Utf8 (i32 offsets), LargeBinary/LargeUtf8 (i64 offsets),
+/// BinaryView and Utf8View, FixedSizeBinary, Float16, Decimal32 and Decimal64 of more than 9
+/// digits, validity, struct children and List/Map offsets. Copies: Int8/16 and UInt8/16
+/// (widened to INT32), Decimal128/256 (to INT32/INT64 or big-endian FIXED_LEN_BYTE_ARRAY), Decimal64 of up to 9 digits, intervals, dictionaries
 /// (materialized), LargeList offsets (narrowed to i32 when they fit), FixedSizeList (offsets
 /// made up).
 pub fn from_arrow_array(a: &dyn ArrowArray, field: &Field) -> Result<Array> {
@@ -424,17 +423,17 @@ pub fn from_arrow_array(a: &dyn ArrowArray, field: &Field) -> Result<Array> {
             let data = a.to_data();
             let offsets: ScalarBuffer<i32> =
                 ScalarBuffer::new(data.buffers()[0].clone(), data.offset(), len + 1);
-            let wide: ScalarBuffer<i64> = offsets.iter().map(|&o| o as i64).collect();
             // SAFETY: the offsets of an Arrow byte array are non-negative and monotonic (its
-            // constructors check them), and widening keeps both: `OffsetBuffer::new` would
-            // only check them again, one compare per value (the writer's `check_values`
-            // still checks them against the data).
-            let wide = unsafe { OffsetBuffer::new_unchecked(wide) };
+            // constructors check them): `OffsetBuffer::new` would only check them again, one
+            // compare per value (the writer's `check_values` still checks them against the
+            // data).
+            let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
+            // Borrowed as they are, i32 offsets and all: the writer takes them.
             column(
                 len,
                 nulls,
-                Values::Binary {
-                    offsets: wide,
+                Values::SmallBinary {
+                    offsets,
                     data: data.buffers()[1].clone(),
                 },
             )

@@ -27,7 +27,7 @@ use super::bloom::Distinct;
 use super::nested_pages::{self, LeveledPage};
 use super::options::{BloomFilterOptions, EncodingPolicy, PageVersion};
 use super::page_index::ColumnIndexBuilder;
-use super::paged_values::PagedValues;
+use super::paged_values::{ByteRun, PagedValues};
 use super::seal::{i32_varint_len, PagePart, PageSealer};
 use super::shred::LeafLevels;
 use super::stats::{self, SortOrder, Stats};
@@ -178,6 +178,38 @@ fn gather_fixed<'a>(data: &'a [u8], width: usize, validity: Option<&NullBuffer>)
     }
 }
 
+/// The byte arrays `[s, e)` delimited by `offsets` (i32 or i64, checked by the writer's
+/// `check_values`) in `data`.
+pub(crate) fn byte_slices<'a, O: Copy + Into<i64>>(
+    offsets: &'a [O],
+    data: &'a [u8],
+    s: usize,
+    e: usize,
+) -> impl Iterator<Item = &'a [u8]> + 'a {
+    offsets[s..=e]
+        .windows(2)
+        .map(move |w| &data[w[0].into() as usize..w[1].into() as usize])
+}
+
+/// The valid byte arrays of a column of `offsets.len() - 1` slots, in order.
+fn gather_bytes<'a, O: Copy + Into<i64>>(
+    offsets: &'a [O],
+    data: &'a [u8],
+    validity: Option<&NullBuffer>,
+) -> Vec<&'a [u8]> {
+    let len = offsets.len().saturating_sub(1);
+    let mut out = Vec::with_capacity(len);
+    match validity {
+        None => out.extend(byte_slices(offsets, data, 0, len)),
+        Some(v) => {
+            for (s, e) in v.inner().set_slices() {
+                out.extend(byte_slices(offsets, data, s, e));
+            }
+        }
+    }
+    out
+}
+
 fn dense(col: &Column) -> Dense<'_> {
     let validity = col.validity.as_ref().filter(|v| v.null_count() > 0);
     match &col.values {
@@ -191,8 +223,8 @@ fn dense(col: &Column) -> Dense<'_> {
                 out.finish()
             }
         }),
-        Values::Dictionary { .. } | Values::SmallBinary { .. } => {
-            unreachable!("keys and i32 offsets are converted by ParquetWriter::write_arrays")
+        Values::Dictionary { .. } => {
+            unreachable!("keys are looked up by ParquetWriter::write_arrays")
         }
         Values::Int32(v) => Dense::Int32(gather(v, validity)),
         Values::Int64(v) => Dense::Int64(gather(v, validity)),
@@ -206,18 +238,9 @@ fn dense(col: &Column) -> Dense<'_> {
             width: *width,
             data: gather_fixed(data, *width, validity),
         },
-        Values::Binary { offsets, data } => {
-            let mut out = Vec::with_capacity(col.len);
-            let get = |i: usize| &data[offsets[i] as usize..offsets[i + 1] as usize];
-            match validity {
-                None => out.extend((0..col.len).map(get)),
-                Some(v) => {
-                    for (s, e) in v.inner().set_slices() {
-                        out.extend((s..e).map(get));
-                    }
-                }
-            }
-            Dense::Bytes(out)
+        Values::Binary { offsets, data } => Dense::Bytes(gather_bytes(offsets, data, validity)),
+        Values::SmallBinary { offsets, data } => {
+            Dense::Bytes(gather_bytes(offsets, data, validity))
         }
         Values::BinaryView { .. } => {
             let mut out = Vec::with_capacity(col.len);
@@ -1096,9 +1119,8 @@ impl ColumnWriter {
             let body: &[u8] = match &mut self.codec {
                 None => &d.page,
                 Some(c) => {
-                    scratch.clear();
-                    c.compress(&d.page, &mut scratch)?;
-                    &scratch
+                    let n = c.compress_reusing(&d.page, &mut scratch)?;
+                    &scratch[..n]
                 }
             };
             let header = PageHeader {
@@ -1143,37 +1165,61 @@ impl ColumnWriter {
         let mut locations = Vec::with_capacity(pages.len());
         let byte_arrays = self.leaf.physical == Type::BYTE_ARRAY;
         let mut unencoded_per_page = Vec::new();
+        // PLAIN byte arrays gathered page by page go straight from their offsets: encoded
+        // and their statistics taken without a slice per value (probe
+        // `write.byte_offset_runs`). Signed order (decimals) takes the general path.
+        let offset_runs = matches!(chosen, Chosen::Plain)
+            && self.leaf.order != SortOrder::SignedBytes
+            && matches!(&chunk_values, ChunkValues::Paged(v) if v.offset_runs());
+        let mut runs = Vec::new();
         for page in pages {
             let mut p = page.range;
             let slots = p.slot_end - p.slot_start;
             let page_values;
+            // `None`: the page's values are `runs`.
             let dense = match &mut chunk_values {
-                ChunkValues::Whole(d) => *d,
+                ChunkValues::Whole(d) => Some(*d),
+                ChunkValues::Paged(v) if offset_runs => {
+                    probe::hit("write.byte_offset_runs");
+                    v.next_runs(p.value_end - p.value_start, &mut runs);
+                    (p.value_start, p.value_end) = (0, p.value_end - p.value_start);
+                    None
+                }
                 ChunkValues::Paged(v) => {
                     page_values = v.next_page(p.value_end - p.value_start);
                     (p.value_start, p.value_end) = (0, p.value_end - p.value_start);
-                    &page_values
+                    Some(&page_values)
                 }
             };
             stored_values += p.value_end - p.value_start;
             total_pairs += slots;
             let nulls = slots - (p.value_end - p.value_start);
-            let mut page_stats = if stats_on {
-                self.stats(dense, chosen, p.value_start, p.value_end)
-            } else {
-                Stats::default()
+            let mut page_stats = match dense {
+                _ if !stats_on => Stats::default(),
+                Some(dense) => self.stats(dense, chosen, p.value_start, p.value_end),
+                None => Stats {
+                    min_max: (self.leaf.order != SortOrder::Undefined)
+                        .then(|| {
+                            stats::byte_array_runs(&runs, self.settings.truncate, self.leaf.utf8)
+                        })
+                        .flatten(),
+                    ..Stats::default()
+                },
             };
             page_stats.null_count = nulls as u64;
             if stats_on {
                 chunk_stats.merge(&page_stats, self.leaf.order);
             }
-            if let Dense::Bytes(v) = dense {
-                unencoded_per_page.push(
+            match dense {
+                Some(Dense::Bytes(v)) => unencoded_per_page.push(
                     v[p.value_start..p.value_end]
                         .iter()
                         .map(|x| x.len() as i64)
                         .sum::<i64>(),
-                );
+                ),
+                None => unencoded_per_page
+                    .push(runs.iter().map(|r| r.value_bytes() as i64).sum::<i64>()),
+                Some(_) => {}
             }
             let header_stats = (stats_on && self.settings.page_header_statistics)
                 .then(|| page_stats.to_thrift(true));
@@ -1219,16 +1265,32 @@ impl ColumnWriter {
                     }
                 }
             }
-            let body =
-                self.encoded_values(chosen, dense, p.value_start, p.value_end, &mut values)?;
+            let body = match dense {
+                Some(dense) => {
+                    self.encoded_values(chosen, dense, p.value_start, p.value_end, &mut values)?
+                }
+                None => {
+                    values.clear();
+                    for run in &runs {
+                        match *run {
+                            ByteRun::Small(o, d) => {
+                                plain::encode_byte_array_offsets(o, d, &mut values)
+                            }
+                            ByteRun::Large(o, d) => {
+                                plain::encode_byte_array_offsets(o, d, &mut values)
+                            }
+                        }
+                    }
+                    &values[..]
+                }
+            };
 
             let start = out.pos();
             if v2 {
                 let compressed: Option<&[u8]> = match &mut self.codec {
                     Some(c) if !body.is_empty() => {
-                        scratch.clear();
-                        c.compress(body, &mut scratch)?;
-                        Some(&scratch)
+                        let n = c.compress_reusing(body, &mut scratch)?;
+                        Some(&scratch[..n])
                     }
                     _ => None,
                 };
@@ -1283,9 +1345,8 @@ impl ColumnWriter {
                         } else {
                             body
                         };
-                        scratch.clear();
-                        c.compress(input, &mut scratch)?;
-                        Some(&scratch)
+                        let n = c.compress_reusing(input, &mut scratch)?;
+                        Some(&scratch[..n])
                     }
                 };
                 let header = PageHeader {

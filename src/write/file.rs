@@ -249,6 +249,22 @@ fn flat_field(e: &SchemaElement) -> field::Field {
 }
 
 /// Check a leaf column's buffers against its leaf (`col.len` slots).
+/// Whether `offsets` (i32 or i64) delimit `len` byte arrays inside `data_len` bytes: one
+/// more offset than values, the first non-negative, none decreasing, the last inside.
+fn offsets_fit<O: Copy + PartialOrd + Into<i64>>(
+    offsets: &[O],
+    len: usize,
+    data_len: usize,
+) -> bool {
+    offsets.len() == len + 1
+        && offsets[0].into() >= 0
+        && offsets[len].into() as u64 <= data_len as u64
+        // Without a short circuit, so that the compares vectorise.
+        && offsets
+            .windows(2)
+            .fold(true, |ok, w| ok & (w[0] <= w[1]))
+}
+
 fn check_values(leaf: &Leaf, col: &Column) -> Result<()> {
     let len = col.len;
     let bad = |what: String| {
@@ -279,14 +295,13 @@ fn check_values(leaf: &Leaf, col: &Column) -> Result<()> {
             (data.len() == len * width, len)
         }
         (Values::Binary { offsets, data }, Type::BYTE_ARRAY) => {
-            let ok = offsets.len() == len + 1
-                && offsets[0] >= 0
-                && offsets[len] as u64 <= data.len() as u64
-                // Without a short circuit, so that the compares vectorise.
-                && offsets
-                    .windows(2)
-                    .fold(true, |ok, w| ok & (w[0] <= w[1]));
-            if !ok {
+            if !offsets_fit(offsets, len, data.len()) {
+                return bad("offsets out of order or out of the data".into());
+            }
+            (true, len)
+        }
+        (Values::SmallBinary { offsets, data }, Type::BYTE_ARRAY) => {
+            if !offsets_fit(offsets, len, data.len()) {
                 return bad("offsets out of order or out of the data".into());
             }
             (true, len)
@@ -316,7 +331,12 @@ fn check_values(leaf: &Leaf, col: &Column) -> Result<()> {
 /// row groups, not an exact figure for slices).
 fn array_bytes(a: &Array) -> usize {
     match a {
-        Array::Primitive(c) => c.decoded_bytes(),
+        // i32 byte array offsets count as the i64 ones they were widened to before the
+        // writer took them as they are: row groups are cut by bytes where they were.
+        Array::Primitive(c) => match &c.values {
+            Values::SmallBinary { offsets, .. } => c.decoded_bytes() + offsets.len() * 4,
+            _ => c.decoded_bytes(),
+        },
         Array::List(l) | Array::Map(l) => {
             let width = match l.offsets {
                 crate::array::ListOffsets::Small(_) => 4,
@@ -716,12 +736,11 @@ impl<W: Write> ParquetWriter<W> {
                 self.fields.len()
             )));
         }
-        if arrays
-            .iter()
-            .any(|a| a.has_dictionary_keys() || a.has_small_offsets())
-        {
+        if arrays.iter().any(Array::has_dictionary_keys) {
             // Keys into a dictionary (a read with `ReadOptions::dictionary_keys`) are written
-            // as their values, and i32 offsets (`ReadOptions::small_offsets`) widened.
+            // as their values. i32 offsets (Arrow's `Utf8`, `ReadOptions::small_offsets`) are
+            // written as they are: widening them would copy 8 bytes per value into fresh
+            // memory.
             let arrays: Vec<Array> = arrays.iter().map(Array::for_writer).collect();
             return self.write_arrays(&arrays);
         }

@@ -16,7 +16,7 @@ use arrow_buffer::BooleanBufferBuilder;
 use parq_codecs::encoding::bitpack;
 use parq_codecs::probe;
 
-use super::column::{Dense, PageRange};
+use super::column::{byte_slices, Dense, PageRange};
 use super::shred::{LeafLevels, Piece};
 use crate::column::{Column, Values};
 use crate::metadata::Type;
@@ -116,9 +116,12 @@ pub(crate) fn dense_values(leaf: &LeafLevels, physical: Type) -> Result<Dense<'_
                 match &c.values {
                     Values::Binary { offsets, data } => {
                         for &(s, e) in &p.runs {
-                            out.extend(
-                                (s..e).map(|i| &data[offsets[i] as usize..offsets[i + 1] as usize]),
-                            );
+                            out.extend(byte_slices(offsets, data, s, e));
+                        }
+                    }
+                    Values::SmallBinary { offsets, data } => {
+                        for &(s, e) in &p.runs {
+                            out.extend(byte_slices(offsets, data, s, e));
                         }
                     }
                     Values::BinaryView { .. } => {
@@ -431,14 +434,27 @@ impl LevelEncoder<'_> {
     }
 }
 
-/// Append `groups` of 8 levels of `W` bits each, packed LSB first (`W` bytes per group),
-/// with constant shifts and one word store per group.
+/// Append `groups` of 8 levels of `W` bits each (`W` at most 4), packed LSB first (`W`
+/// bytes per group), with one word store per group.
+///
+/// Four levels of a group are one little-endian `u64` of 16-bit lanes, level `j` at bit
+/// `16 j`. Multiplying by `sum_k 2^((16 - W) k)` (k < 4) puts a copy of level `j` at bit
+/// `16 j + (16 - W) k`; the copies with `j + k = 3` land side by side at
+/// `3 (16 - W) + W j`, and no other copy overlaps them (the nearest end at `3 (16 - W)` and
+/// start at `3 (16 - W) + 4 W`), so no carry reaches them either: one multiply, one shift
+/// and one mask pack four levels.
 fn pack_groups<const W: usize>(groups: &[[u16; 8]], out: &mut Vec<u8>) {
+    const { assert!(W >= 1 && W <= 4) };
+    let spread: u64 = (0..4).fold(0, |m, k| m | 1 << ((16 - W) * k));
+    let shift = 3 * (16 - W);
+    let mask = (1u64 << (4 * W)) - 1;
+    let four = |x: u64| (x.wrapping_mul(spread) >> shift) & mask;
     let mut at = out.len();
     // Each group stores a whole word and keeps `W` bytes of it: room for the last word.
     out.resize(at + groups.len() * W + 8, 0);
     for g in groups {
-        let acc = (0..8).fold(0u64, |acc, j| acc | (g[j] as u64) << (j * W));
+        let [lo, hi]: [u64; 2] = bytemuck::cast(*g);
+        let acc = four(lo) | four(hi) << (4 * W);
         out[at..at + 8].copy_from_slice(&acc.to_le_bytes());
         at += W;
     }
@@ -477,11 +493,11 @@ pub(crate) fn encode_levels(levels: &[u16], max: u16, out: &mut Vec<u8>, hist: &
     let (mut runs, mut packed) = (0u64, 0u64);
     let mut i = 0;
     while i < groups.len() {
-        // Eight equal levels (one 128-bit compare) join a repeated run; a stretch of other
+        // Eight equal levels (two 64-bit compares) join a repeated run; a stretch of other
         // groups is bit-packed in one go.
         let uniform = |g: &[u16; 8]| {
-            let bits: u128 = bytemuck::cast(*g);
-            bits == g[0] as u128 * 0x0001_0001_0001_0001_0001_0001_0001_0001
+            let [lo, hi]: [u64; 2] = bytemuck::cast(*g);
+            lo == hi && lo == g[0] as u64 * 0x0001_0001_0001_0001
         };
         if uniform(&groups[i]) {
             enc.run(groups[i][0], 8);

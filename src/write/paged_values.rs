@@ -1,15 +1,15 @@
 //! The stored values of a shredded numeric (INT32, INT64, FLOAT, DOUBLE) or BYTE_ARRAY leaf
-//! gathered one page at a time (numbers into one reused buffer, byte arrays as one slice per
-//! value), instead of into a chunk-sized copy first: a chunk that gets no dictionary (the
-//! estimate says PLAIN, or the policy names another encoding) never holds its values twice,
-//! and never touches a chunk-sized allocation. The dictionary estimate samples the runs
-//! where they are.
+//! gathered one page at a time (numbers into one reused buffer, byte arrays as runs of their
+//! offsets, or as one slice per value for views and encodings other than PLAIN), instead of
+//! into a chunk-sized copy first: a chunk that gets no dictionary (the estimate says PLAIN,
+//! or the policy names another encoding) never holds its values twice, and never touches a
+//! chunk-sized allocation. The dictionary estimate samples the runs where they are.
 //!
 //! Probe: `write.paged_values` (a chunk whose values were gathered page by page).
 
 use std::borrow::Cow;
 
-use super::column::Dense;
+use super::column::{byte_slices, Dense};
 use super::nested_pages::ValueBits;
 use super::shred::{LeafLevels, Piece};
 use crate::column::{Column, Values};
@@ -28,7 +28,10 @@ fn bytes_of(physical: Type, c: &Column) -> Option<&[u8]> {
 
 /// Whether `c` is a byte-array column.
 fn is_bytes(c: &Column) -> bool {
-    matches!(c.values, Values::Binary { .. } | Values::BinaryView { .. })
+    matches!(
+        c.values,
+        Values::Binary { .. } | Values::SmallBinary { .. } | Values::BinaryView { .. }
+    )
 }
 
 /// A leaf's runs of stored values, walked forward one page at a time.
@@ -119,16 +122,49 @@ impl<'a> PagedValues<'a> {
         out
     }
 
+    /// Whether every piece holds its byte arrays as offsets (i32 or i64) into one buffer, so
+    /// that pages can be taken as runs ([`Self::next_runs`]).
+    pub(crate) fn offset_runs(&self) -> bool {
+        self.width == 0
+            && self.pieces.iter().all(|p| {
+                matches!(
+                    p.column.values,
+                    Values::Binary { .. } | Values::SmallBinary { .. }
+                )
+            })
+    }
+
+    /// The next `n` stored byte arrays as runs of offsets into their buffers, into `out`
+    /// (cleared first): a page's values without a slice per value. Views (see
+    /// [`Self::offset_runs`]) are skipped.
+    pub(crate) fn next_runs(&mut self, n: usize, out: &mut Vec<ByteRun<'a>>) {
+        out.clear();
+        let mut taken = 0;
+        while let Some((c, from, take)) = self.cursor.next_stretch(self.pieces, n - taken) {
+            taken += take;
+            match &c.values {
+                Values::SmallBinary { offsets, data } => {
+                    out.push(ByteRun::Small(&offsets[from..=from + take], data))
+                }
+                Values::Binary { offsets, data } => {
+                    out.push(ByteRun::Large(&offsets[from..=from + take], data))
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// The next `n` stored byte arrays, as a page's values.
     fn next_bytes(&mut self, n: usize) -> Dense<'a> {
         let mut out = Vec::with_capacity(n);
         while let Some((c, from, take)) = self.cursor.next_stretch(self.pieces, n - out.len()) {
             match &c.values {
-                Values::Binary { offsets, data } => out.extend(
-                    offsets[from..=from + take]
-                        .windows(2)
-                        .map(|w| &data[w[0] as usize..w[1] as usize]),
-                ),
+                Values::Binary { offsets, data } => {
+                    out.extend(byte_slices(offsets, data, from, from + take))
+                }
+                Values::SmallBinary { offsets, data } => {
+                    out.extend(byte_slices(offsets, data, from, from + take))
+                }
                 _ => out.extend((from..from + take).map(|i| c.bytes(i).unwrap_or(&[]))),
             }
         }
@@ -162,6 +198,27 @@ impl<'a> PagedValues<'a> {
             Type::FLOAT => Dense::Float(Cow::Borrowed(&bytemuck::cast_slice(words)[..filled])),
             Type::INT64 => Dense::Int64(Cow::Borrowed(&bytemuck::cast_slice(words)[..filled])),
             _ => Dense::Double(Cow::Borrowed(&bytemuck::cast_slice(words)[..filled])),
+        }
+    }
+}
+
+/// A stretch of a page's byte arrays in one column: value `i` is
+/// `data[offsets[i]..offsets[i + 1]]` (`offsets` has one more entry than values), `data`
+/// being the column's whole buffer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ByteRun<'a> {
+    /// i32 offsets (Arrow `Utf8`, `Binary`).
+    Small(&'a [i32], &'a [u8]),
+    /// i64 offsets (Arrow `LargeUtf8`, `LargeBinary`).
+    Large(&'a [i64], &'a [u8]),
+}
+
+impl ByteRun<'_> {
+    /// The bytes of the run's values together (what a page's size statistics count).
+    pub(crate) fn value_bytes(&self) -> usize {
+        match *self {
+            ByteRun::Small(o, _) => (o[o.len() - 1] - o[0]) as usize,
+            ByteRun::Large(o, _) => (o[o.len() - 1] - o[0]) as usize,
         }
     }
 }
@@ -220,6 +277,9 @@ impl ValueBits for ByteBits<'_> {
             values += take;
             bytes += match &c.values {
                 Values::Binary { offsets, .. } => (offsets[from + take] - offsets[from]) as u64,
+                Values::SmallBinary { offsets, .. } => {
+                    (offsets[from + take] - offsets[from]) as u64
+                }
                 Values::BinaryView { views, .. } => views[from..from + take]
                     .iter()
                     .map(|&v| v as u32 as u64)

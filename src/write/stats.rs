@@ -16,6 +16,9 @@
 use std::cmp::Ordering;
 
 use arrow_buffer::BooleanBuffer;
+use parq_codecs::kernels::byte_arrays::Offset;
+
+use super::paged_values::ByteRun;
 
 use crate::metadata::{ConvertedType, LogicalType, Statistics, Type};
 
@@ -460,18 +463,116 @@ pub(crate) fn byte_arrays<'a>(
             }
         }
     }
+    Some(byte_bounds(min, max, order, truncate, utf8))
+}
+
+/// The min/max statistics of byte strings whose least and greatest are `min` and `max`:
+/// truncated to `truncate` bytes when longer (UTF-8 aware when `utf8`) in unsigned order.
+fn byte_bounds(
+    min: &[u8],
+    max: &[u8],
+    order: SortOrder,
+    truncate: Option<usize>,
+    utf8: bool,
+) -> MinMax {
     let limit = match truncate {
         Some(l) if order == SortOrder::Bytes => l,
-        _ => return Some(exact(min.to_vec(), max.to_vec())),
+        _ => return exact(min.to_vec(), max.to_vec()),
     };
     let (min, min_exact) = truncate_min(min, limit, utf8);
     let (max, max_exact) = truncate_max(max, limit, utf8);
-    Some(MinMax {
+    MinMax {
         min,
         max,
         min_exact,
         max_exact,
-    })
+    }
+}
+
+/// [`byte_arrays`] in unsigned order ([`SortOrder::Bytes`]) of the values of `runs`, read
+/// from their offsets: a value's 8-byte prefix key is one 8-byte load from the run's bytes,
+/// masked to the value's length, wherever the bytes go on for 8 more from the value's start
+/// (probe `write.stats_prefix_load`); a short value at the very end is copied out as
+/// [`byte_arrays`] does. The result is [`byte_arrays`]'s over the same values.
+pub(crate) fn byte_array_runs(
+    runs: &[ByteRun<'_>],
+    truncate: Option<usize>,
+    utf8: bool,
+) -> Option<MinMax> {
+    let mut acc: Option<KeyedMinMax<'_>> = None;
+    for run in runs {
+        match *run {
+            ByteRun::Small(offsets, data) => keyed_min_max(offsets, data, &mut acc),
+            ByteRun::Large(offsets, data) => keyed_min_max(offsets, data, &mut acc),
+        }
+    }
+    let acc = acc?;
+    Some(byte_bounds(
+        acc.min,
+        acc.max,
+        SortOrder::Bytes,
+        truncate,
+        utf8,
+    ))
+}
+
+/// The least and greatest byte strings so far in unsigned order, with their prefix keys.
+struct KeyedMinMax<'a> {
+    min: &'a [u8],
+    min_key: u64,
+    max: &'a [u8],
+    max_key: u64,
+}
+
+/// Fold the values `data[offsets[i]..offsets[i + 1]]` into `acc`.
+///
+/// Most values fall strictly between the keys of the least and greatest so far: two compares
+/// of keys, no slice made. Only a key at or past either bound looks at the bytes.
+fn keyed_min_max<'a, O: Offset>(offsets: &[O], data: &'a [u8], acc: &mut Option<KeyedMinMax<'a>>) {
+    // Offsets are non-negative (the writer's `check_values` checked them).
+    let mut values = offsets
+        .windows(2)
+        .map(|w| (w[0].into() as usize, w[1].into() as usize));
+    let mut a = match acc.take() {
+        Some(a) => a,
+        None => {
+            let Some((s, e)) = values.next() else {
+                return;
+            };
+            let k = prefix_key(&data[s..e]);
+            KeyedMinMax {
+                min: &data[s..e],
+                min_key: k,
+                max: &data[s..e],
+                max_key: k,
+            }
+        }
+    };
+    let mut loads = 0u64;
+    for (s, e) in values {
+        let k = match data.get(s..s + 8) {
+            Some(word) => {
+                loads += 1;
+                let word = u64::from_be_bytes(word.try_into().unwrap_or_default());
+                // The value's own bytes: the top `len` bytes of the big-endian word (none of
+                // an empty value: a shift by 64 is no shift, hence the `checked_shl`).
+                let keep = 8 * (e - s).min(8) as u32;
+                word & u64::MAX.checked_shl(64 - keep).unwrap_or(0)
+            }
+            None => prefix_key(&data[s..e]),
+        };
+        if k > a.min_key && k < a.max_key {
+            continue;
+        }
+        let v = &data[s..e];
+        if k < a.min_key || (k == a.min_key && v < a.min) {
+            (a.min, a.min_key) = (v, k);
+        } else if k > a.max_key || (k == a.max_key && v > a.max) {
+            (a.max, a.max_key) = (v, k);
+        }
+    }
+    parq_codecs::probe::hit_n("write.stats_prefix_load", loads);
+    *acc = Some(a);
 }
 
 /// The first 8 bytes of `v`, zero-padded, as a big-endian integer: `prefix_key(a) <
@@ -562,6 +663,46 @@ pub(crate) fn truncate_max(v: &[u8], limit: usize, utf8: bool) -> (Vec<u8>, bool
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Min/max from runs of offsets (prefix keys loaded whole, masked) are those of the
+    /// slices: values with equal prefixes, empty values, values ending at the buffer's end,
+    /// runs of i32 and i64 offsets, truncated or not.
+    #[test]
+    fn byte_array_runs_match_the_slices() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for n in [1usize, 2, 5, 40, 500] {
+            let mut data = Vec::new();
+            let mut ends = vec![0usize];
+            for _ in 0..n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Few distinct bytes, so that prefixes tie and short values prefix long ones.
+                let len = (x % 14) as usize;
+                data.extend((0..len).map(|i| b"ab\xff"[((x >> (2 * i)) % 3) as usize]));
+                ends.push(data.len());
+            }
+            let i64s: Vec<i64> = ends.iter().map(|&e| e as i64).collect();
+            let i32s: Vec<i32> = ends.iter().map(|&e| e as i32).collect();
+            let cut = n / 3;
+            let runs = [
+                ByteRun::Small(&i32s[..=cut], &data),
+                ByteRun::Large(&i64s[cut..], &data),
+            ];
+            let slices = ends.windows(2).map(|w| &data[w[0]..w[1]]);
+            for truncate in [None, Some(3)] {
+                assert_eq!(
+                    byte_array_runs(&runs, truncate, false),
+                    byte_arrays(slices.clone(), SortOrder::Bytes, truncate, false),
+                    "n {n} truncate {truncate:?}"
+                );
+            }
+        }
+        assert_eq!(
+            byte_array_runs(&[ByteRun::Small(&[0], &[])], None, false),
+            None
+        );
+    }
 
     #[test]
     fn float_zero_and_nan_rules() {

@@ -692,6 +692,22 @@ fn conversions_that_should_not_copy_do_not() {
         panic!("int64")
     };
     assert_eq!(v.inner().as_ptr(), arrow_ids.values().inner().as_ptr());
+    // Utf8: its i32 offsets and its bytes, neither copied nor widened.
+    let words = arrow_array::StringArray::from(vec![Some("ab"), None, Some("cde")]);
+    let field = parq::arrow::from_arrow_field(&arrow_schema::Field::new("s", DataType::Utf8, true))
+        .unwrap();
+    let parq::array::Array::Primitive(c) = parq::arrow::from_arrow_array(&words, &field).unwrap()
+    else {
+        panic!("primitive")
+    };
+    let Values::SmallBinary { offsets, data } = &c.values else {
+        panic!("i32 offsets")
+    };
+    assert_eq!(
+        offsets.inner().inner().as_ptr(),
+        words.offsets().inner().inner().as_ptr()
+    );
+    assert_eq!(data.as_ptr(), words.values().as_ptr());
 }
 
 /// Strings are validated: invalid UTF-8 in a string column is an error, not a bad array.

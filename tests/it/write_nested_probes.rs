@@ -129,3 +129,96 @@ fn large_level_buffers_are_advised_huge_pages() {
     );
     assert_eq!(probe::get("memory.huge_pages_advised"), 2);
 }
+
+#[test]
+fn plain_byte_arrays_are_encoded_from_their_offsets() {
+    use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
+    use parq::array::{Array, ListArray, ListOffsets};
+    use parq::column::{Column, Values};
+    use parq::metadata::Encoding;
+    // 3,000 lists of 2 strings of 1 to 12 bytes, all distinct: PLAIN.
+    let lists = 3000;
+    let mut data = Vec::new();
+    let mut ends = vec![0usize];
+    for i in 0..2 * lists {
+        data.extend(format!("{i:x}").bytes().cycle().take(1 + i % 12));
+        ends.push(data.len());
+    }
+    let list = |values: Values| {
+        let offsets: Vec<i32> = (0..=lists as i32).map(|i| 2 * i).collect();
+        Array::List(ListArray {
+            validity: None,
+            offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(offsets))),
+            values: Box::new(Array::Primitive(Column {
+                len: 2 * lists,
+                validity: None,
+                values,
+            })),
+        })
+    };
+    let small = || Values::SmallBinary {
+        offsets: OffsetBuffer::new(ScalarBuffer::from(
+            ends.iter().map(|&e| e as i32).collect::<Vec<_>>(),
+        )),
+        data: Buffer::from_vec(data.clone()),
+    };
+    let large = || Values::Binary {
+        offsets: OffsetBuffer::new(ScalarBuffer::from(
+            ends.iter().map(|&e| e as i64).collect::<Vec<_>>(),
+        )),
+        data: Buffer::from_vec(data.clone()),
+    };
+    let field = Field::list("a", Field::primitive("element", Type::BYTE_ARRAY));
+    let run = |values: Values, options: WriterOptions| {
+        probe::reset();
+        write_arrays(
+            std::slice::from_ref(&field),
+            &[vec![list(values)]],
+            options.with_data_page_size(4096),
+        )
+    };
+    let plain = || WriterOptions::default().with_encoding(EncodingPolicy::Plain);
+    // i32 and i64 offsets: every page from its runs of offsets, short values copied as
+    // 16-byte blocks (all but the last value or so, at the end of the buffer), prefix keys
+    // loaded whole (all but the last few); the same file either way.
+    let from_small = run(small(), plain());
+    let pages = probe::get("write.byte_offset_runs");
+    assert!(pages > 5, "{pages} pages");
+    assert!(probe::get("plain.byte_array_block") >= 2 * lists as u64 - 2);
+    assert!(probe::get("write.stats_prefix_load") >= 2 * lists as u64 - pages - 8);
+    let from_large = run(large(), plain());
+    assert_eq!(probe::get("write.byte_offset_runs"), pages);
+    assert_eq!(from_small, from_large);
+    // Another encoding takes the values as slices.
+    let delta = WriterOptions::default()
+        .with_encoding(EncodingPolicy::Explicit(Encoding::DELTA_LENGTH_BYTE_ARRAY));
+    run(small(), delta);
+    assert_eq!(probe::get("write.byte_offset_runs"), 0);
+    assert_eq!(probe::get("plain.byte_array_block"), 0);
+}
+
+#[test]
+fn structs_of_leaves_shred_each_leaf_once() {
+    // A nullable struct of leaves with nulls: each leaf over the whole range.
+    let leaves = Field::structure(
+        "a",
+        vec![
+            Field::primitive("x", Type::INT64),
+            Field::primitive("y", Type::BYTE_ARRAY).required(),
+        ],
+    );
+    write(&leaves, 0.1);
+    assert_eq!(probe::get("write.shred_struct_leaves"), 1);
+    // Without nulls there are no runs to walk; a list below walks run by run.
+    write(&leaves, 0.0);
+    assert_eq!(probe::get("write.shred_struct_leaves"), 0);
+    let nested = Field::structure(
+        "a",
+        vec![
+            Field::primitive("x", Type::INT64),
+            Field::list("y", Field::primitive("element", Type::INT32)),
+        ],
+    );
+    write(&nested, 0.1);
+    assert_eq!(probe::get("write.shred_struct_leaves"), 0);
+}

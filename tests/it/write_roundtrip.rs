@@ -132,6 +132,44 @@ fn small_offsets_write_like_offsets() {
     let (want, _) = write(fields(), WriterOptions::default(), &batches(&wide));
     let (got, _) = write(fields(), WriterOptions::default(), &batches(&small));
     assert_eq!(got, want);
+    // Row groups cut by bytes: i32 offsets count as the i64 ones, the cuts do not move.
+    let by_bytes = || WriterOptions {
+        row_group_bytes: 1500,
+        ..WriterOptions::default()
+    };
+    let (want_cut, meta) = write(fields(), by_bytes(), &batches(&wide));
+    assert!(meta.row_groups.len() > 2);
+    let (got_cut, _) = write(fields(), by_bytes(), &batches(&small));
+    assert_eq!(got_cut, want_cut);
+    // The same as a list's elements, written as they are (no widening), with row groups
+    // cut by rows and by bytes.
+    let list = |values: &Column| {
+        let offsets: Vec<i32> = (0..=100).map(|i| i * 5).collect();
+        parq::array::Array::List(parq::array::ListArray {
+            validity: None,
+            offsets: parq::array::ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(
+                offsets,
+            ))),
+            values: Box::new(parq::array::Array::Primitive(values.clone())),
+        })
+    };
+    let list_field = || {
+        vec![parq::field::Field::list(
+            "l",
+            Field::string("element").optional().into(),
+        )]
+    };
+    for options in [WriterOptions::default().with_row_group_rows(30), by_bytes()] {
+        let write_list = |values: &Column| {
+            let mut out = Vec::new();
+            let mut w =
+                ParquetWriter::with_fields(&mut out, list_field(), options.clone()).unwrap();
+            w.write_arrays(&[list(values)]).unwrap();
+            w.finish().unwrap();
+            out
+        };
+        assert_eq!(write_list(&small), write_list(&wide));
+    }
     let options = parq::read::ReadOptions {
         small_offsets: vec![0],
         ..Default::default()

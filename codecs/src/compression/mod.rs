@@ -182,6 +182,16 @@ pub trait Codec: Send {
     /// Append the compressed form of `input` to `out`.
     fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<()>;
 
+    /// Compress `input` into the start of `buf` and return the compressed length; what
+    /// `buf` holds past it is unspecified. For a buffer reused from page to page: a codec
+    /// that writes into an initialized slice (snappy) grows `buf` only when it is too short,
+    /// where [`Codec::compress`] into a cleared `Vec` zeroes the bound of every page first.
+    fn compress_reusing(&mut self, input: &[u8], buf: &mut Vec<u8>) -> Result<usize> {
+        buf.clear();
+        self.compress(input, buf)?;
+        Ok(buf.len())
+    }
+
     /// Decompress `input` into exactly `out`: `Err` if the data is corrupt or decompresses to
     /// any other length than `out.len()`. On `Err` the contents of `out` are unspecified.
     fn decompress_to_slice(&mut self, input: &[u8], out: &mut [u8]) -> Result<()>;

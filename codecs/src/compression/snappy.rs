@@ -36,6 +36,20 @@ impl SnappyCodec {
     }
 }
 
+/// The most a block of `input` compresses to; `Err` for an input past snappy's 32-bit
+/// length.
+fn max_len(input: &[u8]) -> Result<usize> {
+    let max = snap::raw::max_compress_len(input.len());
+    if max == 0 && !input.is_empty() {
+        return Err(Error::TooLarge {
+            what: "snappy input",
+            declared: input.len() as u64,
+            limit: u64::from(u32::MAX),
+        });
+    }
+    Ok(max)
+}
+
 /// The block's own length header must equal the declared size.
 pub(super) fn check_header(input: &[u8], uncompressed_size: usize) -> Result<()> {
     if input.is_empty() && uncompressed_size == 0 {
@@ -57,14 +71,7 @@ impl Codec for SnappyCodec {
     }
 
     fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
-        let max = snap::raw::max_compress_len(input.len());
-        if max == 0 && !input.is_empty() {
-            return Err(Error::TooLarge {
-                what: "snappy input",
-                declared: input.len() as u64,
-                limit: u64::from(u32::MAX),
-            });
-        }
+        let max = max_len(input)?;
         let start = out.len();
         out.resize(start + max, 0);
         match self.encoder.compress(input, &mut out[start..]) {
@@ -77,6 +84,20 @@ impl Codec for SnappyCodec {
                 Err(lib_error(CodecKind::Snappy, e))
             }
         }
+    }
+
+    /// Only the part of `buf` past its length is zeroed (probe `compress.snappy_reused`:
+    /// `buf` was long enough already, nothing zeroed).
+    fn compress_reusing(&mut self, input: &[u8], buf: &mut Vec<u8>) -> Result<usize> {
+        let max = max_len(input)?;
+        if buf.len() < max {
+            buf.resize(max, 0);
+        } else {
+            crate::probe::hit("compress.snappy_reused");
+        }
+        self.encoder
+            .compress(input, &mut buf[..max])
+            .map_err(|e| lib_error(CodecKind::Snappy, e))
     }
 
     fn decompress_to_slice(&mut self, input: &[u8], out: &mut [u8]) -> Result<()> {

@@ -801,3 +801,28 @@ fn growing_output_reads_large_pages_and_stops_at_the_declared_size() {
         }
     }
 }
+
+/// `compress_reusing` gives the bytes of `compress`, page after page into one buffer, for
+/// every codec; snappy zeroes only what the buffer lacks (probe `compress.snappy_reused`
+/// once the buffer is long enough).
+#[test]
+fn compress_reusing_gives_the_bytes_of_compress() {
+    let pages: Vec<Vec<u8>> = [5000usize, 300, 0, 4000, 70_000]
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| (0..n).map(|i| ((i * (k + 3)) % 251 / 7) as u8).collect())
+        .collect();
+    for kind in SUPPORTED {
+        let mut codec = new_codec(kind, None).unwrap();
+        let mut buf = vec![0xAA; 3];
+        crate::probe::reset();
+        for page in &pages {
+            let n = codec.compress_reusing(page, &mut buf).unwrap();
+            assert_eq!(&buf[..n], &compress(kind, page)[..], "{kind:?}");
+        }
+        if cfg!(feature = "probes") && kind == CodecKind::Snappy {
+            // Pages 2 to 4 fit in the bound of the first; the last grows the buffer.
+            assert_eq!(crate::probe::get("compress.snappy_reused"), 3);
+        }
+    }
+}

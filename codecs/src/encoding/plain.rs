@@ -21,7 +21,9 @@
 //!
 //! Probes: `plain.borrowed` (aligned input cast in place) and `plain.copied` (unaligned input
 //! copied once) in [`decode_fixed`]; `plain.view_inline` / `plain.view_ref` count the views
-//! built by [`decode_byte_array_views`] (hit once per call with the number of values).
+//! built by [`decode_byte_array_views`] (hit once per call with the number of values);
+//! `plain.byte_array_block` counts the short values [`encode_byte_array_offsets`] copied as
+//! one 16-byte block.
 #![forbid(unsafe_code)]
 
 use std::borrow::Cow;
@@ -29,6 +31,7 @@ use std::borrow::Cow;
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
 use bytemuck::Pod;
 
+use crate::kernels::byte_arrays::Offset;
 use crate::probe;
 use crate::{Error, Result};
 
@@ -380,6 +383,63 @@ pub fn encode_byte_arrays<'a>(values: impl Iterator<Item = &'a [u8]>, out: &mut 
     }
 }
 
+/// Bytes a short value is copied with, whatever its length.
+const BLOCK: usize = 16;
+
+/// Append PLAIN BYTE_ARRAY values straight from Arrow's layout: value `i` is
+/// `data[offsets[i]..offsets[i + 1]]`. The bytes are those of [`encode_byte_arrays`] over the
+/// same values.
+///
+/// A value of at most 16 bytes with 16 bytes of `data` from its start is copied as one
+/// 16-byte block (probe `plain.byte_array_block`): a copy of constant size is one vector
+/// load and store, where a copy of the value's own length (4 to 12 bytes, say) is a
+/// `memcpy` call. The block's tail lands in room reserved past the value and is overwritten
+/// by the next length, or cut off at the end.
+///
+/// # Panics
+///
+/// If `offsets` decrease or point past `data` (their holder checked them), or a value is
+/// longer than `u32::MAX` bytes, which Parquet cannot represent.
+pub fn encode_byte_array_offsets<O: Offset>(offsets: &[O], data: &[u8], out: &mut Vec<u8>) {
+    let Some((first, rest)) = offsets.split_first() else {
+        return;
+    };
+    // Offsets are non-negative (their holder checked them).
+    let at = |o: &O| (*o).into() as usize;
+    let bytes = rest.last().map_or(0, |l| at(l) - at(first));
+    // Monotonic offsets (checked by their holder; a decrease panics at the slice below)
+    // spanning at most `u32::MAX` bytes: no value is longer.
+    assert!(
+        u32::try_from(bytes).is_ok(),
+        "byte arrays longer than u32::MAX"
+    );
+    let start = out.len();
+    out.resize(start + 4 * rest.len() + bytes + BLOCK, 0);
+    let dst = &mut out[start..];
+    let mut pos = 0;
+    let mut blocks = 0u64;
+    let mut s = at(first);
+    for o in rest {
+        let e = at(o);
+        let len = e.wrapping_sub(s);
+        // The length and a block in one bounds check: the room reserved past the last
+        // value covers the block of any value.
+        let slot = &mut dst[pos..pos + 4 + BLOCK];
+        slot[..4].copy_from_slice(&(len as u32).to_le_bytes());
+        match data.get(s..s + BLOCK) {
+            Some(block) if len <= BLOCK => {
+                slot[4..].copy_from_slice(block);
+                blocks += 1;
+            }
+            _ => dst[pos + 4..pos + 4 + len].copy_from_slice(&data[s..e]),
+        }
+        pos += 4 + len;
+        s = e;
+    }
+    out.truncate(start + pos);
+    crate::probe::hit_n("plain.byte_array_block", blocks);
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -395,6 +455,47 @@ mod tests {
 
     use super::*;
     use proptest::prelude::*;
+
+    /// From offsets, the bytes of the slice encoder: short values copied as blocks where
+    /// the data has room past them, exactly at the end of the data, long values exactly.
+    #[test]
+    fn byte_array_offsets_encode_like_slices() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for n in [0usize, 1, 2, 7, 100, 1000] {
+            let mut data = Vec::new();
+            let mut offsets = vec![0i64];
+            for _ in 0..n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let len = match x % 4 {
+                    0 => 0,
+                    1 => (x >> 8) as usize % 17,
+                    2 => 4 + (x >> 8) as usize % 9,
+                    _ => (x >> 8) as usize % 60,
+                };
+                data.extend((0..len).map(|i| (x >> (i % 56)) as u8));
+                offsets.push(data.len() as i64);
+            }
+            // Runs as pages take them (the whole, a tail, a head, none), with i64 and i32
+            // offsets, appended after a byte already there.
+            for (a, b) in [(0, n), (n / 3, n), (0, n / 2), (n / 4, n / 4)] {
+                let run = &offsets[a..=b];
+                let mut want = vec![7u8];
+                encode_byte_arrays(
+                    run.windows(2).map(|w| &data[w[0] as usize..w[1] as usize]),
+                    &mut want,
+                );
+                let mut got = vec![7u8];
+                encode_byte_array_offsets(run, &data, &mut got);
+                assert_eq!(got, want, "n {n} run {a}..{b}");
+                let narrow: Vec<i32> = run.iter().map(|&o| o as i32).collect();
+                let mut got = vec![7u8];
+                encode_byte_array_offsets(&narrow, &data, &mut got);
+                assert_eq!(got, want, "n {n} run {a}..{b}, i32 offsets");
+            }
+        }
+    }
 
     #[test]
     fn fixed_round_trip_and_truncation() {
