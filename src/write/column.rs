@@ -21,6 +21,7 @@ use parq_codecs::encoding::dictionary::{
     self, estimate_byte_arrays_with, estimate_fixed, ByteArrayDictionaryBuilder, DictionaryBuilder,
 };
 use parq_codecs::encoding::{bitpack, byte_stream_split, delta, plain, rle};
+use parq_codecs::kernels::byte_arrays::Offset;
 use parq_codecs::probe;
 
 use super::bloom::Distinct;
@@ -180,7 +181,7 @@ fn gather_fixed<'a>(data: &'a [u8], width: usize, validity: Option<&NullBuffer>)
 
 /// The byte arrays `[s, e)` delimited by `offsets` (i32 or i64, checked by the writer's
 /// `check_values`) in `data`.
-pub(crate) fn byte_slices<'a, O: Copy + Into<i64>>(
+pub(crate) fn byte_slices<'a, O: Offset>(
     offsets: &'a [O],
     data: &'a [u8],
     s: usize,
@@ -192,7 +193,7 @@ pub(crate) fn byte_slices<'a, O: Copy + Into<i64>>(
 }
 
 /// The valid byte arrays of a column of `offsets.len() - 1` slots, in order.
-fn gather_bytes<'a, O: Copy + Into<i64>>(
+fn gather_bytes<'a, O: Offset>(
     offsets: &'a [O],
     data: &'a [u8],
     validity: Option<&NullBuffer>,

@@ -23,6 +23,8 @@
 
 use std::io::Write;
 
+use parq_codecs::kernels::byte_arrays::{self, Offset};
+
 use super::column::{resolve_policy, ColumnWriter, EncodedChunk, GeoKind, Leaf, Settings};
 use super::options::{Field, WriterOptions, DEFAULT_WRITE_ZSTD_LEVEL};
 use super::seal::PageSealer;
@@ -248,23 +250,17 @@ fn flat_field(e: &SchemaElement) -> field::Field {
     }
 }
 
-/// Check a leaf column's buffers against its leaf (`col.len` slots).
 /// Whether `offsets` (i32 or i64) delimit `len` byte arrays inside `data_len` bytes: one
-/// more offset than values, the first non-negative, none decreasing, the last inside.
-fn offsets_fit<O: Copy + PartialOrd + Into<i64>>(
-    offsets: &[O],
-    len: usize,
-    data_len: usize,
-) -> bool {
+/// more offset than values, the first non-negative, none decreasing (the vectorised
+/// kernel), the last inside.
+fn offsets_fit<O: Offset>(offsets: &[O], len: usize, data_len: usize) -> bool {
     offsets.len() == len + 1
         && offsets[0].into() >= 0
         && offsets[len].into() as u64 <= data_len as u64
-        // Without a short circuit, so that the compares vectorise.
-        && offsets
-            .windows(2)
-            .fold(true, |ok, w| ok & (w[0] <= w[1]))
+        && byte_arrays::offsets_monotonic(offsets)
 }
 
+/// Check a leaf column's buffers against its leaf (`col.len` slots).
 fn check_values(leaf: &Leaf, col: &Column) -> Result<()> {
     let len = col.len;
     let bad = |what: String| {
