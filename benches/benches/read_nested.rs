@@ -7,10 +7,14 @@
 //! * `list_i64_nonull`: the same lengths, no null list or item (nullable fields);
 //! * `struct`: `struct{a: int32, b: utf8 of 8 bytes from 10,000 distinct}`, 10 % null
 //!   structs, 5 % null children;
+//! * `list_utf8`: `list<utf8>` of 0–8 items of 4–12 random bytes, 5 % null lists and items
+//!   (too many distinct values for a dictionary: PLAIN pages);
 //!
 //! each uncompressed, snappy and zstd. Both sides decode batches of 8192 rows and keep them
 //! all (the whole column is collected); strings are read as offsets (parq `Offsets`, parquet
-//! `LargeUtf8`-free `Utf8`, which is what the file's schema says).
+//! `LargeUtf8`-free `Utf8`, which is what the file's schema says). Three readers: parq's own
+//! batches (`parq`, `array_batches`), parq's Arrow batches (`parq_arrow`, `record_batches`:
+//! the same `RecordBatch`es as the parquet crate's, checked equal) and the parquet crate's.
 //!
 //! `cargo bench -p parq-benches --bench read_nested -- --warm-up-time 1 --measurement-time 3`
 //!
@@ -27,6 +31,7 @@ use arrow_schema::{Field, Schema};
 use bytes::Bytes;
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use parq::read::ParquetReader;
+use parq_benches::write_nested::list_utf8;
 use parq_benches::{list_i64, struct_ab};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
@@ -65,6 +70,16 @@ fn read_parq(file: &Bytes) -> Vec<parq::read::ArrayBatch> {
 }
 
 #[inline(never)]
+fn read_parq_arrow(file: &Bytes) -> Vec<RecordBatch> {
+    let reader = ParquetReader::new(file.clone()).expect("open");
+    reader
+        .record_batches(&["c"], BATCH)
+        .expect("batches")
+        .collect::<Result<Vec<_>, _>>()
+        .expect("read")
+}
+
+#[inline(never)]
 fn read_parquet(file: &Bytes) -> Vec<RecordBatch> {
     ParquetRecordBatchReaderBuilder::try_new(file.clone())
         .expect("open")
@@ -93,7 +108,10 @@ fn check_same(name: &str, ours: &[parq::read::ArrayBatch], theirs: &[RecordBatch
                 (&ours, col.as_any().downcast_ref::<ListArray>())
             {
                 let v = l.value(i);
-                let v = v.as_any().downcast_ref::<Int64Array>().expect("i64");
+                // Items of other types are compared through the Arrow batches.
+                let Some(v) = v.as_any().downcast_ref::<Int64Array>() else {
+                    continue;
+                };
                 assert_eq!(items.len(), v.len(), "{name}: list length at {i}");
                 for (k, item) in items.iter().enumerate() {
                     let want = v
@@ -111,11 +129,24 @@ fn check_same(name: &str, ours: &[parq::read::ArrayBatch], theirs: &[RecordBatch
 
 type Make = fn(usize) -> ArrayRef;
 
-const SHAPES: [(&str, Make); 3] = [
+const SHAPES: [(&str, Make); 4] = [
     ("list_i64", |r| list_i64(r, true)),
     ("list_i64_nonull", |r| list_i64(r, false)),
     ("struct", struct_ab),
+    ("list_utf8", list_utf8),
 ];
+
+/// parq's Arrow batches must equal the parquet crate's, batch for batch.
+fn check_arrow(name: &str, ours: &[RecordBatch], theirs: &[RecordBatch]) {
+    assert_eq!(ours.len(), theirs.len(), "{name}: batches");
+    for (k, (o, t)) in ours.iter().zip(theirs).enumerate() {
+        assert_eq!(
+            o.column(0).as_ref(),
+            t.column(0).as_ref(),
+            "{name}: batch {k}"
+        );
+    }
+}
 
 fn codecs() -> [(&'static str, Compression); 3] {
     [
@@ -134,6 +165,7 @@ fn once(names: &str) {
             if names.split(',').any(|n| n == name) {
                 let file = write(make(rows), codec);
                 black_box(read_parq(&file));
+                black_box(read_parq_arrow(&file));
                 black_box(read_parquet(&file));
             }
         }
@@ -149,9 +181,13 @@ fn bench(c: &mut Criterion) {
             let name = format!("{shape}_{codec_name}");
             let file = write(array.clone(), codec);
             check_same(&name, &read_parq(&file), &read_parquet(&file));
+            check_arrow(&name, &read_parq_arrow(&file), &read_parquet(&file));
             group.throughput(Throughput::Elements(rows as u64));
             group.bench_with_input(BenchmarkId::new("parq", &name), &file, |b, f| {
                 b.iter(|| black_box(read_parq(f)))
+            });
+            group.bench_with_input(BenchmarkId::new("parq_arrow", &name), &file, |b, f| {
+                b.iter(|| black_box(read_parq_arrow(f)))
             });
             group.bench_with_input(BenchmarkId::new("parquet", &name), &file, |b, f| {
                 b.iter(|| black_box(read_parquet(f)))

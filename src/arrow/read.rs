@@ -121,11 +121,31 @@ fn fixed(
 /// assert_eq!(strings.value(1), "1");
 /// ```
 pub fn to_arrow_array(array: &Array, data_type: &ArrowType) -> Result<ArrayRef> {
+    array_to_arrow(array, data_type, Utf8::Unchecked)
+}
+
+/// [`to_arrow_array`], where `utf8` says whether the decoder already checked every string
+/// leaf of `array`.
+fn array_to_arrow(array: &Array, data_type: &ArrowType, utf8: Utf8) -> Result<ArrayRef> {
     match (array, data_type) {
+        // Only string leaves were checked (and only their check is skipped).
+        (Array::Primitive(c), ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View)
+            if utf8 == Utf8::Checked =>
+        {
+            match &c.values {
+                Values::Binary { offsets, data } => {
+                    binary_to_arrow(c, offsets, data, data_type, utf8)
+                }
+                Values::SmallBinary { offsets, data } => {
+                    small_binary_to_arrow(c, offsets, data, data_type, utf8)
+                }
+                _ => column_to_arrow(c, data_type),
+            }
+        }
         (Array::Primitive(c), _) => column_to_arrow(c, data_type),
         (Array::List(l), ArrowType::List(f)) | (Array::Map(l), ArrowType::List(f)) => {
             let offsets = small_offsets(&l.offsets)?;
-            let values = to_arrow_array(&l.values, f.data_type())?;
+            let values = array_to_arrow(&l.values, f.data_type(), utf8)?;
             Ok(Arc::new(
                 arrow_array::ListArray::try_new(f.clone(), offsets, values, l.validity.clone())
                     .map_err(arrow_err)?,
@@ -138,7 +158,7 @@ pub fn to_arrow_array(array: &Array, data_type: &ArrowType) -> Result<ArrayRef> 
                     OffsetBuffer::new(o.iter().map(|&x| x as i64).collect::<ScalarBuffer<i64>>())
                 }
             };
-            let values = to_arrow_array(&l.values, f.data_type())?;
+            let values = array_to_arrow(&l.values, f.data_type(), utf8)?;
             Ok(Arc::new(
                 arrow_array::LargeListArray::try_new(
                     f.clone(),
@@ -150,8 +170,8 @@ pub fn to_arrow_array(array: &Array, data_type: &ArrowType) -> Result<ArrayRef> 
             ))
         }
         (Array::List(l), ArrowType::FixedSizeList(f, size))
-        | (Array::Map(l), ArrowType::FixedSizeList(f, size)) => fixed_size_list(l, f, *size),
-        (Array::Map(l), ArrowType::Map(f, sorted)) => map_to_arrow(l, f, *sorted),
+        | (Array::Map(l), ArrowType::FixedSizeList(f, size)) => fixed_size_list(l, f, *size, utf8),
+        (Array::Map(l), ArrowType::Map(f, sorted)) => map_to_arrow(l, f, *sorted, utf8),
         (Array::Struct(s), ArrowType::Struct(fields)) => {
             if s.children.len() != fields.len() {
                 return Err(unsupported("a struct", data_type));
@@ -160,7 +180,7 @@ pub fn to_arrow_array(array: &Array, data_type: &ArrowType) -> Result<ArrayRef> 
                 .children
                 .iter()
                 .zip(fields.iter())
-                .map(|(c, f)| to_arrow_array(c, f.data_type()))
+                .map(|(c, f)| array_to_arrow(c, f.data_type(), utf8))
                 .collect::<Result<Vec<_>>>()?;
             Ok(Arc::new(
                 StructArray::try_new_with_length(
@@ -188,9 +208,9 @@ fn small_offsets(o: &ListOffsets) -> Result<OffsetBuffer<i32>> {
 
 /// A list as an Arrow FixedSizeList: the child as is when every slot spans `size` elements
 /// back to back, else rebuilt (a copy) with `size` null elements under each null slot.
-fn fixed_size_list(l: &ListArray, f: &Arc<ArrowField>, size: i32) -> Result<ArrayRef> {
+fn fixed_size_list(l: &ListArray, f: &Arc<ArrowField>, size: i32, utf8: Utf8) -> Result<ArrayRef> {
     let n = usize::try_from(size).map_err(|_| unsupported("a list", &ArrowType::Null))?;
-    let values = to_arrow_array(&l.values, f.data_type())?;
+    let values = array_to_arrow(&l.values, f.data_type(), utf8)?;
     let len = l.offsets.len();
     let start = if len == 0 {
         0
@@ -225,9 +245,9 @@ fn fixed_size_list(l: &ListArray, f: &Arc<ArrowField>, size: i32) -> Result<Arra
     ))
 }
 
-fn map_to_arrow(l: &ListArray, f: &Arc<ArrowField>, sorted: bool) -> Result<ArrayRef> {
+fn map_to_arrow(l: &ListArray, f: &Arc<ArrowField>, sorted: bool, utf8: Utf8) -> Result<ArrayRef> {
     let offsets = small_offsets(&l.offsets)?;
-    let entries = to_arrow_array(&l.values, f.data_type())?;
+    let entries = array_to_arrow(&l.values, f.data_type(), utf8)?;
     let entries = entries
         .as_any()
         .downcast_ref::<StructArray>()
@@ -850,7 +870,8 @@ pub struct ParquetRecordBatchReader<S: Source> {
     /// Per column: the last dictionary read as keys, and its values as Arrow, converted once
     /// and shared by every batch of its column chunk.
     dictionaries: Vec<Option<(Arc<Column>, ArrayRef)>>,
-    /// Per column: a flat string column whose decoder checked its values are UTF-8
+    /// Per column: a string column, or a nested one with string leaves, whose decoders
+    /// checked every string value is UTF-8
     /// ([`ReadOptions::utf8_columns`](crate::read::ReadOptions::utf8_columns)).
     utf8_checked: Vec<bool>,
 }
@@ -876,17 +897,9 @@ impl<S: Source> ParquetRecordBatchReader<S> {
                     let v = crate::variant::VariantArray::from_group(&fields[i], a)?;
                     super::variant::variant_to_arrow(&v)?
                 }
-                (Array::Primitive(c), dt) if self.utf8_checked[i] => {
+                (_, dt) if self.utf8_checked[i] => {
                     probe::hit("arrow.utf8_checked_by_decoder");
-                    match &c.values {
-                        Values::Binary { offsets, data } => {
-                            binary_to_arrow(c, offsets, data, dt, Utf8::Checked)?
-                        }
-                        Values::SmallBinary { offsets, data } => {
-                            small_binary_to_arrow(c, offsets, data, dt, Utf8::Checked)?
-                        }
-                        _ => to_arrow_array(a, dt)?,
-                    }
+                    array_to_arrow(a, dt, Utf8::Checked)?
                 }
                 _ => to_arrow_array(a, f.data_type())?,
             };
@@ -899,6 +912,46 @@ impl<S: Source> ParquetRecordBatchReader<S> {
         )
         .map_err(arrow_err)
     }
+}
+
+/// Ask the decoders of a nested field's string leaves (`columns`, its leaf columns in order)
+/// to check UTF-8 and the `Utf8`/`Binary` ones for i32 offsets, as for flat columns; true
+/// when the field has a string leaf and all of them are checked. Nothing is asked when the
+/// leaves of `dt` do not pair one to one with `columns`.
+fn string_leaves(
+    dt: &ArrowType,
+    columns: &[usize],
+    options: &mut crate::read::ReadOptions,
+) -> bool {
+    fn leaf_types<'a>(dt: &'a ArrowType, out: &mut Vec<&'a ArrowType>) {
+        match dt {
+            ArrowType::List(f)
+            | ArrowType::LargeList(f)
+            | ArrowType::FixedSizeList(f, _)
+            | ArrowType::Map(f, _) => leaf_types(f.data_type(), out),
+            ArrowType::Struct(fields) => fields.iter().for_each(|f| leaf_types(f.data_type(), out)),
+            _ => out.push(dt),
+        }
+    }
+    let mut types = Vec::with_capacity(columns.len());
+    leaf_types(dt, &mut types);
+    if types.len() != columns.len() {
+        return false;
+    }
+    let mut strings = false;
+    for (&c, dt) in columns.iter().zip(types) {
+        if matches!(
+            dt,
+            ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View
+        ) {
+            options.utf8_columns.push(c);
+            strings = true;
+        }
+        if matches!(dt, ArrowType::Utf8 | ArrowType::Binary) {
+            options.small_offsets.push(c);
+        }
+    }
+    strings
 }
 
 /// A column of keys ([`Values::Dictionary`]) as an Arrow dictionary array, its dictionary's
@@ -1021,16 +1074,27 @@ impl<S: Source> ParquetReader<S> {
         // columns come with i32 offsets from the decoder (decoded so), which are wrapped here
         // as they are. All on one thread: the parallel feed decodes values
         // with i64 offsets, which are then hashed, checked and narrowed here.
-        let leaves = if self.options.threads > 1 {
-            Vec::new()
+        // Nested fields get the same for their string leaves.
+        let (leaves, nested) = if self.options.threads > 1 {
+            (Vec::new(), Vec::new())
         } else {
-            self.flat_leaves(&projection)?
+            (
+                self.flat_leaves(&projection)?,
+                self.nested_leaves(&projection)?,
+            )
         };
         let offsets_layout = self.options.byte_array_layout == ByteArrayLayout::Offsets;
         let mut options = self.options.clone();
         let mut utf8_checked = vec![false; variants.len()];
-        for ((f, leaf), checked) in schema.fields().iter().zip(&leaves).zip(&mut utf8_checked) {
-            let Some(c) = *leaf else { continue };
+        for (i, (f, checked)) in schema.fields().iter().zip(&mut utf8_checked).enumerate() {
+            if offsets_layout && !variants[i] {
+                if let Some(columns) = nested.get(i).filter(|c| !c.is_empty()) {
+                    *checked = string_leaves(f.data_type(), columns, &mut options);
+                }
+            }
+            let Some(c) = leaves.get(i).copied().flatten() else {
+                continue;
+            };
             match f.data_type() {
                 ArrowType::Dictionary(_, _) => options.dictionary_keys.push(c),
                 ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View if offsets_layout => {

@@ -74,11 +74,12 @@ pub struct ReadOptions {
     /// `Binary` layout), instead of [`Values::Binary`](crate::column::Values::Binary): the
     /// decoder writes i32 offsets as it decodes, and a run that grows past `i32::MAX` bytes
     /// turns to i64 ones (the part that passes is decoded again). Honoured by streamed
-    /// batches of flat columns ([`ParquetReader::batches`], the flat fields of
-    /// [`ParquetReader::array_batches`]) with [`ByteArrayLayout::Offsets`]; other reads, and
-    /// the pieces a read on several threads decodes, give `Values::Binary`. The Arrow reader
-    /// sets it for `Utf8` and `Binary` columns (on one thread) and wraps the offsets as they
-    /// are.
+    /// batches with [`ByteArrayLayout::Offsets`]: of flat columns ([`ParquetReader::batches`],
+    /// the flat fields of [`ParquetReader::array_batches`]) and of the leaves of nested fields
+    /// (`array_batches`); whole-column reads, and the pieces a read on several threads
+    /// decodes, give `Values::Binary`. The Arrow reader sets it for `Utf8` and `Binary`
+    /// columns, flat or inside lists, structs and maps (on one thread), and wraps the
+    /// offsets as they are.
     pub small_offsets: Vec<usize>,
     /// Keys and AAD prefix of an encrypted file (feature `encryption`).
     #[cfg(feature = "encryption")]
@@ -649,11 +650,17 @@ impl<S: Source> ColumnReader<S> {
             )?;
             self.checked(decoder)
         };
-        Ok(if self.file.options.small_offsets.contains(&self.column) {
+        Ok(self.with_small_offsets(decoder))
+    }
+
+    /// `decoder` handing out i32 offsets when [`ReadOptions::small_offsets`] names this
+    /// column (batched reads only: flat columns and the leaves of nested fields).
+    pub(crate) fn with_small_offsets(&self, decoder: ChunkDecoder) -> ChunkDecoder {
+        if self.file.options.small_offsets.contains(&self.column) {
             decoder.with_small_offsets()
         } else {
             decoder
-        })
+        }
     }
 
     fn open_next_chunk(&mut self, decoder: &mut ChunkDecoder) -> Result<bool> {

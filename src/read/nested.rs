@@ -56,8 +56,16 @@ pub(crate) struct LeafState<S: Source> {
 }
 
 impl<S: Source> LeafState<S> {
-    fn new(reader: ColumnReader<S>, column: usize, def_slot: i16) -> Result<Self> {
+    /// The leaf `column`'s state; `batched` for a batched read, whose byte arrays come with
+    /// i32 offsets when [`ReadOptions::small_offsets`](super::ReadOptions::small_offsets)
+    /// names the column.
+    fn new(reader: ColumnReader<S>, column: usize, def_slot: i16, batched: bool) -> Result<Self> {
         let decoder = reader.new_decoder()?;
+        let decoder = if batched {
+            reader.with_small_offsets(decoder)
+        } else {
+            decoder
+        };
         Ok(LeafState {
             max_rep: reader.desc.max_rep_level,
             max_def: reader.desc.max_def_level,
@@ -503,12 +511,13 @@ fn leaf_slot_levels(plan: &FieldPlan, out: &mut Vec<(usize, i16)>) {
 }
 
 impl<S: Source> FieldReader<S> {
-    fn new(file: &ParquetReader<S>, plan: FieldPlan) -> Result<Self> {
+    /// A reader of `plan`'s field; `batched` as for [`LeafState::new`].
+    fn new(file: &ParquetReader<S>, plan: FieldPlan, batched: bool) -> Result<Self> {
         let mut leaves = Vec::new();
         leaf_slot_levels(&plan, &mut leaves);
         let leaves = leaves
             .into_iter()
-            .map(|(c, ds)| LeafState::new(file.leaf_reader(c)?, c, ds))
+            .map(|(c, ds)| LeafState::new(file.leaf_reader(c)?, c, ds, batched))
             .collect::<Result<Vec<_>>>()?;
         Ok(FieldReader { plan, leaves })
     }
@@ -649,7 +658,7 @@ impl WholeField {
 
     /// Assemble the records of `rg_reader`'s row groups (one, in the push decoder).
     pub(crate) fn row_group<S: Source>(&mut self, rg_reader: &ParquetReader<S>) -> Result<()> {
-        let mut r = FieldReader::new(rg_reader, self.plan.clone())?;
+        let mut r = FieldReader::new(rg_reader, self.plan.clone(), false)?;
         match self.decoders.take() {
             Some(decoders) => {
                 for (l, d) in r.leaves.iter_mut().zip(decoders) {
@@ -1020,7 +1029,7 @@ impl<S: Source> ParquetReader<S> {
     /// Every record of `plan`'s field in one go: the count comes from the pages, not from
     /// the footer's num_rows (some writers leave it 0), and nothing is sized by it.
     pub(crate) fn read_nested_whole(&self, plan: FieldPlan) -> Result<Array> {
-        let mut r = FieldReader::new(self, plan)?;
+        let mut r = FieldReader::new(self, plan, false)?;
         let hints: Vec<(usize, usize)> =
             r.leaves.iter().map(|l| self.whole_hint(l.column)).collect();
         match r.read_all(&hints)? {
@@ -1131,6 +1140,25 @@ impl<S: Source> ParquetReader<S> {
             .collect())
     }
 
+    /// Per field of the projection `columns` (as for [`Self::array_batches`]): the leaf
+    /// columns of a nested field in schema order (the order of the leaves of its Arrow type),
+    /// none for a flat column.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn nested_leaves(&self, columns: &[&str]) -> Result<Vec<Vec<usize>>> {
+        Ok(self
+            .projection(columns)?
+            .into_iter()
+            .map(|p| match p.kind {
+                PlanKind::Leaf { .. } => Vec::new(),
+                _ => {
+                    let mut leaves = Vec::new();
+                    leaf_slot_levels(&p, &mut leaves);
+                    leaves.into_iter().map(|(c, _)| c).collect()
+                }
+            })
+            .collect())
+    }
+
     /// Batches decoded straight from the column readers of this reader's row groups (the
     /// push decoder's, for one row group).
     pub(crate) fn field_batches(
@@ -1150,7 +1178,7 @@ impl<S: Source> ParquetReader<S> {
                 PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok() => Ok(
                     FieldSource::Flat(self.column_batches(&[column], batch_size)?),
                 ),
-                _ => Ok(FieldSource::Nested(FieldReader::new(self, p)?)),
+                _ => Ok(FieldSource::Nested(FieldReader::new(self, p, true)?)),
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(FieldBatches {
@@ -1376,7 +1404,7 @@ mod tests {
         .unwrap();
         w.finish().unwrap();
         let reader = ParquetReader::new(Bytes::from(file)).unwrap();
-        LeafState::new(reader.leaf_reader(0).unwrap(), 0, 0).unwrap()
+        LeafState::new(reader.leaf_reader(0).unwrap(), 0, 0, true).unwrap()
     }
 
     fn compacted(pos: usize, entries: usize, with_rep: bool) -> (usize, usize, Vec<i16>, Vec<i16>) {

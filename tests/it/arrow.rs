@@ -1134,6 +1134,193 @@ fn utf8_and_binary_batches_wrap_the_decoders_i32_offsets() {
     }
 }
 
+/// A file of three nested fields with string leaves, `rows` rows: `list<string>`,
+/// `struct{a: int32, s: string, b: binary}` and `map<string, list<int32>>`, nulls at every
+/// level and multi-byte characters; `bad` replaces one string leaf value of row 1500 in field
+/// `bad.0` with `bad.1`.
+fn nested_strings_file(
+    encoding: parq::write::EncodingPolicy,
+    bad: Option<(usize, &[u8])>,
+) -> bytes::Bytes {
+    use parq::array::Value::{self, Leaf, List, Map, Null, Struct};
+    use parq::field::Field;
+    use parq::metadata::Type;
+    let string = |name: &str| -> Field { parq::write::Field::string(name).optional().into() };
+    let fields = vec![
+        Field::list("l", string("element")),
+        Field::structure(
+            "s",
+            vec![
+                Field::primitive("a", Type::INT32),
+                string("s"),
+                Field::primitive("b", Type::BYTE_ARRAY),
+            ],
+        ),
+        Field::map(
+            "m",
+            string("key").required(),
+            Field::list("value", Field::primitive("element", Type::INT32)),
+        ),
+    ];
+    let text =
+        |i: usize, k: usize| Leaf(format!("ü{}-{k}{}", i % 40, "x".repeat(k * 3)).into_bytes());
+    let mut columns: Vec<Vec<Value>> = vec![Vec::new(), Vec::new(), Vec::new()];
+    for i in 0..3000usize {
+        let bad_here = |field: usize| bad.filter(|&(f, _)| f == field && i == 1500);
+        columns[0].push(if i % 11 == 0 {
+            Null
+        } else {
+            List(
+                (0..i % 5 + usize::from(bad_here(0).is_some()))
+                    .map(|k| match bad_here(0) {
+                        Some((_, b)) if k == 0 => Leaf(b.to_vec()),
+                        _ if (i + k) % 7 == 0 => Null,
+                        _ => text(i, k),
+                    })
+                    .collect(),
+            )
+        });
+        columns[1].push(if i % 13 == 0 {
+            Null
+        } else {
+            Struct(vec![
+                Leaf((i as i32).to_le_bytes().to_vec()),
+                match bad_here(1) {
+                    Some((_, b)) => Leaf(b.to_vec()),
+                    None if i % 6 == 0 => Null,
+                    None => text(i, i % 3),
+                },
+                Leaf(vec![0xff, i as u8]),
+            ])
+        });
+        columns[2].push(if i % 9 == 0 {
+            Null
+        } else {
+            Map((0..i % 3 + usize::from(bad_here(2).is_some()))
+                .map(|k| {
+                    let key = match bad_here(2) {
+                        Some((_, b)) if k == 0 => Leaf(b.to_vec()),
+                        _ => text(k, i % 4),
+                    };
+                    let value = if (i + k) % 4 == 0 {
+                        Null
+                    } else {
+                        List(vec![Leaf((k as i32).to_le_bytes().to_vec())])
+                    };
+                    (key, value)
+                })
+                .collect())
+        });
+    }
+    let arrays = fields
+        .iter()
+        .zip(&columns)
+        .map(|(f, rows)| crate::support_nested::build(f, rows))
+        .collect();
+    let options = parq::write::WriterOptions::default()
+        .with_encoding(encoding)
+        .with_data_page_size(512)
+        .with_row_group_rows(1000);
+    bytes::Bytes::from(crate::support_nested::write_arrays(
+        &fields,
+        &[arrays],
+        options,
+    ))
+}
+
+/// The string leaves of nested fields (in lists, structs and maps) take the flat columns'
+/// path in `record_batches`: their decoders check UTF-8 where the bytes are hot and hand
+/// out i32 offsets for `Utf8` (probes `read.small_offsets`, `arrow.utf8_checked_by_decoder`
+/// once per field and batch; the narrowing kernel never runs), and the batches equal the
+/// parquet crate's, from dictionary and PLAIN pages, on one thread and on two (where the
+/// Arrow conversion checks and narrows). A value that is not UTF-8, or a character cut in
+/// two, in any nested string leaf is an error.
+#[test]
+fn nested_string_leaves_are_checked_by_their_decoders() {
+    use parq::codecs::probe;
+    use parq::write::EncodingPolicy;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let narrowed = || {
+        ["scalar", "avx2", "avx512"]
+            .iter()
+            .map(|l| probe::get(&format!("kernels.narrow_offsets.{l}")))
+            .sum::<u64>()
+    };
+    let read = |file: &bytes::Bytes, options: ReadOptions| -> Result<Vec<RecordBatch>, String> {
+        let reader = ParquetReader::with_options(file.clone(), options).unwrap();
+        reader
+            .record_batches(&[], 300)
+            .map_err(|e| e.to_string())?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())
+    };
+    for encoding in [EncodingPolicy::Dictionary, EncodingPolicy::Plain] {
+        let file = nested_strings_file(encoding, None);
+        let theirs: Vec<RecordBatch> = ParquetRecordBatchReaderBuilder::try_new(file.clone())
+            .unwrap()
+            .with_batch_size(300)
+            .build()
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        // parq's batches end at row group ends, the parquet crate's do not: compare whole
+        // columns.
+        let column = |batches: &[RecordBatch], c: usize| {
+            let parts: Vec<&dyn arrow_array::Array> =
+                batches.iter().map(|b| b.column(c).as_ref()).collect();
+            arrow_select::concat::concat(&parts).unwrap()
+        };
+        let same = |ours: &[RecordBatch], what: &str| {
+            assert_eq!(
+                ours.len(),
+                12,
+                "{encoding:?} {what}: 300, 300, 300, 100 a row group"
+            );
+            for c in 0..3 {
+                let (o, t) = (column(ours, c), column(&theirs, c));
+                assert_eq!(o.len(), 3000, "{encoding:?} {what}");
+                assert_eq!(o.as_ref(), t.as_ref(), "{encoding:?} {what}: field {c}");
+            }
+        };
+        probe::reset();
+        let ours = read(&file, ReadOptions::default()).expect("valid strings read");
+        same(&ours, "one thread");
+        if probe::ENABLED {
+            assert!(probe::get("read.small_offsets") >= 30, "{encoding:?}");
+            assert_eq!(
+                probe::get("arrow.utf8_checked_by_decoder"),
+                3 * ours.len() as u64,
+                "{encoding:?}"
+            );
+            let checked =
+                probe::get("read.utf8_checked_dictionary") + probe::get("read.utf8_checked_page");
+            assert!(checked > 0, "{encoding:?}");
+            assert_eq!(narrowed(), 0, "{encoding:?}");
+        }
+        probe::reset();
+        let threads = ReadOptions {
+            threads: 2,
+            ..ReadOptions::default()
+        };
+        same(&read(&file, threads).expect("two threads"), "two threads");
+        if probe::ENABLED {
+            assert_eq!(
+                probe::get("read.small_offsets"),
+                0,
+                "{encoding:?} two threads"
+            );
+        }
+        let e = "é".as_bytes();
+        for field in 0..3 {
+            for bad in [&b"bad \xff byte"[..], &e[..1]] {
+                let file = nested_strings_file(encoding, Some((field, bad)));
+                let err = read(&file, ReadOptions::default()).expect_err("invalid UTF-8");
+                assert!(err.contains("UTF-8"), "{encoding:?} field {field}: {err}");
+            }
+        }
+    }
+}
+
 /// A Utf8 batch's Arrow buffers are the decoder's: the i32 offsets and the values of the
 /// parq column `array_batches` gives with `ReadOptions::small_offsets`.
 #[test]

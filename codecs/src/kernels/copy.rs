@@ -4,6 +4,7 @@
 //! the copy) and, for fresh memory, takes the page faults inside the memset. Copying straight
 //! into the vector's spare capacity writes it once.
 
+use crate::probe;
 use bytemuck::Pod;
 
 /// Append `bytes.len() / size_of::<T>()` values read from `bytes` (any alignment) to `out`.
@@ -113,9 +114,20 @@ pub fn plain_byte_arrays<O: super::byte_arrays::Offset>(
     // Each value takes at least 4 input bytes, and all values together at most the input.
     let max_values = n.min(input.len() / 4);
     offsets.reserve(max_values);
-    data.reserve(input.len() + BLOCK);
+    // Value bytes go into the room the caller reserved (a nested batch reserves its share of
+    // a page, not the rest of it); only without room is the rest of the input reserved.
+    if data.capacity() - data.len() < BLOCK {
+        data.reserve(input.len() + BLOCK);
+    }
     let (off_base, data_base) = (offsets.len(), data.len());
-    let (off_ptr, data_ptr) = (offsets.as_mut_ptr(), data.as_mut_ptr());
+    let off_ptr = offsets.as_mut_ptr();
+    let mut data_ptr = data.as_mut_ptr();
+    // Values are copied while they end by `limit` in the input. Invariant (I):
+    // `capacity - (data_base + written) >= (limit - pos) + BLOCK`: each value moves `written`
+    // by `len` and `pos` by `len + 4`, so it holds from value to value, and the room left
+    // covers every value ending by `limit` plus a block copy's excess. The check against
+    // `limit` is the one against the input's end, so the loop pays nothing for it.
+    let mut limit = input.len().min(data.capacity() - data_base - BLOCK);
     let mut pos = 0usize;
     let mut written = 0usize;
     let mut k = 0usize;
@@ -132,20 +144,32 @@ pub fn plain_byte_arrays<O: super::byte_arrays::Offset>(
         let len =
             u32::from_le_bytes([len_bytes[0], len_bytes[1], len_bytes[2], len_bytes[3]]) as usize;
         let start = pos + 4;
-        if len > input.len() - start {
-            result = Err(crate::Error::Truncated {
-                offset: start,
-                needed: len,
-                available: input.len() - start,
-            });
-            break;
+        if start + len > limit {
+            if len > input.len() - start {
+                result = Err(crate::Error::Truncated {
+                    offset: start,
+                    needed: len,
+                    available: input.len() - start,
+                });
+                break;
+            }
+            // Out of room: the rest of the input holds at most `input.len() - pos` value
+            // bytes, so room for that (and a block's excess) restores (I) with `limit` at
+            // the input's end.
+            probe::hit("kernels.plain_byte_arrays_grown");
+            // SAFETY: the bytes `data_base..data_base + written` were written (below, in
+            // earlier iterations), within capacity.
+            unsafe { data.set_len(data_base + written) };
+            data.reserve(input.len() - pos + BLOCK);
+            data_ptr = data.as_mut_ptr();
+            limit = input.len();
+            continue;
         }
-        // SAFETY: `start + len <= input.len()` was checked just above, and the block copy is
-        // taken only when `start + BLOCK <= input.len()`: the source ranges are in bounds.
-        // Destination: the value bytes written so far plus this one are at most
-        // `input.len()` (each value is a distinct part of the input), and `data` has
-        // capacity for `data_base + input.len() + BLOCK`, so a copy of `max(len, BLOCK)`
-        // bytes at `data_base + written` fits. `k < max_values` holds here because each
+        // SAFETY: `start + len <= limit <= input.len()` was checked just above, and the block
+        // copy is taken only when `start + BLOCK <= input.len()`: the source ranges are in
+        // bounds. Destination: by (I), the capacity past `data_base + written` is at least
+        // `limit - pos + BLOCK >= len + 4 + BLOCK`, so a copy of `max(len, BLOCK)` bytes at
+        // `data_base + written` fits. `k < max_values` holds here because each
         // value read so far consumed at least 4 input bytes, so the offset slot
         // `off_base + k` is within the reserved capacity. Input and outputs are distinct
         // allocations (shared vs unique borrows).
@@ -266,11 +290,15 @@ mod plain_tests {
         fn equals_naive(
             values in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..40), 0..50),
             cut in 0usize..2000,
+            room in 0usize..300,
         ) {
             let mut input = encode(&values);
             let full = input.len();
             input.truncate(cut.min(full));
-            let (mut offsets, mut data) = (vec![3i64], vec![1u8, 2, 3]);
+            // `room` spare bytes to start with: the values that do not fit grow `data`.
+            let mut data = Vec::with_capacity(3 + room);
+            data.extend_from_slice(&[1u8, 2, 3]);
+            let mut offsets = vec![3i64];
             let r = plain_byte_arrays(&input, values.len(), &mut offsets, &mut data);
             // Naive: the longest prefix of whole values that fits.
             let (mut want_off, mut want_data, mut pos) = (vec![3i64], vec![1u8, 2, 3], 0);
@@ -332,6 +360,26 @@ mod plain_tests {
                 let bytes: Vec<u8> = data[..written].iter().map(init).collect();
                 prop_assert_eq!(bytes, want_data);
             }
+        }
+    }
+
+    /// A caller's room is used as it is, and grown only when a value does not fit (probe
+    /// `kernels.plain_byte_arrays_grown`).
+    #[test]
+    fn room_is_used_then_grown() {
+        let values: Vec<Vec<u8>> = (0..100u8).map(|i| vec![i; 50]).collect();
+        let input = encode(&values);
+        let mut data = Vec::with_capacity(1000);
+        let mut offsets = vec![0i64];
+        probe::reset();
+        plain_byte_arrays(&input, 10, &mut offsets, &mut data).unwrap();
+        assert_eq!(data.capacity(), 1000, "ten values fit the room");
+        assert_eq!(probe::get("kernels.plain_byte_arrays_grown"), 0);
+        plain_byte_arrays(&input[540..], 90, &mut offsets, &mut data).unwrap();
+        assert_eq!(data, values.concat());
+        assert_eq!(offsets.last(), Some(&5000));
+        if probe::ENABLED {
+            assert_eq!(probe::get("kernels.plain_byte_arrays_grown"), 1);
         }
     }
 
