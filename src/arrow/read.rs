@@ -14,6 +14,7 @@ use parq_codecs::probe;
 
 use crate::array::{Array, ListArray, ListOffsets};
 use crate::column::{Column, Values};
+use crate::read::FieldLeaves;
 use crate::read::{ArrayBatch, ArrayBatchReader, ByteArrayLayout, ParquetReader, Source};
 use crate::{Error, Result};
 
@@ -914,10 +915,25 @@ impl<S: Source> ParquetRecordBatchReader<S> {
     }
 }
 
-/// Ask the decoders of a nested field's string leaves (`columns`, its leaf columns in order)
-/// to check UTF-8 and the `Utf8`/`Binary` ones for i32 offsets, as for flat columns; true
-/// when the field has a string leaf and all of them are checked. Nothing is asked when the
-/// leaves of `dt` do not pair one to one with `columns`.
+/// Ask the decoder of leaf column `c`, read as Arrow `dt`, to check UTF-8 when `dt` is a
+/// string type (returns whether it is) and for i32 offsets when it is `Utf8` or `Binary`.
+fn string_leaf(dt: &ArrowType, c: usize, options: &mut crate::read::ReadOptions) -> bool {
+    if matches!(dt, ArrowType::Utf8 | ArrowType::Binary) {
+        options.small_offsets.push(c);
+    }
+    let string = matches!(
+        dt,
+        ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View
+    );
+    if string {
+        options.utf8_columns.push(c);
+    }
+    string
+}
+
+/// [`string_leaf`] for each leaf of a nested field (`columns`, its leaf columns in order);
+/// true when the field has a string leaf (all of them are then checked). Nothing is asked
+/// when the leaves of `dt` do not pair one to one with `columns`.
 fn string_leaves(
     dt: &ArrowType,
     columns: &[usize],
@@ -938,20 +954,11 @@ fn string_leaves(
     if types.len() != columns.len() {
         return false;
     }
-    let mut strings = false;
-    for (&c, dt) in columns.iter().zip(types) {
-        if matches!(
-            dt,
-            ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View
-        ) {
-            options.utf8_columns.push(c);
-            strings = true;
-        }
-        if matches!(dt, ArrowType::Utf8 | ArrowType::Binary) {
-            options.small_offsets.push(c);
-        }
-    }
-    strings
+    // Every leaf is asked for (no short circuit).
+    columns
+        .iter()
+        .zip(types)
+        .fold(false, |any, (&c, dt)| string_leaf(dt, c, options) | any)
 }
 
 /// A column of keys ([`Values::Dictionary`]) as an Arrow dictionary array, its dictionary's
@@ -1075,37 +1082,29 @@ impl<S: Source> ParquetReader<S> {
         // as they are. All on one thread: the parallel feed decodes values
         // with i64 offsets, which are then hashed, checked and narrowed here.
         // Nested fields get the same for their string leaves.
-        let (leaves, nested) = if self.options.threads > 1 {
-            (Vec::new(), Vec::new())
+        let leaves = if self.options.threads > 1 {
+            Vec::new()
         } else {
-            (
-                self.flat_leaves(&projection)?,
-                self.nested_leaves(&projection)?,
-            )
+            self.field_leaves(&projection)?
         };
         let offsets_layout = self.options.byte_array_layout == ByteArrayLayout::Offsets;
         let mut options = self.options.clone();
         let mut utf8_checked = vec![false; variants.len()];
-        for (i, (f, checked)) in schema.fields().iter().zip(&mut utf8_checked).enumerate() {
-            if offsets_layout && !variants[i] {
-                if let Some(columns) = nested.get(i).filter(|c| !c.is_empty()) {
-                    *checked = string_leaves(f.data_type(), columns, &mut options);
+        for (i, (f, leaves)) in schema.fields().iter().zip(&leaves).enumerate() {
+            utf8_checked[i] = match leaves {
+                FieldLeaves::Flat(c) if matches!(f.data_type(), ArrowType::Dictionary(_, _)) => {
+                    options.dictionary_keys.push(*c);
+                    false
                 }
-            }
-            let Some(c) = leaves.get(i).copied().flatten() else {
-                continue;
+                FieldLeaves::Flat(c) => {
+                    offsets_layout && string_leaf(f.data_type(), *c, &mut options)
+                }
+                FieldLeaves::Nested(columns) => {
+                    offsets_layout
+                        && !variants[i]
+                        && string_leaves(f.data_type(), columns, &mut options)
+                }
             };
-            match f.data_type() {
-                ArrowType::Dictionary(_, _) => options.dictionary_keys.push(c),
-                ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View if offsets_layout => {
-                    options.utf8_columns.push(c);
-                    *checked = true;
-                }
-                _ => {}
-            }
-            if offsets_layout && matches!(f.data_type(), ArrowType::Utf8 | ArrowType::Binary) {
-                options.small_offsets.push(c);
-            }
         }
         let inner = if options.dictionary_keys.len() == self.options.dictionary_keys.len()
             && options.utf8_columns.len() == self.options.utf8_columns.len()

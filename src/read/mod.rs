@@ -154,6 +154,8 @@ mod source;
 pub use batch::{Batch, BatchReader};
 pub use decode::{ByteArrayLayout, DEFAULT_MAX_MEMORY};
 pub use file::{ParquetReader, ReadOptions};
+#[cfg(feature = "arrow")]
+pub(crate) use nested::FieldLeaves;
 pub use nested::{testing, ArrayBatch, ArrayBatchReader};
 pub use selection::RowSelection;
 pub use source::{FileSource, MmapSource, Source};

@@ -1127,33 +1127,22 @@ impl<S: Source> ParquetReader<S> {
     }
 
     /// Per field of the projection `columns` (as for [`Self::array_batches`]): its leaf
-    /// column when the field is a flat column, read through the flat batches.
+    /// column when the field is a flat column, read through the flat batches, else the leaf
+    /// columns of the nested field in schema order (the order of the leaves of its Arrow
+    /// type).
     #[cfg(feature = "arrow")]
-    pub(crate) fn flat_leaves(&self, columns: &[&str]) -> Result<Vec<Option<usize>>> {
+    pub(crate) fn field_leaves(&self, columns: &[&str]) -> Result<Vec<FieldLeaves>> {
         Ok(self
             .projection(columns)?
             .into_iter()
             .map(|p| match p.kind {
-                PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok() => Some(column),
-                _ => None,
-            })
-            .collect())
-    }
-
-    /// Per field of the projection `columns` (as for [`Self::array_batches`]): the leaf
-    /// columns of a nested field in schema order (the order of the leaves of its Arrow type),
-    /// none for a flat column.
-    #[cfg(feature = "arrow")]
-    pub(crate) fn nested_leaves(&self, columns: &[&str]) -> Result<Vec<Vec<usize>>> {
-        Ok(self
-            .projection(columns)?
-            .into_iter()
-            .map(|p| match p.kind {
-                PlanKind::Leaf { .. } => Vec::new(),
+                PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok() => {
+                    FieldLeaves::Flat(column)
+                }
                 _ => {
                     let mut leaves = Vec::new();
                     leaf_slot_levels(&p, &mut leaves);
-                    leaves.into_iter().map(|(c, _)| c).collect()
+                    FieldLeaves::Nested(leaves.into_iter().map(|(c, _)| c).collect())
                 }
             })
             .collect())
@@ -1188,6 +1177,15 @@ impl<S: Source> ParquetReader<S> {
             failed: false,
         })
     }
+}
+
+/// The leaf columns of a projected field ([`ParquetReader::field_leaves`]).
+#[cfg(feature = "arrow")]
+pub(crate) enum FieldLeaves {
+    /// A flat column, read through the flat batches.
+    Flat(usize),
+    /// The leaves of a field assembled from levels, in schema order.
+    Nested(Vec<usize>),
 }
 
 /// An array of no rows shaped like `plan`.
