@@ -6,6 +6,9 @@
 //!   holds `ARROW:schema`. String columns are `LargeUtf8` (zero-copy; UTF-8 validated),
 //!   `Utf8` and `Binary` (i32 offsets: a copy of the offsets) or `Dictionary(Int32, Utf8)`.
 //!   Cases are named in [`column`]; `PARQ_ARROW_CASES=utf8_req,dict_req` runs a few.
+//!   `PARQ_ARROW_THREADS=N` reads on N threads (`ReadOptions::threads`; default 1), and
+//!   `PARQ_ARROW_VIEWS=1` reads byte arrays as views (`ByteArrayLayout::Views`; the Arrow
+//!   side then gives `Utf8View`/`BinaryView`).
 //! * `arrow_write/{parq,arrow}/CASE`: `ParquetWriter::write_batch` of parq `Column`s against
 //!   `ArrowWriter::write` of the same data as a `RecordBatch`.
 //!
@@ -23,7 +26,7 @@ use arrow_buffer::NullBuffer;
 use bytes::Bytes;
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use parq::arrow::{from_arrow_array, from_arrow_schema, ArrowWriter};
-use parq::read::ParquetReader;
+use parq::read::{ByteArrayLayout, ParquetReader, ReadOptions};
 use parq::write::{ParquetWriter, WriterOptions};
 use parq_benches::Rng;
 
@@ -116,10 +119,33 @@ fn cases() -> Vec<String> {
     only.split(',').map(String::from).collect()
 }
 
+/// `PARQ_ARROW_THREADS`, or 1.
+fn threads() -> usize {
+    std::env::var("PARQ_ARROW_THREADS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(1)
+}
+
+/// A reader of `file` on [`threads`] threads, byte arrays as views with `PARQ_ARROW_VIEWS`.
+fn reader(file: &Bytes) -> ParquetReader<Bytes> {
+    let byte_array_layout = if std::env::var_os("PARQ_ARROW_VIEWS").is_some() {
+        ByteArrayLayout::Views
+    } else {
+        ByteArrayLayout::Offsets
+    };
+    let options = ReadOptions {
+        threads: threads(),
+        byte_array_layout,
+        ..ReadOptions::default()
+    };
+    ParquetReader::with_options(file.clone(), options).expect("open")
+}
+
 /// Every batch of column `c` as parq arrays.
 #[inline(never)]
 fn read_parq(file: &Bytes) -> Vec<parq::read::ArrayBatch> {
-    let r = ParquetReader::new(file.clone()).expect("open");
+    let r = reader(file);
     r.array_batches(&["c"], BATCH)
         .expect("batches")
         .collect::<Result<_, _>>()
@@ -129,7 +155,7 @@ fn read_parq(file: &Bytes) -> Vec<parq::read::ArrayBatch> {
 /// Every batch of column `c` as Arrow record batches.
 #[inline(never)]
 fn read_arrow(file: &Bytes) -> Vec<RecordBatch> {
-    let r = ParquetReader::new(file.clone()).expect("open");
+    let r = reader(file);
     r.record_batches(&["c"], BATCH)
         .expect("batches")
         .collect::<Result<_, _>>()
@@ -213,12 +239,13 @@ fn cpu_ns() -> Option<u64> {
     (rc == 0).then(|| t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
 }
 
-/// The CPU time of `f` (wall time where that is unknown), in nanoseconds.
+/// The CPU time of `f` (wall time where that is unknown, or when the read runs on several
+/// threads), in nanoseconds.
 fn cpu_timed<O>(f: impl FnOnce() -> O) -> f64 {
     let (cpu, wall) = (cpu_ns(), std::time::Instant::now());
     black_box(f());
     match (cpu, cpu_ns()) {
-        (Some(a), Some(b)) => (b - a) as f64,
+        (Some(a), Some(b)) if threads() == 1 => (b - a) as f64,
         _ => wall.elapsed().as_nanos() as f64,
     }
 }

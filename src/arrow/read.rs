@@ -865,7 +865,34 @@ pub fn to_record_batch(batch: &ArrayBatch, schema: &SchemaRef) -> Result<RecordB
 /// Arrow [`RecordBatch`]es of a Parquet file: see [`ParquetReader::record_batches`].
 pub struct ParquetRecordBatchReader<S: Source> {
     inner: ArrayBatchReader<S>,
+    converter: RecordBatchConverter,
+}
+
+/// Turns parq's [`ArrayBatch`]es of a projection into Arrow [`RecordBatch`]es, having asked
+/// the decoders, through the read's options, for what they do better than a pass over
+/// every batch here:
+/// - string leaves (flat or inside lists, structs and maps) checked for UTF-8 as their pages
+///   are decoded ([`ReadOptions::utf8_columns`]), where the bytes are still in cache, so the
+///   conversion skips its own check;
+/// - `Utf8` and `Binary` leaves decoded with i32 offsets ([`ReadOptions::small_offsets`]),
+///   which are wrapped as they are rather than narrowed;
+/// - flat `Dictionary` columns read as keys ([`ReadOptions::dictionary_keys`]), their
+///   dictionaries converted once per column chunk;
+/// - whole VARIANT groups read as the `arrow.parquet.variant` extension type.
+///
+/// [`ParquetReader::record_batches`] and the object-store reader's `record_batches` use it,
+/// each on batches of a decoder it built with the options the converter set: the options'
+/// requests hold only for batches decoded with them (a string column converted as checked
+/// that its decoder did not check would reach Arrow unchecked), which is why it is not
+/// public.
+///
+/// [`ReadOptions::utf8_columns`]: crate::read::ReadOptions::utf8_columns
+/// [`ReadOptions::small_offsets`]: crate::read::ReadOptions::small_offsets
+/// [`ReadOptions::dictionary_keys`]: crate::read::ReadOptions::dictionary_keys
+pub(crate) struct RecordBatchConverter {
     schema: SchemaRef,
+    /// The parq fields of the batches, in the order of `schema`.
+    fields: Vec<crate::field::Field>,
     /// Per column: whether it is a whole VARIANT group (read as `arrow.parquet.variant`).
     variants: Vec<bool>,
     /// Per column: the last dictionary read as keys, and its values as Arrow, converted once
@@ -877,9 +904,123 @@ pub struct ParquetRecordBatchReader<S: Source> {
     utf8_checked: Vec<bool>,
 }
 
-impl<S: Source> ParquetRecordBatchReader<S> {
-    fn convert(&mut self, batch: &ArrayBatch) -> Result<RecordBatch> {
-        let fields = self.inner.fields();
+impl RecordBatchConverter {
+    /// A converter of `reader`'s fields `projection` (as for
+    /// [`ParquetReader::array_batches`]; empty: every field), read as
+    /// [`super::to_arrow_schema`]'s schema (whole VARIANT groups as the extension type), that
+    /// asks `options` (the options the batches will be read with) for what the decoders can
+    /// do for it.
+    fn new<S: Source>(
+        reader: &ParquetReader<S>,
+        projection: &[&str],
+        options: &mut crate::read::ReadOptions,
+    ) -> Result<Self> {
+        let all: Vec<String>;
+        let projection: Vec<&str> = if projection.is_empty() {
+            all = reader.fields()?.into_iter().map(|f| f.name).collect();
+            all.iter().map(String::as_str).collect()
+        } else {
+            projection.to_vec()
+        };
+        let (fields, leaves): (Vec<_>, Vec<_>) =
+            reader.field_leaves(&projection)?.into_iter().unzip();
+        // Whole VARIANT groups (not a projection of their leaves).
+        let names = reader.variant_fields();
+        let variants: Vec<bool> = fields
+            .iter()
+            .map(|f: &crate::field::Field| {
+                names.contains(&f.name.as_str())
+                    && f.children().iter().any(|c| c.name == "metadata")
+            })
+            .collect();
+        let schema =
+            super::to_arrow_schema(&fields, reader.metadata().key_value_metadata.as_deref())?;
+        let schema = if !variants.contains(&true) {
+            Arc::new(schema)
+        } else {
+            let arrow_fields: Vec<ArrowField> = schema
+                .fields()
+                .iter()
+                .zip(&variants)
+                .map(|(f, &v)| {
+                    if v {
+                        super::variant::variant_arrow_field(f)
+                    } else {
+                        f.as_ref().clone()
+                    }
+                })
+                .collect();
+            Arc::new(arrow_schema::Schema::new_with_metadata(
+                arrow_fields,
+                schema.metadata().clone(),
+            ))
+        };
+        // Flat columns of a Dictionary type read their dictionary pages as keys (on one
+        // thread; the parallel feed decodes values, which are hashed here), string columns
+        // are checked for UTF-8 by the decoder, where the bytes are hot (once per dictionary
+        // page), instead of by a pass over every batch here, and Utf8 and Binary columns come
+        // with i32 offsets from the decoder (decoded so), which are wrapped here as they
+        // are. Nested fields get the same for their string leaves.
+        let offsets_layout = options.byte_array_layout == ByteArrayLayout::Offsets;
+        let utf8_checked = schema
+            .fields()
+            .iter()
+            .zip(&leaves)
+            .zip(&variants)
+            .map(|((f, leaves), &variant)| match leaves {
+                FieldLeaves::Flat(c) if matches!(f.data_type(), ArrowType::Dictionary(_, _)) => {
+                    options.dictionary_keys.push(*c);
+                    false
+                }
+                FieldLeaves::Flat(c) => offsets_layout && string_leaf(f.data_type(), *c, options),
+                FieldLeaves::Nested(columns) => {
+                    offsets_layout && !variant && string_leaves(f.data_type(), columns, options)
+                }
+            })
+            .collect();
+        Ok(RecordBatchConverter {
+            schema,
+            dictionaries: vec![None; fields.len()],
+            fields,
+            variants,
+            utf8_checked,
+        })
+    }
+
+    /// A converter of the batches of a [`PushDecoder`](crate::read::push::PushDecoder) to be
+    /// built over `footer` with `options` (after this call: it sets `options.read`'s
+    /// decoder requests, see the type's docs), as Arrow record batches of
+    /// [`super::to_arrow_schema`]'s schema (whole VARIANT groups as the extension type).
+    #[cfg(feature = "object_store")]
+    pub(crate) fn for_push(
+        footer: &crate::read::push::Footer,
+        options: &mut crate::read::push::PushOptions,
+    ) -> Result<Self> {
+        let reader = crate::read::push::empty_reader(footer, &options.read);
+        let projection: Vec<&str> = options
+            .projection
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        Self::new(&reader, &projection, &mut options.read)
+    }
+
+    /// The schema of every batch [`Self::convert`] gives.
+    pub(crate) fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// `batch` (of the projection this converter was built for, read with the options it
+    /// set) as an Arrow record batch of [`Self::schema`].
+    pub(crate) fn convert(&mut self, batch: &ArrayBatch) -> Result<RecordBatch> {
+        if batch.arrays.len() != self.fields.len() {
+            return Err(Error::InvalidArgument(format!(
+                "a batch of {} columns for a converter of {}",
+                batch.arrays.len(),
+                self.fields.len()
+            )));
+        }
         let mut columns = Vec::with_capacity(batch.arrays.len());
         for (i, (a, f)) in batch
             .arrays
@@ -895,7 +1036,7 @@ impl<S: Source> ParquetRecordBatchReader<S> {
                     }
                 }
                 _ if self.variants[i] => {
-                    let v = crate::variant::VariantArray::from_group(&fields[i], a)?;
+                    let v = crate::variant::VariantArray::from_group(&self.fields[i], a)?;
                     super::variant::variant_to_arrow(&v)?
                 }
                 (_, dt) if self.utf8_checked[i] => {
@@ -987,7 +1128,7 @@ fn keys_column(
 impl<S: Source> ParquetRecordBatchReader<S> {
     /// The schema of every batch.
     pub fn arrow_schema(&self) -> SchemaRef {
-        self.schema.clone()
+        self.converter.schema()
     }
 }
 
@@ -998,7 +1139,7 @@ impl<S: Source> Iterator for ParquetRecordBatchReader<S> {
         let batch = self.inner.next()?;
         Some(
             batch
-                .and_then(|b| self.convert(&b))
+                .and_then(|b| self.converter.convert(&b))
                 .map_err(|e| ArrowError::ExternalError(Box::new(e))),
         )
     }
@@ -1006,7 +1147,7 @@ impl<S: Source> Iterator for ParquetRecordBatchReader<S> {
 
 impl<S: Source> RecordBatchReader for ParquetRecordBatchReader<S> {
     fn schema(&self) -> SchemaRef {
-        self.schema.clone()
+        self.converter.schema()
     }
 }
 
@@ -1021,7 +1162,14 @@ impl<S: Source> ParquetReader<S> {
 
     /// Stream Arrow [`RecordBatch`]es of `batch_size` rows of `projection` (top-level field
     /// names or leaf dotted paths, as in [`Self::array_batches`]; empty: every field), with
-    /// the Arrow schema of [`super::to_arrow_schema`].
+    /// the Arrow schema of [`super::to_arrow_schema`] (whole VARIANT groups as the
+    /// `arrow.parquet.variant` extension type).
+    ///
+    /// The decoders do what they can for the Arrow types, where the bytes are still in
+    /// cache: string leaves (flat or nested) are checked for UTF-8 as their pages are
+    /// decoded rather than by a pass over every batch, `Utf8` and `Binary` leaves are
+    /// decoded with i32 offsets, and flat `Dictionary` columns are read as keys (on one
+    /// thread), their dictionaries converted once per column chunk.
     ///
     /// ```
     /// use arrow_array::RecordBatchReader;
@@ -1038,90 +1186,16 @@ impl<S: Source> ParquetReader<S> {
         projection: &[&str],
         batch_size: usize,
     ) -> Result<ParquetRecordBatchReader<S>> {
-        let all: Vec<String>;
-        let projection: Vec<&str> = if projection.is_empty() {
-            all = self.fields()?.into_iter().map(|f| f.name).collect();
-            all.iter().map(String::as_str).collect()
-        } else {
-            projection.to_vec()
-        };
-        let inner = self.array_batches(&projection, batch_size)?;
-        let mut schema = super::to_arrow_schema(
-            inner.fields(),
-            self.metadata().key_value_metadata.as_deref(),
-        )?;
-        // Whole VARIANT groups (not a projection of their leaves) read as the extension type.
-        let names = self.variant_fields();
-        let variants: Vec<bool> = inner
-            .fields()
-            .iter()
-            .map(|f| {
-                names.contains(&f.name.as_str())
-                    && f.children().iter().any(|c| c.name == "metadata")
-            })
-            .collect();
-        if variants.contains(&true) {
-            let fields: Vec<ArrowField> = schema
-                .fields()
-                .iter()
-                .zip(&variants)
-                .map(|(f, &v)| {
-                    if v {
-                        super::variant::variant_arrow_field(f)
-                    } else {
-                        f.as_ref().clone()
-                    }
-                })
-                .collect();
-            schema = arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone());
-        }
-        // Flat columns of a Dictionary type read their dictionary pages as keys, flat string
-        // columns are checked for UTF-8 by the decoder, where the bytes are hot (once per
-        // dictionary page), instead of by a pass over every batch here, and Utf8 and Binary
-        // columns come with i32 offsets from the decoder (decoded so), which are wrapped here
-        // as they are. All on one thread: the parallel feed decodes values
-        // with i64 offsets, which are then hashed, checked and narrowed here.
-        // Nested fields get the same for their string leaves.
-        let leaves = if self.options.threads > 1 {
-            Vec::new()
-        } else {
-            self.field_leaves(&projection)?
-        };
-        let offsets_layout = self.options.byte_array_layout == ByteArrayLayout::Offsets;
         let mut options = self.options.clone();
-        let mut utf8_checked = vec![false; variants.len()];
-        for (i, (f, leaves)) in schema.fields().iter().zip(&leaves).enumerate() {
-            utf8_checked[i] = match leaves {
-                FieldLeaves::Flat(c) if matches!(f.data_type(), ArrowType::Dictionary(_, _)) => {
-                    options.dictionary_keys.push(*c);
-                    false
-                }
-                FieldLeaves::Flat(c) => {
-                    offsets_layout && string_leaf(f.data_type(), *c, &mut options)
-                }
-                FieldLeaves::Nested(columns) => {
-                    offsets_layout
-                        && !variants[i]
-                        && string_leaves(f.data_type(), columns, &mut options)
-                }
-            };
-        }
-        let inner = if options.dictionary_keys.len() == self.options.dictionary_keys.len()
-            && options.utf8_columns.len() == self.options.utf8_columns.len()
-            && options.small_offsets.len() == self.options.small_offsets.len()
-        {
-            inner
+        let converter = RecordBatchConverter::new(self, projection, &mut options)?;
+        let names: Vec<&str> = converter.fields.iter().map(|f| f.name.as_str()).collect();
+        let projection = if projection.is_empty() {
+            &names[..]
         } else {
-            self.array_batches_with(&projection, batch_size, options)?
+            projection
         };
-        let dictionaries = vec![None; variants.len()];
-        Ok(ParquetRecordBatchReader {
-            inner,
-            schema: Arc::new(schema),
-            variants,
-            dictionaries,
-            utf8_checked,
-        })
+        let inner = self.array_batches_with(projection, batch_size, options)?;
+        Ok(ParquetRecordBatchReader { inner, converter })
     }
 }
 

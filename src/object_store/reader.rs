@@ -337,22 +337,22 @@ impl ParqObjectReader {
     }
 
     /// Stream Arrow `RecordBatch`es of what `options` select (feature `arrow`), with the
-    /// Arrow schema of [`crate::arrow::to_arrow_schema`].
+    /// Arrow schema of [`crate::arrow::to_arrow_schema`] (whole VARIANT groups as the
+    /// extension type), as [`ParquetReader::record_batches`] gives them, the decoders doing
+    /// what they can for the Arrow types (UTF-8 checks, i32 offsets, dictionary keys).
+    ///
+    /// [`ParquetReader::record_batches`]: crate::read::ParquetReader::record_batches
     #[cfg(feature = "arrow")]
     pub async fn record_batches(
         &mut self,
-        options: PushOptions,
+        mut options: PushOptions,
     ) -> Result<(arrow_schema::SchemaRef, RecordBatchStream)> {
-        let decoder = self.decoder(options).await?;
-        let schema = Arc::new(crate::arrow::to_arrow_schema(
-            decoder.fields(),
-            decoder.footer().metadata().key_value_metadata.as_deref(),
-        )?);
-        let batches = self.stream(decoder);
-        let s = schema.clone();
-        let stream = futures::StreamExt::map(batches, move |b| {
-            b.and_then(|b| crate::arrow::to_record_batch(&b, &s))
-        });
+        let footer = self.footer().await?;
+        let mut converter = crate::arrow::RecordBatchConverter::for_push(&footer, &mut options)?;
+        let schema = converter.schema();
+        let batches = self.stream(self.decoder_over(footer, options)?);
+        let stream =
+            futures::StreamExt::map(batches, move |b| b.and_then(|b| converter.convert(&b)));
         Ok((schema, Box::pin(stream)))
     }
 }

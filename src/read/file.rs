@@ -64,9 +64,11 @@ pub struct ReadOptions {
     /// Leaf columns (indices into [`crate::schema::SchemaDescriptor::leaves`]) whose byte
     /// arrays must each be UTF-8: checked as pages are decoded, where their bytes are still
     /// in cache (once per dictionary page, once per decoded part of other pages), and a page
-    /// holding a value that is not UTF-8 fails the read with [`Error::Format`]. Honoured by
-    /// reads on one thread with [`ByteArrayLayout::Offsets`]; other reads do not check. The
-    /// Arrow reader sets it for `Utf8` and `LargeUtf8` columns and then skips its own pass.
+    /// holding a value that is not UTF-8 fails the read with [`Error::Format`]. Honoured with
+    /// [`ByteArrayLayout::Offsets`] by streamed batches (on any number of threads) and by
+    /// whole-column reads on one thread; other reads do not check. The Arrow reader sets it
+    /// for `Utf8`, `LargeUtf8` and `Utf8View` columns, flat or nested, and then skips its own
+    /// pass.
     pub utf8_columns: Vec<usize>,
     /// Leaf columns (indices into [`crate::schema::SchemaDescriptor::leaves`]) whose byte
     /// arrays come with i32 offsets, as
@@ -76,10 +78,9 @@ pub struct ReadOptions {
     /// turns to i64 ones (the part that passes is decoded again). Honoured by streamed
     /// batches with [`ByteArrayLayout::Offsets`]: of flat columns ([`ParquetReader::batches`],
     /// the flat fields of [`ParquetReader::array_batches`]) and of the leaves of nested fields
-    /// (`array_batches`); whole-column reads, and the pieces a read on several threads
-    /// decodes, give `Values::Binary`. The Arrow reader sets it for `Utf8` and `Binary`
-    /// columns, flat or inside lists, structs and maps (on one thread), and wraps the
-    /// offsets as they are.
+    /// (`array_batches`), on any number of threads; whole-column reads give
+    /// `Values::Binary`. The Arrow reader sets it for `Utf8` and `Binary` columns, flat or
+    /// inside lists, structs and maps, and wraps the offsets as they are.
     pub small_offsets: Vec<usize>,
     /// Keys and AAD prefix of an encrypted file (feature `encryption`).
     #[cfg(feature = "encryption")]

@@ -1126,24 +1126,27 @@ impl<S: Source> ParquetReader<S> {
         )?))
     }
 
-    /// Per field of the projection `columns` (as for [`Self::array_batches`]): its leaf
-    /// column when the field is a flat column, read through the flat batches, else the leaf
-    /// columns of the nested field in schema order (the order of the leaves of its Arrow
-    /// type).
+    /// Per field of the projection `columns` (as for [`Self::array_batches`]): the field,
+    /// and its leaf column when the field is a flat column, read through the flat batches,
+    /// else the leaf columns of the nested field in schema order (the order of the leaves of
+    /// its Arrow type).
     #[cfg(feature = "arrow")]
-    pub(crate) fn field_leaves(&self, columns: &[&str]) -> Result<Vec<FieldLeaves>> {
+    pub(crate) fn field_leaves(&self, columns: &[&str]) -> Result<Vec<(Field, FieldLeaves)>> {
         Ok(self
             .projection(columns)?
             .into_iter()
-            .map(|p| match p.kind {
-                PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok() => {
-                    FieldLeaves::Flat(column)
-                }
-                _ => {
-                    let mut leaves = Vec::new();
-                    leaf_slot_levels(&p, &mut leaves);
-                    FieldLeaves::Nested(leaves.into_iter().map(|(c, _)| c).collect())
-                }
+            .map(|p| {
+                let leaves = match p.kind {
+                    PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok() => {
+                        FieldLeaves::Flat(column)
+                    }
+                    _ => {
+                        let mut leaves = Vec::new();
+                        leaf_slot_levels(&p, &mut leaves);
+                        FieldLeaves::Nested(leaves.into_iter().map(|(c, _)| c).collect())
+                    }
+                };
+                (p.field(), leaves)
             })
             .collect())
     }

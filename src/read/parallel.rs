@@ -397,9 +397,12 @@ impl<S: Source> ParquetReader<S> {
 
     /// Decode `pieces` on the reader's threads; the columns come back in the pieces' order
     /// (the first error in that order wins).
+    /// Decode the pieces of a streamed read (`columns[p.slot]` is piece `p`'s leaf column),
+    /// each into a column of its own.
     pub(crate) fn decode_pieces(
         &self,
         pieces: &[Piece],
+        columns: &[usize],
         descs: &[ColumnDescriptor],
     ) -> Result<Vec<Column>> {
         for p in pieces {
@@ -413,18 +416,31 @@ impl<S: Source> ParquetReader<S> {
             self.options.threads,
             self.options.limits,
             pieces,
-            |p, dec| self.decode_piece(p, &descs[p.slot], dec),
+            |p, dec| {
+                let desc = &descs[p.slot];
+                let mut decoder = self.streamed_decoder(columns[p.slot], desc)?;
+                self.decode_piece_with(p, desc, &mut decoder, dec)
+            },
         );
         results.into_iter().collect()
     }
 
-    fn decode_piece(
-        &self,
-        piece: &Piece,
-        desc: &ColumnDescriptor,
-        dec: &mut Decompressor,
-    ) -> Result<Column> {
-        self.decode_piece_with(piece, desc, &mut self.decoder_for(desc)?, dec)
+    /// [`Self::decoder_for`] a piece of a streamed read, which checks UTF-8 and hands out
+    /// i32 offsets where [`ReadOptions::utf8_columns`] and [`ReadOptions::small_offsets`]
+    /// name its column, as one thread's batches do. (A whole read does neither: its pieces
+    /// are joined into, or decoded straight into, one output with i64 offsets.)
+    ///
+    /// [`ReadOptions::utf8_columns`]: super::ReadOptions::utf8_columns
+    /// [`ReadOptions::small_offsets`]: super::ReadOptions::small_offsets
+    fn streamed_decoder(&self, column: usize, desc: &ColumnDescriptor) -> Result<ChunkDecoder> {
+        let mut decoder = self.decoder_for(desc)?;
+        if self.options.utf8_columns.contains(&column) {
+            decoder = decoder.with_utf8_check();
+        }
+        if self.options.small_offsets.contains(&column) {
+            decoder = decoder.with_small_offsets();
+        }
+        Ok(decoder)
     }
 
     /// [`Self::decode_piece`] with a decoder of the piece's column that may have decoded
@@ -735,7 +751,10 @@ impl<S: Source> ParallelFeed<S> {
             }
         }
         let file = &self.file;
-        for (p, col) in take.iter().zip(file.decode_pieces(&take, &self.descs)?) {
+        for (p, col) in take
+            .iter()
+            .zip(file.decode_pieces(&take, &self.columns, &self.descs)?)
+        {
             out[p.slot].push(col);
         }
         Ok(out)
@@ -1555,7 +1574,7 @@ impl<S: Source> ParquetReader<S> {
             self.options.threads,
             self.options.limits,
             &pieces.iter().filter(|p| p.slot == slot).collect::<Vec<_>>(),
-            |p, dec| self.decode_piece(p, desc, dec),
+            |p, dec| self.decode_piece_with(p, desc, &mut self.decoder_for(desc)?, dec),
         )
         .into_iter()
         .collect::<Result<Vec<_>>>()?;

@@ -948,12 +948,16 @@ fn byte_array_file(
     bytes::Bytes::from(file)
 }
 
-/// `record_batches` of a string file as strings, one `Vec` per batch, or the first error's
-/// text.
-fn string_batches(file: &bytes::Bytes) -> Result<Vec<Vec<Option<String>>>, String> {
+/// `record_batches` of a string file on `threads` threads as strings, one `Vec` per batch,
+/// or the first error's text.
+fn string_batches(file: &bytes::Bytes, threads: usize) -> Result<Vec<Vec<Option<String>>>, String> {
     use arrow_array::{Array, LargeStringArray, StringArray};
     use parq::read::ParquetReader;
-    let reader = ParquetReader::new(file.clone()).map_err(|e| e.to_string())?;
+    let options = ReadOptions {
+        threads,
+        ..ReadOptions::default()
+    };
+    let reader = ParquetReader::with_options(file.clone(), options).map_err(|e| e.to_string())?;
     let batches = reader
         .record_batches(&["s"], 300)
         .map_err(|e| e.to_string())?;
@@ -979,7 +983,8 @@ fn string_batches(file: &bytes::Bytes) -> Result<Vec<Vec<Option<String>>>, Strin
 /// Flat string columns are checked for UTF-8 by the decoder (once per dictionary page, once
 /// per decoded part of other pages) and not again by the Arrow conversion; the values are
 /// the same as written, and a value that is not UTF-8 anywhere in the file is an error, with
-/// or without nulls, from a dictionary or PLAIN pages.
+/// or without nulls, from a dictionary or PLAIN pages, on one thread and on two (where the
+/// parallel feed's decoders check).
 #[test]
 fn the_decoder_checks_utf8_for_record_batches() {
     use parq::codecs::probe;
@@ -998,13 +1003,31 @@ fn the_decoder_checks_utf8_for_record_batches() {
                 .map(|(i, s)| (!(nulls && i % 5 == 0)).then_some(s.as_bytes()))
                 .collect();
             let file = string_file(&values, encoding);
-            probe::reset();
-            let batches = string_batches(&file).expect("valid strings read");
-            let got: Vec<Option<String>> = batches.iter().flatten().cloned().collect();
             let want: Vec<Option<String>> = values
                 .iter()
                 .map(|v| v.map(|b| String::from_utf8(b.to_vec()).unwrap()))
                 .collect();
+            probe::reset();
+            let batches = string_batches(&file, 2).expect("valid strings read on two threads");
+            let got: Vec<Option<String>> = batches.iter().flatten().cloned().collect();
+            assert_eq!(got, want, "{encoding:?} nulls {nulls} on two threads");
+            if probe::ENABLED {
+                let pieces = probe::get("parallel.chunk") + probe::get("parallel.page_range");
+                assert!(pieces >= 3, "{encoding:?} {nulls}: {pieces} pieces");
+                let checked = probe::get("read.utf8_checked_dictionary")
+                    + probe::get("read.utf8_checked_page");
+                assert!(
+                    checked >= 3,
+                    "{encoding:?} {nulls}: {checked} checks on two threads"
+                );
+                assert_eq!(
+                    probe::get("arrow.utf8_checked_by_decoder"),
+                    batches.len() as u64
+                );
+            }
+            probe::reset();
+            let batches = string_batches(&file, 1).expect("valid strings read");
+            let got: Vec<Option<String>> = batches.iter().flatten().cloned().collect();
             assert_eq!(got, want, "{encoding:?} nulls {nulls}");
             if probe::ENABLED {
                 let (dictionaries, pages) = (
@@ -1025,15 +1048,22 @@ fn the_decoder_checks_utf8_for_record_batches() {
             let mut bad = values.clone();
             bad[2500] = Some(b"bad \xff byte");
             let file = string_file(&bad, encoding);
-            let err = string_batches(&file).expect_err("invalid UTF-8");
-            assert!(err.contains("UTF-8"), "{err}");
+            for threads in [1, 2] {
+                let err = string_batches(&file, threads).expect_err("invalid UTF-8");
+                assert!(err.contains("UTF-8"), "{threads} threads: {err}");
+            }
             // A value cut inside a character: each half is not UTF-8 on its own.
             let e = "é".as_bytes();
             let mut cut = values.clone();
             cut[1500] = Some(&e[..1]);
             cut[1501] = Some(&e[1..]);
             let file = string_file(&cut, encoding);
-            assert!(string_batches(&file).is_err(), "{encoding:?}");
+            for threads in [1, 2] {
+                assert!(
+                    string_batches(&file, threads).is_err(),
+                    "{encoding:?} {threads}"
+                );
+            }
         }
     }
 }
@@ -1042,8 +1072,8 @@ fn the_decoder_checks_utf8_for_record_batches() {
 /// (`ReadOptions::small_offsets`) and wraps them as they are: every batch takes that path
 /// (probes `read.small_offsets`, `arrow.i32_offsets_wrapped`; the narrowing kernel never
 /// runs) and holds the values written, with and without nulls, from dictionary and PLAIN
-/// pages, in batches that end mid-page and mid-row-group, with a row selection too. On two
-/// threads the decoder's offsets are i64 and narrowed here, with the same values.
+/// pages, in batches that end mid-page and mid-row-group, with a row selection too, and on
+/// two threads (where the parallel feed's decoders write them).
 #[test]
 fn utf8_and_binary_batches_wrap_the_decoders_i32_offsets() {
     use arrow_array::{Array, BinaryArray, StringArray};
@@ -1126,8 +1156,18 @@ fn utf8_and_binary_batches_wrap_the_decoders_i32_offsets() {
                 };
                 assert_eq!(read(threads), want, "{case} on two threads");
                 if probe::ENABLED {
-                    assert_eq!(probe::get("read.small_offsets"), 0, "{case} on two threads");
-                    assert!(narrowed() > 0, "{case} on two threads");
+                    let pieces = probe::get("parallel.chunk") + probe::get("parallel.page_range");
+                    assert!(pieces >= 3, "{case} on two threads: {pieces} pieces");
+                    assert!(
+                        probe::get("read.small_offsets") >= 3,
+                        "{case} on two threads"
+                    );
+                    assert_eq!(
+                        probe::get("arrow.i32_offsets_wrapped"),
+                        12,
+                        "{case} two threads"
+                    );
+                    assert_eq!(narrowed(), 0, "{case} on two threads");
                 }
             }
         }
@@ -1138,7 +1178,7 @@ fn utf8_and_binary_batches_wrap_the_decoders_i32_offsets() {
 /// `struct{a: int32, s: string, b: binary}` and `map<string, list<int32>>`, nulls at every
 /// level and multi-byte characters; `bad` replaces one string leaf value of row 1500 in field
 /// `bad.0` with `bad.1`.
-fn nested_strings_file(
+pub(crate) fn nested_strings_file(
     encoding: parq::write::EncodingPolicy,
     bad: Option<(usize, &[u8])>,
 ) -> bytes::Bytes {
@@ -1304,18 +1344,25 @@ fn nested_string_leaves_are_checked_by_their_decoders() {
         };
         same(&read(&file, threads).expect("two threads"), "two threads");
         if probe::ENABLED {
-            assert_eq!(
-                probe::get("read.small_offsets"),
-                0,
+            // Nested fields stream on the calling thread, asked the same as on one.
+            assert!(
+                probe::get("read.small_offsets") >= 30,
                 "{encoding:?} two threads"
             );
+            assert_eq!(narrowed(), 0, "{encoding:?} two threads");
         }
         let e = "é".as_bytes();
         for field in 0..3 {
             for bad in [&b"bad \xff byte"[..], &e[..1]] {
                 let file = nested_strings_file(encoding, Some((field, bad)));
-                let err = read(&file, ReadOptions::default()).expect_err("invalid UTF-8");
-                assert!(err.contains("UTF-8"), "{encoding:?} field {field}: {err}");
+                for threads in [1, 2] {
+                    let options = ReadOptions {
+                        threads,
+                        ..ReadOptions::default()
+                    };
+                    let err = read(&file, options).expect_err("invalid UTF-8");
+                    assert!(err.contains("UTF-8"), "{encoding:?} field {field}: {err}");
+                }
             }
         }
     }

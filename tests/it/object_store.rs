@@ -752,6 +752,56 @@ async fn record_batches_stream_with_the_arrow_schema() {
     send_static(&s);
 }
 
+/// The async `record_batches` asks the decoders for what the sync one asks
+/// (`RecordBatchConverter`): the nested string leaves are checked for UTF-8 as their pages
+/// are decoded and Utf8 leaves come with i32 offsets (probes), the batches equal the sync
+/// reader's, and a value that is not UTF-8 is an error.
+#[cfg(feature = "arrow")]
+#[tokio::test]
+async fn async_record_batches_ask_the_decoders_what_the_sync_ones_do() {
+    use parq::write::EncodingPolicy;
+    let read = |file: Bytes| async move {
+        let store = store_with("n.parquet", &file).await;
+        let mut reader = ParqObjectReader::open(store, &Path::from("n.parquet"))
+            .await
+            .unwrap();
+        let options = PushOptions {
+            batch_size: 300,
+            ..PushOptions::default()
+        };
+        let (schema, stream) = reader.record_batches(options).await?;
+        let batches: Vec<arrow_array::RecordBatch> = stream.try_collect().await?;
+        Ok::<_, parq::Error>((schema, batches))
+    };
+    for encoding in [EncodingPolicy::Dictionary, EncodingPolicy::Plain] {
+        let file = crate::arrow::nested_strings_file(encoding, None);
+        let sync: Vec<arrow_array::RecordBatch> = ParquetReader::new(file.clone())
+            .unwrap()
+            .record_batches(&[], 300)
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        probe::reset();
+        let (schema, batches) = read(file.clone()).await.expect("valid strings");
+        assert_eq!(schema, sync[0].schema(), "{encoding:?}");
+        assert_eq!(batches, sync, "{encoding:?}");
+        if probe::ENABLED {
+            assert_eq!(
+                probe::get("arrow.utf8_checked_by_decoder"),
+                3 * batches.len() as u64,
+                "{encoding:?}"
+            );
+            assert!(probe::get("read.small_offsets") >= 30, "{encoding:?}");
+        }
+        let e = "é".as_bytes();
+        for field in 0..3 {
+            let bad = crate::arrow::nested_strings_file(encoding, Some((field, &e[..1])));
+            let err = read(bad).await.expect_err("invalid UTF-8").to_string();
+            assert!(err.contains("UTF-8"), "{encoding:?} field {field}: {err}");
+        }
+    }
+}
+
 /// S3 served by moto (`moto_server`, installed by `.ci/test`) on loopback.
 #[cfg(feature = "cloud")]
 mod s3 {

@@ -822,7 +822,7 @@ fn whole_batch(arrays: Vec<Array>) -> ArrayBatch {
 }
 
 /// A reader of `footer`'s file over no bytes: for what the footer alone answers.
-fn empty_reader(footer: &Footer, options: &ReadOptions) -> ParquetReader<PushedBytes> {
+pub(crate) fn empty_reader(footer: &Footer, options: &ReadOptions) -> ParquetReader<PushedBytes> {
     let empty = PushedBytes::one(Snapshot::default(), footer.file_len);
     reader_over(footer, options, empty)
 }

@@ -19,6 +19,8 @@ mod fetch_plan;
 pub(crate) mod footer;
 pub(crate) mod whole;
 
+#[cfg(all(feature = "arrow", feature = "object_store"))]
+pub(crate) use decoder::empty_reader;
 pub use decoder::{DecodeResult, PushDecoder, PushOptions};
 pub use fetch_plan::IoOptions;
 pub use footer::{Footer, FooterDecoder, FooterOptions, FooterStep, DEFAULT_FOOTER_SUFFIX};
