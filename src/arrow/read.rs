@@ -955,8 +955,7 @@ impl RecordBatchConverter {
                 schema.metadata().clone(),
             ))
         };
-        // Flat columns of a Dictionary type read their dictionary pages as keys (on one
-        // thread; the parallel feed decodes values, which are hashed here), string columns
+        // Flat columns of a Dictionary type read their dictionary pages as keys, string columns
         // are checked for UTF-8 by the decoder, where the bytes are hot (once per dictionary
         // page), instead of by a pass over every batch here, and Utf8 and Binary columns come
         // with i32 offsets from the decoder (decoded so), which are wrapped here as they
@@ -1168,8 +1167,9 @@ impl<S: Source> ParquetReader<S> {
     /// The decoders do what they can for the Arrow types, where the bytes are still in
     /// cache: string leaves (flat or nested) are checked for UTF-8 as their pages are
     /// decoded rather than by a pass over every batch, `Utf8` and `Binary` leaves are
-    /// decoded with i32 offsets, and flat `Dictionary` columns are read as keys (on one
-    /// thread), their dictionaries converted once per column chunk.
+    /// decoded with i32 offsets, and flat `Dictionary` columns are read as keys, their
+    /// dictionaries converted once per column chunk (once per piece of it on several
+    /// threads).
     ///
     /// ```
     /// use arrow_array::RecordBatchReader;

@@ -194,12 +194,25 @@ fn dictionary_columns_of_every_key_type_equal_the_parquet_crate() {
         ..ReadOptions::default()
     };
     assert_same(&expected, &parq_batches(&file, views, 1000), "views");
-    // On two threads (values, hashed per batch) the same.
-    let threads = ReadOptions {
-        threads: 2,
-        ..ReadOptions::default()
-    };
-    assert_same(&expected, &parq_batches(&file, threads, 1000), "threads");
+    // On two threads the same: the parallel feed's pieces read keys too (each piece with
+    // its own copy of the dictionary; a batch across two pieces reads as values and is
+    // hashed back into a dictionary), batches within a page and across pages alike.
+    for batch_size in [1000, 700] {
+        let threads = ReadOptions {
+            threads: 2,
+            ..ReadOptions::default()
+        };
+        parq::codecs::probe::reset();
+        let got = parq_batches(&file, threads, batch_size);
+        assert_same(&expected, &got, &format!("threads, batches of {batch_size}"));
+        if parq::codecs::probe::ENABLED {
+            let pieces = parq::codecs::probe::get("parallel.chunk")
+                + parq::codecs::probe::get("parallel.page_range");
+            assert!(pieces > 0, "{batch_size}");
+            assert!(parq::codecs::probe::get("read.dictionary_keys") > 0);
+            assert!(parq::codecs::probe::get("arrow.dictionary_keys") > 0);
+        }
+    }
     // Keys asked for every leaf, Dictionary or not (`few` is dictionary-encoded, Int64 in
     // Arrow: its keys' values are looked up), the same.
     let reader = ParquetReader::new(file.clone()).unwrap();
