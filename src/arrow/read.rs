@@ -1168,8 +1168,7 @@ impl<S: Source> ParquetReader<S> {
     /// cache: string leaves (flat or nested) are checked for UTF-8 as their pages are
     /// decoded rather than by a pass over every batch, `Utf8` and `Binary` leaves are
     /// decoded with i32 offsets, and flat `Dictionary` columns are read as keys, their
-    /// dictionaries converted once per column chunk (once per piece of it on several
-    /// threads).
+    /// dictionaries converted once per column chunk.
     ///
     /// ```
     /// use arrow_array::RecordBatchReader;

@@ -58,9 +58,8 @@ pub struct ReadOptions {
     /// are not dictionary-encoded (a chunk without a dictionary page, or one whose writer
     /// fell back to PLAIN) read as values, and a batch that holds both reads as values.
     /// Honoured by streamed batches of flat columns ([`ParquetReader::batches`], the flat
-    /// fields of [`ParquetReader::array_batches`]); other reads give values. On several
-    /// threads each piece of a column chunk holds its own copy of the dictionary, and a
-    /// batch that spans two pieces reads as values.
+    /// fields of [`ParquetReader::array_batches`]), on any number of threads; other reads
+    /// give values.
     /// The Arrow reader sets it for columns whose Arrow type is a `Dictionary`.
     pub dictionary_keys: Vec<usize>,
     /// Leaf columns (indices into [`crate::schema::SchemaDescriptor::leaves`]) whose byte

@@ -431,8 +431,7 @@ impl<S: Source> ParquetReader<S> {
     /// [`ReadOptions::small_offsets`] name its column, as one thread's batches do. (A whole
     /// read does none of these: its pieces are joined into, or decoded straight into, one
     /// output of values with i64 offsets.) Each piece decodes its chunk's dictionary for
-    /// itself, so a batch across two pieces holds keys into two dictionaries, which
-    /// [`Column::concat`] joins as values.
+    /// itself; [`ParallelFeed`] then points the pieces of a chunk at one of them.
     ///
     /// [`ReadOptions::dictionary_keys`]: super::ReadOptions::dictionary_keys
     /// [`ReadOptions::utf8_columns`]: super::ReadOptions::utf8_columns
@@ -725,6 +724,9 @@ pub(crate) struct ParallelFeed<S: Source> {
     row_groups: VecDeque<usize>,
     queues: Vec<VecDeque<Piece>>,
     dec: Decompressor,
+    /// Per column read as keys: the dictionary page of its last page range and the decoded
+    /// dictionary its keys point into, which the later ranges of the chunk share.
+    dictionaries: Vec<Option<(Bytes, std::sync::Arc<Column>)>>,
 }
 
 impl<S: Source> ParallelFeed<S> {
@@ -740,6 +742,7 @@ impl<S: Source> ParallelFeed<S> {
             row_groups: file.selected_row_groups().into(),
             queues: columns.iter().map(|_| VecDeque::new()).collect(),
             dec: Decompressor::new(file.options.limits),
+            dictionaries: vec![None; columns.len()],
         })
     }
 
@@ -765,13 +768,36 @@ impl<S: Source> ParallelFeed<S> {
             }
         }
         let file = &self.file;
-        for (p, col) in take
-            .iter()
-            .zip(file.decode_pieces(&take, &self.columns, &self.descs)?)
+        for (p, mut col) in
+            take.iter()
+                .zip(file.decode_pieces(&take, &self.columns, &self.descs)?)
         {
+            self.share_dictionary(p, &mut col);
             out[p.slot].push(col);
         }
         Ok(out)
+    }
+
+    /// Point the keys of `col` (piece `p`, decoded) at the dictionary the earlier ranges of
+    /// its chunk decoded from the same page (the same bytes, so the same entries): keys
+    /// into one dictionary stay keys when a batch spans two pieces ([`Column::concat`]),
+    /// and the Arrow reader converts the dictionary once per chunk. Each piece decoded its
+    /// own copy, on its own thread.
+    fn share_dictionary(&mut self, p: &Piece, col: &mut Column) {
+        let (Some((page, ..)), Values::Dictionary { dictionary, .. }) =
+            (&p.dictionary, &mut col.values)
+        else {
+            return;
+        };
+        match &self.dictionaries[p.slot] {
+            Some((seen, shared)) if seen.as_ptr() == page.as_ptr() && seen.len() == page.len() => {
+                probe::hit("parallel.dictionary_shared");
+                *dictionary = std::sync::Arc::clone(shared);
+            }
+            _ => {
+                self.dictionaries[p.slot] = Some((page.clone(), std::sync::Arc::clone(dictionary)))
+            }
+        }
     }
 
     /// Plan the pieces of every column in the next row group; false when none is left.

@@ -194,9 +194,8 @@ fn dictionary_columns_of_every_key_type_equal_the_parquet_crate() {
         ..ReadOptions::default()
     };
     assert_same(&expected, &parq_batches(&file, views, 1000), "views");
-    // On two threads the same: the parallel feed's pieces read keys too (each piece with
-    // its own copy of the dictionary; a batch across two pieces reads as values and is
-    // hashed back into a dictionary), batches within a page and across pages alike.
+    // On two threads the same: the parallel feed's pieces read keys too, batches within a
+    // page and across pages alike.
     for batch_size in [1000, 700] {
         let threads = ReadOptions {
             threads: 2,
@@ -204,7 +203,11 @@ fn dictionary_columns_of_every_key_type_equal_the_parquet_crate() {
         };
         parq::codecs::probe::reset();
         let got = parq_batches(&file, threads, batch_size);
-        assert_same(&expected, &got, &format!("threads, batches of {batch_size}"));
+        assert_same(
+            &expected,
+            &got,
+            &format!("threads, batches of {batch_size}"),
+        );
         if parq::codecs::probe::ENABLED {
             let pieces = parq::codecs::probe::get("parallel.chunk")
                 + parq::codecs::probe::get("parallel.page_range");
@@ -240,6 +243,55 @@ fn dictionary_columns_of_every_key_type_equal_the_parquet_crate() {
         &parq_batches(&file, every_leaf, 1000),
         "every leaf",
     );
+}
+
+/// On two threads a large chunk is cut into page ranges, each of which decodes the chunk's
+/// dictionary on its own thread: the ranges then share one (`parallel.dictionary_shared`),
+/// so a batch across two ranges stays keys (none is rebuilt from values) and every batch
+/// holds the same Arrow dictionary, converted once, as on one thread.
+#[test]
+fn page_ranges_of_a_chunk_share_its_dictionary_on_two_threads() {
+    use parq::codecs::probe;
+    let rows = 200_000;
+    let strings: Vec<Option<String>> = (0..rows)
+        .map(|i| {
+            let v = (i * 7919 + i / 3) % 3000;
+            (i % 11 != 5).then(|| format!("value {v} {}", "x".repeat(v % 17)))
+        })
+        .collect();
+    let batch =
+        RecordBatch::try_from_iter([("d", dictionary_column(&DataType::Int32, &strings))]).unwrap();
+    let options = WriterOptions {
+        row_group_rows: rows,
+        data_page_row_limit: 5000,
+        ..WriterOptions::default()
+    };
+    let file = write(&batch, options);
+    let one = parq_batches(&file, ReadOptions::default(), 8192);
+    let threads = ReadOptions {
+        threads: 2,
+        ..ReadOptions::default()
+    };
+    probe::reset();
+    let two = parq_batches(&file, threads, 8192);
+    assert_same(&one, &two, "two threads");
+    if probe::ENABLED {
+        assert!(probe::get("parallel.page_range") >= 2);
+        assert!(probe::get("parallel.dictionary_shared") > 0);
+        assert_eq!(probe::get("arrow.dictionary_rebuilt"), 0);
+    }
+    // The dictionary's value bytes: one buffer for every batch.
+    let values = |b: &RecordBatch| {
+        let d = b.column(0).as_any_dictionary().values().to_data();
+        d.buffers()[1].as_ptr()
+    };
+    for b in &two {
+        assert_eq!(
+            values(b),
+            values(&two[0]),
+            "one Arrow dictionary for the chunk"
+        );
+    }
 }
 
 /// Every batch of one row group shares one dictionary (converted once); batches of another
