@@ -47,9 +47,10 @@ mod schema;
 mod variant;
 mod write;
 
-#[cfg(feature = "object_store")]
-pub(crate) use read::RecordBatchConverter;
-pub use read::{column_to_arrow, to_arrow_array, to_record_batch, ParquetRecordBatchReader};
+pub use read::{
+    column_to_arrow, to_arrow_array, to_record_batch, ParquetRecordBatchReader,
+    RecordBatchConverter,
+};
 pub use schema::{
     decode_arrow_schema, encode_arrow_schema, primitive_type, to_arrow_field, to_arrow_schema,
     ARROW_SCHEMA_META_KEY, PARQUET_FIELD_ID_META_KEY,

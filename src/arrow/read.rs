@@ -871,25 +871,67 @@ pub struct ParquetRecordBatchReader<S: Source> {
 /// Turns parq's [`ArrayBatch`]es of a projection into Arrow [`RecordBatch`]es, having asked
 /// the decoders, through the read's options, for what they do better than a pass over
 /// every batch here:
-/// - string leaves (flat or inside lists, structs and maps) checked for UTF-8 as their pages
-///   are decoded ([`ReadOptions::utf8_columns`]), where the bytes are still in cache, so the
-///   conversion skips its own check;
-/// - `Utf8` and `Binary` leaves decoded with i32 offsets ([`ReadOptions::small_offsets`]),
-///   which are wrapped as they are rather than narrowed;
+/// - `Utf8` and `Binary` leaves (flat or inside lists, structs and maps) decoded with i32
+///   offsets ([`ReadOptions::small_offsets`]), which are wrapped as they are rather than
+///   narrowed;
 /// - flat `Dictionary` columns read as keys ([`ReadOptions::dictionary_keys`]), their
-///   dictionaries converted once per column chunk;
-/// - whole VARIANT groups read as the `arrow.parquet.variant` extension type.
+///   dictionaries converted once per column chunk, rather than their values hashed back
+///   into a dictionary batch by batch;
+/// - whole VARIANT groups read as the `arrow.parquet.variant` extension type (with
+///   [`Self::for_push`]).
 ///
-/// [`ParquetReader::record_batches`] and the object-store reader's `record_batches` use it,
-/// each on batches of a decoder it built with the options the converter set: the options'
-/// requests hold only for batches decoded with them (a string column converted as checked
-/// that its decoder did not check would reach Arrow unchecked), which is why it is not
-/// public.
+/// [`ParquetReader::record_batches`] and the object-store reader's `record_batches` also
+/// have the decoders check string leaves for UTF-8 as their pages are decoded
+/// ([`ReadOptions::utf8_columns`]), where the bytes are still in cache, and skip the check
+/// here; a converter built by a caller checks here, because it cannot know that the
+/// batches it is given were decoded with its options (an unchecked string reaching Arrow
+/// would be unsound). The other requests are only a faster layout: batches decoded without
+/// them convert the same.
+///
+/// Build it before the [`PushDecoder`](crate::read::push::PushDecoder), from the same
+/// options, then [`convert`](Self::convert) each batch (after filtering it, if you do):
+///
+/// ```
+/// use parq::arrow::RecordBatchConverter;
+/// use parq::read::push::{DecodeResult, FooterDecoder, FooterOptions, FooterStep};
+/// use parq::read::push::{PushDecoder, PushOptions};
+/// let bytes = bytes::Bytes::from(
+///     std::fs::read("testdata/parquet-testing/data/alltypes_plain.parquet").unwrap(),
+/// );
+/// let slice = |r: std::ops::Range<u64>| bytes.slice(r.start as usize..r.end as usize);
+/// let mut footer = FooterDecoder::new(bytes.len() as u64, FooterOptions::default());
+/// let footer = loop {
+///     match footer.try_next().unwrap() {
+///         FooterStep::NeedsData(ranges) => ranges
+///             .into_iter()
+///             .for_each(|r| footer.push(r.start, slice(r))),
+///         FooterStep::Done(f) => break f,
+///     }
+/// };
+/// let mut options = PushOptions {
+///     projection: Some(vec!["id".into(), "string_col".into()]),
+///     ..PushOptions::default()
+/// };
+/// let mut converter = RecordBatchConverter::for_push(&footer, &mut options).unwrap();
+/// let mut decoder = PushDecoder::try_new(footer, options).unwrap();
+/// let mut rows = 0;
+/// loop {
+///     match decoder.try_next().unwrap() {
+///         DecodeResult::NeedsData(ranges) => {
+///             ranges.into_iter().for_each(|r| decoder.push(r.start, slice(r)))
+///         }
+///         DecodeResult::Batch(b) => rows += converter.convert(&b).unwrap().num_rows(),
+///         DecodeResult::Finished => break,
+///     }
+/// }
+/// assert_eq!(converter.schema().fields().len(), 2);
+/// assert_eq!(rows, 8);
+/// ```
 ///
 /// [`ReadOptions::utf8_columns`]: crate::read::ReadOptions::utf8_columns
 /// [`ReadOptions::small_offsets`]: crate::read::ReadOptions::small_offsets
 /// [`ReadOptions::dictionary_keys`]: crate::read::ReadOptions::dictionary_keys
-pub(crate) struct RecordBatchConverter {
+pub struct RecordBatchConverter {
     schema: SchemaRef,
     /// The parq fields of the batches, in the order of `schema`.
     fields: Vec<crate::field::Field>,
@@ -904,16 +946,28 @@ pub(crate) struct RecordBatchConverter {
     utf8_checked: Vec<bool>,
 }
 
+/// Whether a [`RecordBatchConverter`] may leave the UTF-8 checks to the decoders: only when
+/// it converts batches of a decoder its caller built with the options it set.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Decoders {
+    /// This crate's readers, which decode with the converter's options.
+    Trusted,
+    /// A caller's, who may pass batches of any decoder.
+    Untrusted,
+}
+
 impl RecordBatchConverter {
     /// A converter of `reader`'s fields `projection` (as for
-    /// [`ParquetReader::array_batches`]; empty: every field), read as
-    /// [`super::to_arrow_schema`]'s schema (whole VARIANT groups as the extension type), that
-    /// asks `options` (the options the batches will be read with) for what the decoders can
-    /// do for it.
+    /// [`ParquetReader::array_batches`]; empty: every field), read as `schema` (one field
+    /// per projected field; `None`: [`super::to_arrow_schema`]'s, whole VARIANT groups as the
+    /// extension type), that asks `options` (the options the batches will be read with) for
+    /// what the decoders can do for it.
     fn new<S: Source>(
         reader: &ParquetReader<S>,
         projection: &[&str],
+        schema: Option<SchemaRef>,
         options: &mut crate::read::ReadOptions,
+        decoders: Decoders,
     ) -> Result<Self> {
         let all: Vec<String>;
         let projection: Vec<&str> = if projection.is_empty() {
@@ -926,34 +980,29 @@ impl RecordBatchConverter {
             reader.field_leaves(&projection)?.into_iter().unzip();
         // Whole VARIANT groups (not a projection of their leaves).
         let names = reader.variant_fields();
-        let variants: Vec<bool> = fields
+        let mut variants: Vec<bool> = fields
             .iter()
             .map(|f: &crate::field::Field| {
                 names.contains(&f.name.as_str())
                     && f.children().iter().any(|c| c.name == "metadata")
             })
             .collect();
-        let schema =
-            super::to_arrow_schema(&fields, reader.metadata().key_value_metadata.as_deref())?;
-        let schema = if !variants.contains(&true) {
-            Arc::new(schema)
-        } else {
-            let arrow_fields: Vec<ArrowField> = schema
-                .fields()
-                .iter()
-                .zip(&variants)
-                .map(|(f, &v)| {
-                    if v {
-                        super::variant::variant_arrow_field(f)
-                    } else {
-                        f.as_ref().clone()
-                    }
-                })
-                .collect();
-            Arc::new(arrow_schema::Schema::new_with_metadata(
-                arrow_fields,
-                schema.metadata().clone(),
-            ))
+        let schema = match schema {
+            Some(schema) => {
+                if schema.fields().len() != fields.len() {
+                    return Err(Error::InvalidArgument(format!(
+                        "an Arrow schema of {} fields for a projection of {}",
+                        schema.fields().len(),
+                        fields.len()
+                    )));
+                }
+                // A caller's schema reads them as the extension type where it says so.
+                for (v, f) in variants.iter_mut().zip(schema.fields()) {
+                    *v &= super::variant::is_variant_field(f);
+                }
+                schema
+            }
+            None => arrow_schema_of(reader, &fields, &variants)?,
         };
         // Flat columns of a Dictionary type read their dictionary pages as keys, string columns
         // are checked for UTF-8 by the decoder, where the bytes are hot (once per dictionary
@@ -971,9 +1020,13 @@ impl RecordBatchConverter {
                     options.dictionary_keys.push(*c);
                     false
                 }
-                FieldLeaves::Flat(c) => offsets_layout && string_leaf(f.data_type(), *c, options),
+                FieldLeaves::Flat(c) => {
+                    offsets_layout && string_leaf(f.data_type(), *c, options, decoders)
+                }
                 FieldLeaves::Nested(columns) => {
-                    offsets_layout && !variant && string_leaves(f.data_type(), columns, options)
+                    offsets_layout
+                        && !variant
+                        && string_leaves(f.data_type(), columns, options, decoders)
                 }
             })
             .collect();
@@ -990,10 +1043,39 @@ impl RecordBatchConverter {
     /// built over `footer` with `options` (after this call: it sets `options.read`'s
     /// decoder requests, see the type's docs), as Arrow record batches of
     /// [`super::to_arrow_schema`]'s schema (whole VARIANT groups as the extension type).
-    #[cfg(feature = "object_store")]
-    pub(crate) fn for_push(
+    pub fn for_push(
         footer: &crate::read::push::Footer,
         options: &mut crate::read::push::PushOptions,
+    ) -> Result<Self> {
+        Self::push(footer, options, None, Decoders::Untrusted)
+    }
+
+    /// [`Self::for_push`] as record batches of `schema`: one field per projected field, each
+    /// of a type [`to_arrow_array`] converts the field to (`Utf8View` for a string, say).
+    /// The decoders are asked for what those types need.
+    pub fn for_push_as(
+        footer: &crate::read::push::Footer,
+        options: &mut crate::read::push::PushOptions,
+        schema: SchemaRef,
+    ) -> Result<Self> {
+        Self::push(footer, options, Some(schema), Decoders::Untrusted)
+    }
+
+    /// [`Self::for_push`] for a stream of this crate's, whose decoder is built with the
+    /// options set here: the decoders check UTF-8.
+    #[cfg(feature = "object_store")]
+    pub(crate) fn for_own_push(
+        footer: &crate::read::push::Footer,
+        options: &mut crate::read::push::PushOptions,
+    ) -> Result<Self> {
+        Self::push(footer, options, None, Decoders::Trusted)
+    }
+
+    fn push(
+        footer: &crate::read::push::Footer,
+        options: &mut crate::read::push::PushOptions,
+        schema: Option<SchemaRef>,
+        decoders: Decoders,
     ) -> Result<Self> {
         let reader = crate::read::push::empty_reader(footer, &options.read);
         let projection: Vec<&str> = options
@@ -1002,17 +1084,17 @@ impl RecordBatchConverter {
             .flatten()
             .map(String::as_str)
             .collect();
-        Self::new(&reader, &projection, &mut options.read)
+        Self::new(&reader, &projection, schema, &mut options.read, decoders)
     }
 
     /// The schema of every batch [`Self::convert`] gives.
-    pub(crate) fn schema(&self) -> SchemaRef {
+    pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
     }
 
     /// `batch` (of the projection this converter was built for, read with the options it
     /// set) as an Arrow record batch of [`Self::schema`].
-    pub(crate) fn convert(&mut self, batch: &ArrayBatch) -> Result<RecordBatch> {
+    pub fn convert(&mut self, batch: &ArrayBatch) -> Result<RecordBatch> {
         if batch.arrays.len() != self.fields.len() {
             return Err(Error::InvalidArgument(format!(
                 "a batch of {} columns for a converter of {}",
@@ -1055,20 +1137,56 @@ impl RecordBatchConverter {
     }
 }
 
-/// Ask the decoder of leaf column `c`, read as Arrow `dt`, to check UTF-8 when `dt` is a
-/// string type (returns whether it is) and for i32 offsets when it is `Utf8` or `Binary`.
-fn string_leaf(dt: &ArrowType, c: usize, options: &mut crate::read::ReadOptions) -> bool {
+/// [`super::to_arrow_schema`] of `reader`'s `fields`, the whole VARIANT groups among them
+/// (`variants`) as the extension type.
+fn arrow_schema_of<S: Source>(
+    reader: &ParquetReader<S>,
+    fields: &[crate::field::Field],
+    variants: &[bool],
+) -> Result<SchemaRef> {
+    let schema = super::to_arrow_schema(fields, reader.metadata().key_value_metadata.as_deref())?;
+    if !variants.contains(&true) {
+        return Ok(Arc::new(schema));
+    }
+    let arrow_fields: Vec<ArrowField> = schema
+        .fields()
+        .iter()
+        .zip(variants)
+        .map(|(f, &v)| {
+            if v {
+                super::variant::variant_arrow_field(f)
+            } else {
+                f.as_ref().clone()
+            }
+        })
+        .collect();
+    Ok(Arc::new(arrow_schema::Schema::new_with_metadata(
+        arrow_fields,
+        schema.metadata().clone(),
+    )))
+}
+
+/// Ask the decoder of leaf column `c`, read as Arrow `dt`, for i32 offsets when it is `Utf8`
+/// or `Binary`, and, when the `decoders` are trusted, to check UTF-8 when `dt` is a string
+/// type (returns whether it asked).
+fn string_leaf(
+    dt: &ArrowType,
+    c: usize,
+    options: &mut crate::read::ReadOptions,
+    decoders: Decoders,
+) -> bool {
     if matches!(dt, ArrowType::Utf8 | ArrowType::Binary) {
         options.small_offsets.push(c);
     }
-    let string = matches!(
-        dt,
-        ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View
-    );
-    if string {
+    let check = decoders == Decoders::Trusted
+        && matches!(
+            dt,
+            ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View
+        );
+    if check {
         options.utf8_columns.push(c);
     }
-    string
+    check
 }
 
 /// [`string_leaf`] for each leaf of a nested field (`columns`, its leaf columns in order);
@@ -1078,6 +1196,7 @@ fn string_leaves(
     dt: &ArrowType,
     columns: &[usize],
     options: &mut crate::read::ReadOptions,
+    decoders: Decoders,
 ) -> bool {
     fn leaf_types<'a>(dt: &'a ArrowType, out: &mut Vec<&'a ArrowType>) {
         match dt {
@@ -1095,10 +1214,9 @@ fn string_leaves(
         return false;
     }
     // Every leaf is asked for (no short circuit).
-    columns
-        .iter()
-        .zip(types)
-        .fold(false, |any, (&c, dt)| string_leaf(dt, c, options) | any)
+    columns.iter().zip(types).fold(false, |any, (&c, dt)| {
+        string_leaf(dt, c, options, decoders) | any
+    })
 }
 
 /// A column of keys ([`Values::Dictionary`]) as an Arrow dictionary array, its dictionary's
@@ -1186,7 +1304,8 @@ impl<S: Source> ParquetReader<S> {
         batch_size: usize,
     ) -> Result<ParquetRecordBatchReader<S>> {
         let mut options = self.options.clone();
-        let converter = RecordBatchConverter::new(self, projection, &mut options)?;
+        let converter =
+            RecordBatchConverter::new(self, projection, None, &mut options, Decoders::Trusted)?;
         let names: Vec<&str> = converter.fields.iter().map(|f| f.name.as_str()).collect();
         let projection = if projection.is_empty() {
             &names[..]

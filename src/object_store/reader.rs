@@ -348,7 +348,8 @@ impl ParqObjectReader {
         mut options: PushOptions,
     ) -> Result<(arrow_schema::SchemaRef, RecordBatchStream)> {
         let footer = self.footer().await?;
-        let mut converter = crate::arrow::RecordBatchConverter::for_push(&footer, &mut options)?;
+        let mut converter =
+            crate::arrow::RecordBatchConverter::for_own_push(&footer, &mut options)?;
         let schema = converter.schema();
         let batches = self.stream(self.decoder_over(footer, options)?);
         let stream =

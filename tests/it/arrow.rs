@@ -1410,3 +1410,130 @@ fn small_offsets_are_wrapped_without_a_copy() {
         }
     }
 }
+
+/// Every batch of a push decoder over `file`, built with `options`, through `converter`; or
+/// the first error's text.
+fn push_batches(
+    file: &Bytes,
+    options: parq::read::push::PushOptions,
+    converter: &mut parq::arrow::RecordBatchConverter,
+) -> Result<Vec<RecordBatch>, String> {
+    use parq::read::push::{DecodeResult, PushDecoder};
+    let slice = |r: std::ops::Range<u64>| file.slice(r.start as usize..r.end as usize);
+    let footer = footer_of(file);
+    let mut decoder = PushDecoder::try_new(footer, options).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    loop {
+        match decoder.try_next().map_err(|e| e.to_string())? {
+            DecodeResult::NeedsData(ranges) => ranges
+                .into_iter()
+                .for_each(|r| decoder.push(r.start, slice(r))),
+            DecodeResult::Batch(b) => out.push(converter.convert(&b).map_err(|e| e.to_string())?),
+            DecodeResult::Finished => return Ok(out),
+        }
+    }
+}
+
+/// The footer of `file`.
+fn footer_of(file: &Bytes) -> parq::read::push::Footer {
+    use parq::read::push::{FooterDecoder, FooterOptions, FooterStep};
+    let mut footer = FooterDecoder::new(file.len() as u64, FooterOptions::default());
+    loop {
+        match footer.try_next().unwrap() {
+            FooterStep::NeedsData(ranges) => ranges
+                .into_iter()
+                .for_each(|r| footer.push(r.start, file.slice(r.start as usize..r.end as usize))),
+            FooterStep::Done(f) => return f,
+        }
+    }
+}
+
+/// A caller's `RecordBatchConverter` over a push decoder it drives: the batches equal
+/// `record_batches`'; Utf8 columns come with the decoder's i32 offsets (no narrowing); UTF-8
+/// is checked by the conversion (a caller may pass batches of
+/// any decoder), so a value that is not UTF-8 is an error; and with a schema of the caller's
+/// (strings as views) the values are the same.
+#[test]
+fn a_callers_converter_asks_the_decoders_for_layouts_and_checks_utf8_itself() {
+    use arrow_array::{Array, StringArray, StringViewArray};
+    use parq::arrow::RecordBatchConverter;
+    use parq::codecs::probe;
+    use parq::read::push::PushOptions;
+    use parq::write::EncodingPolicy;
+    let narrowed = || {
+        ["scalar", "avx2", "avx512"]
+            .iter()
+            .map(|l| probe::get(&format!("kernels.narrow_offsets.{l}")))
+            .sum::<u64>()
+    };
+    let strings: Vec<String> = (0..3000).map(|i| format!("ü{}", i % 70)).collect();
+    let values: Vec<Option<&[u8]>> = strings
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (i % 6 != 0).then_some(s.as_bytes()))
+        .collect();
+    for encoding in [EncodingPolicy::Dictionary, EncodingPolicy::Plain] {
+        let file = string_file(&values, encoding);
+        let want: Vec<RecordBatch> = ParquetReader::new(file.clone())
+            .unwrap()
+            .record_batches(&["s"], 300)
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let push_options = || PushOptions {
+            projection: Some(vec!["s".into()]),
+            batch_size: 300,
+            ..PushOptions::default()
+        };
+        let mut options = push_options();
+        let mut converter =
+            RecordBatchConverter::for_push(&footer_of(&file), &mut options).unwrap();
+        assert_eq!(options.read.small_offsets.len(), 1, "{encoding:?}");
+        assert!(options.read.utf8_columns.is_empty(), "{encoding:?}");
+        probe::reset();
+        let got = push_batches(&file, options, &mut converter).expect("valid strings");
+        assert_eq!(got, want, "{encoding:?}");
+        if probe::ENABLED {
+            assert!(probe::get("read.small_offsets") > 0, "{encoding:?}");
+            assert_eq!(probe::get("arrow.i32_offsets_wrapped"), got.len() as u64);
+            assert_eq!(probe::get("arrow.utf8_checked_by_decoder"), 0);
+            assert_eq!(narrowed(), 0, "{encoding:?}");
+        }
+
+        // Not UTF-8: an error, though the decoder was not asked to check.
+        let mut bad = values.clone();
+        bad[2500] = Some(b"bad \xff byte");
+        let bad = string_file(&bad, encoding);
+        let mut options = push_options();
+        let mut converter = RecordBatchConverter::for_push(&footer_of(&bad), &mut options).unwrap();
+        let err = push_batches(&bad, options, &mut converter).expect_err("invalid UTF-8");
+        assert!(err.contains("UTF-8"), "{encoding:?}: {err}");
+
+        // As Utf8View: the same strings.
+        let mut options = push_options();
+        let view = Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new(
+            "s",
+            arrow_schema::DataType::Utf8View,
+            true,
+        )]));
+        let mut converter =
+            RecordBatchConverter::for_push_as(&footer_of(&file), &mut options, view.clone())
+                .unwrap();
+        let got = push_batches(&file, options, &mut converter).unwrap();
+        let strings = |batches: &[RecordBatch]| -> Vec<Option<String>> {
+            let mut out = Vec::new();
+            for b in batches {
+                let a = b.column(0).as_any();
+                if let Some(a) = a.downcast_ref::<StringViewArray>() {
+                    out.extend(a.iter().map(|v| v.map(str::to_string)));
+                } else {
+                    let a = a.downcast_ref::<StringArray>().unwrap();
+                    out.extend(a.iter().map(|v| v.map(str::to_string)));
+                }
+            }
+            out
+        };
+        assert!(got.iter().all(|b| b.schema() == view), "{encoding:?}");
+        assert_eq!(strings(&got), strings(&want), "{encoding:?}");
+    }
+}

@@ -243,12 +243,14 @@ pub const FIRST_GROWTH: usize = 1 << 20;
 pub const FIRST_GROWTH_PER_BYTE: usize = 8;
 
 /// The first room of a streaming decompression of `input_len` bytes declaring `declared`.
+#[cfg(any(feature = "zstd", feature = "gzip", feature = "brotli"))]
 pub(super) fn first_room(declared: usize, input_len: usize) -> usize {
     declared.min(FIRST_GROWTH.max(input_len.saturating_mul(FIRST_GROWTH_PER_BYTE)))
 }
 
 /// Where a streaming decompression writes: a caller's slice of exactly the declared size,
 /// or a `Vec` grown as output arrives, never past the declared size.
+#[cfg(any(feature = "gzip", feature = "brotli"))]
 pub(super) enum Output<'a> {
     /// Exactly the declared size.
     Slice(&'a mut [u8]),
@@ -260,6 +262,7 @@ pub(super) enum Output<'a> {
     },
 }
 
+#[cfg(any(feature = "gzip", feature = "brotli"))]
 impl<'a> Output<'a> {
     /// A growing output appending to `out`, with its first room (see [`first_room`])
     /// reserved for `input_len` compressed bytes.

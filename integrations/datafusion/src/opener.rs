@@ -35,6 +35,7 @@ use datafusion::physical_plan::metrics::{Count, ExecutionPlanMetricsSet, MetricB
 use futures::StreamExt;
 use object_store::{ObjectMeta, ObjectStore};
 use parq::array::Array;
+use parq::arrow::RecordBatchConverter;
 use parq::metadata::FileMetaData;
 use parq::object_store::{FooterCache, ObjectReadOptions, ParqObjectReader};
 use parq::predicate::eval::filter_array;
@@ -456,7 +457,7 @@ fn decode(
             .map(|(n, dt)| Field::new(n, dt.clone(), true))
             .collect::<Vec<_>>(),
     ));
-    let options = PushOptions {
+    let mut options = PushOptions {
         read: ReadOptions {
             row_groups: Some(row_groups),
             selection,
@@ -467,16 +468,21 @@ fn decode(
         batch_size,
         ..PushOptions::default()
     };
+    // Asks the decoders for the layouts the decoded types take as they are: Dictionary
+    // columns as keys (not values hashed back into a dictionary every batch), Utf8 and
+    // Binary with i32 offsets.
+    let converter =
+        RecordBatchConverter::for_push_as(&plan.footer, &mut options, decoded).map_err(parq_err)?;
     let decoder =
         parq::read::push::PushDecoder::try_new(plan.footer.clone(), options).map_err(parq_err)?;
     // The stream ends at the limit, before decoding more; dropping the object reader's
     // stream aborts the GETs still in flight.
-    let (plan, decoded) = (Arc::new(plan), Arc::new(decoded));
+    let plan = Arc::new(plan);
     let batches = reader.stream(decoder);
-    let state = (batches, limit, row_filter);
-    let limited = futures::stream::unfold(state, move |(mut batches, left, mut row_filter)| {
-        let (plan, decoded, output) =
-            (Arc::clone(&plan), Arc::clone(&decoded), Arc::clone(&output));
+    let state = (batches, limit, row_filter, converter);
+    let limited = futures::stream::unfold(state, move |state| {
+        let (mut batches, left, mut row_filter, mut converter) = state;
+        let (plan, output) = (Arc::clone(&plan), Arc::clone(&output));
         async move {
             if left == 0 {
                 return None;
@@ -497,7 +503,7 @@ fn decode(
                 }
             };
             let out = next.and_then(|batch| {
-                let batch = parq::arrow::to_record_batch(&batch, &decoded).map_err(parq_err)?;
+                let batch = converter.convert(&batch).map_err(parq_err)?;
                 let rows = batch.num_rows().min(left);
                 adapt(
                     &output,
@@ -510,7 +516,7 @@ fn decode(
                 Ok(b) => left - b.num_rows(),
                 Err(_) => 0,
             };
-            Some((out, (batches, left, row_filter)))
+            Some((out, (batches, left, row_filter, converter)))
         }
     });
     Ok(limited.boxed())

@@ -19,7 +19,7 @@ mod fetch_plan;
 pub(crate) mod footer;
 pub(crate) mod whole;
 
-#[cfg(all(feature = "arrow", feature = "object_store"))]
+#[cfg(feature = "arrow")]
 pub(crate) use decoder::empty_reader;
 pub use decoder::{DecodeResult, PushDecoder, PushOptions};
 pub use fetch_plan::IoOptions;

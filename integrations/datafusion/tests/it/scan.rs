@@ -256,3 +256,69 @@ async fn stored_as_parq_in_sql() {
     assert_eq!(answers[0], answers[1]);
     assert_eq!(answers[0].len(), 2);
 }
+
+/// A file with an Arrow `Dictionary` column (written with its Arrow schema, as pyarrow and
+/// parq write categoricals): parq's scan reads it as keys into each chunk's dictionary (the
+/// probes: no batch's values hashed back into a dictionary) and gives the same rows, of the
+/// same type, as DataFusion's own reader, for a whole scan, a filter on the dictionary column
+/// and an aggregate over it, on one partition and on two. (One runtime thread, so that the
+/// scans' probes count on it.)
+#[tokio::test]
+async fn dictionary_columns_read_as_keys_equal_the_builtin_reader() {
+    use datafusion::arrow::array::{
+        ArrayRef, DictionaryArray, Int64Array, RecordBatch, StringArray,
+    };
+    use datafusion::arrow::datatypes::Int32Type;
+    use parq::codecs::probe;
+    let n = 50_000;
+    let names: DictionaryArray<Int32Type> = (0..n)
+        .map(|i| (i % 13 != 4).then(|| format!("name {}", (i * 7919) % 300)))
+        .collect::<Vec<_>>()
+        .iter()
+        .map(Option::as_deref)
+        .collect();
+    let x = Int64Array::from_iter_values((0..n).map(|i| i as i64 * 3 % 1000));
+    let s = StringArray::from_iter((0..n).map(|i| (i % 5 != 0).then(|| format!("s{i}"))));
+    let batch = RecordBatch::try_from_iter([
+        ("d", Arc::new(names) as ArrayRef),
+        ("x", Arc::new(x) as ArrayRef),
+        ("s", Arc::new(s) as ArrayRef),
+    ])
+    .unwrap();
+    let options = parq::write::WriterOptions {
+        row_group_rows: 20_000,
+        data_page_row_limit: 4000,
+        ..parq::write::WriterOptions::default()
+    };
+    let mut w = parq::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), options).unwrap();
+    w.write(&batch).unwrap();
+    let bytes = w.into_inner().unwrap();
+    let dir = std::env::temp_dir().join(format!("parq-df-dict-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("d.parquet");
+    std::fs::write(&path, bytes).unwrap();
+    let queries = [
+        "SELECT d, x, s FROM t",
+        "SELECT d, s FROM t WHERE d = 'name 17' OR d IS NULL",
+        "SELECT d, count(*), sum(x) FROM t GROUP BY d",
+        "SELECT arrow_typeof(d) FROM t LIMIT 1",
+    ];
+    for partitions in [1, 2] {
+        let (parq, builtin) = (session(partitions), session(partitions));
+        let url = path.to_str().unwrap();
+        register(&parq, "t", url, Reader::Parq).await.unwrap();
+        register(&builtin, "t", url, Reader::Builtin).await.unwrap();
+        for sql in queries {
+            let want = rows(&run(&builtin, sql).await.unwrap(), false);
+            probe::reset();
+            let got = rows(&run(&parq, sql).await.unwrap(), false);
+            assert!(!want.is_empty(), "{sql}");
+            assert_eq!(got, want, "{sql} on {partitions} partitions");
+            if probe::ENABLED && sql.contains(" d") {
+                assert!(probe::get("arrow.dictionary_keys") > 0, "{sql}");
+                assert_eq!(probe::get("arrow.dictionary_rebuilt"), 0, "{sql}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
