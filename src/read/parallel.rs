@@ -395,10 +395,9 @@ impl<S: Source> ParquetReader<S> {
         Ok(())
     }
 
-    /// Decode `pieces` on the reader's threads; the columns come back in the pieces' order
-    /// (the first error in that order wins).
-    /// Decode the pieces of a streamed read (`columns[p.slot]` is piece `p`'s leaf column),
-    /// each into a column of its own.
+    /// Decode the pieces of a streamed read (`columns[p.slot]` is piece `p`'s leaf column)
+    /// on the reader's threads, each into a column of its own; the columns come back in the
+    /// pieces' order (the first error in that order wins).
     pub(crate) fn decode_pieces(
         &self,
         pieces: &[Piece],
@@ -456,7 +455,7 @@ impl<S: Source> ParquetReader<S> {
         Ok(decoder)
     }
 
-    /// [`Self::decode_piece`] with a decoder of the piece's column that may have decoded
+    /// Decode `piece` with a decoder of the piece's column that may have decoded
     /// other pieces before (its buffers come back to it once their columns are dropped).
     fn decode_piece_with(
         &self,
