@@ -5,6 +5,7 @@ read_file:      the parquet-testing files: the argument, else $PARQUET_TEST_DATA
                 directory, as for the tests), else testdata/parquet-testing/data.
                 Among them every nested one (NESTED below: lists, structs, maps, legacy
                 spellings), so the target reaches record assembly from the first run.
+read_arrow:     the same parquet-testing files as read_file.
 push_decoder:   the read_file seeds behind 8 control bytes (piece sizes, push order, request
                 shape).
 read_footer:    their footers (the thrift FileMetaData) and their first page headers.
@@ -134,6 +135,7 @@ def main():
             if stem in NESTED:
                 nested.add(stem)
             put("read_file", data)
+            put("read_arrow", data)
             # push_decoder: 8 control bytes (piece sizes, order, request shape), then the file.
             put("push_decoder", struct.pack("<Q", files * 0x9E3779B97F4A7C15 % (1 << 64)) + data)
             if len(data) >= 12 and data[-4:] == b"PAR1":
