@@ -6,9 +6,7 @@
 //!   holds `ARROW:schema`. String columns are `LargeUtf8` (zero-copy; UTF-8 validated),
 //!   `Utf8` and `Binary` (i32 offsets: a copy of the offsets) or `Dictionary(Int32, Utf8)`.
 //!   Cases are named in [`column`]; `PARQ_ARROW_CASES=utf8_req,dict_req` runs a few.
-//!   `PARQ_ARROW_THREADS=N` reads on N threads (`ReadOptions::threads`; default 1), and
-//!   `PARQ_ARROW_VIEWS=1` reads byte arrays as views (`ByteArrayLayout::Views`; the Arrow
-//!   side then gives `Utf8View`/`BinaryView`).
+//!   `PARQ_ARROW_THREADS=N` reads on N threads (`ReadOptions::threads`; default 1).
 //! * `arrow_write/{parq,arrow}/CASE`: `ParquetWriter::write_batch` of parq `Column`s against
 //!   `ArrowWriter::write` of the same data as a `RecordBatch`.
 //!
@@ -26,7 +24,7 @@ use arrow_buffer::NullBuffer;
 use bytes::Bytes;
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use parq::arrow::{from_arrow_array, from_arrow_schema, ArrowWriter};
-use parq::read::{ByteArrayLayout, ParquetReader, ReadOptions};
+use parq::read::{ParquetReader, ReadOptions};
 use parq::write::{ParquetWriter, WriterOptions};
 use parq_benches::Rng;
 
@@ -127,16 +125,10 @@ fn threads() -> usize {
         .unwrap_or(1)
 }
 
-/// A reader of `file` on [`threads`] threads, byte arrays as views with `PARQ_ARROW_VIEWS`.
+/// A reader of `file` on [`threads`] threads.
 fn reader(file: &Bytes) -> ParquetReader<Bytes> {
-    let byte_array_layout = if std::env::var_os("PARQ_ARROW_VIEWS").is_some() {
-        ByteArrayLayout::Views
-    } else {
-        ByteArrayLayout::Offsets
-    };
     let options = ReadOptions {
         threads: threads(),
-        byte_array_layout,
         ..ReadOptions::default()
     };
     ParquetReader::with_options(file.clone(), options).expect("open")

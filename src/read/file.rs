@@ -612,6 +612,47 @@ pub(super) fn plan_segments(
     }))
 }
 
+impl<S: Source> ParquetReader<S> {
+    /// `decoder` of leaf `column` with this read's budget, and checking UTF-8 when
+    /// [`ReadOptions::utf8_columns`] names the column.
+    fn checked(&self, column: usize, decoder: ChunkDecoder) -> ChunkDecoder {
+        let decoder = decoder.with_budget(self.options.max_memory);
+        if self.options.utf8_columns.contains(&column) {
+            decoder.with_utf8_check()
+        } else {
+            decoder
+        }
+    }
+
+    /// A decoder of streamed batches of flat leaf `column` (`desc`), on the calling thread
+    /// or for a piece of the parallel feed: dictionary-encoded pages read as keys when
+    /// [`ReadOptions::dictionary_keys`] names the column, UTF-8 checked when
+    /// [`ReadOptions::utf8_columns`] does, and byte arrays with i32 offsets when
+    /// [`ReadOptions::small_offsets`] does.
+    pub(crate) fn batch_decoder(
+        &self,
+        column: usize,
+        desc: &ColumnDescriptor,
+    ) -> Result<ChunkDecoder> {
+        let (physical, width, layout) = (
+            desc.physical_type,
+            desc.type_length,
+            self.options.byte_array_layout,
+        );
+        let decoder = if self.options.dictionary_keys.contains(&column) {
+            ChunkDecoder::dictionary_keys(physical, width, layout)?
+        } else {
+            ChunkDecoder::new(physical, width, layout)?
+        };
+        let decoder = self.checked(column, decoder);
+        Ok(if self.options.small_offsets.contains(&column) {
+            decoder.with_small_offsets()
+        } else {
+            decoder
+        })
+    }
+}
+
 impl<S: Source> ColumnReader<S> {
     /// The read's memory budget ([`ReadOptions::max_memory`]).
     pub(crate) fn max_memory(&self) -> u64 {
@@ -624,35 +665,12 @@ impl<S: Source> ColumnReader<S> {
             self.desc.type_length,
             self.file.options.byte_array_layout,
         )?;
-        Ok(self.checked(decoder))
+        Ok(self.file.checked(self.column, decoder))
     }
 
-    /// `decoder` with this read's budget, and checking UTF-8 when
-    /// [`ReadOptions::utf8_columns`] names this column.
-    fn checked(&self, decoder: ChunkDecoder) -> ChunkDecoder {
-        let decoder = decoder.with_budget(self.file.options.max_memory);
-        if self.file.options.utf8_columns.contains(&self.column) {
-            decoder.with_utf8_check()
-        } else {
-            decoder
-        }
-    }
-
-    /// [`Self::new_decoder`], with dictionary-encoded pages read as keys when
-    /// [`ReadOptions::dictionary_keys`] names this column, and byte arrays with i32 offsets
-    /// when [`ReadOptions::small_offsets`] does.
+    /// [`ParquetReader::batch_decoder`] of this column.
     pub(crate) fn new_batch_decoder(&self) -> Result<ChunkDecoder> {
-        let decoder = if !self.file.options.dictionary_keys.contains(&self.column) {
-            self.new_decoder()?
-        } else {
-            let decoder = ChunkDecoder::dictionary_keys(
-                self.desc.physical_type,
-                self.desc.type_length,
-                self.file.options.byte_array_layout,
-            )?;
-            self.checked(decoder)
-        };
-        Ok(self.with_small_offsets(decoder))
+        self.file.batch_decoder(self.column, &self.desc)
     }
 
     /// `decoder` handing out i32 offsets when [`ReadOptions::small_offsets`] names this

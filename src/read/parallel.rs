@@ -417,42 +417,12 @@ impl<S: Source> ParquetReader<S> {
             pieces,
             |p, dec| {
                 let desc = &descs[p.slot];
-                let mut decoder = self.streamed_decoder(columns[p.slot], desc)?;
+                // The decoder one thread's batches use: pieces are streamed batches too.
+                let mut decoder = self.batch_decoder(columns[p.slot], desc)?;
                 self.decode_piece_with(p, desc, &mut decoder, dec)
             },
         );
         results.into_iter().collect()
-    }
-
-    /// [`Self::decoder_for`] a piece of a streamed read, which reads dictionary-encoded
-    /// pages as keys, checks UTF-8 and hands out i32 offsets where
-    /// [`ReadOptions::dictionary_keys`], [`ReadOptions::utf8_columns`] and
-    /// [`ReadOptions::small_offsets`] name its column, as one thread's batches do. (A whole
-    /// read does none of these: its pieces are joined into, or decoded straight into, one
-    /// output of values with i64 offsets.) Each piece decodes its chunk's dictionary for
-    /// itself; [`ParallelFeed`] then points the pieces of a chunk at one of them.
-    ///
-    /// [`ReadOptions::dictionary_keys`]: super::ReadOptions::dictionary_keys
-    /// [`ReadOptions::utf8_columns`]: super::ReadOptions::utf8_columns
-    /// [`ReadOptions::small_offsets`]: super::ReadOptions::small_offsets
-    fn streamed_decoder(&self, column: usize, desc: &ColumnDescriptor) -> Result<ChunkDecoder> {
-        let mut decoder = if self.options.dictionary_keys.contains(&column) {
-            ChunkDecoder::dictionary_keys(
-                desc.physical_type,
-                desc.type_length,
-                self.options.byte_array_layout,
-            )?
-            .with_budget(self.options.max_memory)
-        } else {
-            self.decoder_for(desc)?
-        };
-        if self.options.utf8_columns.contains(&column) {
-            decoder = decoder.with_utf8_check();
-        }
-        if self.options.small_offsets.contains(&column) {
-            decoder = decoder.with_small_offsets();
-        }
-        Ok(decoder)
     }
 
     /// Decode `piece` with a decoder of the piece's column that may have decoded

@@ -903,6 +903,14 @@ fn record_batches_equal_the_parquet_crate_on_pyarrow_types() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Offsets narrowed by the conversion's kernel (at any level) since the probes were reset.
+fn narrowed() -> u64 {
+    ["scalar", "avx2", "avx512"]
+        .iter()
+        .map(|l| parq::codecs::probe::get(&format!("kernels.narrow_offsets.{l}")))
+        .sum()
+}
+
 /// A string file of `values` (None: null) written by parq with `encoding`, in pages of about
 /// 1 KiB and row groups of 1000 rows.
 fn string_file(values: &[Option<&[u8]>], encoding: parq::write::EncodingPolicy) -> bytes::Bytes {
@@ -1086,12 +1094,6 @@ fn utf8_and_binary_batches_wrap_the_decoders_i32_offsets() {
             _ => format!("v{}{}", i % 50, "-".repeat(i % 23)),
         })
         .collect();
-    let narrowed = || {
-        ["scalar", "avx2", "avx512"]
-            .iter()
-            .map(|l| probe::get(&format!("kernels.narrow_offsets.{l}")))
-            .sum::<u64>()
-    };
     let selection = [5..17u64, 290..310, 999..1001, 1500..2700, 2990..3000];
     for binary in [false, true] {
         for encoding in [EncodingPolicy::Dictionary, EncodingPolicy::Plain] {
@@ -1272,20 +1274,14 @@ pub(crate) fn nested_strings_file(
 /// path in `record_batches`: their decoders check UTF-8 where the bytes are hot and hand
 /// out i32 offsets for `Utf8` (probes `read.small_offsets`, `arrow.utf8_checked_by_decoder`
 /// once per field and batch; the narrowing kernel never runs), and the batches equal the
-/// parquet crate's, from dictionary and PLAIN pages, on one thread and on two (where the
-/// Arrow conversion checks and narrows). A value that is not UTF-8, or a character cut in
-/// two, in any nested string leaf is an error.
+/// parquet crate's, from dictionary and PLAIN pages, on one thread and on two (nested
+/// fields stream on the calling thread, asked the same). A value that is not UTF-8, or a
+/// character cut in two, in any nested string leaf is an error on either.
 #[test]
 fn nested_string_leaves_are_checked_by_their_decoders() {
     use parq::codecs::probe;
     use parq::write::EncodingPolicy;
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-    let narrowed = || {
-        ["scalar", "avx2", "avx512"]
-            .iter()
-            .map(|l| probe::get(&format!("kernels.narrow_offsets.{l}")))
-            .sum::<u64>()
-    };
     let read = |file: &bytes::Bytes, options: ReadOptions| -> Result<Vec<RecordBatch>, String> {
         let reader = ParquetReader::with_options(file.clone(), options).unwrap();
         reader
@@ -1418,41 +1414,27 @@ fn push_batches(
     options: parq::read::push::PushOptions,
     converter: &mut parq::arrow::RecordBatchConverter,
 ) -> Result<Vec<RecordBatch>, String> {
-    use parq::read::push::{DecodeResult, PushDecoder};
-    let slice = |r: std::ops::Range<u64>| file.slice(r.start as usize..r.end as usize);
-    let footer = footer_of(file);
-    let mut decoder = PushDecoder::try_new(footer, options).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    loop {
-        match decoder.try_next().map_err(|e| e.to_string())? {
-            DecodeResult::NeedsData(ranges) => ranges
-                .into_iter()
-                .for_each(|r| decoder.push(r.start, slice(r))),
-            DecodeResult::Batch(b) => out.push(converter.convert(&b).map_err(|e| e.to_string())?),
-            DecodeResult::Finished => return Ok(out),
-        }
-    }
+    let whole = crate::push_decoder::Pushing::WHOLE;
+    let (batches, _) =
+        crate::push_decoder::push_read(file, options, whole).map_err(|e| e.to_string())?;
+    batches
+        .iter()
+        .map(|b| converter.convert(b).map_err(|e| e.to_string()))
+        .collect()
 }
 
 /// The footer of `file`.
 fn footer_of(file: &Bytes) -> parq::read::push::Footer {
-    use parq::read::push::{FooterDecoder, FooterOptions, FooterStep};
-    let mut footer = FooterDecoder::new(file.len() as u64, FooterOptions::default());
-    loop {
-        match footer.try_next().unwrap() {
-            FooterStep::NeedsData(ranges) => ranges
-                .into_iter()
-                .for_each(|r| footer.push(r.start, file.slice(r.start as usize..r.end as usize))),
-            FooterStep::Done(f) => return f,
-        }
-    }
+    let whole = crate::push_decoder::Pushing::WHOLE;
+    let options = parq::read::push::FooterOptions::default();
+    crate::push_decoder::footer(file, options, whole, &mut 0).unwrap()
 }
 
 /// A caller's `RecordBatchConverter` over a push decoder it drives: the batches equal
 /// `record_batches`'; Utf8 columns come with the decoder's i32 offsets (no narrowing); UTF-8
-/// is checked by the conversion (a caller may pass batches of
-/// any decoder), so a value that is not UTF-8 is an error; and with a schema of the caller's
-/// (strings as views) the values are the same.
+/// is checked by the conversion (a caller may pass batches of any decoder), so a value that
+/// is not UTF-8 is an error; and with a schema of the caller's (strings as views) the values
+/// are the same.
 #[test]
 fn a_callers_converter_asks_the_decoders_for_layouts_and_checks_utf8_itself() {
     use arrow_array::{Array, StringArray, StringViewArray};
@@ -1460,12 +1442,6 @@ fn a_callers_converter_asks_the_decoders_for_layouts_and_checks_utf8_itself() {
     use parq::codecs::probe;
     use parq::read::push::PushOptions;
     use parq::write::EncodingPolicy;
-    let narrowed = || {
-        ["scalar", "avx2", "avx512"]
-            .iter()
-            .map(|l| probe::get(&format!("kernels.narrow_offsets.{l}")))
-            .sum::<u64>()
-    };
     let strings: Vec<String> = (0..3000).map(|i| format!("ü{}", i % 70)).collect();
     let values: Vec<Option<&[u8]>> = strings
         .iter()

@@ -51,7 +51,7 @@ fn testing_files() -> Vec<PathBuf> {
 
 /// How a test driver hands bytes over.
 #[derive(Debug, Clone, Copy)]
-struct Pushing {
+pub(crate) struct Pushing {
     seed: u64,
     /// Cut each range into random pieces (else one piece each).
     pieces: bool,
@@ -62,7 +62,7 @@ struct Pushing {
 }
 
 impl Pushing {
-    const WHOLE: Pushing = Pushing {
+    pub(crate) const WHOLE: Pushing = Pushing {
         seed: 1,
         pieces: false,
         extras: false,
@@ -110,7 +110,7 @@ fn pieces(file: &Bytes, ranges: &[Range<u64>], how: Pushing, rng: &mut Rng) -> V
 }
 
 /// The footer, through the footer decoder.
-fn footer(
+pub(crate) fn footer(
     file: &Bytes,
     options: FooterOptions,
     how: Pushing,
@@ -132,7 +132,7 @@ fn footer(
 }
 
 /// Every batch of a push decoder over `file`, and every range it asked for.
-fn push_read(
+pub(crate) fn push_read(
     file: &Bytes,
     options: PushOptions,
     how: Pushing,
