@@ -49,7 +49,8 @@ impl<S: Source> PushDriver<S> {
         let projection = Some(columns.iter().map(|c| c.to_string()).collect());
         let mut options = local_options(reader, batch_size, projection);
         options.read = read;
-        let decoder = PushDecoder::try_new(reader.footer(), options)?;
+        let mut decoder = PushDecoder::try_new(reader.footer(), options)?;
+        decoder.pipeline_row_groups()?;
         Ok(Self::over(reader, decoder))
     }
 

@@ -48,8 +48,14 @@ pub struct ReadOptions {
     pub selection: Option<RowSelection>,
     /// Threads that decode (1, the default, decodes on the calling thread and spawns none).
     /// Work is split across row groups, columns and page ranges of large column chunks; see
-    /// [`ParquetReader::read_leaves`]. A read with a [`selection`](Self::selection) runs on
-    /// the calling thread.
+    /// [`ParquetReader::read_leaves`]. A read of flat columns with a
+    /// [`selection`](Self::selection) runs on the calling thread.
+    ///
+    /// Streamed batches with a nested field ([`ParquetReader::array_batches`], and
+    /// `record_batches` with the `arrow` feature) split by row group instead: the calling
+    /// thread streams one row group while the next `threads - 1` decode on threads of
+    /// their own, each whole, and wait their turn. The batches are the same, in the same
+    /// order; the memory is up to `threads` row groups of decoded batches and their bytes.
     pub threads: usize,
     /// Leaf columns (indices into [`crate::schema::SchemaDescriptor::leaves`]) whose
     /// dictionary-encoded pages are read as they are stored: as

@@ -1137,7 +1137,7 @@ impl<S: Source> ParquetReader<S> {
             .into_iter()
             .map(|p| {
                 let leaves = match p.kind {
-                    PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok() => {
+                    PlanKind::Leaf { column, .. } if self.reads_flat(&p) => {
                         FieldLeaves::Flat(column)
                     }
                     _ => {
@@ -1149,6 +1149,21 @@ impl<S: Source> ParquetReader<S> {
                 (p.field(), leaves)
             })
             .collect())
+    }
+
+    /// Whether the field `p` of a projection is a flat column, read through the flat
+    /// batches (its levels are a validity bitmap), rather than assembled from levels.
+    fn reads_flat(&self, p: &FieldPlan) -> bool {
+        matches!(p.kind, PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok())
+    }
+
+    /// Whether any field of the projection `columns` is assembled from levels (not a flat column's
+    /// batches).
+    pub(crate) fn projection_has_nested(&self, columns: &[&str]) -> Result<bool> {
+        Ok(self
+            .projection(columns)?
+            .iter()
+            .any(|p| !self.reads_flat(p)))
     }
 
     /// Batches decoded straight from the column readers of this reader's row groups (the
@@ -1167,9 +1182,9 @@ impl<S: Source> ParquetReader<S> {
             .into_iter()
             .map(|p| match p.kind {
                 // A flat column: its levels are a validity bitmap, read the fast way.
-                PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok() => Ok(
-                    FieldSource::Flat(self.column_batches(&[column], batch_size)?),
-                ),
+                PlanKind::Leaf { column, .. } if self.reads_flat(&p) => Ok(FieldSource::Flat(
+                    self.column_batches(&[column], batch_size)?,
+                )),
                 _ => Ok(FieldSource::Nested(FieldReader::new(self, p, true)?)),
             })
             .collect::<Result<Vec<_>>>()?;

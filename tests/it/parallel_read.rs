@@ -577,9 +577,9 @@ mod probes {
     }
 }
 
-#[test]
-#[cfg_attr(miri, ignore)]
-fn nested_fields_over_many_row_groups_read_the_same_on_any_thread_count() {
+/// `l: list<int64>` and `s: struct{x: int32}` with nulls at both levels, 20,000 rows in row
+/// groups of 3,000 (7 of them) and pages of 2 KiB.
+fn nested_file() -> Bytes {
     use parq::array::{Array, ListArray, ListOffsets, StructArray};
     use parq::field::Field as F;
     use parq::metadata::Type;
@@ -622,7 +622,13 @@ fn nested_fields_over_many_row_groups_read_the_same_on_any_thread_count() {
     let mut w = ParquetWriter::with_fields(&mut out, schema, options).unwrap();
     w.write_arrays(&[list, st]).unwrap();
     w.finish().unwrap();
-    let file = Bytes::from(out);
+    Bytes::from(out)
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn nested_fields_over_many_row_groups_read_the_same_on_any_thread_count() {
+    let file = nested_file();
     assert!(
         ParquetReader::new(file.clone())
             .unwrap()
@@ -639,6 +645,131 @@ fn nested_fields_over_many_row_groups_read_the_same_on_any_thread_count() {
         r.read_field(0).unwrap();
         let groups = r.metadata().row_groups.len() as u64;
         assert_eq!(parq::codecs::probe::get("parallel.row_group"), groups);
+    }
+}
+
+type Streamed = (Vec<Vec<parq::array::Value>>, Option<String>);
+
+/// What [`streamed`] gave, short enough for a failure message.
+fn summary(read: &Streamed) -> String {
+    format!("{} batches, error {:?}", read.0.len(), read.1)
+}
+
+/// Streamed batches as one thread gives them: each batch's rows, then the error if any.
+fn streamed(file: &Bytes, threads: usize, columns: &[&str]) -> Streamed {
+    streamed_rows(file, threads, columns, None)
+}
+
+/// [`streamed`] of the rows `selection` only.
+fn streamed_rows(
+    file: &Bytes,
+    threads: usize,
+    columns: &[&str],
+    selection: Option<RowSelection>,
+) -> Streamed {
+    let options = ReadOptions {
+        threads,
+        selection,
+        ..ReadOptions::default()
+    };
+    let r = ParquetReader::with_options(file.clone(), options).unwrap();
+    let mut batches = Vec::new();
+    for batch in r.array_batches(columns, 1000).unwrap() {
+        match batch {
+            Ok(b) => batches.push(
+                (0..b.num_rows)
+                    .flat_map(|i| b.arrays.iter().map(move |a| a.value(i)))
+                    .collect(),
+            ),
+            Err(e) => return (batches, Some(e.to_string())),
+        }
+    }
+    (batches, None)
+}
+
+/// Streamed nested fields on several threads decode the row groups after the calling
+/// thread's ahead, each on a thread of its own, and give the same batches in the same order;
+/// an error in a row group decoded ahead comes after the same batches as on one thread.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn streamed_nested_fields_decode_row_groups_ahead_on_threads() {
+    let file = nested_file();
+    let groups = ParquetReader::new(file.clone())
+        .unwrap()
+        .metadata()
+        .row_groups
+        .len();
+    assert_eq!(groups, 7);
+    let one = streamed(&file, 1, &["l", "s"]);
+    assert_eq!(
+        one.0.len(),
+        20,
+        "3 batches of 1000 rows per row group, 2 in the last"
+    );
+    assert!(one.1.is_none());
+    for threads in [2, 3, 8] {
+        #[cfg(feature = "probes")]
+        parq::codecs::probe::reset();
+        let many = streamed(&file, threads, &["l", "s"]);
+        let (a, b) = (summary(&many), summary(&one));
+        assert!(many == one, "{threads} threads: {a} / {b}");
+        // The calling thread streams one row group in `threads`; the others go ahead.
+        #[cfg(feature = "probes")]
+        assert_eq!(
+            parq::codecs::probe::get("push.row_group_ahead"),
+            (groups - groups.div_ceil(threads)) as u64,
+            "{threads} threads"
+        );
+    }
+    // A selection is applied to each row group, wherever it decodes.
+    let rows = || Some(RowSelection::from_ranges([2_500..9_000, 12_000..12_010]));
+    let one = streamed_rows(&file, 1, &["l", "s"], rows());
+    let many = streamed_rows(&file, 2, &["l", "s"], rows());
+    let (a, b) = (summary(&many), summary(&one));
+    assert!(many == one, "selected rows: {a} / {b}");
+    assert_eq!(one.0.iter().map(Vec::len).sum::<usize>(), 2 * 6_510);
+    #[cfg(feature = "probes")]
+    {
+        // Flat columns split their page ranges across the threads instead.
+        let flat = mixed_file(
+            CodecKind::Snappy,
+            PageVersion::V1,
+            EncodingPolicy::Auto,
+            2_000,
+        );
+        let names = open(&flat, 1, ByteArrayLayout::Offsets)
+            .unwrap()
+            .fields()
+            .unwrap();
+        let names: Vec<&str> = names.iter().map(|f| f.name.as_str()).collect();
+        parq::codecs::probe::reset();
+        assert!(streamed(&flat, 2, &names) == streamed(&flat, 1, &names));
+        assert_eq!(parq::codecs::probe::get("push.row_group_ahead"), 0);
+        parq::codecs::probe::reset();
+        streamed(&file, 1, &["l", "s"]);
+        assert_eq!(parq::codecs::probe::get("push.row_group_ahead"), 0);
+    }
+
+    // Break the first page header of `l` in row groups 3 and 4 (one decoded ahead on two
+    // threads, one on the calling thread).
+    for rg in [3, 4] {
+        let r = ParquetReader::new(file.clone()).unwrap();
+        let meta = r.metadata().row_groups[rg].columns[0]
+            .meta_data
+            .clone()
+            .unwrap();
+        let at = meta.dictionary_page_offset.unwrap_or(meta.data_page_offset) as usize;
+        let mut broken = file.to_vec();
+        broken[at..at + 8].fill(0xff);
+        let broken = Bytes::from(broken);
+        let one = streamed(&broken, 1, &["l", "s"]);
+        assert_eq!(one.0.len(), 3 * rg, "the batches before row group {rg}");
+        assert!(one.1.is_some());
+        for threads in [2, 3] {
+            let many = streamed(&broken, threads, &["l", "s"]);
+            let (a, b) = (summary(&many), summary(&one));
+            assert!(many == one, "row group {rg}, {threads} threads: {a} / {b}");
+        }
     }
 }
 

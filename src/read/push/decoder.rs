@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use bytes::Bytes;
 use parq_codecs::probe;
 
+use super::ahead::Ahead;
 use super::buffer::{coalesce, split, Snapshot, Spans};
 use super::fetch_plan::{data_ranges, index_ranges, partial_selection, IoOptions};
 use super::footer::Footer;
@@ -104,14 +105,18 @@ enum Output {
 enum RowGroupBatches {
     Fields(FieldBatches<PushedBytes>),
     Leaves(ColumnBatches<PushedBytes>),
+    /// A row group decoded ahead on a thread of its own ([`Ahead`]).
+    Decoded(std::vec::IntoIter<Result<ArrayBatch>>),
 }
 
 impl RowGroupBatches {
     /// See [`ColumnBatches::into_decoders`].
-    fn into_decoders(self) -> Vec<crate::read::decode::ChunkDecoder> {
+    /// `None` for a row group decoded ahead (its decoders stayed on its thread).
+    fn into_decoders(self) -> Option<Vec<crate::read::decode::ChunkDecoder>> {
         match self {
-            RowGroupBatches::Fields(b) => b.into_decoders(),
-            RowGroupBatches::Leaves(b) => b.into_decoders(),
+            RowGroupBatches::Fields(b) => Some(b.into_decoders()),
+            RowGroupBatches::Leaves(b) => Some(b.into_decoders()),
+            RowGroupBatches::Decoded(_) => None,
         }
     }
 
@@ -120,6 +125,7 @@ impl RowGroupBatches {
         match self {
             RowGroupBatches::Fields(b) => b.set_decoders(decoders),
             RowGroupBatches::Leaves(b) => b.set_decoders(decoders),
+            RowGroupBatches::Decoded(_) => {}
         }
     }
 
@@ -131,6 +137,7 @@ impl RowGroupBatches {
                 fields: Vec::new(),
                 arrays: b.columns.into_iter().map(Array::Primitive).collect(),
             })),
+            RowGroupBatches::Decoded(b) => b.next(),
         }
     }
 }
@@ -223,6 +230,14 @@ pub struct PushDecoder {
     released: Vec<Range<u64>>,
     /// A whole read on several threads: every row group is planned, then decoded at once.
     whole_parallel: bool,
+    /// Streamed nested fields on several threads: the row groups after one the calling
+    /// thread streams are decoded ahead on threads of their own (see [`super::ahead`]).
+    pipelined: bool,
+    /// The row groups being decoded ahead, in file order.
+    ahead: VecDeque<Ahead>,
+    /// Bytes of a row group to decode ahead were missing when the calling thread's row
+    /// group started: try again at the next step, while that one streams.
+    ahead_waiting: bool,
     /// [`PushOptions::predicate`], bound.
     prune: Option<PrunePlan>,
     stats: FilterStats,
@@ -412,6 +427,9 @@ impl PushDecoder {
             decoders: Vec::new(),
             released: Vec::new(),
             whole_parallel: false,
+            pipelined: false,
+            ahead: VecDeque::new(),
+            ahead_waiting: false,
             prune,
             stats,
             planning_error: None,
@@ -505,18 +523,28 @@ impl PushDecoder {
         if r.is_err() {
             self.failed = true;
             self.current = None;
+            // Threads still decoding ahead finish on their own; their batches are dropped.
+            self.ahead.clear();
         }
         r
     }
 
     fn step(&mut self) -> Result<DecodeResult> {
         loop {
+            if self.ahead_waiting && self.current.is_some() {
+                let missing = self.start_ahead();
+                if !missing.is_empty() {
+                    return Ok(DecodeResult::NeedsData(missing));
+                }
+            }
             if let Some(reader) = &mut self.current {
                 match reader.next() {
                     Some(batch) => return batch.map(DecodeResult::Batch),
                     None => {
-                        if let Some(done) = self.current.take() {
-                            self.decoders = done.into_decoders();
+                        self.ahead_waiting = false;
+                        if let Some(decoders) = self.current.take().and_then(|d| d.into_decoders())
+                        {
+                            self.decoders = decoders;
                         }
                         if let Some(done) = self.groups.pop_front() {
                             self.released.extend(done.spans.ranges());
@@ -537,6 +565,11 @@ impl PushDecoder {
                     return Ok(DecodeResult::Batch(batch));
                 }
             } else if front.phase == Phase::Data {
+                if self.ahead.front().is_some_and(|a| a.rg == front.rg) {
+                    let batches = self.ahead.pop_front().map(Ahead::join).unwrap_or_default();
+                    self.current = Some(RowGroupBatches::Decoded(batches.into_iter()));
+                    continue;
+                }
                 if let Some(snapshot) = front.spans.snapshot() {
                     let source = PushedBytes::one(snapshot, self.footer.file_len);
                     let reader = reader_over(&self.footer, &self.group_options(front), source);
@@ -563,6 +596,12 @@ impl PushDecoder {
                     };
                     batches.set_decoders(std::mem::take(&mut self.decoders));
                     self.current = Some(batches);
+                    // The next row groups decode on their own threads while this one
+                    // streams; their bytes are asked for first.
+                    let missing = self.start_ahead();
+                    if !missing.is_empty() {
+                        return Ok(DecodeResult::NeedsData(missing));
+                    }
                     continue;
                 }
             }
@@ -622,6 +661,70 @@ impl PushDecoder {
         Ok(Some(whole_batch(arrays)))
     }
 
+    /// Decode streamed batches of nested fields on the reader's threads, by row group (see
+    /// [`super::ahead`]): for the local driver, which fetches what it is asked for at once.
+    /// Nothing changes with one thread, for flat columns only (their page ranges are split
+    /// across the threads instead) or for other outputs.
+    pub(crate) fn pipeline_row_groups(&mut self) -> Result<()> {
+        let Output::Fields(projection) = &self.output else {
+            return Ok(());
+        };
+        if self.options.read.threads <= 1 {
+            return Ok(());
+        }
+        let names: Vec<&str> = projection.iter().map(String::as_str).collect();
+        let reader = empty_reader(&self.footer, &self.options.read);
+        self.pipelined = reader.projection_has_nested(&names)?;
+        Ok(())
+    }
+
+    /// Row groups planned whatever the budget: the front one, and with a pipelined read
+    /// those decoded beside it.
+    fn pipeline_depth(&self) -> usize {
+        if self.pipelined {
+            self.options.read.threads.max(1)
+        } else {
+            1
+        }
+    }
+
+    /// Start decoding ahead the row groups after the front one (which the calling thread
+    /// streams) that have no thread yet, up to the reader's threads; returns the ranges
+    /// still missing for those whose bytes are not all here.
+    fn start_ahead(&mut self) -> Vec<Range<u64>> {
+        self.ahead_waiting = false;
+        let projection = match &self.output {
+            Output::Fields(projection) if self.pipelined => projection.clone(),
+            _ => return Vec::new(),
+        };
+        self.plan_ahead();
+        let mut missing = Vec::new();
+        for i in 1..self.pipeline_depth().min(self.groups.len()) {
+            let g = &self.groups[i];
+            if self.ahead.iter().any(|a| a.rg == g.rg) {
+                continue;
+            }
+            let snapshot = (g.phase == Phase::Data)
+                .then(|| g.spans.snapshot())
+                .flatten();
+            let Some(snapshot) = snapshot else {
+                for r in g.spans.missing() {
+                    split(r, self.options.io.max_request_size, &mut missing);
+                }
+                continue;
+            };
+            let source = PushedBytes::one(snapshot, self.footer.file_len);
+            let reader = reader_over(&self.footer, &self.group_options(g), source);
+            match Ahead::spawn(g.rg, reader, projection.clone(), self.options.batch_size) {
+                Some(a) => self.ahead.push_back(a),
+                // No thread: this row group and the ones after it stream in turn.
+                None => break,
+            }
+        }
+        self.ahead_waiting = !missing.is_empty();
+        missing
+    }
+
     /// Plan row groups, the front one always and the next ones while their bytes fit in
     /// the budget (all of them for a whole read on several threads); move those whose
     /// offset indexes arrived on to their pages.
@@ -634,7 +737,9 @@ impl PushDecoder {
         let mut planned: u64 = 0;
         let mut i = 0;
         while i < self.groups.len() {
-            let front = i == 0;
+            // The front row group, and those a pipelined read decodes beside it, are planned
+            // whatever the budget.
+            let front = i < self.pipeline_depth();
             // Move the group on while what it waits for is here.
             loop {
                 let g = &self.groups[i];
@@ -670,7 +775,7 @@ impl PushDecoder {
                 continue;
             }
             planned += self.groups[i].spans.wanted_bytes();
-            if planned >= budget {
+            if planned >= budget && i + 1 >= self.pipeline_depth() {
                 break;
             }
             i += 1;
@@ -738,6 +843,10 @@ impl PushDecoder {
     fn group_options(&self, g: &Group) -> ReadOptions {
         let mut read = self.options.read.clone();
         read.row_groups = Some(vec![g.rg]);
+        if self.pipelined {
+            // The threads go to row groups, one each.
+            read.threads = 1;
+        }
         read.selection = g.partial.as_ref().map(|p| {
             let first = g.first_row;
             RowSelection::from_ranges(p.ranges().iter().map(|r| first + r.start..first + r.end))

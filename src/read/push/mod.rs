@@ -13,6 +13,7 @@
 //! do the whole-column reads (`read_column`, `read_field`, `read_leaves`), decoded row group
 //! by row group into one output per column.
 
+mod ahead;
 mod buffer;
 mod decoder;
 mod fetch_plan;
