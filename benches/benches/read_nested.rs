@@ -16,6 +16,11 @@
 //! batches (`parq`, `array_batches`), parq's Arrow batches (`parq_arrow`, `record_batches`:
 //! the same `RecordBatch`es as the parquet crate's, checked equal) and the parquet crate's.
 //!
+//! `read_nested_threads` writes the same shapes in 8 row groups and reads parq's Arrow
+//! batches on one thread and on two (the row groups after the calling thread's decode ahead
+//! on their own threads), beside the parquet crate's (one thread); it is timed by the wall
+//! clock.
+//!
 //! `cargo bench -p parq-benches --bench read_nested -- --warm-up-time 1 --measurement-time 3`
 //!
 //! `PARQ_NESTED_ONCE=CASE[,CASE…]` (e.g. `list_i64_nonull_none`) instead reads each named case
@@ -41,6 +46,12 @@ use parquet::file::properties::WriterProperties;
 const BATCH: usize = 8192;
 
 fn write(array: ArrayRef, codec: Compression) -> Bytes {
+    let rows = array.len().max(1);
+    write_groups(array, codec, rows)
+}
+
+/// [`write`] in row groups of `group_rows`.
+fn write_groups(array: ArrayRef, codec: Compression, group_rows: usize) -> Bytes {
     let schema = Arc::new(Schema::new(vec![Field::new(
         "c",
         array.data_type().clone(),
@@ -49,7 +60,7 @@ fn write(array: ArrayRef, codec: Compression) -> Bytes {
     let props = WriterProperties::builder()
         .set_dictionary_enabled(std::env::var_os("PARQ_NESTED_PLAIN").is_none())
         .set_compression(codec)
-        .set_max_row_group_row_count(Some(array.len().max(1)))
+        .set_max_row_group_row_count(Some(group_rows))
         .build();
     let batch = RecordBatch::try_new(schema.clone(), vec![array]).expect("batch");
     let mut out = Vec::new();
@@ -72,6 +83,21 @@ fn read_parq(file: &Bytes) -> Vec<parq::read::ArrayBatch> {
 #[inline(never)]
 fn read_parq_arrow(file: &Bytes) -> Vec<RecordBatch> {
     let reader = ParquetReader::new(file.clone()).expect("open");
+    reader
+        .record_batches(&["c"], BATCH)
+        .expect("batches")
+        .collect::<Result<Vec<_>, _>>()
+        .expect("read")
+}
+
+/// [`read_parq_arrow`] on `threads` threads.
+#[inline(never)]
+fn read_parq_arrow_threads(file: &Bytes, threads: usize) -> Vec<RecordBatch> {
+    let options = parq::read::ReadOptions {
+        threads,
+        ..Default::default()
+    };
+    let reader = ParquetReader::with_options(file.clone(), options).expect("open");
     reader
         .record_batches(&["c"], BATCH)
         .expect("batches")
@@ -197,7 +223,56 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The same rows in both, whatever their batches (the parquet crate's cross row groups).
+fn check_rows(name: &str, ours: &[RecordBatch], theirs: &[RecordBatch]) {
+    let rows = |b: &[RecordBatch]| b.iter().map(RecordBatch::num_rows).sum::<usize>();
+    assert_eq!(rows(ours), rows(theirs), "{name}: rows");
+    let (mut i, mut j, mut at_i, mut at_j) = (0, 0, 0, 0);
+    while i < ours.len() && j < theirs.len() {
+        let n = (ours[i].num_rows() - at_i).min(theirs[j].num_rows() - at_j);
+        assert!(
+            ours[i].slice(at_i, n) == theirs[j].slice(at_j, n),
+            "{name}: batch {i} row {at_i} differs"
+        );
+        (at_i, at_j) = (at_i + n, at_j + n);
+        if at_i == ours[i].num_rows() {
+            (i, at_i) = (i + 1, 0);
+        }
+        if at_j == theirs[j].num_rows() {
+            (j, at_j) = (j + 1, 0);
+        }
+    }
+}
+
+/// `read_nested_threads`: the same shapes in 8 row groups, parq's Arrow batches on one
+/// thread and on two (row groups decoded ahead), and the parquet crate's; wall time.
+fn bench_threads(c: &mut Criterion) {
+    let rows = parq_benches::rows();
+    let mut group = c.benchmark_group("read_nested_threads");
+    for (shape, make) in SHAPES {
+        let array = make(rows);
+        for (codec_name, codec) in codecs() {
+            let name = format!("{shape}_{codec_name}");
+            let file = write_groups(array.clone(), codec, rows.div_ceil(8).max(1));
+            let one = read_parq_arrow_threads(&file, 1);
+            check_arrow(&name, &read_parq_arrow_threads(&file, 2), &one);
+            check_rows(&name, &one, &read_parquet(&file));
+            group.throughput(Throughput::Elements(rows as u64));
+            for threads in [1, 2] {
+                let id = BenchmarkId::new(format!("parq_arrow_{threads}t"), &name);
+                group.bench_with_input(id, &file, |b, f| {
+                    b.iter(|| black_box(read_parq_arrow_threads(f, threads)))
+                });
+            }
+            group.bench_with_input(BenchmarkId::new("parquet", &name), &file, |b, f| {
+                b.iter(|| black_box(read_parquet(f)))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_threads);
 
 fn main() {
     if let Ok(names) = std::env::var("PARQ_NESTED_ONCE") {
