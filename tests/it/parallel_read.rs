@@ -577,22 +577,21 @@ mod probes {
     }
 }
 
-/// `l: list<int64>` and `s: struct{x: int32}` with nulls at both levels, 20,000 rows in row
-/// groups of 3,000 (7 of them) and pages of 2 KiB.
-fn nested_file() -> Bytes {
+/// `l: list<int64>` and `s: struct{x: int32}` with nulls at both levels, `rows` rows in row
+/// groups of `group_rows` and pages of 2 KiB.
+fn nested_file(rows: usize, group_rows: usize) -> Bytes {
     use parq::array::{Array, ListArray, ListOffsets, StructArray};
     use parq::field::Field as F;
     use parq::metadata::Type;
-    const N: usize = 20_000;
     // list<int64>: list i has i % 4 items, every 9th list null.
     let mut offsets = vec![0i32];
-    for i in 0..N {
+    for i in 0..rows {
         let k = if i % 9 == 0 { 0 } else { i % 4 };
         offsets.push(offsets[i] + k as i32);
     }
     let items = *offsets.last().unwrap() as usize;
     let list = Array::List(ListArray {
-        validity: Some(NullBuffer::from_iter((0..N).map(|i| i % 9 != 0))),
+        validity: Some(NullBuffer::from_iter((0..rows).map(|i| i % 9 != 0))),
         offsets: ListOffsets::Small(OffsetBuffer::new(offsets.into())),
         values: Box::new(Array::Primitive(Column {
             len: items,
@@ -601,12 +600,12 @@ fn nested_file() -> Bytes {
         })),
     });
     let st = Array::Struct(StructArray {
-        len: N,
-        validity: Some(NullBuffer::from_iter((0..N).map(|i| i % 5 != 1))),
+        len: rows,
+        validity: Some(NullBuffer::from_iter((0..rows).map(|i| i % 5 != 1))),
         children: vec![Array::Primitive(Column {
-            len: N,
-            validity: Some(NullBuffer::from_iter((0..N).map(|i| i % 3 != 0))),
-            values: Values::Int32((0..N as i32).collect::<Vec<_>>().into()),
+            len: rows,
+            validity: Some(NullBuffer::from_iter((0..rows).map(|i| i % 3 != 0))),
+            values: Values::Int32((0..rows as i32).collect::<Vec<_>>().into()),
         })],
     });
     let schema = vec![
@@ -615,7 +614,7 @@ fn nested_file() -> Bytes {
     ];
     let mut out = Vec::new();
     let options = WriterOptions {
-        row_group_rows: 3_000,
+        row_group_rows: group_rows,
         data_page_size: 2 << 10,
         ..WriterOptions::default()
     };
@@ -628,7 +627,7 @@ fn nested_file() -> Bytes {
 #[test]
 #[cfg_attr(miri, ignore)]
 fn nested_fields_over_many_row_groups_read_the_same_on_any_thread_count() {
-    let file = nested_file();
+    let file = nested_file(20_000, 3_000);
     assert!(
         ParquetReader::new(file.clone())
             .unwrap()
@@ -693,7 +692,7 @@ fn streamed_rows(
 #[test]
 #[cfg_attr(miri, ignore)]
 fn streamed_nested_fields_decode_row_groups_ahead_on_threads() {
-    let file = nested_file();
+    let file = nested_file(175_000, 25_000);
     let groups = ParquetReader::new(file.clone())
         .unwrap()
         .metadata()
@@ -701,11 +700,7 @@ fn streamed_nested_fields_decode_row_groups_ahead_on_threads() {
         .len();
     assert_eq!(groups, 7);
     let one = streamed(&file, 1, &["l", "s"]);
-    assert_eq!(
-        one.0.len(),
-        20,
-        "3 batches of 1000 rows per row group, 2 in the last"
-    );
+    assert_eq!(one.0.len(), 175, "25 batches of 1000 rows per row group");
     assert!(one.1.is_none());
     for threads in [2, 3, 8] {
         #[cfg(feature = "probes")]
@@ -720,6 +715,23 @@ fn streamed_nested_fields_decode_row_groups_ahead_on_threads() {
             (groups - groups.div_ceil(threads)) as u64,
             "{threads} threads"
         );
+    }
+    // Arrow batches come from the same decoder.
+    #[cfg(feature = "arrow")]
+    {
+        let arrow = |threads| {
+            open(&file, threads, ByteArrayLayout::Offsets)
+                .unwrap()
+                .record_batches(&["l", "s"], 1000)
+                .unwrap()
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap()
+        };
+        #[cfg(feature = "probes")]
+        parq::codecs::probe::reset();
+        assert!(arrow(2) == arrow(1));
+        #[cfg(feature = "probes")]
+        assert_eq!(parq::codecs::probe::get("push.row_group_ahead"), 3);
     }
     // A selection is applied to each row group, wherever it decodes.
     let rows = || Some(RowSelection::from_ranges([2_500..9_000, 12_000..12_010]));
@@ -748,6 +760,11 @@ fn streamed_nested_fields_decode_row_groups_ahead_on_threads() {
         parq::codecs::probe::reset();
         streamed(&file, 1, &["l", "s"]);
         assert_eq!(parq::codecs::probe::get("push.row_group_ahead"), 0);
+        // Row groups too small to pay for a thread stream on the calling thread.
+        let small = nested_file(20_000, 3_000);
+        parq::codecs::probe::reset();
+        assert!(streamed(&small, 2, &["l", "s"]) == streamed(&small, 1, &["l", "s"]));
+        assert_eq!(parq::codecs::probe::get("push.row_group_ahead"), 0);
     }
 
     // Break the first page header of `l` in row groups 3 and 4 (one decoded ahead on two
@@ -763,7 +780,7 @@ fn streamed_nested_fields_decode_row_groups_ahead_on_threads() {
         broken[at..at + 8].fill(0xff);
         let broken = Bytes::from(broken);
         let one = streamed(&broken, 1, &["l", "s"]);
-        assert_eq!(one.0.len(), 3 * rg, "the batches before row group {rg}");
+        assert_eq!(one.0.len(), 25 * rg, "the batches before row group {rg}");
         assert!(one.1.is_some());
         for threads in [2, 3] {
             let many = streamed(&broken, threads, &["l", "s"]);

@@ -142,6 +142,11 @@ impl RowGroupBatches {
     }
 }
 
+/// Decompressed bytes (of the projected leaves, from the footer) a row group must hold to be
+/// decoded ahead on a thread of its own: starting a thread costs tens of microseconds, and a
+/// row group this size takes a fraction of a millisecond or more to decode.
+const AHEAD_MIN_BYTES: u64 = 256 << 10;
+
 /// One row group still to decode.
 #[derive(Debug)]
 struct Group {
@@ -699,9 +704,14 @@ impl PushDecoder {
         };
         self.plan_ahead();
         let mut missing = Vec::new();
+        let probe_reader = empty_reader(&self.footer, &self.options.read);
         for i in 1..self.pipeline_depth().min(self.groups.len()) {
             let g = &self.groups[i];
             if self.ahead.iter().any(|a| a.rg == g.rg) {
+                continue;
+            }
+            if probe_reader.uncompressed_bytes(&self.leaves, &[g.rg]) < AHEAD_MIN_BYTES {
+                // Too little work to pay for a thread: the calling thread streams it.
                 continue;
             }
             let snapshot = (g.phase == Phase::Data)
