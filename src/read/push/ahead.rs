@@ -17,6 +17,7 @@ use std::thread::JoinHandle;
 
 use parq_codecs::probe;
 
+use crate::read::decode::ChunkDecoder;
 use crate::read::{ArrayBatch, ParquetReader, Source};
 use crate::{Error, Result};
 
@@ -24,26 +25,37 @@ use crate::{Error, Result};
 pub(super) struct Ahead {
     /// The row group's index in the file.
     pub(super) rg: usize,
-    handle: JoinHandle<Vec<Result<ArrayBatch>>>,
+    handle: JoinHandle<Decoded>,
 }
+
+/// A row group's batches, up to and with the first error, and the column decoders that made
+/// them (for the next row group decoded ahead: their buffers are reused, as the calling
+/// thread's are from one row group to the next).
+type Decoded = (Vec<Result<ArrayBatch>>, Vec<ChunkDecoder>);
 
 impl Ahead {
     /// Decode the batches of `projection` of `reader` (one row group, one thread) on a new
-    /// thread; `None` when the thread cannot be started (the caller streams it instead).
+    /// thread, with `decoders` from an earlier row group of the same projection; `None` when
+    /// the thread cannot be started (the caller streams it instead).
     pub(super) fn spawn<S: Source + 'static>(
         rg: usize,
         reader: ParquetReader<S>,
         projection: Vec<String>,
         batch_size: usize,
+        decoders: Vec<ChunkDecoder>,
     ) -> Option<Self> {
         let handle = std::thread::Builder::new()
             .name("parq-row-group".into())
             .spawn(move || {
                 let names: Vec<&str> = projection.iter().map(String::as_str).collect();
                 match reader.field_batches(&names, batch_size) {
-                    Err(e) => vec![Err(e)],
-                    // The batches up to and with the first error, as one thread gives them.
-                    Ok(batches) => batches.collect(),
+                    Err(e) => (vec![Err(e)], Vec::new()),
+                    Ok(mut batches) => {
+                        batches.set_decoders(decoders);
+                        // The batches up to and with the first error, as one thread gives them.
+                        let out = batches.by_ref().collect();
+                        (out, batches.into_decoders())
+                    }
                 }
             })
             .ok()?;
@@ -51,13 +63,12 @@ impl Ahead {
         Some(Ahead { rg, handle })
     }
 
-    /// The row group's batches, once its thread is done.
-    pub(super) fn join(self) -> Vec<Result<ArrayBatch>> {
+    /// The row group's batches and decoders, once its thread is done.
+    pub(super) fn join(self) -> Decoded {
+        let rg = self.rg;
         self.handle.join().unwrap_or_else(|_| {
-            vec![Err(Error::format(format!(
-                "internal: the thread decoding row group {} panicked",
-                self.rg
-            )))]
+            let e = format!("internal: the thread decoding row group {rg} panicked");
+            (vec![Err(Error::format(e))], Vec::new())
         })
     }
 }

@@ -144,8 +144,9 @@ impl RowGroupBatches {
 
 /// Decompressed bytes (of the projected leaves, from the footer) a row group must hold to be
 /// decoded ahead on a thread of its own: starting a thread costs tens of microseconds, and a
-/// row group this size takes a fraction of a millisecond or more to decode.
-const AHEAD_MIN_BYTES: u64 = 256 << 10;
+/// row group this size takes a fraction of a millisecond or more to decode. Fuzzing's small
+/// inputs reach the pipeline too.
+const AHEAD_MIN_BYTES: u64 = if cfg!(fuzzing) { 0 } else { 256 << 10 };
 
 /// One row group still to decode.
 #[derive(Debug)]
@@ -240,6 +241,8 @@ pub struct PushDecoder {
     pipelined: bool,
     /// The row groups being decoded ahead, in file order.
     ahead: VecDeque<Ahead>,
+    /// The column decoders of the row group decoded ahead last, for the next one.
+    ahead_decoders: Vec<crate::read::decode::ChunkDecoder>,
     /// Bytes of a row group to decode ahead were missing when the calling thread's row
     /// group started: try again at the next step, while that one streams.
     ahead_waiting: bool,
@@ -434,6 +437,7 @@ impl PushDecoder {
             whole_parallel: false,
             pipelined: false,
             ahead: VecDeque::new(),
+            ahead_decoders: Vec::new(),
             ahead_waiting: false,
             prune,
             stats,
@@ -571,7 +575,11 @@ impl PushDecoder {
                 }
             } else if front.phase == Phase::Data {
                 if self.ahead.front().is_some_and(|a| a.rg == front.rg) {
-                    let batches = self.ahead.pop_front().map(Ahead::join).unwrap_or_default();
+                    let (batches, decoders) =
+                        self.ahead.pop_front().map(Ahead::join).unwrap_or_default();
+                    if !decoders.is_empty() {
+                        self.ahead_decoders = decoders;
+                    }
                     self.current = Some(RowGroupBatches::Decoded(batches.into_iter()));
                     continue;
                 }
@@ -725,7 +733,9 @@ impl PushDecoder {
             };
             let source = PushedBytes::one(snapshot, self.footer.file_len);
             let reader = reader_over(&self.footer, &self.group_options(g), source);
-            match Ahead::spawn(g.rg, reader, projection.clone(), self.options.batch_size) {
+            let decoders = std::mem::take(&mut self.ahead_decoders);
+            let batch_size = self.options.batch_size;
+            match Ahead::spawn(g.rg, reader, projection.clone(), batch_size, decoders) {
                 Some(a) => self.ahead.push_back(a),
                 // No thread: this row group and the ones after it stream in turn.
                 None => break,
