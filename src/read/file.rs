@@ -650,12 +650,17 @@ impl<S: Source> ParquetReader<S> {
         } else {
             ChunkDecoder::new(physical, width, layout)?
         };
-        let decoder = self.checked(column, decoder);
-        Ok(if self.options.small_offsets.contains(&column) {
+        Ok(self.with_small_offsets(column, self.checked(column, decoder)))
+    }
+
+    /// `decoder` handing out i32 offsets when [`ReadOptions::small_offsets`] names leaf
+    /// `column` (batched reads only: flat columns and the leaves of nested fields).
+    fn with_small_offsets(&self, column: usize, decoder: ChunkDecoder) -> ChunkDecoder {
+        if self.options.small_offsets.contains(&column) {
             decoder.with_small_offsets()
         } else {
             decoder
-        })
+        }
     }
 }
 
@@ -679,14 +684,9 @@ impl<S: Source> ColumnReader<S> {
         self.file.batch_decoder(self.column, &self.desc)
     }
 
-    /// `decoder` handing out i32 offsets when [`ReadOptions::small_offsets`] names this
-    /// column (batched reads only: flat columns and the leaves of nested fields).
+    /// [`ParquetReader::with_small_offsets`] for this column.
     pub(crate) fn with_small_offsets(&self, decoder: ChunkDecoder) -> ChunkDecoder {
-        if self.file.options.small_offsets.contains(&self.column) {
-            decoder.with_small_offsets()
-        } else {
-            decoder
-        }
+        self.file.with_small_offsets(self.column, decoder)
     }
 
     fn open_next_chunk(&mut self, decoder: &mut ChunkDecoder) -> Result<bool> {

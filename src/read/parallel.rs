@@ -242,25 +242,11 @@ impl<S: Source> ParquetReader<S> {
         .with_budget(self.options.max_memory))
     }
 
-    /// Bytes the chunks of `columns` in `row_groups` decompress to, as the footer says (a
-    /// measure of the work, never of an allocation).
-    pub(crate) fn uncompressed_bytes(&self, columns: &[usize], row_groups: &[usize]) -> u64 {
-        row_groups
-            .iter()
-            .flat_map(|&rg| {
-                let chunks = &self.metadata.row_groups[rg].columns;
-                columns.iter().filter_map(move |&c| chunks.get(c))
-            })
-            .filter_map(|chunk| chunk.meta_data.as_ref())
-            .map(|m| m.total_uncompressed_size.max(0) as u64)
-            .fold(0u64, u64::saturating_add)
-    }
-
     /// Value bytes the chunks of `column` in `row_groups` decompress to, from the footer:
     /// room for byte arrays reserved once rather than grown. Only a hint, so it is capped by
     /// the file's length times [`MAX_EXPANSION`] and by a fixed ceiling.
     pub(crate) fn value_bytes_hint(&self, column: usize, row_groups: &[usize]) -> usize {
-        let total = self.uncompressed_bytes(&[column], row_groups);
+        let total = uncompressed_bytes(&self.metadata, &[column], row_groups);
         let cap = self.source.len().saturating_mul(MAX_EXPANSION);
         total.min(cap).min(MAX_RESERVE_BYTES) as usize
     }
@@ -268,7 +254,7 @@ impl<S: Source> ParquetReader<S> {
     /// Decompressed bytes a page range should hold: the read's share per piece, from the
     /// footer's sizes (only a target: nothing is allocated by it).
     pub(crate) fn piece_target(&self, columns: &[usize], row_groups: &[usize]) -> u64 {
-        let total = self.uncompressed_bytes(columns, row_groups);
+        let total = uncompressed_bytes(&self.metadata, columns, row_groups);
         let share = total / (self.options.threads.max(1) as u64 * PIECES_PER_THREAD);
         share.clamp(MIN_PIECE, MAX_PIECE)
     }
@@ -823,6 +809,22 @@ impl<S: Source> ParquetReader<S> {
             _ => concat_arrays(&arrays),
         }
     }
+}
+
+/// Bytes the chunks of `columns` in `row_groups` decompress to, as the footer says (a
+/// measure of the work, never of an allocation).
+pub(crate) fn uncompressed_bytes(
+    meta: &metadata::FileMetaData,
+    columns: &[usize],
+    row_groups: &[usize],
+) -> u64 {
+    row_groups
+        .iter()
+        .filter_map(|&rg| meta.row_groups.get(rg))
+        .flat_map(|g| columns.iter().filter_map(|&c| g.columns.get(c)))
+        .filter_map(|chunk| chunk.meta_data.as_ref())
+        .map(|m| m.total_uncompressed_size.max(0) as u64)
+        .fold(0u64, u64::saturating_add)
 }
 
 /// Join arrays of one shape end to end (list offsets are rebased; i32 offsets become i64

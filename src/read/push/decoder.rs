@@ -18,6 +18,7 @@ use crate::predicate::prune_plan::PrunePlan;
 use crate::predicate::{Expr, FilterStats};
 use crate::read::batch::ColumnBatches;
 use crate::read::nested::FieldBatches;
+use crate::read::parallel::uncompressed_bytes;
 use crate::read::{ArrayBatch, ParquetReader, ReadOptions, RowSelection, Source};
 use crate::{Error, Result};
 
@@ -712,13 +713,13 @@ impl PushDecoder {
         };
         self.plan_ahead();
         let mut missing = Vec::new();
-        let probe_reader = empty_reader(&self.footer, &self.options.read);
         for i in 1..self.pipeline_depth().min(self.groups.len()) {
             let g = &self.groups[i];
             if self.ahead.iter().any(|a| a.rg == g.rg) {
                 continue;
             }
-            if probe_reader.uncompressed_bytes(&self.leaves, &[g.rg]) < AHEAD_MIN_BYTES {
+            let work = uncompressed_bytes(&self.footer.metadata, &self.leaves, &[g.rg]);
+            if work < AHEAD_MIN_BYTES {
                 // Too little work to pay for a thread: the calling thread streams it.
                 continue;
             }
