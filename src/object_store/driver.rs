@@ -186,6 +186,24 @@ impl Driver {
                 "internal: the object reader waits for no request (a planning bug)",
             ));
         };
+        self.land(joined)
+    }
+
+    /// Push the bytes of every GET that has already answered, waiting for none: bytes the
+    /// decoder can use before it asks for them (a row group it decodes ahead on a thread of
+    /// its own), and room in the limits for the next GETs.
+    fn land_answered(&mut self) -> Result<()> {
+        while let Some(joined) = self.tasks.try_join_next() {
+            self.land(joined)?;
+        }
+        Ok(())
+    }
+
+    /// Push the bytes of a GET that answered.
+    fn land(
+        &mut self,
+        joined: std::result::Result<(Range<u64>, Result<Bytes>), tokio::task::JoinError>,
+    ) -> Result<()> {
         let (range, got) = joined.map_err(|e| Error::Fetch {
             object: self.object.name.to_string(),
             range: None,
@@ -258,6 +276,9 @@ impl Driver {
                 Err(e) => return Some(Err(e)),
                 Ok(DecodeResult::Finished) => return None,
                 Ok(DecodeResult::Batch(b)) => {
+                    if let Err(e) = self.land_answered() {
+                        return Some(Err(e));
+                    }
                     // Fetch ahead while the caller works on this batch.
                     let decoder = self.decoder.as_mut().expect("decoder present");
                     decoder.take_released();

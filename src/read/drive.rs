@@ -50,7 +50,7 @@ impl<S: Source> PushDriver<S> {
         let mut options = local_options(reader, batch_size, projection);
         options.read = read;
         let mut decoder = PushDecoder::try_new(reader.footer(), options)?;
-        decoder.pipeline_row_groups()?;
+        decoder.ask_for_ahead_bytes_first();
         Ok(Self::over(reader, decoder))
     }
 

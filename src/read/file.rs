@@ -52,9 +52,10 @@ pub struct ReadOptions {
     /// [`selection`](Self::selection) runs on the calling thread.
     ///
     /// Streamed batches with a nested field ([`ParquetReader::array_batches`], and
-    /// `record_batches` with the `arrow` feature) split by row group instead: the calling
-    /// thread streams one row group while the next `threads - 1` decode on threads of
-    /// their own, each whole, and wait their turn. The batches are the same, in the same
+    /// `record_batches` with the `arrow` feature, locally or from an object store, and
+    /// a [`PushDecoder`](crate::read::push::PushDecoder)'s) split by row group instead: the
+    /// calling thread streams one row group while the next `threads - 1` decode on threads
+    /// of their own, each whole, and wait their turn. The batches are the same, in the same
     /// order; the memory is up to `threads` row groups of decoded batches and their bytes.
     pub threads: usize,
     /// Leaf columns (indices into [`crate::schema::SchemaDescriptor::leaves`]) whose

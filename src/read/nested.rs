@@ -1153,17 +1153,8 @@ impl<S: Source> ParquetReader<S> {
 
     /// Whether the field `p` of a projection is a flat column, read through the flat
     /// batches (its levels are a validity bitmap), rather than assembled from levels.
-    fn reads_flat(&self, p: &FieldPlan) -> bool {
+    pub(crate) fn reads_flat(&self, p: &FieldPlan) -> bool {
         matches!(p.kind, PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok())
-    }
-
-    /// Whether any field of the projection `columns` is assembled from levels (not a flat column's
-    /// batches).
-    pub(crate) fn projection_has_nested(&self, columns: &[&str]) -> Result<bool> {
-        Ok(self
-            .projection(columns)?
-            .iter()
-            .any(|p| !self.reads_flat(p)))
     }
 
     /// Batches decoded straight from the column readers of this reader's row groups (the

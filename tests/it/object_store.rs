@@ -31,6 +31,8 @@ use parq::read::push::{IoOptions, PushOptions};
 use parq::read::{ArrayBatch, ParquetReader, ReadOptions, RowSelection};
 use parq::write::{Field, ParquetWriter, WriterOptions};
 
+use crate::parallel_read::{batch_rows, nested_file, streamed, summary, Streamed};
+
 fn data_dir() -> PathBuf {
     std::env::var_os("PARQUET_TEST_DATA")
         .filter(|v| !v.is_empty())
@@ -181,6 +183,125 @@ async fn blocking_pool_steps_decode_several_batches_each() {
     let steps = probe::get("io.blocking_steps");
     // 100 batches of 2 row groups: 13 steps of up to 8 batches, plus those that wait for data.
     assert!((13..=20).contains(&steps), "{steps} blocking steps");
+}
+
+/// Streamed batches of `l` and `s` of `nested.parquet` in `store` on `threads` threads, as
+/// [`crate::parallel_read::streamed`] gives them locally; with `stall_after`, only the
+/// batches that come before the stream stops answering for that long.
+async fn store_streamed(
+    store: Arc<dyn ObjectStore>,
+    threads: usize,
+    read: ObjectReadOptions,
+    stall_after: Option<Duration>,
+) -> Streamed {
+    let mut reader = ParqObjectReader::open(store, &Path::from("nested.parquet"))
+        .await
+        .unwrap()
+        .with_options(read);
+    let options = PushOptions {
+        read: ReadOptions {
+            threads,
+            ..ReadOptions::default()
+        },
+        projection: Some(vec!["l".into(), "s".into()]),
+        batch_size: 1000,
+        ..PushOptions::default()
+    };
+    let mut stream = reader.batches(options).await.unwrap();
+    let mut batches = Vec::new();
+    loop {
+        let next = match stall_after {
+            Some(t) => match tokio::time::timeout(t, stream.next()).await {
+                Ok(next) => next,
+                Err(_) => return (batches, Some("stalled".into())),
+            },
+            None => stream.next().await,
+        };
+        match next {
+            None => return (batches, None),
+            Some(Ok(b)) => batches.push(batch_rows(&b)),
+            Some(Err(e)) => return (batches, Some(e.to_string())),
+        }
+    }
+}
+
+/// Streamed nested fields from a store on several threads decode the row groups after the
+/// stream's own ahead, each on a thread of its own once its bytes have landed, and give the
+/// batches one thread gives locally, in the same order.
+#[tokio::test]
+async fn nested_fields_from_a_store_decode_row_groups_ahead_on_threads() {
+    let file = nested_file(175_000, 25_000);
+    let one = streamed(&file, 1, &["l", "s"]);
+    assert_eq!(one.0.len(), 175);
+    let store = store_with("nested.parquet", &file).await;
+    probe::reset();
+    let two = store_streamed(Arc::clone(&store), 2, ObjectReadOptions::default(), None).await;
+    assert!(two == one, "{} against {}", summary(&two), summary(&one));
+    // 7 row groups on 2 threads: the stream's thread takes 0, 2, 4, 6; 1, 3, 5 go ahead.
+    #[cfg(feature = "probes")]
+    assert_eq!(probe::get("push.row_group_ahead"), 3);
+    let one_remote = store_streamed(store, 1, ObjectReadOptions::default(), None).await;
+    assert!(one_remote == one, "{}", summary(&one_remote));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nested_fields_decoded_ahead_on_the_blocking_pool_read_the_same() {
+    let file = nested_file(175_000, 25_000);
+    let one = streamed(&file, 1, &["l", "s"]);
+    let store = store_with("nested.parquet", &file).await;
+    let read = ObjectReadOptions {
+        decode_on_blocking_pool: true,
+        ..ObjectReadOptions::default()
+    };
+    for threads in [2, 3] {
+        let got = store_streamed(Arc::clone(&store), threads, read.clone(), None).await;
+        assert!(got == one, "{threads} threads: {}", summary(&got));
+    }
+}
+
+/// A row group to decode ahead waits for its bytes, the stream does not: with every GET
+/// after those of the first row group stalled, that row group's batches all come.
+#[tokio::test]
+async fn a_stalled_get_of_a_row_group_ahead_holds_up_no_batch_before_it() {
+    let file = nested_file(175_000, 25_000);
+    let one = streamed(&file, 1, &["l", "s"]);
+    let store = store_with("nested.parquet", &file).await;
+    // The GETs of a read of row group 0 alone: the footer's, then its data.
+    let (counted, faults) = faulty(Arc::clone(&store), Faults::default());
+    let mut reader = ParqObjectReader::open(counted, &Path::from("nested.parquet"))
+        .await
+        .unwrap();
+    let options = PushOptions {
+        read: ReadOptions {
+            row_groups: Some(vec![0]),
+            ..ReadOptions::default()
+        },
+        projection: Some(vec!["l".into(), "s".into()]),
+        ..PushOptions::default()
+    };
+    let rows: usize = reader
+        .batches(options)
+        .await
+        .unwrap()
+        .map(|b| b.unwrap().num_rows)
+        .fold(0, |a, n| async move { a + n })
+        .await;
+    assert_eq!(rows, 25_000);
+    let first_group_gets = faults.gets.load(Ordering::SeqCst);
+    let faults = Faults {
+        stall_at: Some(first_group_gets + 1),
+        ..Faults::default()
+    };
+    let (stalling, _) = faulty(store, faults);
+    let got = store_streamed(
+        stalling,
+        2,
+        ObjectReadOptions::default(),
+        Some(Duration::from_millis(500)),
+    )
+    .await;
+    assert_eq!(got.1.as_deref(), Some("stalled"));
+    assert!(got.0 == one.0[..25], "{}", summary(&got));
 }
 
 #[tokio::test]

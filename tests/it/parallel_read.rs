@@ -9,7 +9,7 @@ use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use bytes::Bytes;
 use parq::codecs::compression::CodecKind;
 use parq::column::{Column, Values};
-use parq::read::{ByteArrayLayout, ParquetReader, ReadOptions, RowSelection};
+use parq::read::{ArrayBatch, ByteArrayLayout, ParquetReader, ReadOptions, RowSelection};
 use parq::write::{EncodingPolicy, Field, PageVersion, ParquetWriter, WriterOptions};
 
 const THREADS: [usize; 3] = [2, 3, 8];
@@ -579,7 +579,7 @@ mod probes {
 
 /// `l: list<int64>` and `s: struct{x: int32}` with nulls at both levels, `rows` rows in row
 /// groups of `group_rows` and pages of 2 KiB.
-fn nested_file(rows: usize, group_rows: usize) -> Bytes {
+pub(crate) fn nested_file(rows: usize, group_rows: usize) -> Bytes {
     use parq::array::{Array, ListArray, ListOffsets, StructArray};
     use parq::field::Field as F;
     use parq::metadata::Type;
@@ -647,15 +647,23 @@ fn nested_fields_over_many_row_groups_read_the_same_on_any_thread_count() {
     }
 }
 
-type Streamed = (Vec<Vec<parq::array::Value>>, Option<String>);
+/// Each batch's rows (every field's value of a row, row by row), then the error if any.
+pub(crate) type Streamed = (Vec<Vec<parq::array::Value>>, Option<String>);
+
+/// A batch's values, row by row: what [`Streamed`] keeps of it.
+pub(crate) fn batch_rows(b: &ArrayBatch) -> Vec<parq::array::Value> {
+    (0..b.num_rows)
+        .flat_map(|i| b.arrays.iter().map(move |a| a.value(i)))
+        .collect()
+}
 
 /// What [`streamed`] gave, short enough for a failure message.
-fn summary(read: &Streamed) -> String {
+pub(crate) fn summary(read: &Streamed) -> String {
     format!("{} batches, error {:?}", read.0.len(), read.1)
 }
 
 /// Streamed batches as one thread gives them: each batch's rows, then the error if any.
-fn streamed(file: &Bytes, threads: usize, columns: &[&str]) -> Streamed {
+pub(crate) fn streamed(file: &Bytes, threads: usize, columns: &[&str]) -> Streamed {
     streamed_rows(file, threads, columns, None)
 }
 
@@ -675,11 +683,7 @@ fn streamed_rows(
     let mut batches = Vec::new();
     for batch in r.array_batches(columns, 1000).unwrap() {
         match batch {
-            Ok(b) => batches.push(
-                (0..b.num_rows)
-                    .flat_map(|i| b.arrays.iter().map(move |a| a.value(i)))
-                    .collect(),
-            ),
+            Ok(b) => batches.push(batch_rows(&b)),
             Err(e) => return (batches, Some(e.to_string())),
         }
     }

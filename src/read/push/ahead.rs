@@ -4,11 +4,17 @@
 //! the same records, which page boundaries do not give; so its batches cannot be split into
 //! page ranges as a flat column's are ([`ParallelFeed`](crate::read::parallel)). Row groups
 //! can be split: batches never span two, and each assembles on its own. With `threads > 1`
-//! the local driver's decoder streams one row group on the calling thread and meanwhile
-//! decodes the next `threads - 1` on threads of their own, each into its list of batches;
+//! the push decoder streams one row group on the calling thread and meanwhile decodes the
+//! next `threads - 1` on threads of their own, each into its list of batches;
 //! those are then handed out in file order, and the calling thread streams the row group
 //! after them. The batches are the same ones, in the same order, as on one thread (an error
 //! comes after the batches before it, and ends the read as it would there).
+//!
+//! A row group starts ahead once its bytes are pushed. The local driver reads whatever it
+//! is asked for at once, so its decoder asks for those bytes before the next batch; a
+//! decoder its caller drives (the object-store reader) lists them with what it wants
+//! ahead, and the front row group streams meanwhile, so a slow GET holds up nothing (a row
+//! group whose bytes come too late is streamed on the calling thread in its turn).
 //!
 //! The price is memory: a row group decoded ahead waits whole, batches and bytes, until its
 //! turn.

@@ -149,6 +149,22 @@ impl RowGroupBatches {
 /// inputs reach the pipeline too.
 const AHEAD_MIN_BYTES: u64 = if cfg!(fuzzing) { 0 } else { 256 << 10 };
 
+/// How streamed batches of nested fields use the reader's threads (see [`super::ahead`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pipeline {
+    /// One row group at a time, on the calling thread: one thread, flat columns only, or
+    /// another output.
+    Off,
+    /// A row group to decode ahead starts once its bytes are pushed; until then the front
+    /// row group streams without waiting for them. For a decoder its caller drives: the
+    /// bytes are listed by [`PushDecoder::wanted`], which a driver fetching ahead asks
+    /// after every batch.
+    WhenPushed,
+    /// Their bytes are asked for ([`DecodeResult::NeedsData`]) before the front row group's
+    /// next batch, for a driver that reads what it is asked for at once.
+    AskFirst,
+}
+
 /// One row group still to decode.
 #[derive(Debug)]
 struct Group {
@@ -189,7 +205,13 @@ struct Group {
 ///
 /// **Decoding** runs inside `try_next`, on the caller's thread, with the same column
 /// decoders as [`ParquetReader`], which reads each row group from the pushed bytes. A
-/// batch never spans two row groups.
+/// batch never spans two row groups. With [`ReadOptions::threads`] above 1, flat columns
+/// split into page ranges decoded on that many threads; a projection with a nested field
+/// splits by row group instead: while the caller's thread streams one row group, the next
+/// `threads - 1` (their bytes planned whatever the budget, and listed by
+/// [`wanted`](PushDecoder::wanted)) are decoded whole on threads of their own as soon as
+/// their bytes are pushed. The batches are the same either way, in the same order; a step
+/// that reaches a row group still decoding waits for its thread.
 ///
 /// ```
 /// # let file = std::fs::read("testdata/parquet-testing/data/alltypes_plain.parquet").unwrap();
@@ -239,7 +261,7 @@ pub struct PushDecoder {
     whole_parallel: bool,
     /// Streamed nested fields on several threads: the row groups after one the calling
     /// thread streams are decoded ahead on threads of their own (see [`super::ahead`]).
-    pipelined: bool,
+    pipeline: Pipeline,
     /// The row groups being decoded ahead, in file order.
     ahead: VecDeque<Ahead>,
     /// The column decoders of the row group decoded ahead last, for the next one.
@@ -314,7 +336,14 @@ impl PushDecoder {
         for p in &plans {
             p.leaves(&mut leaves);
         }
-        Self::build(footer, options, Output::Fields(projection), fields, leaves)
+        // Only fields assembled from levels split by row group; flat columns split into
+        // page ranges inside each row group instead.
+        let nested = plans.iter().any(|p| !probe_reader.reads_flat(p));
+        let mut decoder = Self::build(footer, options, Output::Fields(projection), fields, leaves)?;
+        if nested && decoder.options.read.threads > 1 {
+            decoder.pipeline = Pipeline::WhenPushed;
+        }
+        Ok(decoder)
     }
 
     /// A decoder of the flat leaf columns `columns` (indices into the schema's leaves, in
@@ -436,7 +465,7 @@ impl PushDecoder {
             decoders: Vec::new(),
             released: Vec::new(),
             whole_parallel: false,
-            pipelined: false,
+            pipeline: Pipeline::Off,
             ahead: VecDeque::new(),
             ahead_decoders: Vec::new(),
             ahead_waiting: false,
@@ -543,7 +572,7 @@ impl PushDecoder {
         loop {
             if self.ahead_waiting && self.current.is_some() {
                 let missing = self.start_ahead();
-                if !missing.is_empty() {
+                if !missing.is_empty() && self.pipeline == Pipeline::AskFirst {
                     return Ok(DecodeResult::NeedsData(missing));
                 }
             }
@@ -611,9 +640,9 @@ impl PushDecoder {
                     batches.set_decoders(std::mem::take(&mut self.decoders));
                     self.current = Some(batches);
                     // The next row groups decode on their own threads while this one
-                    // streams; their bytes are asked for first.
+                    // streams (their bytes asked for first, when the driver wants that).
                     let missing = self.start_ahead();
-                    if !missing.is_empty() {
+                    if !missing.is_empty() && self.pipeline == Pipeline::AskFirst {
                         return Ok(DecodeResult::NeedsData(missing));
                     }
                     continue;
@@ -675,27 +704,18 @@ impl PushDecoder {
         Ok(Some(whole_batch(arrays)))
     }
 
-    /// Decode streamed batches of nested fields on the reader's threads, by row group (see
-    /// [`super::ahead`]): for the local driver, which fetches what it is asked for at once.
-    /// Nothing changes with one thread, for flat columns only (their page ranges are split
-    /// across the threads instead) or for other outputs.
-    pub(crate) fn pipeline_row_groups(&mut self) -> Result<()> {
-        let Output::Fields(projection) = &self.output else {
-            return Ok(());
-        };
-        if self.options.read.threads <= 1 {
-            return Ok(());
+    /// Ask for the bytes of the row groups to decode ahead (see [`Pipeline::AskFirst`]):
+    /// for the local driver, which reads what it is asked for at once.
+    pub(crate) fn ask_for_ahead_bytes_first(&mut self) {
+        if self.pipeline == Pipeline::WhenPushed {
+            self.pipeline = Pipeline::AskFirst;
         }
-        let names: Vec<&str> = projection.iter().map(String::as_str).collect();
-        let reader = empty_reader(&self.footer, &self.options.read);
-        self.pipelined = reader.projection_has_nested(&names)?;
-        Ok(())
     }
 
     /// Row groups planned whatever the budget: the front one, and with a pipelined read
     /// those decoded beside it.
     fn pipeline_depth(&self) -> usize {
-        if self.pipelined {
+        if self.pipeline != Pipeline::Off {
             self.options.read.threads.max(1)
         } else {
             1
@@ -708,7 +728,7 @@ impl PushDecoder {
     fn start_ahead(&mut self) -> Vec<Range<u64>> {
         self.ahead_waiting = false;
         let projection = match &self.output {
-            Output::Fields(projection) if self.pipelined => projection.clone(),
+            Output::Fields(projection) if self.pipeline != Pipeline::Off => projection.clone(),
             _ => return Vec::new(),
         };
         self.plan_ahead();
@@ -864,7 +884,7 @@ impl PushDecoder {
     fn group_options(&self, g: &Group) -> ReadOptions {
         let mut read = self.options.read.clone();
         read.row_groups = Some(vec![g.rg]);
-        if self.pipelined {
+        if self.pipeline != Pipeline::Off {
             // The threads go to row groups, one each.
             read.threads = 1;
         }
