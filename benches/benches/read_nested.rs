@@ -18,8 +18,9 @@
 //!
 //! `read_nested_threads` writes the same shapes in 8 row groups and reads parq's Arrow
 //! batches on one thread and on two (the row groups after the calling thread's decode ahead
-//! on their own threads), beside the parquet crate's (one thread); it is timed by the wall
-//! clock.
+//! on their own threads), locally (`parq_arrow_*`) and through the object-store reader from
+//! an in-memory store on a current-thread runtime (`parq_store_*`), beside the parquet
+//! crate's (one thread); it is timed by the wall clock.
 //!
 //! `cargo bench -p parq-benches --bench read_nested -- --warm-up-time 1 --measurement-time 3`
 //!
@@ -35,6 +36,11 @@ use arrow_array::{Array, ArrayRef, Int64Array, ListArray, RecordBatch};
 use arrow_schema::{Field, Schema};
 use bytes::Bytes;
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
+use futures::TryStreamExt;
+use object_store::memory::InMemory;
+use object_store::{ObjectStore, ObjectStoreExt};
+use parq::object_store::ParqObjectReader;
+use parq::read::push::PushOptions;
 use parq::read::ParquetReader;
 use parq_benches::write_nested::list_utf8;
 use parq_benches::{list_i64, struct_ab};
@@ -103,6 +109,32 @@ fn read_parq_arrow_threads(file: &Bytes, threads: usize) -> Vec<RecordBatch> {
         .expect("batches")
         .collect::<Result<Vec<_>, _>>()
         .expect("read")
+}
+
+/// The object-store reader's Arrow batches of `c` from `store` (an in-memory store, so the
+/// time is decoding), on `threads`.
+fn read_parq_store(
+    rt: &tokio::runtime::Runtime,
+    store: &Arc<dyn ObjectStore>,
+    threads: usize,
+) -> Vec<RecordBatch> {
+    rt.block_on(async {
+        let path = object_store::path::Path::from("c.parquet");
+        let mut reader = ParqObjectReader::open(Arc::clone(store), &path)
+            .await
+            .expect("open");
+        let options = PushOptions {
+            read: parq::read::ReadOptions {
+                threads,
+                ..Default::default()
+            },
+            projection: Some(vec!["c".into()]),
+            batch_size: BATCH,
+            ..PushOptions::default()
+        };
+        let (_, batches) = reader.record_batches(options).await.expect("batches");
+        batches.try_collect().await.expect("read")
+    })
 }
 
 #[inline(never)]
@@ -249,6 +281,9 @@ fn check_rows(name: &str, ours: &[RecordBatch], theirs: &[RecordBatch]) {
 fn bench_threads(c: &mut Criterion) {
     let rows = parq_benches::rows();
     let mut group = c.benchmark_group("read_nested_threads");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
     for (shape, make) in SHAPES {
         let array = make(rows);
         for (codec_name, codec) in codecs() {
@@ -262,6 +297,17 @@ fn bench_threads(c: &mut Criterion) {
                 let id = BenchmarkId::new(format!("parq_arrow_{threads}t"), &name);
                 group.bench_with_input(id, &file, |b, f| {
                     b.iter(|| black_box(read_parq_arrow_threads(f, threads)))
+                });
+            }
+            let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+            let path = object_store::path::Path::from("c.parquet");
+            rt.block_on(store.put(&path, file.clone().into()))
+                .expect("put");
+            check_arrow(&name, &read_parq_store(&rt, &store, 2), &one);
+            for threads in [1, 2] {
+                let id = BenchmarkId::new(format!("parq_store_{threads}t"), &name);
+                group.bench_with_input(id, &store, |b, s| {
+                    b.iter(|| black_box(read_parq_store(&rt, s, threads)))
                 });
             }
             group.bench_with_input(BenchmarkId::new("parquet", &name), &file, |b, f| {

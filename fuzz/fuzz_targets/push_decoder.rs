@@ -1,7 +1,7 @@
 //! The push decoder over a whole file from arbitrary bytes (seeded with the read_file seeds,
 //! behind 8 control bytes): the control bytes choose the piece sizes, the push order and
 //! extra pieces nobody asked for, and the request shape (coalescing gap, maximum request,
-//! memory budget, and sometimes a predicate to prune by). Errors are fine; a panic, a
+//! memory budget, threads, and sometimes a predicate to prune by). Errors are fine; a panic, a
 //! hang, or a read that disagrees with `ParquetReader` (one row group at a time, as the
 //! push decoder's batches stop at row group ends; under a predicate, the rows
 //! `ParquetReader::prune` keeps) is not.
@@ -106,8 +106,14 @@ fn push_read(
             FooterStep::Done(f) => break f,
         }
     };
+    // On 2 or 3 threads a projection with a nested field decodes row groups ahead (a
+    // decoder its caller drives starts them once their bytes are pushed).
+    let threads = 1 + (c.next() % 3) as usize;
     let push = PushOptions {
-        read: options(),
+        read: ReadOptions {
+            threads,
+            ..options()
+        },
         batch_size,
         io: IoOptions {
             coalesce_gap: [0, 100, 1 << 20][(c.next() % 3) as usize],
