@@ -95,11 +95,22 @@ async fn remote_read(
     reader.batches(options).await?.try_collect().await
 }
 
-/// Every testing file through `store` (holding them under `prefix`) equals the local read.
+/// Every testing file through `store` (holding them under `prefix`) equals the local read
+/// on one thread.
 async fn every_file_equals_local(
     store: Arc<dyn ObjectStore>,
     prefix: &str,
     read: ObjectReadOptions,
+) {
+    every_file_on_threads_equals_local(store, prefix, read, 1).await;
+}
+
+/// [`every_file_equals_local`], the store read on `threads`.
+async fn every_file_on_threads_equals_local(
+    store: Arc<dyn ObjectStore>,
+    prefix: &str,
+    read: ObjectReadOptions,
+    threads: usize,
 ) {
     let mut ok = 0;
     for name in testing_files() {
@@ -109,7 +120,9 @@ async fn every_file_equals_local(
             ..PushOptions::default()
         };
         let path = Path::from(format!("{prefix}{name}"));
-        let got = remote_read(Arc::clone(&store), &path, read.clone(), options.clone()).await;
+        let mut remote = options.clone();
+        remote.read.threads = threads;
+        let got = remote_read(Arc::clone(&store), &path, read.clone(), remote).await;
         match (local_read(&file, &options), got) {
             (Ok(want), Ok(got)) => {
                 same(&name, &got, &want);
@@ -150,6 +163,12 @@ async fn every_testing_file_decoded_on_the_blocking_pool_equals_the_local_read()
         ..ObjectReadOptions::default()
     };
     every_file_equals_local(store, "data/", read).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_testing_file_on_two_threads_equals_the_local_read() {
+    let store = memory_store_with_testing_files().await;
+    every_file_on_threads_equals_local(store, "data/", ObjectReadOptions::default(), 2).await;
 }
 
 /// On the blocking pool a step decodes several batches while their bytes are there: a scan
