@@ -12,7 +12,11 @@
 //! **Where work runs.** GETs are tokio tasks on the current runtime (a tokio runtime is
 //! required). Decoding runs on the task that polls the stream, unless
 //! [`ObjectReadOptions::decode_on_blocking_pool`] is set: then each decoding step runs
-//! under `spawn_blocking`, off the runtime's worker threads.
+//! under `spawn_blocking`, off the runtime's worker threads. With
+//! [`ReadOptions::threads`](crate::read::ReadOptions::threads) above 1, decoding also uses
+//! threads of its own, as local reads do: page ranges of flat columns, and for a projection
+//! with a nested field, the next row groups, each decoded whole once its bytes have landed
+//! (a step that reaches one still decoding waits for its thread).
 //!
 //! **Errors and cancellation.** A failed, short or timed-out GET is an
 //! [`Error::Fetch`] naming the object and the byte range. Retries and
