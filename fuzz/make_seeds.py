@@ -20,7 +20,9 @@ seeds/<target>/: files kept in the repository, copied as they are: for read_file
                 lying files of cli/tests/it/hostile_files.rs (issue 19: counts and sizes
                 that disagree with the bytes), regenerated with
                 `PARQ_HOSTILE_SEEDS=fuzz/seeds/read_file cargo test -p parq-format-cli
-                --test it hostile_files::`.
+                --test it hostile_files::`; for read_arrow and push_decoder (behind
+                control bytes) two small pyarrow files of a list, a struct and a map in
+                row groups of 150 rows, so that row groups are decoded ahead on threads.
 
 Usage: python3 fuzz/make_seeds.py [parquet-testing data dir]
 """
