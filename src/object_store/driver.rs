@@ -112,6 +112,9 @@ impl Object {
     }
 }
 
+/// What a GET task gives back: its range and its bytes or error.
+type Answer = (Range<u64>, Result<Bytes>);
+
 /// Drives one decoder; see the [module docs](self).
 pub(crate) struct Driver {
     object: Object,
@@ -121,7 +124,10 @@ pub(crate) struct Driver {
     /// Results of the last blocking-pool step not yet handed out: batches, then at most one
     /// other result (`NeedsData`, `Finished` or an error), in the decoder's order.
     decoded: std::collections::VecDeque<Result<DecodeResult>>,
-    tasks: JoinSet<(Range<u64>, Result<Bytes>)>,
+    tasks: JoinSet<Answer>,
+    /// A GET that answered ahead of need with an error: returned when the decoder next
+    /// waits for bytes, so the batches it decodes before that still come.
+    failed_ahead: Option<Error>,
     /// Ranges asked of the store and not yet pushed (in flight or queued).
     requested: HashSet<Range<u64>>,
     queued: std::collections::VecDeque<Range<u64>>,
@@ -137,6 +143,7 @@ impl Driver {
             decoder: Some(decoder),
             decoded: Default::default(),
             tasks: JoinSet::new(),
+            failed_ahead: None,
             requested: HashSet::new(),
             queued: Default::default(),
             in_flight_bytes: 0,
@@ -191,19 +198,19 @@ impl Driver {
 
     /// Push the bytes of every GET that has already answered, waiting for none: bytes the
     /// decoder can use before it asks for them (a row group it decodes ahead on a thread of
-    /// its own), and room in the limits for the next GETs.
-    fn land_answered(&mut self) -> Result<()> {
-        while let Some(joined) = self.tasks.try_join_next() {
-            self.land(joined)?;
+    /// its own), and room in the limits for the next GETs. A failure is kept for when the
+    /// decoder waits for bytes (`failed_ahead`).
+    fn land_answered(&mut self) {
+        while self.failed_ahead.is_none() {
+            let Some(joined) = self.tasks.try_join_next() else {
+                return;
+            };
+            self.failed_ahead = self.land(joined).err();
         }
-        Ok(())
     }
 
     /// Push the bytes of a GET that answered.
-    fn land(
-        &mut self,
-        joined: std::result::Result<(Range<u64>, Result<Bytes>), tokio::task::JoinError>,
-    ) -> Result<()> {
+    fn land(&mut self, joined: std::result::Result<Answer, tokio::task::JoinError>) -> Result<()> {
         let (range, got) = joined.map_err(|e| Error::Fetch {
             object: self.object.name.to_string(),
             range: None,
@@ -276,9 +283,7 @@ impl Driver {
                 Err(e) => return Some(Err(e)),
                 Ok(DecodeResult::Finished) => return None,
                 Ok(DecodeResult::Batch(b)) => {
-                    if let Err(e) = self.land_answered() {
-                        return Some(Err(e));
-                    }
+                    self.land_answered();
                     // Fetch ahead while the caller works on this batch.
                     let decoder = self.decoder.as_mut().expect("decoder present");
                     decoder.take_released();
@@ -291,6 +296,9 @@ impl Driver {
                     return Some(Ok(b));
                 }
                 Ok(DecodeResult::NeedsData(ranges)) => {
+                    if let Some(e) = self.failed_ahead.take() {
+                        return Some(Err(e));
+                    }
                     self.schedule(ranges);
                     if let Err(e) = self.land_one().await {
                         return Some(Err(e));

@@ -738,6 +738,56 @@ async fn a_failed_get_is_an_error_naming_the_object_and_range() {
     }
 }
 
+/// A GET fetched ahead that fails comes as an error when the read needs its bytes: every
+/// batch before that still comes, none is dropped for it.
+#[tokio::test]
+async fn a_failed_get_fetched_ahead_is_an_error_after_the_batches_before_it() {
+    let file = int_file(100_000, 50_000);
+    let store = store_with("f.parquet", &file).await;
+    let options = |row_groups| PushOptions {
+        read: ReadOptions {
+            row_groups,
+            ..ReadOptions::default()
+        },
+        batch_size: 1000,
+        ..PushOptions::default()
+    };
+    // The GETs of a read of row group 0 alone: the footer's, then its data.
+    let (counted, faults) = faulty(Arc::clone(&store), Faults::default());
+    let path = Path::from("f.parquet");
+    let rg0 = remote_read(
+        counted,
+        &path,
+        ObjectReadOptions::default(),
+        options(Some(vec![0])),
+    )
+    .await
+    .unwrap();
+    assert_eq!(rg0.len(), 50);
+    let first_group_gets = faults.gets.load(Ordering::SeqCst);
+    // Fail the first GET of row group 1, fetched while row group 0 decodes.
+    let (failing, faults) = faulty(
+        store,
+        Faults {
+            fail_at: Some(first_group_gets + 1),
+            ..Faults::default()
+        },
+    );
+    let mut reader = ParqObjectReader::open(failing, &path).await.unwrap();
+    let mut stream = reader.batches(options(None)).await.unwrap();
+    let mut batches = 0;
+    let e = loop {
+        match stream.next().await {
+            Some(Ok(_)) => batches += 1,
+            Some(Err(e)) => break e,
+            None => panic!("the failed GET must fail the read"),
+        }
+    };
+    assert!(faults.gets.load(Ordering::SeqCst) > first_group_gets);
+    assert!(e.to_string().contains("injected failure"), "{e}");
+    assert_eq!(batches, 50, "the batches of row group 0 come first");
+}
+
 #[tokio::test]
 async fn a_short_body_is_an_error() {
     for k in [1, 3] {

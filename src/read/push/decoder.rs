@@ -712,10 +712,23 @@ impl PushDecoder {
         }
     }
 
+    /// Whether row groups are decoded ahead (see [`Pipeline`]).
+    fn pipelined(&self) -> bool {
+        self.pipeline != Pipeline::Off
+    }
+
+    /// The projection a pipelined read decodes ahead; `None` when it decodes nothing ahead.
+    fn pipelined_projection(&self) -> Option<&[String]> {
+        match &self.output {
+            Output::Fields(projection) if self.pipelined() => Some(projection),
+            _ => None,
+        }
+    }
+
     /// Row groups planned whatever the budget: the front one, and with a pipelined read
     /// those decoded beside it.
     fn pipeline_depth(&self) -> usize {
-        if self.pipeline != Pipeline::Off {
+        if self.pipelined() {
             self.options.read.threads.max(1)
         } else {
             1
@@ -727,10 +740,9 @@ impl PushDecoder {
     /// still missing for those whose bytes are not all here.
     fn start_ahead(&mut self) -> Vec<Range<u64>> {
         self.ahead_waiting = false;
-        let projection = match &self.output {
-            Output::Fields(projection) if self.pipeline != Pipeline::Off => projection.clone(),
-            _ => return Vec::new(),
-        };
+        if self.pipelined_projection().is_none() {
+            return Vec::new();
+        }
         self.plan_ahead();
         let mut missing = Vec::new();
         for i in 1..self.pipeline_depth().min(self.groups.len()) {
@@ -754,9 +766,12 @@ impl PushDecoder {
             };
             let source = PushedBytes::one(snapshot, self.footer.file_len);
             let reader = reader_over(&self.footer, &self.group_options(g), source);
+            // Cloned only for a row group that starts: a decoder its caller drives comes
+            // here after every batch while bytes are missing.
+            let projection = self.pipelined_projection().unwrap_or_default().to_vec();
             let decoders = std::mem::take(&mut self.ahead_decoders);
             let batch_size = self.options.batch_size;
-            match Ahead::spawn(g.rg, reader, projection.clone(), batch_size, decoders) {
+            match Ahead::spawn(g.rg, reader, projection, batch_size, decoders) {
                 Some(a) => self.ahead.push_back(a),
                 // No thread: this row group and the ones after it stream in turn.
                 None => break,
@@ -884,7 +899,7 @@ impl PushDecoder {
     fn group_options(&self, g: &Group) -> ReadOptions {
         let mut read = self.options.read.clone();
         read.row_groups = Some(vec![g.rg]);
-        if self.pipeline != Pipeline::Off {
+        if self.pipelined() {
             // The threads go to row groups, one each.
             read.threads = 1;
         }
