@@ -125,7 +125,8 @@ pub struct SchemaDescriptor {
     /// The leaf columns in schema order (the order of column chunks in a row group).
     pub leaves: Vec<ColumnDescriptor>,
     elements: Vec<SchemaElement>,
-    by_path: HashMap<String, usize>,
+    /// Leaves by dotted path; a path several leaves share lists them all.
+    by_path: HashMap<String, Vec<usize>>,
 }
 
 struct Builder<'a> {
@@ -295,9 +296,9 @@ impl SchemaDescriptor {
                 ),
             ));
         }
-        let mut by_path = HashMap::with_capacity(b.leaves.len());
+        let mut by_path: HashMap<String, Vec<usize>> = HashMap::with_capacity(b.leaves.len());
         for (i, l) in b.leaves.iter().enumerate() {
-            by_path.entry(l.path_string()).or_insert(i);
+            by_path.entry(l.path_string()).or_default().push(i);
         }
         Ok(SchemaDescriptor {
             root: SchemaNode {
@@ -325,9 +326,32 @@ impl SchemaDescriptor {
         &self.leaves[i]
     }
 
-    /// The index of the leaf whose dotted path is `dotted_path` (e.g. `"a.list.element"`).
+    /// The index of the leaf whose dotted path is `dotted_path` (e.g. `"a.list.element"`);
+    /// `None` when no leaf has it, or when several do (some writers repeat top-level names):
+    /// [`Self::lookup`] tells the two apart.
     pub fn find(&self, dotted_path: &str) -> Option<usize> {
-        self.by_path.get(dotted_path).copied()
+        match self.by_path.get(dotted_path)?.as_slice() {
+            [i] => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// [`Self::find`] as a result: an error says whether no leaf has the path or which
+    /// leaves share it.
+    pub fn lookup(&self, dotted_path: &str) -> Result<usize> {
+        match self.by_path.get(dotted_path).map(Vec::as_slice) {
+            Some([i]) => Ok(*i),
+            Some(several) => Err(Error::InvalidArgument(format!(
+                "{dotted_path:?} names {} leaf columns (columns {}): select one by index",
+                several.len(),
+                several
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+            None => Err(Error::InvalidArgument(format!("no column {dotted_path:?}"))),
+        }
     }
 
     /// The root's children: the top-level fields.

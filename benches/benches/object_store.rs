@@ -260,7 +260,7 @@ fn parq_options(files_in_flight: usize, requests: usize) -> ScanOptions {
     ScanOptions {
         push: PushOptions {
             batch_size: BATCH,
-            projection: Some(PROJECTION.iter().map(|s| s.to_string()).collect()),
+            projection: Some(PROJECTION.iter().map(|s| (*s).into()).collect()),
             memory_budget: BUDGET_PER_FILE,
             ..PushOptions::default()
         },

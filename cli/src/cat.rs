@@ -8,7 +8,7 @@ use parq::column::{Column, Values};
 use parq::field::{DataType, Field, Primitive};
 use parq::metadata::{ConvertedType, LogicalType, Type};
 use parq::predicate::Expr;
-use parq::read::{ParquetReader, Source};
+use parq::read::{ParquetReader, Select, Source};
 use parq::schema::ColumnDescriptor;
 
 use crate::json;
@@ -354,10 +354,21 @@ pub fn run<S: Source>(
     filter: Option<&Expr>,
     csv_header: bool,
 ) -> parq::Result<usize> {
-    let all: Vec<String> = reader.fields()?.into_iter().map(|f| f.name).collect();
-    let columns: Vec<&str> = match columns {
-        Some(list) => list.split(',').map(str::trim).collect(),
-        None => all.iter().map(String::as_str).collect(),
+    // Every field by index: top-level names may repeat (a name that does is an error
+    // listing its fields when given to --columns).
+    let all = reader.fields()?;
+    let printed_all = names_apart(all.iter().map(|f| f.name.as_str()));
+    let columns: Vec<Select> = match columns {
+        // A repeated name is asked for by the name it is printed under (`column_2`).
+        Some(list) => list
+            .split(',')
+            .map(str::trim)
+            .map(|c| match printed_all.iter().position(|p| p == c) {
+                Some(k) if all[k].name != c => Select::Field(k),
+                _ => Select::from(c),
+            })
+            .collect(),
+        None => (0..all.len()).map(Select::Field).collect(),
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -390,21 +401,51 @@ pub fn run<S: Source>(
             )
         }
     };
-    let names: Vec<String> = fields
+    // Each projected field under the name it has among all the file's fields, so that a
+    // repeated name prints the same whichever columns are asked for.
+    let mut tops: Vec<usize> = Vec::new();
+    for c in &columns {
+        let top = match c {
+            Select::Field(k) => Some(*k),
+            Select::Path(p) => all.iter().position(|f| f.name == *p).or_else(|| {
+                let schema = reader.schema();
+                schema.find(p).map(|l| schema.leaf(l).top_level_field)
+            }),
+            _ => None,
+        };
+        if let Some(top) = top.filter(|t| !tops.contains(t)) {
+            tops.push(top);
+        }
+    }
+    let printed: Vec<String> = if tops.len() == fields.len() {
+        tops.iter().map(|&k| printed_all[k].clone()).collect()
+    } else {
+        names_apart(fields.iter().map(|f| f.name.as_str()))
+    };
+    for (k, (field, name)) in fields.iter().zip(&printed).enumerate() {
+        if field.name != *name && csv_header {
+            eprintln!(
+                "parq: note: field {} repeats the name {:?}: printed as {name:?}",
+                tops.get(k).copied().unwrap_or(k),
+                field.name
+            );
+        }
+    }
+    let names: Vec<String> = printed
         .iter()
-        .map(|f| {
+        .map(|name| {
             let mut s = String::new();
-            json::string(&mut s, &f.name);
+            json::string(&mut s, name);
             s
         })
         .collect();
     if format == OutputFormat::Csv && csv_header {
         // The header comes even when no row follows.
-        for (k, f) in fields.iter().enumerate() {
+        for (k, name) in printed.iter().enumerate() {
             if k > 0 {
                 line.push(',');
             }
-            csv_cell(&mut line, &f.name, false);
+            csv_cell(&mut line, name, false);
         }
         line.push('\n');
         out.write_all(line.as_bytes()).map_err(stdout_err)?;
@@ -477,4 +518,41 @@ pub fn run<S: Source>(
     }
     out.flush().map_err(stdout_err)?;
     Ok(limit - left)
+}
+
+/// Top-level names made distinct for printing, as DuckDB does: a name already taken gets
+/// the first free suffix `_1`, `_2`, … (`column, column_1, column` prints as `column,
+/// column_1, column_2`). Names are compared exactly, as Parquet does.
+pub fn names_apart<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let names: Vec<&str> = names.collect();
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        let repeated = names[..i].contains(name);
+        let mut printed = name.to_string();
+        if repeated {
+            printed = (1..)
+                .map(|k| format!("{name}_{k}"))
+                .find(|c| !taken.contains(c) && !names.contains(&c.as_str()))
+                .expect("a free suffix");
+        }
+        taken.insert(printed.clone());
+        out.push(printed);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_apart;
+
+    #[test]
+    fn repeated_names_print_apart() {
+        let got = names_apart(["column", "column_1", "column"].into_iter());
+        assert_eq!(got, ["column", "column_1", "column_2"]);
+        let got = names_apart(["a", "a", "a", "b"].into_iter());
+        assert_eq!(got, ["a", "a_1", "a_2", "b"]);
+        let got = names_apart(["a", "A"].into_iter());
+        assert_eq!(got, ["a", "A"]);
+    }
 }

@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use parq::object_store::{ScanOptions, ScanProgress};
 use parq::predicate::{Expr, FilterStats};
 use parq::read::push::PushOptions;
-use parq::read::{ParquetReader, ReadOptions, Source};
+use parq::read::{ParquetReader, ReadOptions, Select, Source};
 
 use crate::json;
 use crate::prefix::Listing;
@@ -91,7 +91,7 @@ struct Files {
 pub fn run_many(listing: &Listing, args: &ScanArgs, read: ReadOptions) -> parq::Result<()> {
     let projection = args
         .columns
-        .map(|list| list.split(',').map(|p| p.trim().to_string()).collect());
+        .map(|list| list.split(',').map(|p| Select::from(p.trim())).collect());
     let mut files = Files {
         files: 0,
         pruned: 0,

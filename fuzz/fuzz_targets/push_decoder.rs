@@ -161,8 +161,10 @@ fn local_read(
         read.selection = Some(kept);
     }
     let whole = ParquetReader::with_options(file.clone(), read.clone())?;
-    let names: Vec<String> = whole.fields()?.into_iter().map(|f| f.name).collect();
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    // By index: a fuzzed schema may repeat names.
+    let names: Vec<parq::read::Select> = (0..whole.fields()?.len())
+        .map(parq::read::Select::Field)
+        .collect();
     let mut out = Vec::new();
     for rg in whole.selected_row_groups() {
         let r = ParquetReader::with_options(

@@ -15,7 +15,9 @@ use parq_codecs::probe;
 use crate::array::{Array, ListArray, ListOffsets};
 use crate::column::{Column, Values};
 use crate::read::FieldLeaves;
-use crate::read::{ArrayBatch, ArrayBatchReader, ByteArrayLayout, ParquetReader, Source};
+use crate::read::{
+    selects, ArrayBatch, ArrayBatchReader, ByteArrayLayout, ParquetReader, Select, Source,
+};
 use crate::{Error, Result};
 
 fn arrow_err(e: ArrowError) -> Error {
@@ -964,15 +966,13 @@ impl RecordBatchConverter {
     /// what the decoders can do for it.
     fn new<S: Source>(
         reader: &ParquetReader<S>,
-        projection: &[&str],
+        projection: &[Select],
         schema: Option<SchemaRef>,
         options: &mut crate::read::ReadOptions,
         decoders: Decoders,
     ) -> Result<Self> {
-        let all: Vec<String>;
-        let projection: Vec<&str> = if projection.is_empty() {
-            all = reader.fields()?.into_iter().map(|f| f.name).collect();
-            all.iter().map(String::as_str).collect()
+        let projection = if projection.is_empty() {
+            all_fields(reader)?
         } else {
             projection.to_vec()
         };
@@ -1078,12 +1078,7 @@ impl RecordBatchConverter {
         decoders: Decoders,
     ) -> Result<Self> {
         let reader = crate::read::push::empty_reader(footer, &options.read);
-        let projection: Vec<&str> = options
-            .projection
-            .iter()
-            .flatten()
-            .map(String::as_str)
-            .collect();
+        let projection = options.projection.clone().unwrap_or_default();
         Self::new(&reader, &projection, schema, &mut options.read, decoders)
     }
 
@@ -1298,23 +1293,29 @@ impl<S: Source> ParquetReader<S> {
     /// let rows: usize = batches.map(|b| b.unwrap().num_rows()).sum();
     /// assert_eq!(rows, 8);
     /// ```
-    pub fn record_batches(
+    pub fn record_batches<C>(
         &self,
-        projection: &[&str],
+        projection: &[C],
         batch_size: usize,
-    ) -> Result<ParquetRecordBatchReader<S>> {
+    ) -> Result<ParquetRecordBatchReader<S>>
+    where
+        for<'c> &'c C: Into<Select>,
+    {
         let mut options = self.options.clone();
-        let converter =
-            RecordBatchConverter::new(self, projection, None, &mut options, Decoders::Trusted)?;
-        let names: Vec<&str> = converter.fields.iter().map(|f| f.name.as_str()).collect();
-        let projection = if projection.is_empty() {
-            &names[..]
-        } else {
-            projection
+        let projection = match selects(projection) {
+            p if p.is_empty() => all_fields(self)?,
+            p => p,
         };
-        let inner = self.array_batches_with(projection, batch_size, options)?;
+        let converter =
+            RecordBatchConverter::new(self, &projection, None, &mut options, Decoders::Trusted)?;
+        let inner = self.array_batches_with(&projection, batch_size, options)?;
         Ok(ParquetRecordBatchReader { inner, converter })
     }
+}
+
+/// Every top-level field of `reader`'s file, by index (names may repeat).
+fn all_fields<S: Source>(reader: &ParquetReader<S>) -> Result<Vec<Select>> {
+    Ok((0..reader.fields()?.len()).map(Select::Field).collect())
 }
 
 #[cfg(test)]

@@ -574,7 +574,7 @@ pub fn from_arrow_array(a: &dyn ArrowArray, field: &Field) -> Result<Array> {
 /// let bytes = w.into_inner().unwrap();
 ///
 /// let reader = ParquetReader::new(bytes::Bytes::from(bytes)).unwrap();
-/// let mut batches = reader.record_batches(&[], 1024).unwrap();
+/// let mut batches = reader.record_batches(parq::read::EVERY_FIELD, 1024).unwrap();
 /// assert_eq!(batches.schema(), batch.schema());
 /// assert_eq!(batches.next().unwrap().unwrap(), batch);
 /// ```

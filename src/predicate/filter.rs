@@ -15,7 +15,9 @@ use crate::bloom::Sbbf;
 use crate::column::Column;
 use crate::field::Field;
 use crate::metadata::ColumnIndex;
-use crate::read::{ArrayBatch, ArrayBatchReader, BatchReader, ParquetReader, RowSelection, Source};
+use crate::read::{
+    selects, ArrayBatch, ArrayBatchReader, BatchReader, ParquetReader, RowSelection, Select, Source,
+};
 use crate::variant::VariantArray;
 use crate::{Error, Result};
 
@@ -80,7 +82,7 @@ type PageIndexes = HashMap<usize, Option<PageIndex>>;
 /// Batches of the rows that satisfy a predicate; see [`ParquetReader::filtered_batches`].
 pub struct FilteredBatches<S: Source> {
     file: ParquetReader<S>,
-    columns: Vec<String>,
+    columns: Vec<Select>,
     fields: Vec<Field>,
     pruned: Pruned,
     next: usize,
@@ -98,13 +100,12 @@ impl<S: Source> FilteredBatches<S> {
     }
 
     fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
-        let projection: Vec<&str> = self.columns.iter().map(String::as_str).collect();
         while let Some(g) = self.pruned.groups.get(self.next) {
             self.next += 1;
             let e = self.file.evaluate_groups(
                 &self.pruned.node,
                 std::slice::from_ref(g),
-                &projection,
+                &self.columns,
             )?;
             let matched = e.matched.row_count() as usize;
             self.pruned.stats.rows_matched += matched as u64;
@@ -159,13 +160,12 @@ impl<S: Source> Evaluated<S> {
     /// The matching rows of column `path` (a top-level name or a leaf path). A flat
     /// top-level column the predicate already decoded is not decoded again; the others are
     /// read through the row selection of the matching rows (late materialisation).
-    fn materialise(&self, path: &str) -> Result<(Field, Array)> {
+    fn materialise(&self, column: &Select) -> Result<(Field, Array)> {
         let reader = &self.matched_reader;
         let schema = reader.schema();
         let want = self.matched.row_count();
-        let kept = schema
-            .find(path)
-            .filter(|&leaf| schema.leaf(leaf).path.len() == 1)
+        let kept = reader
+            .top_level_leaf(column)
             .and_then(|leaf| self.kept.get(&leaf).map(|col| (leaf, col)));
         if let Some((leaf, col)) = kept {
             probe::hit("predicate.predicate_column_reused");
@@ -174,12 +174,12 @@ impl<S: Source> Evaluated<S> {
                 .fields()?
                 .into_iter()
                 .nth(top)
-                .ok_or_else(|| Error::InvalidArgument(format!("no field for {path}")))?;
+                .ok_or_else(|| Error::InvalidArgument(format!("no field for {column}")))?;
             return Ok((field, Array::Primitive(col.clone())));
         }
-        let (field, array) = reader.read_field_by_path(path)?;
+        let (field, array) = reader.read_selected(column)?;
         if array.len() as u64 != want {
-            return Err(rows_differ(path, array.len() as u64, want));
+            return Err(rows_differ(&column.to_string(), array.len() as u64, want));
         }
         Ok((field, array))
     }
@@ -297,18 +297,22 @@ impl<S: Source> ParquetReader<S> {
     /// Row groups and pages are pruned first (see [`Self::prune`]); the predicate's columns
     /// are decoded for the row groups left and evaluated exactly; the projected columns are
     /// then decoded for those row groups and only the matching rows kept.
-    pub fn read_filtered(
+    pub fn read_filtered<C>(
         &self,
-        columns: &[&str],
+        columns: &[C],
         expr: &Expr,
-    ) -> Result<(Vec<(Field, Array)>, FilterStats)> {
-        let (p, evaluated) = self.evaluate(expr, columns)?;
+    ) -> Result<(Vec<(Field, Array)>, FilterStats)>
+    where
+        for<'c> &'c C: Into<Select>,
+    {
+        let columns = selects(columns);
+        let (p, evaluated) = self.evaluate(expr, &columns)?;
         let mut out = Vec::with_capacity(columns.len());
-        for c in columns {
+        for c in &columns {
             out.push(match &evaluated {
                 Some(e) => e.materialise(c)?,
                 // Nothing survived pruning: an empty array of the right shape.
-                None => self.with_row_groups(Vec::new()).read_field_by_path(c)?,
+                None => self.with_row_groups(Vec::new()).read_selected(c)?,
             });
         }
         Ok((out, p.stats))
@@ -333,7 +337,11 @@ impl<S: Source> ParquetReader<S> {
 
     /// Prune, then evaluate exactly over the row groups left (`None` when there are none),
     /// keeping the flat columns of `projection` that the predicate decodes.
-    fn evaluate(&self, expr: &Expr, projection: &[&str]) -> Result<(Pruned, Option<Evaluated<S>>)> {
+    fn evaluate(
+        &self,
+        expr: &Expr,
+        projection: &[Select],
+    ) -> Result<(Pruned, Option<Evaluated<S>>)> {
         let mut p = self.prune_groups(expr)?;
         if p.groups.is_empty() {
             return Ok((p, None));
@@ -349,7 +357,7 @@ impl<S: Source> ParquetReader<S> {
         &self,
         node: &Node,
         groups: &[Group],
-        projection: &[&str],
+        projection: &[Select],
     ) -> Result<Evaluated<S>> {
         // Only the rows pruning left are decoded: pages without one are skipped.
         let pruned = RowSelection::from_ranges(
@@ -383,7 +391,7 @@ impl<S: Source> ParquetReader<S> {
         }
         for &input in inputs.iter().filter(|&&i| !is_flat(i)) {
             let path = schema.leaf(input.0).path_string();
-            let batches = reader.array_batches(&[&path], EVAL_BATCH)?;
+            let batches = reader.array_batches(&[Select::Leaf(input.0)], EVAL_BATCH)?;
             streams.push(LeafStream::Nested(input, path, batches));
         }
         for v in node.variant_paths() {
@@ -395,8 +403,8 @@ impl<S: Source> ParquetReader<S> {
         }
         let keep: Vec<usize> = projection
             .iter()
-            .filter_map(|p| schema.find(p))
-            .filter(|&c| flat.contains(&c) && schema.leaf(c).path.len() == 1)
+            .filter_map(|p| self.top_level_leaf(p))
+            .filter(|c| flat.contains(c))
             .collect();
         let mut kept: HashMap<usize, Vec<Column>> = HashMap::new();
         let mut mask = BooleanBufferBuilder::new(total);
@@ -479,17 +487,21 @@ impl<S: Source> ParquetReader<S> {
     /// [`Self::read_filtered`] as a stream: one batch per row group left by pruning that
     /// holds a matching row, so that memory is bounded by a row group. Pruning is done
     /// before the first batch; [`FilteredBatches::stats`] counts the rows matched so far.
-    pub fn filtered_batches(&self, columns: &[&str], expr: &Expr) -> Result<FilteredBatches<S>> {
+    pub fn filtered_batches<C>(&self, columns: &[C], expr: &Expr) -> Result<FilteredBatches<S>>
+    where
+        for<'c> &'c C: Into<Select>,
+    {
+        let columns = selects(columns);
         let p = self.prune_groups(expr)?;
         // Check the projection once, up front.
         let fields = self
             .with_row_groups(Vec::new())
-            .array_batches(columns, 1)?
+            .array_batches::<Select>(&columns, 1)?
             .fields()
             .to_vec();
         Ok(FilteredBatches {
             file: self.with_row_groups(Vec::new()),
-            columns: columns.iter().map(|c| c.to_string()).collect(),
+            columns,
             fields,
             pruned: p,
             next: 0,

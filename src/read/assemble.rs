@@ -205,6 +205,10 @@ impl Assembly {
 }
 
 fn append(plan: &FieldPlan, node: &mut Node, views: &[LeafView<'_>], slots: usize) -> Result<()> {
+    if plan.is_leafless() {
+        append_leafless(plan, node, slots);
+        return Ok(());
+    }
     match (&plan.kind, node) {
         (PlanKind::Leaf { column, .. }, Node::Leaf { len }) => {
             let got = view(views, *column)?.slots;
@@ -253,6 +257,49 @@ fn append(plan: &FieldPlan, node: &mut Node, views: &[LeafView<'_>], slots: usiz
         _ => unreachable!("an assembly follows the plan it was made from"),
     }
     Ok(())
+}
+
+/// `slots` slots of a field with no leaf below it, which no level describes: null when it
+/// is optional (pyarrow reads them so), valid when required; a list's are empty.
+fn append_leafless(plan: &FieldPlan, node: &mut Node, slots: usize) {
+    let mark = |validity: &mut Validity| {
+        if plan.nullable {
+            validity.builder(slots).append_n(slots, false);
+            validity.counted(slots, 0);
+        } else {
+            validity.append_valid(slots);
+        }
+    };
+    match (&plan.kind, node) {
+        (
+            PlanKind::Struct(plans),
+            Node::Struct {
+                len,
+                validity,
+                children,
+            },
+        ) => {
+            mark(validity);
+            *len += slots;
+            for (p, c) in plans.iter().zip(children) {
+                append_leafless(p, c, slots);
+            }
+        }
+        (
+            PlanKind::List { .. },
+            Node::List {
+                offsets,
+                count,
+                validity,
+                ..
+            },
+        ) => {
+            mark(validity);
+            offsets.extend(std::iter::repeat_n(*count, slots));
+        }
+        // A leaf is never leafless; an assembly follows the plan it was made from.
+        _ => {}
+    }
 }
 
 fn finish(plan: &FieldPlan, node: Node, values: &mut [(usize, Option<Column>)]) -> Result<Array> {

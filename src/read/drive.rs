@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::push::whole::WholeItem;
 use super::push::{DecodeResult, IoOptions, PushDecoder, PushOptions};
-use super::{ArrayBatch, ParquetReader, ReadOptions, Source};
+use super::{ArrayBatch, ParquetReader, ReadOptions, Select, Source};
 use crate::array::Array;
 use crate::field::Field;
 use crate::{Error, Result};
@@ -33,7 +33,7 @@ impl<S: Source> PushDriver<S> {
     /// Batches of the fields `columns` (top-level names or leaf paths) of `reader`'s file.
     pub(crate) fn fields(
         reader: &ParquetReader<S>,
-        columns: &[&str],
+        columns: &[Select],
         batch_size: usize,
     ) -> Result<Self> {
         Self::fields_with(reader, columns, batch_size, reader.options.clone())
@@ -42,11 +42,11 @@ impl<S: Source> PushDriver<S> {
     /// [`Self::fields`] with other read options than `reader`'s.
     pub(crate) fn fields_with(
         reader: &ParquetReader<S>,
-        columns: &[&str],
+        columns: &[Select],
         batch_size: usize,
         read: ReadOptions,
     ) -> Result<Self> {
-        let projection = Some(columns.iter().map(|c| c.to_string()).collect());
+        let projection = Some(columns.to_vec());
         let mut options = local_options(reader, batch_size, projection);
         options.read = read;
         let mut decoder = PushDecoder::try_new(reader.footer(), options)?;
@@ -116,7 +116,7 @@ impl<S: Source> PushDriver<S> {
 fn local_options<S: Source>(
     reader: &ParquetReader<S>,
     batch_size: usize,
-    projection: Option<Vec<String>>,
+    projection: Option<Vec<Select>>,
 ) -> PushOptions {
     PushOptions {
         read: reader.options.clone(),

@@ -317,9 +317,7 @@ impl<S: Source> ParquetReader<S> {
 
     /// Index of the leaf column with dotted path `path`.
     pub fn column_index(&self, path: &str) -> Result<usize> {
-        self.schema
-            .find(path)
-            .ok_or_else(|| Error::InvalidArgument(format!("no column {path:?}")))
+        self.schema.lookup(path)
     }
 
     /// Read one leaf column over the selected row groups, as one column.
@@ -780,9 +778,14 @@ impl<S: Source> ColumnReader<S> {
             self.file.options.verify_crc,
             loc,
         ));
-        #[cfg(feature = "encryption")]
         if let Some(pages) = &mut self.pages {
-            pages.decryptor = crypt;
+            // Pages are skipped by their rows here; a repeated column's are counted from its
+            // levels (those of v2 pages, which need no decompression).
+            pages.count_records = self.chunk_selection.is_some() && self.desc.max_rep_level > 0;
+            #[cfg(feature = "encryption")]
+            {
+                pages.decryptor = crypt;
+            }
         }
         Ok(true)
     }
@@ -809,6 +812,11 @@ impl<S: Source> ColumnReader<S> {
     /// The selection inside the open chunk, in rows of its row group (`None`: all rows).
     pub(crate) fn chunk_selection(&self) -> Option<&RowSelection> {
         self.chunk_selection.as_ref()
+    }
+
+    /// Rows of the open column chunk's row group, as its footer declares them.
+    pub(crate) fn chunk_rows(&self) -> u64 {
+        self.chunk_rows
     }
 
     /// Row (in its row group) of the data page most recently returned, when known.

@@ -148,6 +148,7 @@ mod page;
 mod page_index;
 mod parallel;
 pub mod push;
+mod select;
 mod selection;
 mod source;
 
@@ -157,5 +158,7 @@ pub use file::{ParquetReader, ReadOptions};
 #[cfg(feature = "arrow")]
 pub(crate) use nested::FieldLeaves;
 pub use nested::{testing, ArrayBatch, ArrayBatchReader};
+pub(crate) use select::selects;
+pub use select::{Select, EVERY_FIELD};
 pub use selection::RowSelection;
 pub use source::{FileSource, MmapSource, Source};

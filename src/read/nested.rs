@@ -17,6 +17,8 @@ use super::file::{ColumnReader, ParquetReader};
 use super::levels::{check_nulls, levels_error};
 use super::page::{level_bit_width, DataPage, Levels};
 use super::push::whole::WholeItem;
+use super::select::Select;
+use super::selects;
 use super::source::Source;
 use crate::array::Array;
 use crate::column::Column;
@@ -48,6 +50,9 @@ pub(crate) struct LeafState<S: Source> {
     done: bool,
     /// Under a selection: the row (in the row group) the next record start begins.
     next_record: u64,
+    /// Records of the open column chunk up to the end of the last page (a repeated column):
+    /// checked against its row group's rows.
+    chunk_records: u64,
     /// Records per batch of a batched read (0: a whole read): the leaf's values are cut into
     /// one column per batch as pages are decoded, see [`LeafState::batch_cuts`].
     batch: usize,
@@ -82,6 +87,7 @@ impl<S: Source> LeafState<S> {
             front_offset: 0,
             done: false,
             next_record: 0,
+            chunk_records: 0,
             batch: 0,
             batch_slots: 0,
         })
@@ -119,33 +125,15 @@ impl<S: Source> LeafState<S> {
             .map_err(|e| levels_error("definition", e).at(loc))?;
         self.entries += n;
         let chunk_start = std::mem::take(&mut self.reader.chunk_started);
+        let records = self
+            .count_records(start, chunk_start)
+            .map_err(|e| e.at(loc))?;
         if let Some(keep) = self.selected_entries(start, n, chunk_start) {
-            if chunk_start && self.rep.get(start).is_some_and(|&r| r != 0) {
-                return Err(Error::format(
-                    "a column chunk starts inside a record (repetition level above 0)",
-                )
-                .at(loc));
-            }
             return self.decode_selected(page, loc, start, &keep);
         }
-        let rep = &self.rep[self.rep.len().min(start)..];
         let def = &self.def[self.def.len().min(start)..];
         let starts_before = self.starts;
         if self.max_rep > 0 {
-            if chunk_start && rep.first().is_some_and(|&r| r != 0) {
-                return Err(Error::format(
-                    "a column chunk starts inside a record (repetition level above 0)",
-                )
-                .at(loc));
-            }
-            let records = nested_levels::count_equal(rep, 0);
-            if page.num_rows.is_some_and(|r| r != records) {
-                return Err(Error::format(format!(
-                    "data page v2 says {} rows, its repetition levels start {records}",
-                    page.num_rows.unwrap_or(0)
-                ))
-                .at(loc));
-            }
             self.starts += records;
         } else {
             self.starts += n;
@@ -159,7 +147,6 @@ impl<S: Source> LeafState<S> {
         let page = DataPage {
             num_values: slots,
             num_nulls: None,
-            num_rows: None,
             encoding: page.encoding,
             rep_levels: Levels::None,
             def_levels: Levels::None,
@@ -191,6 +178,39 @@ impl<S: Source> LeafState<S> {
             },
             &mut cut,
         )
+    }
+
+    /// The records that start in the page whose level pairs are buffered from `start`
+    /// (its repetition levels' zeros; 0 for a column that is not repeated, whose rows the
+    /// column reader checks), checked against the row group: a repeated column's records
+    /// are what its levels say, whatever a page header claims, and they may not outnumber
+    /// the rows its row group declares, so no page invents rows.
+    fn count_records(&mut self, start: usize, chunk_start: bool) -> Result<usize> {
+        if self.max_rep == 0 {
+            return Ok(0);
+        }
+        let rep = &self.rep[self.rep.len().min(start)..];
+        if chunk_start && rep.first().is_some_and(|&r| r != 0) {
+            return Err(Error::format(
+                "a column chunk starts inside a record (repetition level above 0)",
+            ));
+        }
+        let records = nested_levels::count_equal(rep, 0);
+        if chunk_start {
+            self.chunk_records = 0;
+        }
+        // Pages skipped through the offset index are counted by the row it gives.
+        let first = self.reader.page_first_row().unwrap_or(self.chunk_records);
+        let end = first.saturating_add(records as u64);
+        if end > self.reader.chunk_rows() {
+            return Err(Error::format(format!(
+                "the repetition levels hold {end} records by the end of this page, more than \
+                 the {} rows of its row group",
+                self.reader.chunk_rows()
+            )));
+        }
+        self.chunk_records = end;
+        Ok(records)
     }
 
     /// The slots of the page of `n` pairs buffered from `start` at which a batch begins, for
@@ -329,7 +349,6 @@ impl<S: Source> LeafState<S> {
         let page = DataPage {
             num_values: slots,
             num_nulls: None,
-            num_rows: None,
             encoding: page.encoding,
             rep_levels: Levels::None,
             def_levels: Levels::None,
@@ -499,6 +518,9 @@ fn leaf_slots(def: &[i16], def_slot: i16, max: i16) -> (usize, Option<BooleanBuf
 pub(crate) struct FieldReader<S: Source> {
     plan: FieldPlan,
     leaves: Vec<LeafState<S>>,
+    /// For a field without leaves ([`FieldPlan::is_leafless`]), which no page describes:
+    /// the selected rows not yet handed out, from the footer.
+    leafless_rows: u64,
 }
 
 /// Each leaf's `def_slot`: the element level of its nearest list (0 outside lists).
@@ -519,7 +541,16 @@ impl<S: Source> FieldReader<S> {
             .into_iter()
             .map(|(c, ds)| LeafState::new(file.leaf_reader(c)?, c, ds, batched))
             .collect::<Result<Vec<_>>>()?;
-        Ok(FieldReader { plan, leaves })
+        let leafless_rows = if leaves.is_empty() {
+            file.selected_rows()
+        } else {
+            0
+        };
+        Ok(FieldReader {
+            plan,
+            leaves,
+            leafless_rows,
+        })
     }
 
     /// The next `records` records (fewer at the end; `None` when none is left).
@@ -568,6 +599,15 @@ impl<S: Source> FieldReader<S> {
     /// Append the next `records` records (fewer at the end) to `asm`; returns the records
     /// and each leaf's slots among them, `None` when no record is left.
     fn step(&mut self, records: usize, asm: &mut Assembly) -> Result<Option<(usize, Vec<usize>)>> {
+        if self.leaves.is_empty() {
+            let rows = (records as u64).min(self.leafless_rows) as usize;
+            if rows == 0 {
+                return Ok(None);
+            }
+            self.leafless_rows -= rows as u64;
+            asm.append(&self.plan, &[], rows)?;
+            return Ok(Some((rows, Vec::new())));
+        }
         for l in &mut self.leaves {
             l.fill(records)?;
         }
@@ -892,25 +932,58 @@ impl<S: Source> ParquetReader<S> {
             .collect())
     }
 
-    /// The plans of `columns`: each is a top-level field name (the whole field) or a leaf's
-    /// dotted path (that leaf and its ancestors). Leaves under the same top-level field are
-    /// merged into one projected field, placed where the first of them was asked for.
-    pub(super) fn projection(&self, columns: &[&str]) -> Result<Vec<FieldPlan>> {
+    /// The plans of `columns`: each a top-level field (the whole field) or a leaf (that leaf
+    /// and its ancestors), by name or by index (see [`Select`]). Leaves under the same
+    /// top-level field are merged into one projected field, placed where the first of them
+    /// was asked for. A name that several fields or leaves carry is an error listing them.
+    pub(crate) fn projection(&self, columns: &[Select]) -> Result<Vec<FieldPlan>> {
         let plans = plan_fields(&self.schema)?;
         let mut order: Vec<usize> = Vec::new();
         let mut keep: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); plans.len()];
         for c in columns {
-            let top = if let Some(i) = plans.iter().position(|p| p.name == *c) {
+            let whole = |i: usize, keep: &mut Vec<BTreeSet<usize>>| {
                 let mut all = Vec::new();
                 plans[i].leaves(&mut all);
                 keep[i].extend(all);
                 i
-            } else if let Some(leaf) = self.schema.find(c) {
+            };
+            let leaf = |leaf: usize, keep: &mut Vec<BTreeSet<usize>>| {
                 let top = self.schema.leaf(leaf).top_level_field;
                 keep[top].insert(leaf);
                 top
-            } else {
-                return Err(Error::InvalidArgument(format!("no column {c:?}")));
+            };
+            let top = match c {
+                Select::Field(i) if *i < plans.len() => whole(*i, &mut keep),
+                Select::Field(i) => {
+                    return Err(Error::InvalidArgument(format!(
+                        "no field {i}: the file has {} top-level fields",
+                        plans.len()
+                    )))
+                }
+                Select::Leaf(i) if *i < self.schema.num_columns() => leaf(*i, &mut keep),
+                Select::Leaf(i) => {
+                    return Err(Error::InvalidArgument(format!(
+                        "no leaf column {i}: the file has {}",
+                        self.schema.num_columns()
+                    )))
+                }
+                Select::Path(name) => {
+                    let tops: Vec<usize> = (0..plans.len())
+                        .filter(|&i| plans[i].name == *name)
+                        .collect();
+                    match tops.as_slice() {
+                        [i] => whole(*i, &mut keep),
+                        [] => leaf(self.schema.lookup(name)?, &mut keep),
+                        _ => {
+                            return Err(Error::InvalidArgument(format!(
+                                "{name:?} names {} top-level fields (fields {}): select one \
+                                 by its index",
+                                tops.len(),
+                                list(&tops)
+                            )))
+                        }
+                    }
+                }
             };
             if !order.contains(&top) {
                 order.push(top);
@@ -1007,8 +1080,29 @@ impl<S: Source> ParquetReader<S> {
     /// # Ok::<(), parq::Error>(())
     /// ```
     pub fn read_field_by_path(&self, path: &str) -> Result<(Field, Array)> {
-        let plan = self.projection(&[path])?.pop().expect("one field");
+        let plan = self.projection(&[path.into()])?.pop().expect("one field");
         self.read_plan(plan)
+    }
+
+    /// The field `column` selects (see [`Select`]), whole, over the selected row groups.
+    pub(crate) fn read_selected(&self, column: &Select) -> Result<(Field, Array)> {
+        let plan = self
+            .projection(std::slice::from_ref(column))?
+            .pop()
+            .expect("one field");
+        self.read_plan(plan)
+    }
+
+    /// The leaf `column` selects when that is a whole top-level column (a primitive field
+    /// directly under the root), else `None`.
+    pub(crate) fn top_level_leaf(&self, column: &Select) -> Option<usize> {
+        let leaf = match column {
+            Select::Path(path) => self.schema.find(path)?,
+            Select::Leaf(i) => *i,
+            Select::Field(i) => (0..self.schema.num_columns())
+                .find(|&l| self.schema.leaf(l).top_level_field == *i)?,
+        };
+        (leaf < self.schema.num_columns() && self.schema.leaf(leaf).path.len() == 1).then_some(leaf)
     }
 
     fn read_plan(&self, plan: FieldPlan) -> Result<(Field, Array)> {
@@ -1103,13 +1197,14 @@ impl<S: Source> ParquetReader<S> {
     /// assert_eq!(rows, 3);
     /// # Ok::<(), parq::Error>(())
     /// ```
-    pub fn array_batches(
-        &self,
-        columns: &[&str],
-        batch_size: usize,
-    ) -> Result<ArrayBatchReader<S>> {
+    pub fn array_batches<C>(&self, columns: &[C], batch_size: usize) -> Result<ArrayBatchReader<S>>
+    where
+        for<'c> &'c C: Into<Select>,
+    {
         Ok(ArrayBatchReader(PushDriver::fields(
-            self, columns, batch_size,
+            self,
+            &selects(columns),
+            batch_size,
         )?))
     }
 
@@ -1117,7 +1212,7 @@ impl<S: Source> ParquetReader<S> {
     #[cfg(feature = "arrow")]
     pub(crate) fn array_batches_with(
         &self,
-        columns: &[&str],
+        columns: &[Select],
         batch_size: usize,
         options: super::ReadOptions,
     ) -> Result<ArrayBatchReader<S>> {
@@ -1131,7 +1226,7 @@ impl<S: Source> ParquetReader<S> {
     /// else the leaf columns of the nested field in schema order (the order of the leaves of
     /// its Arrow type).
     #[cfg(feature = "arrow")]
-    pub(crate) fn field_leaves(&self, columns: &[&str]) -> Result<Vec<(Field, FieldLeaves)>> {
+    pub(crate) fn field_leaves(&self, columns: &[Select]) -> Result<Vec<(Field, FieldLeaves)>> {
         Ok(self
             .projection(columns)?
             .into_iter()
@@ -1161,7 +1256,7 @@ impl<S: Source> ParquetReader<S> {
     /// push decoder's, for one row group).
     pub(crate) fn field_batches(
         &self,
-        columns: &[&str],
+        columns: &[Select],
         batch_size: usize,
     ) -> Result<FieldBatches<S>> {
         if batch_size == 0 {
@@ -1238,12 +1333,17 @@ pub mod testing {
     /// The batches of `columns` of `reader` decoded straight from its column readers,
     /// without the push decoder that [`ParquetReader::array_batches`] runs through: the
     /// oracle the push decoder is tested against. Batches here span row groups.
-    pub fn direct_array_batches<S: Source>(
+    pub fn direct_array_batches<S: Source, C>(
         reader: &ParquetReader<S>,
-        columns: &[&str],
+        columns: &[C],
         batch_size: usize,
-    ) -> Result<Vec<ArrayBatch>> {
-        reader.field_batches(columns, batch_size)?.collect()
+    ) -> Result<Vec<ArrayBatch>>
+    where
+        for<'c> &'c C: Into<Select>,
+    {
+        reader
+            .field_batches(&selects(columns), batch_size)?
+            .collect()
     }
 
     /// Assemble top-level field `field` of `schema` from each of its leaves' `(rep, def)`
@@ -1353,6 +1453,15 @@ pub mod testing {
             checked.into_iter().map(|(c, _, v)| (c, Some(v))).collect();
         assemble(&plan, &views, rows.unwrap_or(0), &mut values)
     }
+}
+
+/// `0, 2` for the indices `[0, 2]`, for messages.
+fn list(indices: &[usize]) -> String {
+    indices
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

@@ -29,8 +29,6 @@ pub(crate) struct DataPage {
     pub num_values: usize,
     /// Nulls in the page if the header says (v2 only).
     pub num_nulls: Option<usize>,
-    /// Rows (records) in the page if the header says (v2 only).
-    pub num_rows: Option<usize>,
     /// Encoding of the values.
     pub encoding: Encoding,
     /// Repetition levels, as the definition levels; `None` when the column is not repeated.
@@ -50,7 +48,6 @@ impl DataPage {
         DataPage {
             num_values,
             num_nulls: Some(0),
-            num_rows: None,
             encoding: Encoding::PLAIN,
             rep_levels: Levels::None,
             def_levels: Levels::None,
@@ -84,6 +81,9 @@ pub(crate) struct PageReader {
     /// A run of whole pages cut out of a chunk (through the offset index): it ends where its
     /// bytes end, whatever the chunk's value count.
     segment: bool,
+    /// Count the records of v2 pages of a repeated column before deciding to skip them (a
+    /// selection is applied without an offset index): see [`PageReader::v2_records`].
+    pub(crate) count_records: bool,
     loc: Location,
     last: Location,
     /// Decrypts the headers and pages of an encrypted chunk.
@@ -113,6 +113,7 @@ impl PageReader {
             verify_crc,
             page_index: 0,
             segment: false,
+            count_records: false,
             last: loc.clone(),
             loc,
             #[cfg(feature = "encryption")]
@@ -219,7 +220,11 @@ impl PageReader {
             if let Some((rows, values)) =
                 header_rows(&header, self.max_rep).map_err(|e| e.at(&loc))?
             {
-                self.check_counts(rows, values).map_err(|e| e.at(&loc))?;
+                self.check_counts(values).map_err(|e| e.at(&loc))?;
+                let rows = match rows {
+                    None if self.count_records => self.v2_records(&header, &body, values),
+                    rows => rows,
+                };
                 if skip(rows) {
                     probe::hit("read.pages_skipped");
                     self.page_index += 1;
@@ -243,26 +248,50 @@ impl PageReader {
         }
     }
 
-    /// A data page's counts against the chunk's, before anything is sized by them: its
-    /// values fit in what the chunk's `num_values` has left (so no page delivers values, or
-    /// a flat column rows, the footer does not declare), and a v2 page's rows fit in its
-    /// values (equal them, for a flat column).
-    fn check_counts(&self, rows: Option<usize>, values: usize) -> Result<()> {
+    /// A data page's values against the chunk's, before anything is sized by them: they fit
+    /// in what the chunk's `num_values` has left, so no page delivers values, or a flat
+    /// column rows, the footer does not declare.
+    fn check_counts(&self, values: usize) -> Result<()> {
         if !self.segment && values as u64 > self.values_left.max(0) as u64 {
             return Err(Error::format(format!(
                 "data page holds {values} values but its column chunk has {} left",
                 self.values_left.max(0)
             )));
         }
-        match rows {
-            Some(r) if self.max_rep > 0 && r > values => Err(Error::format(format!(
-                "data page v2 holds {r} rows in {values} values"
-            ))),
-            Some(r) if self.max_rep == 0 && r != values => Err(Error::format(format!(
-                "data page v2 of a flat column holds {r} rows in {values} values"
-            ))),
-            _ => Ok(()),
+        Ok(())
+    }
+
+    /// The records of a v2 page of a repeated column, from its repetition levels: a v2
+    /// page stores its levels uncompressed before the values, so they are counted without
+    /// decompressing (or decrypting) anything, and a page the selection misses is still
+    /// skipped unread, on the levels' word rather than the header's. `None` (the page is
+    /// decoded, and its levels checked there) for other pages, encrypted ones, and levels
+    /// that do not decode.
+    fn v2_records(&self, header: &PageHeader, body: &Bytes, values: usize) -> Option<usize> {
+        #[cfg(feature = "encryption")]
+        if self.decryptor.is_some() {
+            return None;
         }
+        let h = header.data_page_header_v2.as_ref()?;
+        if self.max_rep == 0 {
+            return None;
+        }
+        let len = usize::try_from(h.repetition_levels_byte_length).ok()?;
+        let rep = body.get(..len)?;
+        let mut levels =
+            parq_codecs::encoding::rle::RleDecoder::new(rep, level_bit_width(self.max_rep)).ok()?;
+        // A fixed buffer: the header's value count sizes nothing.
+        let mut buf = [0u16; 1024];
+        let (mut left, mut records) = (values, 0);
+        while left > 0 {
+            let n = levels.get_batch(&mut buf[..left.min(1024)]).ok()?;
+            if n == 0 {
+                return None;
+            }
+            records += buf[..n].iter().filter(|&&r| r == 0).count();
+            left -= n;
+        }
+        Some(records)
     }
 
     /// The page header at `pos`, decrypted when the chunk is encrypted, and the bytes it took.
@@ -368,7 +397,6 @@ impl PageReader {
                 Ok(Some(Page::Data(DataPage {
                     num_values,
                     num_nulls: None,
-                    num_rows: None,
                     encoding: h.encoding,
                     rep_levels,
                     def_levels,
@@ -432,7 +460,6 @@ impl PageReader {
                 Ok(Some(Page::Data(DataPage {
                     num_values,
                     num_nulls: Some(num_nulls),
-                    num_rows: Some(non_negative(h.num_rows, "data page num_rows")?),
                     encoding: h.encoding,
                     rep_levels: levels(self.max_rep, rep),
                     def_levels: levels(self.max_def, def),
@@ -445,29 +472,35 @@ impl PageReader {
     }
 }
 
-/// For a data page, its rows as the header gives them (see `next_page_or_skip`) and its
-/// values; `None` for other pages.
+/// For a data page, its rows as far as the header can tell them (see `next_page_or_skip`)
+/// and its values; `None` for other pages.
+///
+/// Only a flat column's rows are known before its levels are decoded: they are its values.
+/// A v2 header's `num_rows` is never taken for a repeated column's rows, because real
+/// writers get it wrong (parquet-cpp up to 8 and parquetjs 1.8 count values there), and the
+/// repetition levels, which are the data, decide; so such a page is never skipped on its
+/// header's word either.
 fn header_rows(header: &PageHeader, max_rep: i16) -> Result<Option<(Option<usize>, usize)>> {
-    match header.type_ {
+    let values = match header.type_ {
         PageType::DATA_PAGE => {
-            let h = header
+            header
                 .data_page_header
                 .as_ref()
-                .ok_or_else(|| Error::format("data page without data_page_header"))?;
-            let values = non_negative(h.num_values, "data page num_values")?;
-            Ok(Some(((max_rep == 0).then_some(values), values)))
+                .ok_or_else(|| Error::format("data page without data_page_header"))?
+                .num_values
         }
         PageType::DATA_PAGE_V2 => {
             let h = header
                 .data_page_header_v2
                 .as_ref()
                 .ok_or_else(|| Error::format("data page v2 without data_page_header_v2"))?;
-            let values = non_negative(h.num_values, "data page num_values")?;
-            let rows = non_negative(h.num_rows, "data page num_rows")?;
-            Ok(Some((Some(rows), values)))
+            non_negative(h.num_rows, "data page num_rows")?;
+            h.num_values
         }
-        _ => Ok(None),
-    }
+        _ => return Ok(None),
+    };
+    let values = non_negative(values, "data page num_values")?;
+    Ok(Some(((max_rep == 0).then_some(values), values)))
 }
 
 fn non_negative(v: i32, what: &str) -> Result<usize> {

@@ -35,6 +35,7 @@ pub(crate) struct FieldPlan {
     pub rep_slot: i16,
     pub def_valid: i16,
     /// The first leaf column under this node: its levels give this node's shape.
+    /// [`NO_LEAF`] for a group with no leaf under it (see [`FieldPlan::is_leafless`]).
     pub first_leaf: usize,
     pub kind: PlanKind,
 }
@@ -55,7 +56,19 @@ pub(crate) enum PlanKind {
     },
 }
 
+/// [`FieldPlan::first_leaf`] of a group with no leaf below it.
+pub(crate) const NO_LEAF: usize = usize::MAX;
+
 impl FieldPlan {
+    /// Whether no leaf column is under this node: a group without fields (segmentio's
+    /// parquet-go writes them for empty Go structs), or one holding only such groups. Such
+    /// a field has no levels to give it a shape: it reads as a struct without fields, one
+    /// slot per slot of its parent, null when it is optional (as pyarrow reads it) and
+    /// valid when required.
+    pub fn is_leafless(&self) -> bool {
+        self.first_leaf == NO_LEAF
+    }
+
     /// The logical field this node reads as.
     pub fn field(&self) -> Field {
         let data_type = match &self.kind {
@@ -93,10 +106,12 @@ impl FieldPlan {
             PlanKind::Leaf { column, .. } => {
                 return keep.contains(column).then(|| self.clone());
             }
+            // Nothing to prune under a field without leaves, and nothing to read.
+            _ if self.is_leafless() => return Some(self.clone()),
             PlanKind::Struct(children) => {
                 let kept: Vec<FieldPlan> =
                     children.iter().filter_map(|c| c.project(keep)).collect();
-                if kept.is_empty() {
+                if kept.iter().all(FieldPlan::is_leafless) {
                     return None;
                 }
                 PlanKind::Struct(kept)
@@ -140,7 +155,7 @@ impl FieldPlan {
             ..self.clone()
         };
         p.leaves(&mut first);
-        p.first_leaf = first[0];
+        p.first_leaf = first.first().copied().unwrap_or(NO_LEAF);
         Some(p)
     }
 }
@@ -270,9 +285,6 @@ impl PlanBuilder<'_> {
                     *column,
                 ))
             }
-            SchemaNodeKind::Group(children) if children.is_empty() => {
-                Err(self.error(n, "a group without fields"))
-            }
             SchemaNodeKind::Group(children) if is_list(e) || is_map(e) => {
                 let map = is_map(e);
                 let [r] = children.as_slice() else {
@@ -329,7 +341,11 @@ impl PlanBuilder<'_> {
                         def_slot: def_elem,
                         rep_slot: rep_elem,
                         def_valid: def_elem,
-                        first_leaf: entries[0].first_leaf,
+                        first_leaf: entries
+                            .iter()
+                            .map(|c| c.first_leaf)
+                            .find(|&f| f != NO_LEAF)
+                            .unwrap_or(NO_LEAF),
                         kind: PlanKind::Struct(entries),
                     }
                 } else {
@@ -362,7 +378,11 @@ impl PlanBuilder<'_> {
                     .iter()
                     .map(|c| self.node(c, def, rep, slot, false))
                     .collect::<Result<Vec<_>>>()?;
-                let first = children[0].first_leaf;
+                let first = children
+                    .iter()
+                    .map(|c| c.first_leaf)
+                    .find(|&f| f != NO_LEAF)
+                    .unwrap_or(NO_LEAF);
                 Ok(base(PlanKind::Struct(children), first))
             }
         }

@@ -28,7 +28,7 @@
 //!     fn read_batches(&self, bytes: &[u8]) -> Result<Vec<RecordBatch>, String> {
 //!         let reader = parq::read::ParquetReader::new(bytes::Bytes::copy_from_slice(bytes))
 //!             .map_err(|e| e.to_string())?;
-//!         let batches = reader.record_batches(&[], 100).map_err(|e| e.to_string())?;
+//!         let batches = reader.record_batches(parq::read::EVERY_FIELD, 100).map_err(|e| e.to_string())?;
 //!         batches.map(|b| b.map_err(|e| e.to_string())).collect()
 //!     }
 //! }

@@ -354,7 +354,7 @@ mod arrow_check {
         let rows = spec.num_rows();
         let batch_size = (rows / 3).max(1);
         let batches = reader
-            .record_batches(&[], batch_size)
+            .record_batches(crate::read::EVERY_FIELD, batch_size)
             .map_err(|e| err(e.to_string()))?;
         let mut at = 0;
         for batch in batches {

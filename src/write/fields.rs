@@ -114,7 +114,13 @@ fn push(field: &Field, out: &mut Vec<SchemaElement>, depth: usize) -> Result<()>
         }
         DataType::Struct(children) => {
             if children.is_empty() {
-                return bad("a struct without fields (Parquet has no empty groups)");
+                // The format allows such a group (segmentio's parquet-go writes them), but
+                // pyarrow, the parquet crate and Spark refuse to, so a file parq writes
+                // stays one they all read.
+                return bad(
+                    "a struct without fields: parq does not write a group without fields, \
+                     which pyarrow, the parquet crate and Spark refuse to write",
+                );
             }
             out.push(SchemaElement {
                 field_id: field.field_id,

@@ -67,7 +67,7 @@ fn parq_batches(
     };
     let reader = ParquetReader::with_options(bytes, options).map_err(|e| format!("open: {e}"))?;
     let batches = reader
-        .record_batches(&[], batch_size)
+        .record_batches(parq::read::EVERY_FIELD, batch_size)
         .map_err(|e| format!("record_batches: {e}"))?;
     let schema = batches.schema();
     let mut out: Vec<RecordBatch> = batches
@@ -446,7 +446,9 @@ fn read_with_parquet_crate(bytes: Vec<u8>) -> RecordBatch {
 
 fn read_with_parq(bytes: Vec<u8>, batch_size: usize) -> RecordBatch {
     let reader = ParquetReader::new(Bytes::from(bytes)).unwrap();
-    let batches = reader.record_batches(&[], batch_size).unwrap();
+    let batches = reader
+        .record_batches(parq::read::EVERY_FIELD, batch_size)
+        .unwrap();
     let schema = batches.schema();
     let batches: Vec<RecordBatch> = batches.collect::<Result<_, _>>().unwrap();
     arrow_select::concat::concat_batches(&schema, &batches).unwrap()
@@ -1285,7 +1287,7 @@ fn nested_string_leaves_are_checked_by_their_decoders() {
     let read = |file: &bytes::Bytes, options: ReadOptions| -> Result<Vec<RecordBatch>, String> {
         let reader = ParquetReader::with_options(file.clone(), options).unwrap();
         reader
-            .record_batches(&[], 300)
+            .record_batches(parq::read::EVERY_FIELD, 300)
             .map_err(|e| e.to_string())?
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| e.to_string())

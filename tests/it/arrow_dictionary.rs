@@ -115,7 +115,9 @@ fn parquet_crate(file: &Bytes) -> Vec<RecordBatch> {
 
 fn parq_batches(file: &Bytes, options: ReadOptions, batch_size: usize) -> Vec<RecordBatch> {
     let reader = ParquetReader::with_options(file.clone(), options).unwrap();
-    let batches = reader.record_batches(&[], batch_size).unwrap();
+    let batches = reader
+        .record_batches(parq::read::EVERY_FIELD, batch_size)
+        .unwrap();
     let schema = batches.schema();
     let out: Vec<RecordBatch> = batches.collect::<Result<_, _>>().unwrap();
     for b in &out {

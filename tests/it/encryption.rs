@@ -131,7 +131,7 @@ fn read_parq(bytes: Bytes, props: Option<FileDecryptionProperties>) -> parq::Res
         ..ReadOptions::default()
     };
     let reader = ParquetReader::with_options(bytes, options)?;
-    let batches = reader.record_batches(&[], 1000)?;
+    let batches = reader.record_batches(parq::read::EVERY_FIELD, 1000)?;
     let schema = batches.schema();
     let batches: Vec<RecordBatch> = batches
         .collect::<Result<_, _>>()

@@ -249,7 +249,7 @@ for version in ["1.0", "2.0"]:
             let whole = rows(&reader.read_field(index).expect("whole").1);
             probe::reset();
             let mut got = Vec::new();
-            for batch in reader.array_batches(&[field], 100).expect("batches") {
+            for batch in reader.array_batches(&[*field], 100).expect("batches") {
                 got.extend(rows(&batch.expect("batch").arrays[0]));
             }
             assert!(got == whole, "{name}: {field}");

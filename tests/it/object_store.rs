@@ -967,7 +967,7 @@ async fn async_record_batches_ask_the_decoders_what_the_sync_ones_do() {
         let file = crate::arrow::nested_strings_file(encoding, None);
         let sync: Vec<arrow_array::RecordBatch> = ParquetReader::new(file.clone())
             .unwrap()
-            .record_batches(&[], 300)
+            .record_batches(parq::read::EVERY_FIELD, 300)
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();

@@ -18,7 +18,8 @@ use parq::read::push::{
     PushOptions,
 };
 use parq::read::{
-    testing, ArrayBatch, FileSource, MmapSource, ParquetReader, ReadOptions, RowSelection, Source,
+    testing, ArrayBatch, FileSource, MmapSource, ParquetReader, ReadOptions, RowSelection, Select,
+    Source,
 };
 use parq::write::{Field, ParquetWriter, WriterOptions};
 use proptest::prelude::*;
@@ -179,11 +180,10 @@ fn oracle(file: &Bytes, options: &PushOptions) -> parq::Result<Vec<ArrayBatch>> 
     };
     let whole = ParquetReader::with_options(file.clone(), options.read.clone())?;
     let rgs = whole.selected_row_groups();
-    let names: Vec<String> = match &options.projection {
+    let names: Vec<Select> = match &options.projection {
         Some(p) => p.clone(),
-        None => whole.fields()?.into_iter().map(|f| f.name).collect(),
+        None => (0..whole.fields()?.len()).map(Select::Field).collect(),
     };
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let mut out = Vec::new();
     for rg in rgs {
         let r = ParquetReader::with_options(
@@ -302,7 +302,8 @@ proptest! {
                 selection: rng.chance(0.6).then(|| selection(n, &mut rng)),
                 ..ReadOptions::default()
             },
-            projection: (!projection.is_empty()).then_some(projection),
+            projection: (!projection.is_empty())
+                .then(|| projection.into_iter().map(Select::from).collect()),
             batch_size: batch,
             io: IoOptions { coalesce_gap: gap, max_request_size: max_request },
             memory_budget: budget,

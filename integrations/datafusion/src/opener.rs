@@ -464,7 +464,7 @@ fn decode(
             byte_array_layout: plan.layout,
             ..ReadOptions::default()
         },
-        projection: Some(names),
+        projection: Some(names.into_iter().map(Into::into).collect()),
         batch_size,
         ..PushOptions::default()
     };

@@ -410,7 +410,6 @@ mod tests {
         DataPage {
             num_values,
             num_nulls: None,
-            num_rows: None,
             encoding,
             rep_levels: Levels::None,
             def_levels: Levels::None,

@@ -589,7 +589,6 @@ impl ChunkDecoder {
 static EMPTY_PAGE: DataPage = DataPage {
     num_values: 0,
     num_nulls: None,
-    num_rows: None,
     encoding: Encoding::PLAIN,
     rep_levels: super::page::Levels::None,
     def_levels: super::page::Levels::None,

@@ -24,7 +24,7 @@ use std::thread::JoinHandle;
 use parq_codecs::probe;
 
 use crate::read::decode::ChunkDecoder;
-use crate::read::{ArrayBatch, ParquetReader, Source};
+use crate::read::{ArrayBatch, ParquetReader, Select, Source};
 use crate::{Error, Result};
 
 /// A row group being decoded on a thread of its own.
@@ -46,15 +46,14 @@ impl Ahead {
     pub(super) fn spawn<S: Source + 'static>(
         rg: usize,
         reader: ParquetReader<S>,
-        projection: Vec<String>,
+        projection: Vec<Select>,
         batch_size: usize,
         decoders: Vec<ChunkDecoder>,
     ) -> Option<Self> {
         let handle = std::thread::Builder::new()
             .name("parq-row-group".into())
             .spawn(move || {
-                let names: Vec<&str> = projection.iter().map(String::as_str).collect();
-                match reader.field_batches(&names, batch_size) {
+                match reader.field_batches(&projection, batch_size) {
                     Err(e) => (vec![Err(e)], Vec::new()),
                     Ok(mut batches) => {
                         batches.set_decoders(decoders);

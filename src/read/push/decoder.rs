@@ -19,7 +19,7 @@ use crate::predicate::{Expr, FilterStats};
 use crate::read::batch::ColumnBatches;
 use crate::read::nested::FieldBatches;
 use crate::read::parallel::uncompressed_bytes;
-use crate::read::{ArrayBatch, ParquetReader, ReadOptions, RowSelection, Source};
+use crate::read::{ArrayBatch, ParquetReader, ReadOptions, RowSelection, Select, Source};
 use crate::{Error, Result};
 
 /// Options of a [`PushDecoder`].
@@ -28,9 +28,9 @@ pub struct PushOptions {
     /// Row groups, selection, byte-array layout, checks and threads, as for
     /// [`ParquetReader`].
     pub read: ReadOptions,
-    /// Top-level field names or leaf dotted paths, as for
+    /// Top-level fields or leaves, by name or index ([`Select`]), as for
     /// [`ParquetReader::array_batches`]; `None`: every field.
-    pub projection: Option<Vec<String>>,
+    pub projection: Option<Vec<Select>>,
     /// Rows per batch (the last of each row group may be shorter).
     pub batch_size: usize,
     /// Request shaping.
@@ -93,7 +93,7 @@ enum Phase {
 #[derive(Debug)]
 enum Output {
     /// Fields: top-level names or leaf paths ([`PushOptions::projection`]).
-    Fields(Vec<String>),
+    Fields(Vec<Select>),
     /// Flat leaf columns by index, for [`ParquetReader::batches`]: each batch holds one
     /// [`Array::Primitive`] per leaf, in the order given, and no fields.
     Leaves(Vec<usize>),
@@ -327,10 +327,12 @@ impl PushDecoder {
         let probe_reader = empty_reader(&footer, &options.read);
         let projection = match &options.projection {
             Some(p) => p.clone(),
-            None => probe_reader.fields()?.into_iter().map(|f| f.name).collect(),
+            // By index: names may repeat.
+            None => (0..probe_reader.fields()?.len())
+                .map(Select::Field)
+                .collect(),
         };
-        let names: Vec<&str> = projection.iter().map(String::as_str).collect();
-        let plans = probe_reader.projection(&names)?;
+        let plans = probe_reader.projection(&projection)?;
         let fields = plans.iter().map(|p| p.field()).collect();
         let mut leaves = Vec::new();
         for p in &plans {
@@ -619,8 +621,7 @@ impl PushDecoder {
                     let batch_size = self.options.batch_size;
                     let mut batches = match &mut self.output {
                         Output::Fields(projection) => {
-                            let names: Vec<&str> = projection.iter().map(String::as_str).collect();
-                            RowGroupBatches::Fields(reader.field_batches(&names, batch_size)?)
+                            RowGroupBatches::Fields(reader.field_batches(projection, batch_size)?)
                         }
                         Output::Leaves(columns) => {
                             RowGroupBatches::Leaves(reader.column_batches(columns, batch_size)?)
@@ -718,7 +719,7 @@ impl PushDecoder {
     }
 
     /// The projection a pipelined read decodes ahead; `None` when it decodes nothing ahead.
-    fn pipelined_projection(&self) -> Option<&[String]> {
+    fn pipelined_projection(&self) -> Option<&[Select]> {
         match &self.output {
             Output::Fields(projection) if self.pipelined() => Some(projection),
             _ => None,

@@ -199,9 +199,6 @@ impl Resolver<'_> {
                 self.next_leaf += 1;
                 Shape::Leaf { column: *column }
             }
-            SchemaNodeKind::Group(children) if children.is_empty() => {
-                return Err(Self::err(n, "a group without fields"));
-            }
             SchemaNodeKind::Group(children) if annotated_list(e) => {
                 let [r] = children.as_slice() else {
                     return Err(Self::err(n, "a LIST holds one field"));
@@ -384,6 +381,9 @@ impl Assembler {
         parent_def: i16,
     ) -> Result<Value, OracleError> {
         debug_assert_eq!(chunks.len(), node.leaves.len());
+        if node.leaves.is_empty() {
+            return Ok(leafless(node));
+        }
         for c in chunks {
             let Some(&(_, d)) = c.first() else {
                 return Err(levels_err("a slot without pairs"));
@@ -487,6 +487,21 @@ impl Assembler {
     }
 }
 
+/// A slot of a node with no leaf below it (a group without fields, or of only such
+/// groups), which no level describes: null when the node is optional, else a struct of such
+/// slots or an empty list (pyarrow reads them so).
+fn leafless(node: &Node) -> Value {
+    if node.nullable {
+        return Value::Null;
+    }
+    match &node.shape {
+        Shape::Struct(children) => Value::Struct(children.iter().map(leafless).collect()),
+        Shape::List { .. } => Value::List(Vec::new()),
+        Shape::Map { .. } => Value::Map(Vec::new()),
+        Shape::Leaf { .. } => unreachable!("a leaf is a leaf"),
+    }
+}
+
 /// The records of top-level field `field` from its leaves' levels (in schema order), each
 /// leaf's values being `0, 1, 2, ...` (as little-endian i64 bytes) in stored order.
 pub fn assemble(
@@ -531,6 +546,11 @@ pub fn assemble(
             return Err(levels_err("the first pair does not start a record"));
         }
         pairs.push(p);
+    }
+    // A field without leaves has no levels, hence no records here (a reader counts them
+    // from the footer).
+    if columns.is_empty() {
+        return Ok(Vec::new());
     }
     // Records: each starts at r == 0.
     let records: Vec<Vec<&[Pair]>> = pairs.iter().map(|p| split_at_rep(p, 0)).collect();
@@ -1047,7 +1067,8 @@ fn gen_bad_group(p: &mut Picker<'_>, name: &str, depth: usize, out: &mut Vec<Sch
             }
         }
         _ => {
-            // An empty group (a type-less element with num_children = 0).
+            // An empty group (a type-less element with num_children = 0): valid, but easy
+            // to get wrong, so drawn here among the malformed ones.
             out.push(group(name, rep, 0));
         }
     }

@@ -760,6 +760,22 @@ def expected_lines(path, columns=None, limit=None, batch_size=None):
     return f32_keys, _lines(pf, path, cols, limit, batch_size)
 
 
+def names_apart(names):
+    """Top-level names made distinct as `parq cat` prints them (and DuckDB reads them): a
+    repeated name takes the first free suffix _1, _2, ..."""
+    taken, out = set(), []
+    for i, name in enumerate(names):
+        printed = name
+        if name in names[:i]:
+            k = 1
+            while "%s_%d" % (name, k) in taken or "%s_%d" % (name, k) in names:
+                k += 1
+            printed = "%s_%d" % (name, k)
+        taken.add(printed)
+        out.append(printed)
+    return out
+
+
 def _lines(pf, path, cols, limit, batch_size):
     need_s = any(c.int96() for c in cols)
     ncols = len(pf.schema_arrow)
@@ -815,7 +831,8 @@ def _lines(pf, path, cols, limit, batch_size):
             raise Unsupported("arrow table has %d columns, arrow schema %d" % (table.num_columns, ncols))
         texts = []
         keys = []
-        for c in cols:
+        printed = names_apart([c.name for c in cols])
+        for c, name in zip(cols, printed):
             col_s = table_s.column(c.index) if table_s is not None and c.int96() else None
             try:
                 t = c.texts(table.column(c.index), col_s)
@@ -824,7 +841,7 @@ def _lines(pf, path, cols, limit, batch_size):
             if len(t) != table.num_rows:
                 raise Unsupported("column %r gave %d values for %d rows" % (c.name, len(t), table.num_rows))
             texts.append(t)
-            keys.append(json.dumps(c.name, ensure_ascii=False) + ":")
+            keys.append(json.dumps(name, ensure_ascii=False) + ":")
             del t, col_s
         sep = [","] * len(keys)
         if sep:
