@@ -67,12 +67,38 @@ fn codec(text: &str) -> Result<(CodecKind, Option<i32>)> {
     Ok((kind, level))
 }
 
+/// A group without fields reads (as a struct without fields), but parq does not write one:
+/// pyarrow, the parquet crate and Spark refuse to write them, so a rewrite would give a
+/// file they may not take. Refused up front, by its path.
+fn refuse_empty_groups<'a>(
+    fields: impl IntoIterator<Item = &'a parq::field::Field>,
+    parent: &str,
+) -> Result<()> {
+    for f in fields {
+        let path = if parent.is_empty() {
+            f.name.clone()
+        } else {
+            format!("{parent}.{}", f.name)
+        };
+        let children = f.children();
+        if matches!(f.data_type, parq::field::DataType::Struct(_)) && children.is_empty() {
+            return Err(Error::Unsupported(format!(
+                "field {path} is a struct without fields: parq does not write a group \
+                 without fields, which pyarrow, the parquet crate and Spark refuse to write"
+            )));
+        }
+        refuse_empty_groups(children, &path)?;
+    }
+    Ok(())
+}
+
 pub fn run(args: &Args) -> Result<()> {
     let start = Instant::now();
     let bytes = crate::read_file(&args.input)?;
     let in_len = bytes.len();
     let read_options = args.limits.apply(args.keys.read_options()?);
     let reader = ParquetReader::with_options(bytes.clone(), read_options)?;
+    refuse_empty_groups(&reader.fields()?, "")?;
     let meta = reader.metadata().clone();
     let encoding = match args.encoding.to_ascii_lowercase().as_str() {
         "auto" => EncodingPolicy::Auto,

@@ -288,3 +288,124 @@ fn reads_stay_within_the_memory_budget() {
         .sum();
     assert_eq!(rows, n);
 }
+
+/// DuckDB's `bug13053-2.parquet` names two of its three top-level columns `column`: every
+/// read of all fields keeps the three, an ambiguous name is an error naming both fields,
+/// and `Select::Field` picks either.
+#[test]
+fn repeated_top_level_names_lose_no_column() {
+    use parq::array::Value;
+    use parq::read::Select;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/duckdb/bug13053-2.parquet"
+    );
+    let reader = ParquetReader::new(bytes::Bytes::from(std::fs::read(path).unwrap())).unwrap();
+    let names: Vec<String> = reader
+        .fields()
+        .unwrap()
+        .into_iter()
+        .map(|f| f.name)
+        .collect();
+    assert_eq!(names, ["column", "column_1", "column"]);
+    let mut rows = Vec::new();
+    for b in reader
+        .array_batches(&[Select::Field(0), Select::Field(1), Select::Field(2)], 2)
+        .unwrap()
+    {
+        let b = b.unwrap();
+        assert_eq!(b.arrays.len(), 3);
+        for i in 0..b.num_rows {
+            rows.push(b.arrays.iter().map(|a| a.value(i)).collect::<Vec<_>>());
+        }
+    }
+    let int = |v: i64| Value::Leaf(v.to_le_bytes().to_vec());
+    assert_eq!(
+        rows,
+        [
+            [int(1), int(4), int(7)],
+            [int(2), int(5), int(8)],
+            [int(3), int(6), int(9)]
+        ]
+    );
+    let err = reader
+        .array_batches(&["column"], 2)
+        .err()
+        .expect("ambiguous")
+        .to_string();
+    assert!(
+        err.contains("\"column\" names 2 top-level fields (fields 0, 2)"),
+        "{err}"
+    );
+    let err = reader
+        .read_column_by_path("column")
+        .err()
+        .expect("ambiguous")
+        .to_string();
+    assert!(err.contains("columns 0, 2"), "{err}");
+    assert_eq!(
+        reader.read_field_by_path("column_1").unwrap().1.value(0),
+        int(4)
+    );
+    #[cfg(feature = "arrow")]
+    {
+        let batches: Vec<_> = reader
+            .record_batches(parq::read::EVERY_FIELD, 10)
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(batches[0].num_columns(), 3);
+        assert_eq!(batches[0].schema().field(2).name(), "column");
+    }
+}
+
+/// segmentio/parquet-go's empty Go struct: `nested { inner { } }` has no leaf. It reads as a
+/// struct without fields, null in every row (optional, as pyarrow reads it), in parq's
+/// arrays and in Arrow.
+#[test]
+fn groups_without_fields_read_as_empty_structs() {
+    use parq::array::{Array, Value};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/duckdb/empty-group/empty_group_test.parquet"
+    );
+    let reader = ParquetReader::new(bytes::Bytes::from(std::fs::read(path).unwrap())).unwrap();
+    let (field, nested) = reader.read_field_by_path("nested").unwrap();
+    assert_eq!(field.children().len(), 1);
+    assert_eq!(nested.len(), 1);
+    assert_eq!(nested.value(0), Value::Null);
+    let Array::Struct(s) = &nested else {
+        panic!("{nested:?}")
+    };
+    assert!(matches!(&s.children[0], Array::Struct(inner) if inner.children.is_empty()));
+    let batch = reader
+        .array_batches(
+            &(0..3).map(parq::read::Select::Field).collect::<Vec<_>>(),
+            8,
+        )
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(batch.num_rows, 1);
+    assert_eq!(
+        batch.arrays[2].value(0),
+        Value::Leaf(100i32.to_le_bytes().to_vec())
+    );
+    #[cfg(feature = "arrow")]
+    {
+        use arrow_array::Array as _;
+        let b = reader
+            .record_batches(parq::read::EVERY_FIELD, 8)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap();
+        assert_eq!(b.num_columns(), 3);
+        assert_eq!(
+            b.column(1).data_type().to_string(),
+            "Struct(\"inner\": Struct())"
+        );
+        assert!(b.column(1).is_null(0));
+    }
+}

@@ -228,3 +228,106 @@ fn empty_v1_page_with_a_compressed_body_reads() {
         assert_eq!(probe::get("read.v1_empty_page"), 1, "{kind}");
     }
 }
+
+/// parquet-cpp up to 8 and parquetjs 1.8 write a v2 page's `num_values` into its `num_rows`
+/// for a repeated column. The repetition levels decide: such a file reads as written, whole
+/// and under a selection that skips pages (counted from the levels, not the header), and a
+/// header that claims fewer rows than the levels hold reads the same.
+#[test]
+fn v2_pages_whose_num_rows_count_values_read_by_their_levels() {
+    use parq::array::Value;
+    use parq::read::{ReadOptions, RowSelection};
+    let field = parq::field::Field::list(
+        "l",
+        parq::field::Field::primitive("element", parq::metadata::Type::INT64),
+    )
+    .optional();
+    // 300 records of 0..4 elements, pages of 50 records.
+    let lists: Vec<Option<Vec<i64>>> = (0..300i64)
+        .map(|i| (i % 7 != 3).then(|| (0..i % 4).map(|k| i * 10 + k).collect()))
+        .collect();
+    let mut offsets = vec![0i32];
+    let mut items = Vec::new();
+    for l in &lists {
+        items.extend(l.iter().flatten());
+        offsets.push(items.len() as i32);
+    }
+    let array = parq::array::Array::List(parq::array::ListArray {
+        validity: Some(arrow_buffer::NullBuffer::from(
+            lists.iter().map(Option::is_some).collect::<Vec<_>>(),
+        )),
+        offsets: parq::array::ListOffsets::Small(arrow_buffer::OffsetBuffer::new(
+            arrow_buffer::ScalarBuffer::from(offsets),
+        )),
+        values: Box::new(parq::array::Array::Primitive(Column {
+            len: items.len(),
+            validity: None,
+            values: Values::Int64(items.into()),
+        })),
+    });
+    let options = WriterOptions {
+        page_index: false,
+        data_page_row_limit: 50,
+        ..WriterOptions::default().with_page_version(PageVersion::V2)
+    };
+    let mut file = Vec::new();
+    let mut w = ParquetWriter::with_fields(&mut file, vec![field], options).unwrap();
+    w.write_arrays(&[array]).unwrap();
+    w.finish().unwrap();
+    let values_as_rows = |pages: Vec<(PageHeader, Vec<u8>)>| {
+        let mut n = 0;
+        let out = pages
+            .into_iter()
+            .map(|(mut h, b)| {
+                if let Some(v2) = h.data_page_header_v2.as_mut() {
+                    v2.num_rows = v2.num_values;
+                    n += 1;
+                }
+                (h, b)
+            })
+            .collect();
+        assert!(n >= 6, "{n} v2 pages");
+        out
+    };
+    let one_row_each = |pages: Vec<(PageHeader, Vec<u8>)>| {
+        pages
+            .into_iter()
+            .map(|(mut h, b)| {
+                if let Some(v2) = h.data_page_header_v2.as_mut() {
+                    v2.num_rows = 1;
+                }
+                (h, b)
+            })
+            .collect()
+    };
+    let want = |sel: Option<&RowSelection>| -> Vec<Value> {
+        let reader = ParquetReader::new(Bytes::from(file.clone())).unwrap();
+        let all = reader.read_field(0).unwrap().1;
+        (0..all.len())
+            .filter(|&i| sel.is_none_or(|s| s.contains(i as u64)))
+            .map(|i| all.value(i))
+            .collect()
+    };
+    let sel = RowSelection::from_ranges([120..130, 260..261]);
+    for edited in [rebuild(&file, values_as_rows), rebuild(&file, one_row_each)] {
+        for sel in [None, Some(&sel)] {
+            let options = ReadOptions {
+                selection: sel.cloned(),
+                ..ReadOptions::default()
+            };
+            let want = want(sel);
+            #[cfg(feature = "probes")]
+            probe::reset();
+            let reader = ParquetReader::with_options(Bytes::from(edited.clone()), options).unwrap();
+            let got = reader.read_field(0).unwrap().1;
+            let got: Vec<Value> = (0..got.len()).map(|i| got.value(i)).collect();
+            assert_eq!(got, want, "selection {sel:?}");
+            // The selection touches two of six pages: the others are skipped undecoded.
+            #[cfg(feature = "probes")]
+            if sel.is_some() {
+                assert_eq!(probe::get("read.pages_decoded"), 2);
+                assert_eq!(probe::get("read.pages_skipped"), 4);
+            }
+        }
+    }
+}

@@ -97,6 +97,7 @@ fn conformance_parquet_testing() {
             known_failures: KNOWN_FAILURES,
             not_compared: NOT_COMPARED,
             pyarrow_unreadable: PYARROW_UNREADABLE,
+            elsewhere: |_| false,
         },
     );
 }
@@ -110,6 +111,8 @@ pub struct Lists {
     pub not_compared: &'static [(&'static str, &'static str)],
     /// Files pyarrow cannot read; parq must not crash on them.
     pub pyarrow_unreadable: &'static [(&'static str, &'static str)],
+    /// Files another test compares, left out here.
+    pub elsewhere: fn(&str) -> bool,
 }
 
 /// `parq cat` against pyarrow on every Parquet file under `data`: equal row for row where
@@ -121,7 +124,10 @@ pub fn run_corpus(data: &Path, name: &str, lists: &Lists) {
         lists.not_compared,
         lists.pyarrow_unreadable,
     );
-    let all = walk_files(data, &is_parquet);
+    let all: Vec<PathBuf> = walk_files(data, &is_parquet)
+        .into_iter()
+        .filter(|f| !(lists.elsewhere)(&rel(f, data)))
+        .collect();
     let scratch = scratch_dir(name);
     let (skipped, files): (Vec<PathBuf>, Vec<PathBuf>) = all
         .into_iter()
@@ -354,6 +360,165 @@ fn conformance_of_a_corpus_folder() {
             known_failures: &[],
             not_compared: &[],
             pyarrow_unreadable: &[],
+            elsewhere: |_| false,
         },
     );
+}
+
+/// DuckDB's folder of real files (testdata/duckdb/, see its README): the VARIANT files are
+/// compared against DuckDB ([`conformance_duckdb_variants`]), the others against pyarrow.
+fn duckdb_data() -> PathBuf {
+    workspace_dir().join("testdata/duckdb")
+}
+
+fn is_variant_file(name: &str) -> bool {
+    name.contains("variant")
+}
+
+#[test]
+fn conformance_duckdb() {
+    run_corpus(
+        &duckdb_data(),
+        "conformance-duckdb",
+        &Lists {
+            known_failures: &[],
+            not_compared: DUCKDB_NOT_COMPARED,
+            pyarrow_unreadable: DUCKDB_PYARROW_UNREADABLE,
+            elsewhere: is_variant_file,
+        },
+    );
+}
+
+/// Every VARIANT file of the folder reads in parq as DuckDB reads it (pyarrow only shows
+/// their raw groups).
+#[test]
+fn conformance_duckdb_variants() {
+    require_pyarrow();
+    let data = duckdb_data();
+    let files: Vec<PathBuf> = walk_files(&data, &is_parquet)
+        .into_iter()
+        .filter(|f| is_variant_file(&rel(f, &data)))
+        .collect();
+    assert!(files.len() > 100, "{} variant files", files.len());
+    let out = std::process::Command::new("python3")
+        .arg(support_dir().join("compare_variant_duckdb.py"))
+        .arg(parq_bin())
+        .args(&files)
+        .output()
+        .expect("python3");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "compare_variant_duckdb.py failed");
+    let last = stdout.lines().last().unwrap_or_default();
+    let want = format!(
+        "variant vs duckdb: {} equal, 0 differ, 1 duckdb cannot read",
+        files.len() - 1
+    );
+    assert_eq!(
+        last, want,
+        "the one file DuckDB refuses is variant_malicious.parquet"
+    );
+    assert!(stdout.contains("variant_malicious.parquet: duckdb error"));
+}
+/// DuckDB files pyarrow cannot read, with its reason (what parq does with each is printed
+/// by the run and listed in the closing note of the stop that vendored them).
+const DUCKDB_PYARROW_UNREADABLE: &[(&str, &str)] = &[
+    ("afl/1.parquet", "pyarrow: OSError: Invalid page header (negative number of values)"),
+    ("afl/2.parquet", "pyarrow: OSError: Invalid page header (negative number of values)"),
+    ("afl/3.parquet", "pyarrow: OSError: Unexpected end of stream"),
+    ("afl/4.parquet", "pyarrow: OSError: Unexpected end of stream"),
+    ("afl/5.parquet", "pyarrow: OSError: Unexpected end of stream"),
+    ("afl/6.parquet", "pyarrow: OSError: Invalid page header (negative number of values)"),
+    ("afl/7.parquet", "pyarrow: OSError: Unexpected end of stream"),
+    ("afl/8.parquet", "pyarrow: OSError: Unexpected end of stream"),
+    ("bigdecimal.parquet", "pyarrow: ArrowInvalid: Decimal precision out of range [1, 76]: 77"),
+    ("broken/broken_bigint.parquet", "pyarrow: OSError: INT_64 can only annotate INT64"),
+    ("broken/broken_date.parquet", "pyarrow: OSError: DATE can only annotate INT32"),
+    ("broken/broken_int.parquet", "pyarrow: OSError: INT_32 can only annotate INT32"),
+    ("broken/broken_smallint.parquet", "pyarrow: OSError: INT_16 can only annotate INT32"),
+    ("broken/broken_timestamp.parquet", "pyarrow: OSError: TIMESTAMP_MICROS can only annotate INT64"),
+    ("broken/broken_timestamp_ms.parquet", "pyarrow: OSError: TIMESTAMP_MILLIS can only annotate INT64"),
+    ("broken/broken_tinyint.parquet", "pyarrow: OSError: INT_8 can only annotate INT32"),
+    ("broken/broken_ubigint.parquet", "pyarrow: OSError: UINT_64 can only annotate INT64"),
+    ("broken/broken_uinteger.parquet", "pyarrow: OSError: UINT_32 can only annotate INT32"),
+    ("broken/broken_usmallint.parquet", "pyarrow: OSError: UINT_16 can only annotate INT32"),
+    ("broken/broken_utinyint.parquet", "pyarrow: OSError: UINT_8 can only annotate INT32"),
+    ("broken/duckdb_fuzzer_4384.parquet", "pyarrow: OSError: Malformed Parquet schema: too many elements"),
+    ("broken/fuzzer4360.parquet", "pyarrow: OSError: Malformed Parquet schema: negative number of children"),
+    ("broken/fuzzer4362.parquet", "pyarrow: OSError: Couldn't deserialize thrift: TProtocolException: Invalid data"),
+    ("broken/fuzzer4381.parquet", "pyarrow: OSError: Invalid column metadata (corrupt file?)"),
+    ("broken/internal_6129.parquet", "pyarrow: OSError: the number of values in a block must be multiple of 128, but it's 1"),
+    ("broken/internal_6165.parquet", "pyarrow: OSError: The file only has 0 columns, requested metadata for column: 0"),
+    ("broken/issue22325_datapage_v2_neg_compressed_bytes.parquet", "pyarrow: OSError: Invalid page header"),
+    ("broken/issue22325_datapage_v2_negative_def_levels.parquet", "pyarrow: OSError: Invalid page header (negative levels byte length)"),
+    ("broken/issue22325_datapage_v2_zero_compressed_size.parquet", "pyarrow: OSError: Corrupt snappy compressed data."),
+    ("decimal/byte_array_decimal_empty_value.parquet", "pyarrow: ArrowInvalid: Length of byte array passed to Decimal128::FromBigEndian was 0, but must be between 1 and 16"),
+    ("encryption/arrow_uniform_encryption.parquet", "pyarrow: OSError: Could not read encrypted metadata, no decryption found in reader's properties"),
+    ("encryption/arrow_uniform_encryption_gist.parquet", "pyarrow: OSError: Could not read encrypted metadata, no decryption found in reader's properties"),
+    ("encryption/arrow_uniform_encryption_ten_row_groups.parquet", "pyarrow: OSError: Could not read encrypted metadata, no decryption found in reader's properties"),
+    ("encryption/encrypted_column.parquet", "pyarrow: OSError: Cannot decrypt ColumnMetadata. FileDecryption is not setup correctly"),
+    ("encryption/encrypted_footer.parquet", "pyarrow: OSError: Could not read encrypted metadata, no decryption found in reader's properties"),
+    ("internal_6129.parquet", "pyarrow: OSError: the number of values in a block must be multiple of 128, but it's 1"),
+    ("page_size_corruption.parquet", "pyarrow: OSError: Unexpected end of stream: Page was smaller (16) than expected (44)"),
+    ("parquet_column_num_values_mismatch.parquet", "pyarrow: ArrowInvalid: Column 1 named n expected length 0 but got length 8"),
+    ("plaintext_footer_crypto_metadata.parquet", "pyarrow: OSError: Column is noted as encrypted but no file decryptor"),
+    ("rle_malicious_bitwidth.parquet", "pyarrow: OSError: Invalid or corrupted bit_width 63. Maximum allowed is 32."),
+];
+
+/// DuckDB files not compared by value here, with the reason.
+const DUCKDB_NOT_COMPARED: &[(&str, &str)] = &[(
+    "empty-group/empty_group_test.parquet",
+    "expected.py's table reading drops the empty group; `empty_groups_read_as_structs_without_fields` \
+     checks it against pyarrow's read_table",
+)];
+
+/// A group without fields (segmentio/parquet-go writes them for empty Go structs) reads as
+/// a struct without fields, null where it is optional, as pyarrow's `read_table` reads it;
+/// `rewrite` refuses it by name, as pyarrow refuses to write one.
+#[test]
+fn empty_groups_read_as_structs_without_fields() {
+    require_pyarrow();
+    let file = duckdb_data().join("empty-group/empty_group_test.parquet");
+    let scratch = scratch_dir("empty-group");
+    let run = parq_cat(&file, &[], &scratch);
+    assert!(run.success(), "{}", run.describe_error());
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout),
+        "{\"id\":1,\"nested\":null,\"optional_data\":100}\n"
+    );
+    // pyarrow: `nested` is a struct<inner: struct<>>, null in the one row.
+    let py = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys, pyarrow.parquet as pq; t = pq.read_table(sys.argv[1]); \
+             print(t.schema.field('nested').type, t.to_pylist())",
+        ])
+        .arg(&file)
+        .output()
+        .expect("python3");
+    assert_eq!(
+        String::from_utf8_lossy(&py.stdout).trim(),
+        "struct<inner: struct<>> [{'id': 1, 'nested': None, 'optional_data': 100}]"
+    );
+    let schema = run_parq(
+        &["schema".as_ref(), file.as_os_str()],
+        &scratch,
+        std::time::Duration::from_secs(60),
+    );
+    assert!(schema.success(), "{}", schema.describe_error());
+    let out = scratch.join("rewritten.parquet");
+    let rewrite = run_parq(
+        &["rewrite".as_ref(), file.as_os_str(), out.as_os_str()],
+        &scratch,
+        std::time::Duration::from_secs(60),
+    );
+    assert!(!rewrite.success() && rewrite.crash().is_none());
+    assert!(
+        rewrite
+            .stderr
+            .contains("field nested.inner is a struct without fields"),
+        "{}",
+        rewrite.stderr
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
 }
