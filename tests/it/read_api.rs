@@ -339,8 +339,7 @@ fn repeated_top_level_names_lose_no_column() {
     );
     let err = reader
         .read_column_by_path("column")
-        .err()
-        .expect("ambiguous")
+        .expect_err("ambiguous")
         .to_string();
     assert!(err.contains("columns 0, 2"), "{err}");
     assert_eq!(
