@@ -6,6 +6,7 @@ read_file:      the parquet-testing files: the argument, else $PARQUET_TEST_DATA
                 Among them every nested one (NESTED below: lists, structs, maps, legacy
                 spellings), so the target reaches record assembly from the first run.
 read_arrow:     the same parquet-testing files as read_file.
+read_file, read_arrow, push_decoder: also DuckDB's real files, testdata/duckdb/.
 push_decoder:   the read_file seeds behind 8 control bytes (piece sizes, push order, request
                 shape).
 read_footer:    their footers (the thrift FileMetaData) and their first page headers.
@@ -115,6 +116,24 @@ def seed_variants(root):
     print(f"decode_variant: {values} values; read_file: {files} shredded variant files")
 
 
+def seed_duckdb(root):
+    """DuckDB's folder of real files (testdata/duckdb/, all under 100 KB): bug-report files
+    of many writers, broken ones and fuzzer finds among them, for read_file, read_arrow and
+    push_decoder."""
+    files = 0
+    for d, _, names in sorted(os.walk(root)):
+        for name in sorted(names):
+            if not name.endswith(".parquet"):
+                continue
+            with open(os.path.join(d, name), "rb") as f:
+                data = f.read()
+            files += 1
+            put("read_file", data)
+            put("read_arrow", data)
+            put("push_decoder", struct.pack("<Q", files * 0x2545F4914F6CDD1D % (1 << 64)) + data)
+    print(f"read_file, read_arrow, push_decoder: {files} DuckDB files from {root}")
+
+
 def main():
     kept_seeds()
     default = os.environ.get("PARQUET_TEST_DATA") or os.path.join(
@@ -153,6 +172,7 @@ def main():
         put("decode_bloom_filter", data)
         put("read_footer", data[:16])
     print(f"read_file: {files} files from {data_dir}, {len(nested)} of {len(NESTED)} nested")
+    seed_duckdb(os.path.join(HERE, "..", "testdata", "duckdb"))
     encrypted = 0
     for sub, base in [("", 0), ("aes256", 2)]:
         d = os.path.join(data_dir, sub)
