@@ -92,6 +92,20 @@ fn refuse_empty_groups<'a>(
     Ok(())
 }
 
+/// The input's schema as the output writes it: as it is, but for a root that carries a
+/// physical type (segmentio's parquet-go writes one), which readers ignore and the spec
+/// does not allow: the root is written as the plain group it reads as.
+fn output_schema(meta: &FileMetaData) -> Vec<parq::metadata::SchemaElement> {
+    let mut schema = meta.schema.clone();
+    if let Some(root) = schema.first_mut().filter(|r| r.type_.is_some()) {
+        root.type_ = None;
+        root.type_length = None;
+        root.converted_type = None;
+        root.logical_type = None;
+    }
+    schema
+}
+
 pub fn run(args: &Args) -> Result<()> {
     let start = Instant::now();
     let bytes = crate::read_file(&args.input)?;
@@ -163,7 +177,7 @@ pub fn run(args: &Args) -> Result<()> {
         }
     }
     // Check the schema and options before the output file exists.
-    ParquetWriter::from_schema_elements(std::io::sink(), meta.schema.clone(), options.clone())?;
+    ParquetWriter::from_schema_elements(std::io::sink(), output_schema(&meta), options.clone())?;
     // The writer's I/O errors are the output file's: it writes nothing else.
     let result = write(args, &reader, &bytes, options).map_err(|e| e.in_file(&args.output));
     if result.is_err() {
@@ -242,7 +256,7 @@ fn write(
     let meta = reader.metadata();
     let out = std::fs::File::create(&args.output)?;
     let mut writer =
-        ParquetWriter::from_schema_elements(BufWriter::new(out), meta.schema.clone(), options)?;
+        ParquetWriter::from_schema_elements(BufWriter::new(out), output_schema(meta), options)?;
     let leaves = reader.schema().leaves.len();
     let progress = progress_bar(meta);
     for (rg, group) in meta.row_groups.iter().enumerate() {

@@ -114,3 +114,79 @@ fn rewrite_keeps_flat_parquet_testing_files_identical() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `parq rewrite` of DuckDB's real files (testdata/duckdb/): whatever `parq cat` reads,
+/// `rewrite` writes (groups without fields aside, refused by name), and pyarrow reads the
+/// rewrite as the original where it reads the original.
+#[test]
+fn rewrite_writes_every_duckdb_file_it_reads() {
+    require_pyarrow();
+    let data = workspace_dir().join("testdata/duckdb");
+    let bin = parq_bin();
+    let dir = scratch_dir("rewrite-duckdb");
+    let inputs = walk_files(&data, &|p| p.extension().is_some_and(|e| e == "parquet"));
+    let (mut pairs, mut failures, mut refused) = (Vec::new(), Vec::new(), 0);
+    for (i, input) in inputs.iter().enumerate() {
+        let cat = parq_cat(input, &[], &dir);
+        if !cat.success() {
+            continue;
+        }
+        let output = dir.join(format!("{i}.parquet"));
+        let out = std::process::Command::new(&bin)
+            .arg("rewrite")
+            .arg(input)
+            .arg(&output)
+            .output()
+            .unwrap();
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            if err.contains("a struct without fields") {
+                refused += 1;
+            } else {
+                failures.push(format!("{}: {err}", rel(input, &data)));
+            }
+            continue;
+        }
+        pairs.push(input.clone());
+        pairs.push(output);
+    }
+    assert_eq!(refused, 1, "only empty_group_test.parquet is refused");
+    assert!(
+        pairs.len() / 2 > 250,
+        "only {} files rewritten",
+        pairs.len() / 2
+    );
+    let script = manifest_dir().join("../tests/it/support_write/compare.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args(&pairs)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "compare.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (mut compared, mut skipped) = (0, 0);
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if v.get("skip").is_some() {
+            skipped += 1;
+            continue;
+        }
+        compared += 1;
+        let ok = v.get("error").is_none()
+            && v["num_rows_equal"] == json!(true)
+            && v["arrow_schema_equal"] == json!(true)
+            && v["columns_differ"] == json!([]);
+        if !ok {
+            failures.push(line.to_string());
+        }
+    }
+    eprintln!(
+        "rewrite-duckdb: {} rewritten, {compared} compared in pyarrow, {skipped} pyarrow cannot read",
+        pairs.len() / 2
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -26,7 +26,7 @@ def storage(arr):
 def values(arr):
     arr = storage(arr)
     ty = arr.type
-    if t.is_boolean(ty) or t.is_integer(ty):
+    if t.is_boolean(ty) or t.is_integer(ty) or t.is_null(ty):
         return arr.to_pylist()
     if t.is_float16(ty):
         return arr.view(pa.uint16()).to_pylist()
@@ -43,7 +43,9 @@ def values(arr):
         raw = arr.view(pa.binary(width)).to_pylist()
         return [None if b is None else str(int.from_bytes(b, "little", signed=True)) for b in raw]
     if t.is_string(ty) or t.is_large_string(ty) or t.is_string_view(ty):
-        return [None if s is None else s.encode("utf-8").hex() for s in arr.to_pylist()]
+        # As bytes: a writer may have stored invalid UTF-8 (DuckDB's invalid_utf8_*.parquet).
+        as_bytes = {pa.string(): pa.binary(), pa.large_string(): pa.large_binary()}.get(ty, pa.binary_view())
+        return [None if b is None else b.hex() for b in arr.view(as_bytes).to_pylist()]
     if t.is_binary(ty) or t.is_large_binary(ty) or t.is_fixed_size_binary(ty) or t.is_binary_view(ty):
         return [None if b is None else b.hex() for b in arr.to_pylist()]
     raise SystemExit(f"unhandled arrow type {ty}")
