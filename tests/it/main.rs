@@ -57,9 +57,11 @@ mod write_nested_bytes;
 mod write_nested_probes;
 mod write_roundtrip;
 
-// Shared helpers. The oracle is a file of its own because the fuzz crate includes it too.
+// Shared helpers. The oracle is a file of its own because the fuzz crate includes it too;
+// `python` (whether the Python oracles can run) because the CLI's tests include it too.
 #[path = "support_nested/oracle.rs"]
 mod oracle;
+mod python;
 #[cfg(feature = "testing")]
 mod support_nested;
 mod support_write;

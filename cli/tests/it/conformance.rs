@@ -6,6 +6,7 @@
 //! by row (see `support::compare_jsonl`); files pyarrow cannot read are
 //! skipped, but parq must still not panic or hang on them.
 
+use crate::python;
 use crate::support;
 
 use std::path::{Path, PathBuf};
@@ -90,7 +91,7 @@ fn is_parquet(p: &Path) -> bool {
 
 #[test]
 fn conformance_parquet_testing() {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let data = parquet_test_data();
     let all = walk_files(&data, &is_parquet);
     let scratch = scratch_dir("conformance");
@@ -252,7 +253,7 @@ fn conformance_parquet_testing() {
 /// `--columns` and `--limit` select columns and rows like pyarrow does.
 #[test]
 fn cat_columns_and_limit() {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let scratch = scratch_dir("conformance-options");
     let file = parquet_test_data().join("alltypes_plain.parquet");
     let cases: &[&[&str]] = &[
