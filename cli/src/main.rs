@@ -126,7 +126,7 @@ fn main() -> ExitCode {
         // `parq cat F | head`: the reader of our output has gone, as it meant to.
         Err(e) if closed_stdout(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("parq: error: {e}");
+            eprintln!("parq: error: {}", limits::message(&e));
             if let Some(hint) = limits::hint(&e) {
                 eprintln!("parq: hint: {hint}");
             }
