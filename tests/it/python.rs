@@ -66,8 +66,14 @@ pub fn have(modules: &[&str]) -> bool {
     false
 }
 
-/// `python3 -c 'import MODULE'`: `Err` says why it failed.
+/// `python3 -c 'import MODULE'`: `Err` says why it failed. pyspark needs Java as well.
 fn try_import(module: &str) -> Result<(), String> {
+    if module == "pyspark" {
+        match Command::new("java").arg("-version").output() {
+            Ok(out) if out.status.success() => {}
+            _ => return Err("java -version failed: Spark needs a Java 17+ runtime".into()),
+        }
+    }
     match Command::new("python3")
         .args(["-c", &format!("import {module}")])
         .output()
