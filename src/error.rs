@@ -90,6 +90,19 @@ pub enum Error {
         /// Where it happened.
         at: Location,
     },
+    /// A page or dictionary declares more values than
+    /// [`ReadOptions::max_page_values`](crate::read::ReadOptions::max_page_values) accepts
+    /// (a guard on allocations sized by headers, which a legal file can exceed).
+    TooManyValues {
+        /// `"page"` or `"dictionary"`.
+        what: &'static str,
+        /// The values it declares.
+        values: usize,
+        /// The limit.
+        limit: usize,
+        /// Where it happened.
+        at: Location,
+    },
     /// Fetching bytes of an object failed (a failed, short or timed-out request): which
     /// object and which bytes.
     Fetch {
@@ -100,6 +113,32 @@ pub enum Error {
         /// What went wrong.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+}
+
+/// A limit of [`ReadOptions`](crate::read::ReadOptions) that a read went over, as
+/// [`Error::limit`] names it: a refusal that a legal file can meet and that the caller lifts
+/// by raising the option. Named by kind, so that a program with knobs of its own (the `parq`
+/// CLI's flags) can name its knob instead of the option.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// A page's declared uncompressed size: `ReadOptions::limits.max_uncompressed_size`.
+    PageSize,
+    /// The values of one page or dictionary: `ReadOptions::max_page_values`.
+    PageValues,
+    /// The read's memory budget: `ReadOptions::max_memory`.
+    Memory,
+}
+
+impl Limit {
+    /// The option that sets the limit, as error messages name it (`ReadOptions::max_memory`).
+    pub fn option(self) -> &'static str {
+        match self {
+            Limit::PageSize => "ReadOptions::limits.max_uncompressed_size",
+            Limit::PageValues => "ReadOptions::max_page_values",
+            Limit::Memory => "ReadOptions::max_memory",
+        }
+    }
 }
 
 /// `Result` with this crate's [`Error`].
@@ -143,6 +182,27 @@ impl Error {
         )
     }
 
+    /// The limit of the read's options that this error is over, if it is one the caller can
+    /// raise (see [`Limit`]); its message names [`Limit::option`].
+    pub fn limit(&self) -> Option<Limit> {
+        match self {
+            _ if self.is_page_size_limit() => Some(Limit::PageSize),
+            Error::TooManyValues { .. } => Some(Limit::PageValues),
+            Error::Memory { limit: Some(_), .. } => Some(Limit::Memory),
+            _ => None,
+        }
+    }
+
+    /// A [`Error::TooManyValues`] of a `"page"` or `"dictionary"`, with no location yet.
+    pub(crate) fn too_many_values(what: &'static str, values: usize, limit: usize) -> Self {
+        Error::TooManyValues {
+            what,
+            values,
+            limit,
+            at: Location::default(),
+        }
+    }
+
     /// A [`Error::Memory`] over the budget `limit` (`None`: the allocation failed).
     pub(crate) fn memory(what: impl Into<String>, bytes: u64, limit: Option<u64>) -> Self {
         Error::Memory {
@@ -155,8 +215,10 @@ impl Error {
 
     /// Fill in location fields that are not yet known.
     pub fn at(mut self, loc: &Location) -> Self {
-        if let Error::Codec { at, .. } | Error::Format { at, .. } | Error::Memory { at, .. } =
-            &mut self
+        if let Error::Codec { at, .. }
+        | Error::Format { at, .. }
+        | Error::Memory { at, .. }
+        | Error::TooManyValues { at, .. } = &mut self
         {
             at.offset = at.offset.or(loc.offset);
             if at.column.is_none() {
@@ -181,10 +243,7 @@ impl fmt::Display for Error {
                 }
                 if self.is_page_size_limit() {
                     // A legal file may hold a bigger page: say which option lets it through.
-                    write!(
-                        f,
-                        "; raise ReadOptions::limits.max_uncompressed_size to read it"
-                    )?;
+                    write!(f, "; raise {} to read it", Limit::PageSize.option())?;
                 }
                 Ok(())
             }
@@ -208,13 +267,30 @@ impl fmt::Display for Error {
                     Some(l) => write!(
                         f,
                         "out of memory budget: {what} needs {bytes} bytes, over the limit of \
-                         {l} (ReadOptions::max_memory, parq --max-memory)"
+                         {l} ({})",
+                        Limit::Memory.option()
                     )?,
                     None => write!(
                         f,
                         "out of memory: {what} needs {bytes} bytes the system refused"
                     )?,
                 }
+                if *at != Location::default() {
+                    write!(f, " ({at})")?;
+                }
+                Ok(())
+            }
+            Error::TooManyValues {
+                what,
+                values,
+                limit,
+                at,
+            } => {
+                write!(
+                    f,
+                    "{what} of {values} values exceeds the limit of {limit} ({})",
+                    Limit::PageValues.option()
+                )?;
                 if *at != Location::default() {
                     write!(f, " ({at})")?;
                 }

@@ -46,7 +46,7 @@ pub mod testing;
 pub mod variant;
 pub mod write;
 
-pub use error::{Error, Result};
+pub use error::{Error, Limit, Result};
 pub use parq_codecs as codecs;
 
 /// The README's example, compiled and run as a doctest so that it stays true.

@@ -126,7 +126,7 @@ fn main() -> ExitCode {
         // `parq cat F | head`: the reader of our output has gone, as it meant to.
         Err(e) if closed_stdout(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("parq: error: {e}");
+            eprintln!("parq: error: {}", limits::message(&e));
             if let Some(hint) = limits::hint(&e) {
                 eprintln!("parq: hint: {hint}");
             }
@@ -213,7 +213,15 @@ fn print_schema<S: parq::read::Source>(reader: &ParquetReader<S>) -> parq::Resul
 
 /// Write `text` to standard output; a closed pipe is an error (that `main` takes as the
 /// reader having gone), not a panic.
-fn say(text: &str) -> parq::Result<()> {
+///
+/// Every subcommand writes its standard output through this function or a writer whose errors
+/// it returns (`cat`, `pages`, `scan`), never with `print!`/`println!`, which panic when the
+/// write fails (`parq meta F | head -1`). `main` then exits 0 without a word. Restoring
+/// SIGPIPE's default action instead (death by the signal, status 141, as `cat` does) would
+/// need an unsafe `signal` call through libc and would end the process wherever it writes,
+/// skipping destructors; the error path keeps one exit, tested by
+/// `cli/tests/it/broken_pipe.rs` for every subcommand.
+pub(crate) fn say(text: &str) -> parq::Result<()> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
@@ -302,9 +310,9 @@ fn run(cli: Cli) -> parq::Result<()> {
                 }
             };
             if json {
-                println!("{}", meta::json(&metadata, &schema.leaves));
+                say(&format!("{}\n", meta::json(&metadata, &schema.leaves)))?;
             } else {
-                print!("{}", meta::text(&metadata, &schema.leaves));
+                say(&meta::text(&metadata, &schema.leaves))?;
             }
         }
         Command::Cat {

@@ -189,15 +189,15 @@ pub fn run(args: &Args) -> Result<()> {
         .map_err(|e| Error::from(e).in_file(&args.output))?
         .len();
     let secs = start.elapsed().as_secs_f64();
-    println!(
-        "{} ({in_len} bytes) -> {} ({out_len} bytes, {:.1} %) in {secs:.3} s: {} rows, {} row groups",
+    crate::say(&format!(
+        "{} ({in_len} bytes) -> {} ({out_len} bytes, {:.1} %) in {secs:.3} s: {} rows, {} row groups\n{}",
         args.input.display(),
         args.output.display(),
         out_len as f64 * 100.0 / in_len.max(1) as f64,
         written.num_rows,
-        written.row_groups.len()
-    );
-    print!("{}", report(&written));
+        written.row_groups.len(),
+        report(&written)
+    ))?;
     if encoding == EncodingPolicy::Dictionary {
         for note in dictionary_fallbacks(&written) {
             eprintln!("note: {note}");

@@ -385,10 +385,5 @@ fn report(
         }
     }
     // Written at once, and a closed pipe (`parq scan ... | head`) is an error, not a panic.
-    use std::io::Write as _;
-    std::io::stdout()
-        .lock()
-        .write_all(text.as_bytes())
-        .map_err(|e| parq::Error::from(e).in_file("<stdout>"))?;
-    Ok(())
+    crate::say(&text)
 }

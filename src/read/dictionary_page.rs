@@ -62,10 +62,11 @@ impl<S: Source> ParquetReader<S> {
             return Ok(None);
         };
         if num_values > self.options.max_page_values {
-            return Err(Error::format(format!(
-                "dictionary of {num_values} values exceeds the limit of {} (ReadOptions::max_page_values)",
-                self.options.max_page_values
-            ))
+            return Err(Error::too_many_values(
+                "dictionary",
+                num_values,
+                self.options.max_page_values,
+            )
             .at(&pages.last_location()));
         }
         // The entries are PLAIN values: decode them as a required PLAIN page.

@@ -910,10 +910,11 @@ impl<S: Source> ColumnReader<S> {
                         self.page_first_row = first_rows.pop_front();
                     }
                     if page.num_values > self.file.options.max_page_values {
-                        return Err(Error::format(format!(
-                            "page of {} values exceeds the limit of {} (ReadOptions::max_page_values)",
-                            page.num_values, self.file.options.max_page_values
-                        ))
+                        return Err(Error::too_many_values(
+                            "page",
+                            page.num_values,
+                            self.file.options.max_page_values,
+                        )
                         .at(&loc));
                     }
                     // A flat column's slots are its rows: none past the row group's.

@@ -444,10 +444,11 @@ impl<S: Source> ParquetReader<S> {
                     .map_err(|e| e.at(&loc))?,
                 Page::Data(page) => {
                     if page.num_values > self.options.max_page_values {
-                        return Err(Error::format(format!(
-                            "page of {} values exceeds the limit of {} (ReadOptions::max_page_values)",
-                            page.num_values, self.options.max_page_values
-                        ))
+                        return Err(Error::too_many_values(
+                            "page",
+                            page.num_values,
+                            self.options.max_page_values,
+                        )
                         .at(&loc));
                     }
                     decoder.decode_page(page, loc, None)?;

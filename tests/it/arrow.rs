@@ -2,6 +2,7 @@
 //! `ParquetRecordBatchReader` on every parquet-testing file, and round trips through
 //! `ArrowWriter` read back by the parquet crate and by pyarrow.
 
+use crate::python;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -523,6 +524,7 @@ const PYARROW_KNOWN: &[(&str, &str)] = &[
 
 #[test]
 fn pyarrow_reads_arrow_writer_output_with_the_same_schema_and_values() {
+    python::require_python!("pyarrow");
     let batch = every_type();
     let dir = std::env::temp_dir().join(format!("parq-arrow-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -629,11 +631,13 @@ fn compare_generated(script: &str) {
 
 #[test]
 fn record_batches_equal_the_parquet_crate_on_pyarrow_written_flat_files() {
+    python::require_python!("pyarrow");
     compare_generated("gen_roundtrip.py");
 }
 
 #[test]
 fn record_batches_equal_the_parquet_crate_on_pyarrow_written_nested_files() {
+    python::require_python!("pyarrow");
     compare_generated("gen_nested.py");
 }
 
@@ -870,6 +874,7 @@ fn projected_record_batches_equal_the_parquet_crate() {
 /// with and without `ARROW:schema`: parq reads them as the parquet crate does.
 #[test]
 fn record_batches_equal_the_parquet_crate_on_pyarrow_types() {
+    python::require_python!("pyarrow");
     let dir = std::env::temp_dir().join(format!("parq-arrow-types-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (with, without) = (

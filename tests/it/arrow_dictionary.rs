@@ -4,6 +4,7 @@
 //! to PLAIN, chunks without a dictionary, and row selections; the keys path taken where it
 //! must be and not where it must not.
 
+use crate::python;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
@@ -425,6 +426,7 @@ fn key_types_too_narrow_for_the_dictionary_fall_back() {
 /// back to PLAIN) read as the parquet crate reads them.
 #[test]
 fn pyarrow_dictionary_columns_equal_the_parquet_crate() {
+    python::require_python!("pyarrow");
     let dir = std::env::temp_dir().join(format!("parq-arrow-dict-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("dict.parquet");

@@ -1,6 +1,7 @@
 //! Parquet modular encryption: the encrypted files of parquet-testing against the parquet
 //! crate (feature `encryption`), failure cases, interop both ways, and round trips.
 
+use crate::python;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -943,6 +944,7 @@ fn scratch(name: &str) -> PathBuf {
 
 #[test]
 fn uniform_files_equal_pyarrow() {
+    python::require_python!("pyarrow");
     let dir = scratch("uniform");
     for (path, key) in [
         (
@@ -975,6 +977,7 @@ fn uniform_files_equal_pyarrow() {
 
 #[test]
 fn pyarrow_reads_parq_uniform_files_and_parq_reads_pyarrows() {
+    python::require_python!("pyarrow");
     let dir = scratch("pyarrow");
     let batch = sample(3000, 21);
     let ipc_in = dir.join("in.arrow");

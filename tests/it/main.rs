@@ -4,6 +4,13 @@
 //!
 //! `tests/codec_features.rs` stays a binary of its own: CI also runs it with
 //! `--no-default-features --features snappy`, where these modules do not build.
+//!
+//! A module that needs an optional feature of the library (`parq::testing`'s generators,
+//! `parq::arrow`, `parq::encryption`, `parq::object_store`, the probes' counters) is behind a
+//! `#[cfg(feature = ...)]`, so that plain `cargo test` builds and runs the rest; CI turns the
+//! features on (`.ci/test`). The other way, the package dev-depending on itself with those
+//! features, would turn them on in every test build, including the ones that check the library
+//! without them (`--no-default-features`, one codec alone): `testing` brings every codec.
 
 #[cfg(feature = "arrow")]
 mod arrow;
@@ -27,6 +34,7 @@ mod read_api;
 mod read_probes;
 mod real_writers;
 mod selection;
+#[cfg(feature = "testing")]
 mod selection_nested;
 #[cfg(feature = "testing")]
 mod testing_kit;
@@ -41,15 +49,19 @@ mod variant_shredded;
 #[cfg(feature = "testing")]
 mod variant_spark;
 mod write_interop;
+#[cfg(feature = "testing")]
 mod write_nested;
 #[cfg(feature = "testing")]
 mod write_nested_bytes;
-#[cfg(feature = "probes")]
+#[cfg(all(feature = "probes", feature = "testing"))]
 mod write_nested_probes;
 mod write_roundtrip;
 
-// Shared helpers. The oracle is a file of its own because the fuzz crate includes it too.
+// Shared helpers. The oracle is a file of its own because the fuzz crate includes it too;
+// `python` (whether the Python oracles can run) because the CLI's tests include it too.
 #[path = "support_nested/oracle.rs"]
 mod oracle;
+mod python;
+#[cfg(feature = "testing")]
 mod support_nested;
 mod support_write;

@@ -2,6 +2,7 @@
 //! every size concatenate to the whole field, projections by leaf path keep the leaf's
 //! ancestors, and the nested fast paths are taken where they must be.
 
+use crate::python;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -9,17 +10,6 @@ use bytes::Bytes;
 use parq::array::{Array, Value};
 use parq::field::DataType;
 use parq::read::ParquetReader;
-
-fn require_pyarrow() {
-    let ok = Command::new("python3")
-        .args(["-c", "import pyarrow"])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(
-        ok,
-        "these tests need python3 with pyarrow (pip install pyarrow)"
-    );
-}
 
 fn scratch_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
@@ -83,7 +73,7 @@ fn rows(a: &Array) -> Vec<Value> {
 
 #[test]
 fn batches_of_every_size_concatenate_to_the_whole() {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let dir = scratch_dir("nested_read_batches");
     for file in write_files(&dir) {
         let reader = open(&file);
@@ -116,7 +106,7 @@ fn batches_of_every_size_concatenate_to_the_whole() {
 
 #[test]
 fn projection_by_leaf_path_keeps_its_ancestors() {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let dir = scratch_dir("nested_read_projection");
     let file = &write_files(&dir)[0];
     let reader = open(file);
@@ -163,7 +153,7 @@ fn projection_by_leaf_path_keeps_its_ancestors() {
 #[test]
 fn nested_fast_paths_are_taken() {
     use parq::codecs::probe;
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let dir = scratch_dir("nested_read_probes");
     let file = &write_files(&dir)[0];
     let reader = open(file);
@@ -211,7 +201,7 @@ fn nested_fast_paths_are_taken() {
 #[test]
 fn nested_batches_are_cut_from_pages_not_copied_together() {
     use parq::codecs::probe;
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let dir = scratch_dir("nested_read_cuts");
     // Byte-array leaves only: fixed-width ones first try to lend each page out whole.
     let script = r#"
@@ -273,6 +263,8 @@ for version in ["1.0", "2.0"]:
     }
 }
 
+// What it checks is counted by the probes.
+#[cfg(feature = "probes")]
 #[test]
 fn aligned_plain_list_leaves_are_borrowed() {
     use arrow_buffer::{OffsetBuffer, ScalarBuffer};

@@ -25,13 +25,16 @@ use parq::object_store::object_store::{
     ObjectMeta, ObjectStore, ObjectStoreExt, PutMultipartOptions, PutOptions, PutPayload,
     PutResult,
 };
-use parq::object_store::{FooterCache, ObjectReadOptions, ParqObjectReader, Scan, ScanOptions};
+#[cfg(feature = "probes")]
+use parq::object_store::FooterCache;
+use parq::object_store::{ObjectReadOptions, ParqObjectReader, Scan, ScanOptions};
 use parq::predicate::col;
 use parq::read::push::{IoOptions, PushOptions};
 use parq::read::{ArrayBatch, ParquetReader, ReadOptions, RowSelection};
 use parq::write::{Field, ParquetWriter, WriterOptions};
 
 use crate::parallel_read::{batch_rows, nested_file, streamed, summary, Streamed};
+use crate::python;
 
 fn data_dir() -> PathBuf {
     std::env::var_os("PARQUET_TEST_DATA")
@@ -173,6 +176,8 @@ async fn every_testing_file_on_two_threads_equals_the_local_read() {
 
 /// On the blocking pool a step decodes several batches while their bytes are there: a scan
 /// costs a round trip through the pool per few batches, not per batch.
+// What it checks is counted by the probes.
+#[cfg(feature = "probes")]
 #[tokio::test]
 async fn blocking_pool_steps_decode_several_batches_each() {
     let file = int_file(100_000, 50_000);
@@ -495,6 +500,8 @@ async fn store_with(name: &str, file: &Bytes) -> Arc<dyn ObjectStore> {
     store
 }
 
+// What it checks is counted by the probes.
+#[cfg(feature = "probes")]
 #[tokio::test]
 async fn a_small_footer_costs_one_get_and_is_cached() {
     let file = int_file(10_000, 1 << 20);
@@ -518,6 +525,8 @@ async fn a_small_footer_costs_one_get_and_is_cached() {
     assert_eq!(probe::get("io.footer_cache_hit"), 1);
 }
 
+// What it checks is counted by the probes.
+#[cfg(feature = "probes")]
 #[tokio::test]
 async fn the_footer_cache_evicts_the_least_recently_used_by_entries_and_by_bytes() {
     let file = int_file(10_000, 1 << 20);
@@ -581,6 +590,8 @@ async fn read_needle_file(options: PushOptions) -> (Vec<ArrayBatch>, usize, usiz
     (batches, faults.gets.load(Ordering::SeqCst), file.len())
 }
 
+// What it checks is counted by the probes.
+#[cfg(feature = "probes")]
 #[tokio::test]
 async fn a_needle_query_with_a_page_index_costs_three_gets() {
     let options = PushOptions {
@@ -627,6 +638,8 @@ async fn a_needle_predicate_with_a_page_index_costs_at_most_four_gets() {
     assert!(bytes < 300_000, "{bytes} bytes of {file_len}");
 }
 
+// What it checks is counted by the probes.
+#[cfg(feature = "probes")]
 #[tokio::test]
 async fn a_file_inside_the_footer_suffix_costs_one_get() {
     let file = int_file(2_000, 1 << 20);
@@ -851,6 +864,8 @@ async fn dropping_a_stream_cancels_its_gets() {
     );
 }
 
+// What it checks is counted by the probes.
+#[cfg(feature = "probes")]
 #[tokio::test]
 async fn a_scan_reads_files_in_order_prunes_by_statistics_and_counts_progress() {
     let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
@@ -1042,6 +1057,7 @@ mod s3 {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn every_testing_file_from_s3_equals_the_local_read() {
+        python::require_python!("moto.server");
         let (_moto, port) = moto("parq");
         let store: Arc<dyn ObjectStore> = Arc::new(
             AmazonS3Builder::new()

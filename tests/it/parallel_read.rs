@@ -200,7 +200,9 @@ fn strings(modulo: usize, nulls_every: Option<usize>) -> Column {
     }
 }
 
-/// Required strings of 0 to 39 bytes (`i % 40` of them, from `i`).
+/// Required strings of 0 to 39 bytes (`i % 40` of them, from `i`). For the tests of
+/// `probes` only, as is `plain_strings_file`.
+#[cfg(feature = "probes")]
 fn varied_strings() -> Column {
     let mut offsets = vec![0i64];
     let mut data = Vec::new();
@@ -221,6 +223,7 @@ fn varied_strings() -> Column {
 
 /// Two required string columns in PLAIN pages (decoded in place on several threads), with
 /// optional strings and int64s (joined as they are decoded).
+#[cfg(feature = "probes")]
 fn plain_strings_file(
     codec: CodecKind,
     version: PageVersion,

@@ -2,6 +2,7 @@
 //! (asserted with probes and `FilterStats`), and a proptest of pruned + exact filtering
 //! against a naive evaluation over every row.
 
+use crate::python;
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use bytes::Bytes;
 use parq::codecs::probe;
@@ -878,6 +879,7 @@ fn bloom_filters_prune_uint32() {
 /// dictionary (which does not hold it).
 #[test]
 fn a_dictionary_that_falls_back_to_plain_does_not_prune() {
+    python::require_python!("pyarrow");
     let dir = std::env::temp_dir().join(format!("parq-fallback-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("fallback.parquet");

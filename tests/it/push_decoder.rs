@@ -10,6 +10,7 @@ use std::ops::Range;
 use std::path::PathBuf;
 
 use bytes::Bytes;
+#[cfg(feature = "probes")]
 use parq::codecs::probe;
 use parq::column::{Column, Values};
 use parq::predicate::{col, Expr};
@@ -17,10 +18,10 @@ use parq::read::push::{
     DecodeResult, Footer, FooterDecoder, FooterOptions, FooterStep, IoOptions, PushDecoder,
     PushOptions,
 };
-use parq::read::{
-    testing, ArrayBatch, FileSource, MmapSource, ParquetReader, ReadOptions, RowSelection, Select,
-    Source,
-};
+use parq::read::{testing, ArrayBatch, ParquetReader, ReadOptions, RowSelection, Select, Source};
+// For the tests of the probes only.
+#[cfg(feature = "probes")]
+use parq::read::{FileSource, MmapSource};
 use parq::write::{Field, ParquetWriter, WriterOptions};
 use proptest::prelude::*;
 use support_write::Rng;
@@ -353,6 +354,8 @@ fn int_file(rows: i64, page_index: bool, row_group_rows: usize) -> Bytes {
     Bytes::from(out)
 }
 
+// What it checks is counted by the probes.
+#[cfg(feature = "probes")]
 #[test]
 fn a_footer_under_64_kib_costs_one_request_and_a_larger_one_two() {
     let small = int_file(10_000, false, 1 << 20);
@@ -378,6 +381,8 @@ fn a_footer_under_64_kib_costs_one_request_and_a_larger_one_two() {
     assert_eq!(probe::get("io.footer_second_request"), 1);
 }
 
+// What it checks is counted by the probes.
+#[cfg(feature = "probes")]
 #[test]
 fn ranges_are_coalesced_within_the_gap_and_split_past_the_maximum() {
     let file = int_file(20_000, false, 5_000);
@@ -415,6 +420,8 @@ fn ranges_are_coalesced_within_the_gap_and_split_past_the_maximum() {
     );
 }
 
+// What it checks is counted by the probes.
+#[cfg(feature = "probes")]
 #[test]
 fn distant_chunks_are_coalesced_when_the_gap_allows() {
     // Projecting "a" and a later column of the same row group leaves the bytes of "b"
@@ -447,6 +454,8 @@ fn distant_chunks_are_coalesced_when_the_gap_allows() {
     assert_eq!(read(1 << 20), (1, 1));
 }
 
+// What it checks is counted by the probes.
+#[cfg(feature = "probes")]
 #[test]
 fn under_a_selection_unselected_pages_are_never_asked_for() {
     let file = int_file(100_000, true, 1 << 20);
@@ -543,6 +552,7 @@ fn released_ranges_and_the_budget_bound_what_is_held() {
 }
 
 /// A file of three int64 columns of `rows` rows each, in one row group.
+#[cfg(feature = "probes")]
 fn three_column_file(rows: i64) -> Bytes {
     let mut out = Vec::new();
     let fields = vec![Field::int64("a"), Field::int64("b"), Field::int64("c")];
@@ -561,6 +571,8 @@ fn three_column_file(rows: i64) -> Bytes {
 /// pushed bytes), from bytes in memory and memory maps without a copy (each span is kept as
 /// a view of what was pushed), and every local read fetches only the projected chunks: no
 /// range is coalesced over the column left out.
+// What it checks is counted by the probes.
+#[cfg(feature = "probes")]
 #[test]
 fn local_batches_are_driven_through_the_push_decoder_without_copies() {
     let file = three_column_file(50_000);
@@ -626,6 +638,8 @@ fn local_batches_are_driven_through_the_push_decoder_without_copies() {
 /// decoder too (probe `push.whole_row_group` per row group, `push.whole_parallel` once on
 /// several threads), fetch only the projected chunks, and equal the column readers' own
 /// batches concatenated.
+// What it checks is counted by the probes.
+#[cfg(feature = "probes")]
 #[test]
 fn local_whole_reads_are_driven_through_the_push_decoder() {
     let mut file = Vec::new();
@@ -723,6 +737,8 @@ fn local_whole_reads_are_driven_through_the_push_decoder() {
 /// asked for in one round, and only the page holding the needle is fetched. A value the
 /// bloom filter rules out fetches no data at all. Without a predicate, no index or filter
 /// is asked for.
+// What it checks is counted by the probes.
+#[cfg(feature = "probes")]
 #[test]
 fn a_predicate_prunes_through_decoder_requests() {
     use parq::write::BloomFilterOptions;

@@ -1,6 +1,7 @@
 //! VARIANT columns as the Arrow extension type `arrow.parquet.variant`: read (unshredded and
 //! rebuilt from shredding), written by `ArrowWriter`, and the shredded leaves still readable.
 
+use crate::python;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
@@ -91,6 +92,7 @@ fn arrow_writer_writes_the_extension_type_as_variant() {
         .unwrap();
     assert_eq!(back.schema(), batch.schema());
     assert_eq!(rows(back.column(1)), rows(batch.column(1)));
+    python::require_python!("pyarrow");
     // pyarrow sees the VARIANT annotation too (it reads the storage struct).
     let dir = std::env::temp_dir().join(format!("parq-variant-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -6,6 +6,7 @@
 //! * truncated and byte-flipped variants of a few good files: no panic, no hang
 //!   (an error exit or success are both fine).
 
+use crate::python;
 use crate::support;
 
 use std::path::{Path, PathBuf};
@@ -22,7 +23,7 @@ const MUTATED: &[&str] = &[
 
 #[test]
 fn bad_data_files_fail_cleanly() {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let dir = parquet_bad_data();
     let files = walk_files(&dir, &|p: &Path| {
         p.extension().is_some_and(|e| e == "parquet")

@@ -6,6 +6,7 @@
 //! by row (see `support::compare_jsonl`); files pyarrow cannot read are
 //! skipped, but parq must still not panic or hang on them.
 
+use crate::python;
 use crate::support;
 
 use std::path::{Path, PathBuf};
@@ -118,7 +119,7 @@ pub struct Lists {
 /// `parq cat` against pyarrow on every Parquet file under `data`: equal row for row where
 /// pyarrow reads the file, no crash where it does not.
 pub fn run_corpus(data: &Path, name: &str, lists: &Lists) {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let (known_failures, not_compared, pyarrow_unreadable) = (
         lists.known_failures,
         lists.not_compared,
@@ -287,7 +288,7 @@ pub fn run_corpus(data: &Path, name: &str, lists: &Lists) {
 /// `--columns` and `--limit` select columns and rows like pyarrow does.
 #[test]
 fn cat_columns_and_limit() {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let scratch = scratch_dir("conformance-options");
     let file = parquet_test_data().join("alltypes_plain.parquet");
     let cases: &[&[&str]] = &[
@@ -393,7 +394,7 @@ fn conformance_duckdb() {
 /// their raw groups).
 #[test]
 fn conformance_duckdb_variants() {
-    require_pyarrow();
+    python::require_python!("pyarrow", "duckdb");
     let data = duckdb_data();
     let files: Vec<PathBuf> = walk_files(&data, &is_parquet)
         .into_iter()
@@ -477,7 +478,7 @@ const DUCKDB_NOT_COMPARED: &[(&str, &str)] = &[(
 /// `rewrite` refuses it by name, as pyarrow refuses to write one.
 #[test]
 fn empty_groups_read_as_structs_without_fields() {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let file = duckdb_data().join("empty-group/empty_group_test.parquet");
     let scratch = scratch_dir("empty-group");
     let run = parq_cat(&file, &[], &scratch);

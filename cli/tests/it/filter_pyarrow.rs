@@ -7,6 +7,7 @@
 //! same order. The same kinds of predicates run over parquet-testing's files, compared by
 //! row count.
 
+use crate::python;
 use crate::support;
 
 use std::process::{Command, Stdio};
@@ -16,7 +17,7 @@ use support::*;
 
 #[test]
 fn filtered_rows_equal_pyarrow() {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let scratch = scratch_dir("filter_pyarrow");
     let dir = scratch.join("files");
     let out = Command::new("python3")
@@ -82,7 +83,7 @@ fn filtered_rows_equal_pyarrow() {
 
 #[test]
 fn scan_reports_pruning() {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let scratch = scratch_dir("filter_pyarrow_scan");
     let file = scratch.join("sorted.parquet");
     let out = Command::new("python3")
@@ -174,7 +175,7 @@ fn scan_reports_pruning() {
 
 #[test]
 fn parquet_testing_counts_equal_pyarrow() {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let scratch = scratch_dir("filter_pyarrow_testing");
     let cases_file = scratch.join("cases.json");
     let out = Command::new("python3")
@@ -226,7 +227,7 @@ fn parquet_testing_counts_equal_pyarrow() {
 /// from the values written (not from a reader).
 #[test]
 fn text_literals_and_struct_nulls_equal_python() {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let scratch = scratch_dir("filter_pyarrow_text_literals");
     let file = scratch.join("typed.parquet");
     let script = r#"

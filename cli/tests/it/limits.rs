@@ -1,5 +1,6 @@
-//! `--max-page-size`: a page over the reader's size limit is refused with an error that names
-//! the library option and a hint that names the flag; with the flag raised it reads.
+//! `--max-page-size`, `--max-page-values`, `--max-memory`: a read over one of the reader's
+//! limits is refused with an error and a hint that name the flag (not the library's
+//! `ReadOptions` field, which a CLI user cannot set); with the flag raised it reads.
 
 use crate::support;
 
@@ -63,14 +64,7 @@ fn max_page_size_is_named_by_the_error_and_raises_the_limit() {
             !refused.success(),
             "{command}: read a 104 KB page under a 64 KiB limit"
         );
-        assert!(
-            refused
-                .stderr
-                .contains("ReadOptions::limits.max_uncompressed_size")
-                && refused.stderr.contains("--max-page-size"),
-            "{command}: {}",
-            refused.stderr
-        );
+        assert_names_the_flag(&refused, "--max-page-size", command);
         let read = run_parq(
             &[
                 os(command),
@@ -136,4 +130,57 @@ fn large_string_map_reads_with_the_flag() {
     assert!(run.success(), "{}", run.stderr);
     let out: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     assert_eq!(out["rows"], 2, "{out}");
+}
+
+/// The run failed cleanly, and its error line and hint both name `flag`, never `ReadOptions`.
+fn assert_names_the_flag(run: &Run, flag: &str, what: &str) {
+    assert!(!run.success(), "{what}: read past the limit");
+    assert!(!run.stderr.contains("panicked"), "{what}: {}", run.stderr);
+    let error = run
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("parq: error: "))
+        .unwrap_or_else(|| panic!("{what}: no error line: {}", run.stderr));
+    let hint = run
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("parq: hint: "))
+        .unwrap_or_else(|| panic!("{what}: no hint: {}", run.stderr));
+    assert!(error.contains(flag), "{what}: {error}");
+    assert!(hint.contains(flag), "{what}: {hint}");
+    assert!(
+        !run.stderr.contains("ReadOptions"),
+        "{what}: {}",
+        run.stderr
+    );
+}
+
+/// A page of 1000 values under `--max-page-values 100`, and 100 KB of decoded strings under
+/// `--max-memory 16K`: each error names its flag; raised, the read succeeds.
+#[test]
+fn max_page_values_and_max_memory_are_named_by_the_error() {
+    let scratch = scratch_dir("limits-values");
+    let file = scratch.join("big_page.parquet");
+    write_big_page(&file);
+    let timeout = Duration::from_secs(60);
+    for command in ["cat", "scan"] {
+        for (flag, low, high) in [
+            ("--max-page-values", "100", "1000"),
+            ("--max-memory", "16K", "1M"),
+        ] {
+            let what = format!("{command} {flag} {low}");
+            let refused = run_parq(
+                &[os(command), file.as_os_str(), os(flag), os(low)],
+                &scratch,
+                timeout,
+            );
+            assert_names_the_flag(&refused, flag, &what);
+            let read = run_parq(
+                &[os(command), file.as_os_str(), os(flag), os(high)],
+                &scratch,
+                timeout,
+            );
+            assert!(read.success(), "{command} {flag} {high}: {}", read.stderr);
+        }
+    }
 }

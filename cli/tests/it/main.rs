@@ -25,3 +25,7 @@ mod threads;
 mod variant;
 
 mod support;
+// Whether pyarrow, DuckDB, pyspark and moto can run: one rule for both crates' tests (skip
+// with a note, or fail under PARQ_REQUIRE_ORACLES=1).
+#[path = "../../../tests/it/python.rs"]
+mod python;

@@ -13,6 +13,7 @@
 //! - `parq_writes_nested_pyarrow_reads`: `parq rewrite` keeps the data, as pyarrow and
 //!   DuckDB read it.
 
+use crate::python;
 use crate::support;
 
 use std::ffi::OsStr;
@@ -56,7 +57,7 @@ fn generate(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn parq_reads_nested_pyarrow_files() {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let scratch = scratch_dir("nested_pyarrow");
     let gen_dir = scratch.join("files");
     let files = generate(&gen_dir);
@@ -120,19 +121,6 @@ fn parq_reads_nested_pyarrow_files() {
     );
 }
 
-/// Fails (never skips) when python3 cannot import `module`.
-fn require_python_module(module: &str) {
-    let out = Command::new("python3")
-        .args(["-c", &format!("import {module}")])
-        .output()
-        .expect("run python3");
-    assert!(
-        out.status.success(),
-        "this test needs the python module {module} (python3 -m pip install {module}):\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// `parq rewrite` options for the i-th file: page versions, encodings and
 /// codecs vary across files.
 fn rewrite_options(i: usize) -> Vec<&'static str> {
@@ -158,8 +146,7 @@ fn rewrite_options(i: usize) -> Vec<&'static str> {
 //   3. `parq cat OUT` prints pyarrow's reading of FILE (parq reads its own nested output).
 #[test]
 fn parq_writes_nested_pyarrow_reads() {
-    require_pyarrow();
-    require_python_module("duckdb");
+    python::require_python!("pyarrow", "duckdb");
     let scratch = scratch_dir("nested_pyarrow_write");
     let gen_dir = scratch.join("files");
     let out_dir = scratch.join("rewritten");

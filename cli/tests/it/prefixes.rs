@@ -4,6 +4,7 @@
 //! whole files by their footer statistics; no progress bar is drawn when stderr is not a
 //! terminal.
 
+use crate::python;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -292,6 +293,7 @@ mod s3 {
 
     #[test]
     fn an_s3_prefix_reads_as_its_files_one_by_one() {
+        python::require_python!("moto.server");
         let (_moto, port) = moto("lake");
         let endpoint = format!("http://127.0.0.1:{port}");
         let store = AmazonS3Builder::new()

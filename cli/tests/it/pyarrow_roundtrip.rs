@@ -6,6 +6,7 @@
 //! directory; expected.py gives pyarrow's reading of each; parq must print the
 //! same rows (see `support::compare_jsonl`).
 
+use crate::python;
 use crate::support;
 
 use std::path::Path;
@@ -19,7 +20,7 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 #[test]
 fn pyarrow_written_files() {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let scratch = scratch_dir("pyarrow_roundtrip");
     let gen_dir = scratch.join("files");
     let out = Command::new("python3")

@@ -1,7 +1,8 @@
 //! `parq rewrite` against pyarrow: what the CLI writes from a parquet-testing file reads back
-//! in pyarrow as the original does (`tests/it/support_write/compare.py` of the library; the test
-//! FAILS if pyarrow is missing).
+//! in pyarrow as the original does (`tests/it/support_write/compare.py` of the library; without
+//! pyarrow the test is skipped, or fails under `PARQ_REQUIRE_ORACLES=1` as in CI).
 
+use crate::python;
 use crate::support;
 
 use std::path::PathBuf;
@@ -16,7 +17,7 @@ use support::*;
 /// option sets, and keeps the schema elements exactly.
 #[test]
 fn rewrite_keeps_flat_parquet_testing_files_identical() {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let data = parquet_test_data();
     let bin = parq_bin();
     let dir = scratch_dir("rewrite");
@@ -120,7 +121,7 @@ fn rewrite_keeps_flat_parquet_testing_files_identical() {
 /// rewrite as the original where it reads the original.
 #[test]
 fn rewrite_writes_every_duckdb_file_it_reads() {
-    require_pyarrow();
+    python::require_python!("pyarrow");
     let data = workspace_dir().join("testdata/duckdb");
     let bin = parq_bin();
     let dir = scratch_dir("rewrite-duckdb");

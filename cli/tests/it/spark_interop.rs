@@ -4,10 +4,11 @@
 //! 256 KiB, read by Spark's vectorised reader and by parquet-mr's, equal to pyarrow's reading
 //! of the original (`support/spark_read.py`, one Spark session for every file).
 //!
-//! The test FAILS (never skips) without pyspark and Java. A difference that Spark also shows
+//! Without pyspark the test is skipped, or fails under `PARQ_REQUIRE_ORACLES=1` (CI). A difference that Spark also shows
 //! on the original (a type Spark maps its own way) is Spark's, not parq's, and is only
 //! counted.
 
+use crate::python;
 use crate::support;
 
 use std::path::{Path, PathBuf};
@@ -20,18 +21,6 @@ use support::*;
 
 /// Bytes that Hadoop's LZ4 decompressor buffers: a block larger than this fails in Spark.
 const HADOOP_LZ4_BUFFER: i32 = 256 * 1024;
-
-fn require_pyspark() {
-    let out = Command::new("python3")
-        .args(["-c", "import pyspark; print(pyspark.__version__)"])
-        .output()
-        .expect("python3");
-    assert!(
-        out.status.success(),
-        "pyspark is required by this test (python3 -m pip install pyspark; Java 17+):\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// The largest uncompressed data page of a file, by its page headers.
 fn largest_page(path: &Path) -> i32 {
@@ -55,8 +44,7 @@ fn largest_page(path: &Path) -> i32 {
 
 #[test]
 fn spark_reads_parq_rewrites_as_pyarrow_reads_the_originals() {
-    require_pyarrow();
-    require_pyspark();
+    python::require_python!("pyarrow", "pyspark");
     let dir = scratch_dir("spark_interop");
     // Pages over Hadoop's LZ4 buffer: 80k distinct int64 and 24-byte strings in one row group
     // (20k rows a page: 480 KiB string pages).

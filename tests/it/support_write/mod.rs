@@ -593,7 +593,8 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Run `dump.py` on `files`: one JSON object per file. Fails (never skips) without pyarrow.
+/// Run `dump.py` on `files`: one JSON object per file. Its callers skip without pyarrow
+/// (`python::require_python!`).
 pub fn pyarrow_dump(files: &[PathBuf]) -> Vec<Value> {
     let script = manifest_dir().join("tests/it/support_write/dump.py");
     let out = Command::new("python3")

@@ -71,25 +71,6 @@ pub fn parq_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_parq"))
 }
 
-/// Fails the test (never skips) when python3 or pyarrow is missing.
-pub fn require_pyarrow() {
-    let out = Command::new("python3")
-        .args([
-            "-c",
-            "import pyarrow, pyarrow.parquet; print(pyarrow.__version__)",
-        ])
-        .output();
-    match out {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => panic!(
-            "pyarrow is required by this test and `python3 -c 'import pyarrow'` failed \
-             (install it: python3 -m pip install pyarrow):\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        ),
-        Err(e) => panic!("python3 is required by this test and could not be run: {e}"),
-    }
-}
-
 /// A fresh scratch directory under Cargo's target tmp dir, unique to this process.
 pub fn scratch_dir(name: &str) -> PathBuf {
     let dir =
