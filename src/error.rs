@@ -14,6 +14,9 @@ pub struct Location {
     pub row_group: Option<usize>,
     /// Page index within the column chunk (0 = first page, dictionary page included).
     pub page: Option<usize>,
+    /// Row within the row group (not the file) of the value an error is about, when one
+    /// value is to blame and its row is known (a string that is not UTF-8).
+    pub row: Option<u64>,
 }
 
 impl fmt::Display for Location {
@@ -25,6 +28,10 @@ impl fmt::Display for Location {
         }
         if let Some(rg) = self.row_group {
             write!(f, "{sep}row group {rg}")?;
+            sep = ", ";
+        }
+        if let Some(r) = self.row {
+            write!(f, "{sep}row {r} of the row group")?;
             sep = ", ";
         }
         if let Some(p) = self.page {
@@ -102,6 +109,9 @@ pub enum Error {
     },
 }
 
+/// The start of the message of [`Error::invalid_utf8`].
+const INVALID_UTF8: &str = "invalid UTF-8 in a string value";
+
 /// `Result` with this crate's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -164,8 +174,27 @@ impl Error {
             }
             at.row_group = at.row_group.or(loc.row_group);
             at.page = at.page.or(loc.page);
+            at.row = at.row.or(loc.row);
         }
         self
+    }
+
+    /// A [`Error::Format`] for a value of a STRING, ENUM or JSON column that is not UTF-8;
+    /// `detail` says which value when its row is not known (see [`Location::row`]).
+    pub(crate) fn invalid_utf8(detail: Option<String>) -> Self {
+        Error::format(match detail {
+            Some(d) => format!("{INVALID_UTF8}: {d}"),
+            None => INVALID_UTF8.to_string(),
+        })
+    }
+
+    /// Whether this is a string value that is not UTF-8: a column the read checks
+    /// ([`ReadOptions::utf8_columns`](crate::read::ReadOptions::utf8_columns),
+    /// [`ReadOptions::check_strings`](crate::read::ReadOptions::check_strings), Arrow string
+    /// types) holds bytes that STRING, ENUM and JSON do not allow. The location names the
+    /// column, the row group and, where known, the row ([`Location::row`]).
+    pub fn is_invalid_utf8(&self) -> bool {
+        matches!(self, Error::Format { what, .. } if what.starts_with(INVALID_UTF8))
     }
 }
 

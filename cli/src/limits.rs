@@ -37,6 +37,9 @@ impl LimitArgs {
 
 /// What the CLI adds to an error: the flag that lifts the limit it hit.
 pub fn hint(e: &parq::Error) -> Option<&'static str> {
+    if e.is_invalid_utf8() {
+        return Some("to print such values with their invalid bytes as \\xHH instead, pass --invalid-utf8 escape");
+    }
     if e.is_page_size_limit() {
         return Some("the page is larger than --max-page-size allows (default 1G): raise it, e.g. --max-page-size 2G");
     }
