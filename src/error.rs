@@ -14,9 +14,6 @@ pub struct Location {
     pub row_group: Option<usize>,
     /// Page index within the column chunk (0 = first page, dictionary page included).
     pub page: Option<usize>,
-    /// Row within the row group (not the file) of the value an error is about, when one
-    /// value is to blame and its row is known (a string that is not UTF-8).
-    pub row: Option<u64>,
 }
 
 impl fmt::Display for Location {
@@ -28,10 +25,6 @@ impl fmt::Display for Location {
         }
         if let Some(rg) = self.row_group {
             write!(f, "{sep}row group {rg}")?;
-            sep = ", ";
-        }
-        if let Some(r) = self.row {
-            write!(f, "{sep}row {r} of the row group")?;
             sep = ", ";
         }
         if let Some(p) = self.page {
@@ -174,16 +167,15 @@ impl Error {
             }
             at.row_group = at.row_group.or(loc.row_group);
             at.page = at.page.or(loc.page);
-            at.row = at.row.or(loc.row);
         }
         self
     }
 
     /// A [`Error::Format`] for a value of a STRING, ENUM or JSON column that is not UTF-8;
-    /// `detail` says which value when its row is not known (see [`Location::row`]).
-    pub(crate) fn invalid_utf8(detail: Option<String>) -> Self {
-        Error::format(match detail {
-            Some(d) => format!("{INVALID_UTF8}: {d}"),
+    /// `which` says which value, appended to the message ("at row 3 of the row group").
+    pub(crate) fn invalid_utf8(which: Option<String>) -> Self {
+        Error::format(match which {
+            Some(w) => format!("{INVALID_UTF8} {w}"),
             None => INVALID_UTF8.to_string(),
         })
     }
@@ -192,7 +184,8 @@ impl Error {
     /// ([`ReadOptions::utf8_columns`](crate::read::ReadOptions::utf8_columns),
     /// [`ReadOptions::check_strings`](crate::read::ReadOptions::check_strings), Arrow string
     /// types) holds bytes that STRING, ENUM and JSON do not allow. The location names the
-    /// column, the row group and, where known, the row ([`Location::row`]).
+    /// column and the row group, and the message the row in the row group where it is known
+    /// ("at row 3 of the row group": flat columns), else the value's place in its page.
     pub fn is_invalid_utf8(&self) -> bool {
         matches!(self, Error::Format { what, .. } if what.starts_with(INVALID_UTF8))
     }

@@ -195,7 +195,9 @@ impl ReadArgs {
 fn first_rows(options: ReadOptions, limit: Option<usize>, filter: Option<&Expr>) -> ReadOptions {
     match (limit, filter) {
         (Some(n), None) => ReadOptions {
-            selection: Some(parq::read::RowSelection::from_ranges([0..n as u64])),
+            selection: Some(parq::read::RowSelection::from_ranges(std::iter::once(
+                0..n as u64,
+            ))),
             ..options
         },
         _ => options,

@@ -46,10 +46,13 @@ struct At {
 fn utf8_location(e: &Error) -> At {
     assert!(e.is_invalid_utf8(), "not an invalid-UTF-8 error: {e}");
     match e {
-        Error::Format { at, .. } => At {
+        Error::Format { at, what } => At {
             column: at.column.clone(),
             row_group: at.row_group,
-            row: at.row,
+            row: what
+                .split_once(" at row ")
+                .and_then(|(_, r)| r.strip_suffix(" of the row group"))
+                .map(|r| r.parse().unwrap()),
         },
         _ => unreachable!("is_invalid_utf8 is a format error"),
     }
@@ -91,7 +94,8 @@ fn duckdb_invalid_utf8_is_an_error_at_its_row() {
             assert_eq!(at.row, Some(row), "{name}: {e}");
             let text = e.to_string();
             assert!(
-                text.contains("column X1") && text.contains(&format!("row {row} of the row group")),
+                text.contains("column X1, row group 0")
+                    && text.contains(&format!("at row {row} of the row group")),
                 "{name}: {text}"
             );
         }
@@ -288,7 +292,7 @@ proptest! {
             let mut v = values[row].clone().unwrap_or_default();
             // Inside the value or at its end, never splitting a character of the rest.
             let mut cut = (*at).min(v.len());
-            while !std::str::from_utf8(&v[..cut]).is_ok() {
+            while std::str::from_utf8(&v[..cut]).is_err() {
                 cut -= 1;
             }
             v.splice(cut..cut, piece.iter().copied());

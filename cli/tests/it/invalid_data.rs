@@ -92,9 +92,9 @@ fn invalid_utf8_fails_at_its_row_as_in_duckdb() {
                 "{name} {extra:?}: {}",
                 run.describe_error()
             );
-            let want = format!("column X1, row group 0, row {row} of the row group");
+            let want = format!("invalid UTF-8 in a string value at row {row} of the row group");
             assert!(
-                run.stderr.contains("invalid UTF-8") && run.stderr.contains(&want),
+                run.stderr.contains(&want) && run.stderr.contains("(column X1, row group 0,"),
                 "{name} {extra:?}: {}",
                 run.stderr
             );
@@ -178,7 +178,7 @@ fn head_before_an_invalid_row_prints() {
     // Row 3000 of the file is row 1000 of row group 1.
     assert!(
         run.stderr
-            .contains("column s, row group 1, row 1000 of the row group"),
+            .contains("at row 1000 of the row group (column s, row group 1,"),
         "{}",
         run.stderr
     );

@@ -188,7 +188,7 @@ impl ValuesDecoder for KeysDecoder {
             // Kept whole and shared, the dictionary is checked whole: any entry may be picked.
             return Err(match self.dictionary_decoder.take_invalid_utf8() {
                 Some(k) => Error::invalid_utf8(Some(format!(
-                    "entry {k} of the dictionary page (the column is read as dictionary keys)"
+                    "at entry {k} of the dictionary page (the column is read as dictionary keys)"
                 ))),
                 None => e,
             });

@@ -199,7 +199,7 @@ impl ChunkDecoder {
 
     /// The next page's first slot is row `row` of its row group (`None`: not known, or the
     /// slots are not rows): set before each page by readers of flat columns, so that a
-    /// string that is not UTF-8 is reported at its row ([`Location::row`]).
+    /// string that is not UTF-8 is reported at its row.
     pub(crate) fn set_page_row(&mut self, row: Option<u64>) {
         self.page_row = row;
     }
@@ -628,15 +628,15 @@ fn located(
         return e;
     };
     let slot = bits.map_or(Some(k), |b| b.set_indices().nth(k));
-    match (first_row, slot) {
-        (Some(first), Some(slot)) => Error::invalid_utf8(None).at(&Location {
-            row: Some(first.saturating_add(slot as u64)),
-            ..Location::default()
-        }),
-        _ => Error::invalid_utf8(Some(format!(
-            "value {k} of the page (its non-null values counted from 0)"
-        ))),
-    }
+    Error::invalid_utf8(Some(match (first_row, slot) {
+        (Some(first), Some(slot)) => {
+            format!(
+                "at row {} of the row group",
+                first.saturating_add(slot as u64)
+            )
+        }
+        _ => format!("at value {k} of the page (its non-null values counted from 0)"),
+    }))
 }
 
 /// A page of no slots, for [`ValuesDecoder::output_bytes`] of a reservation hint.
