@@ -85,8 +85,10 @@ pub struct ReadOptions {
     /// row group ([`Error::is_invalid_utf8`]). Off by default: a column comes out as the
     /// bytes stored, never changed, and is only text once the caller makes it so; the
     /// Arrow reader checks its string types whatever this says, and `parq cat` sets it.
-    /// Binary columns (no such annotation) are never checked. Values a selection or a
-    /// filter leaves out are not decoded, so not checked.
+    /// Binary columns (no such annotation) are never checked. Values a selection leaves
+    /// out are not decoded, so not checked, nor are a filter's rejected rows in the
+    /// columns it does not test; the columns it tests are decoded to test them, and
+    /// checked (as DuckDB does).
     pub check_strings: bool,
     /// Leaf columns (indices into [`crate::schema::SchemaDescriptor::leaves`]) whose byte
     /// arrays come with i32 offsets, as

@@ -23,6 +23,11 @@ fn parq(args: &[&str], scratch: &Path) -> Run {
 /// What pyarrow and DuckDB do with `file`: each one's rows as Python reprs, or `ERROR ...`.
 /// pyarrow's rows are converted to Python objects (where it decodes UTF-8).
 fn others(file: &Path) -> (String, String) {
+    others_where(file, "true")
+}
+
+/// [`others`], DuckDB's rows those where SQL `condition` holds.
+fn others_where(file: &Path, condition: &str) -> (String, String) {
     let script = r#"
 import sys
 f = sys.argv[1]
@@ -33,7 +38,7 @@ except Exception as e:
     print("pyarrow ERROR", type(e).__name__, e)
 try:
     import duckdb
-    print("duckdb", repr(duckdb.sql(f"select * from read_parquet('{f}')").fetchall()))
+    print("duckdb", repr(duckdb.sql(f"select * from read_parquet('{f}') where {sys.argv[2]}").fetchall()))
 except ImportError:
     print("duckdb MISSING")
 except Exception as e:
@@ -43,6 +48,7 @@ except Exception as e:
         .arg("-c")
         .arg(script)
         .arg(file)
+        .arg(condition)
         .output()
         .expect("run python3");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -199,6 +205,36 @@ fn head_before_an_invalid_row_prints() {
     assert!(
         stdout.contains(r#"{"s":"bad \\xff"}"#),
         "escaped row missing"
+    );
+}
+
+/// A filter on the string column reads its values to test them, and so checks them, as
+/// DuckDB does: the row it would leave out still fails.
+#[test]
+fn a_filter_on_the_bad_column_checks_it_as_duckdb_does() {
+    let scratch = scratch_dir("invalid_utf8_where");
+    let file = duckdb_dir().join("invalid_utf8_dba.parquet");
+    let (_, duckdb) = others_where(&file, "X1 = 'hello world'");
+    assert!(
+        duckdb.contains("ERROR") || duckdb.contains("MISSING"),
+        "{duckdb}"
+    );
+    let run = parq_cat(&file, &["--where", "X1 = 'hello world'"], &scratch);
+    assert_eq!(run.code, Some(1), "{}", run.describe_error());
+    assert!(
+        run.stderr.contains("at row 0 of the row group"),
+        "{}",
+        run.stderr
+    );
+    let run = parq_cat(
+        &file,
+        &["--where", "X1 = 'hello world'", "--invalid-utf8", "escape"],
+        &scratch,
+    );
+    assert!(run.success(), "{}", run.describe_error());
+    assert_eq!(
+        String::from_utf8(run.stdout).unwrap(),
+        "{\"X1\":\"hello world\"}\n"
     );
 }
 
