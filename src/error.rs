@@ -141,6 +141,9 @@ impl Limit {
     }
 }
 
+/// The start of the message of [`Error::invalid_utf8`].
+const INVALID_UTF8: &str = "invalid UTF-8 in a string value";
+
 /// `Result` with this crate's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -228,6 +231,25 @@ impl Error {
             at.page = at.page.or(loc.page);
         }
         self
+    }
+
+    /// A [`Error::Format`] for a value of a STRING, ENUM or JSON column that is not UTF-8;
+    /// `which` says which value, appended to the message ("at row 3 of the row group").
+    pub(crate) fn invalid_utf8(which: Option<String>) -> Self {
+        Error::format(match which {
+            Some(w) => format!("{INVALID_UTF8} {w}"),
+            None => INVALID_UTF8.to_string(),
+        })
+    }
+
+    /// Whether this is a string value that is not UTF-8: a column the read checks
+    /// ([`ReadOptions::utf8_columns`](crate::read::ReadOptions::utf8_columns),
+    /// [`ReadOptions::check_strings`](crate::read::ReadOptions::check_strings), Arrow string
+    /// types) holds bytes that STRING, ENUM and JSON do not allow. The location names the
+    /// column and the row group, and the message the row in the row group where it is known
+    /// ("at row 3 of the row group": flat columns), else the value's place in its page.
+    pub fn is_invalid_utf8(&self) -> bool {
+        matches!(self, Error::Format { what, .. } if what.starts_with(INVALID_UTF8))
     }
 }
 

@@ -115,6 +115,165 @@ impl ColumnDescriptor {
     pub fn name(&self) -> &str {
         self.path.last().map_or("", String::as_str)
     }
+
+    /// Whether the leaf's values are text: BYTE_ARRAY annotated STRING, ENUM or JSON (or the
+    /// converted UTF8, ENUM or JSON), which LogicalTypes.md says hold UTF-8. These are the
+    /// columns [`ReadOptions::check_strings`](crate::read::ReadOptions::check_strings)
+    /// checks; BSON and unannotated byte arrays are binary.
+    pub fn is_string(&self) -> bool {
+        if self.physical_type != Type::BYTE_ARRAY {
+            return false;
+        }
+        match &self.logical_type {
+            Some(LogicalType::Unknown { .. }) | None => matches!(
+                self.converted_type,
+                Some(ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON)
+            ),
+            Some(lt) => matches!(
+                lt,
+                LogicalType::String | LogicalType::Enum | LogicalType::Json
+            ),
+        }
+    }
+
+    /// Check that the leaf's annotation fits its physical type as LogicalTypes.md allows
+    /// (TIMESTAMP on INT64, DATE and INT(8..32) on INT32, STRING on BYTE_ARRAY, a DECIMAL's
+    /// precision within what the type holds, ...): the logical type when there is a known
+    /// one, else the converted type. Readers call it when a column is about to be read, not
+    /// when the footer is parsed: a file with such a column still shows its schema and
+    /// metadata, and its other columns read. Reading the column's values as the annotation
+    /// says would misread them (an INT32 as microseconds of a timestamp), and reading them as
+    /// the physical type would silently drop the annotation, so it is an error naming the
+    /// column, as pyarrow and DuckDB refuse such columns.
+    pub fn check_annotation(&self) -> Result<()> {
+        let fits = annotation_fit(self);
+        let Err(wants) = fits else {
+            return Ok(());
+        };
+        let name = annotation_of(
+            self.logical_type.as_ref(),
+            self.converted_type,
+            self.precision,
+            self.scale,
+        )
+        .unwrap_or_default();
+        let physical = match self.type_length {
+            Some(n) if self.physical_type == Type::FIXED_LEN_BYTE_ARRAY => {
+                format!("{}({n})", self.physical_type)
+            }
+            _ => self.physical_type.to_string(),
+        };
+        Err(Error::format(format!(
+            "annotation {name} does not fit physical type {physical} ({wants})"
+        ))
+        .at(&crate::error::Location {
+            column: Some(self.path_string()),
+            ..Default::default()
+        }))
+    }
+}
+
+/// The most decimal digits a FIXED_LEN_BYTE_ARRAY of `n` bytes holds: floor(log10(2^(8n-1) - 1)).
+fn max_decimal_digits(n: i32) -> i64 {
+    if n <= 0 {
+        return 0;
+    }
+    // 2^(8n-1) - 1 is never a power of ten, so the floor of log10(2^(8n-1)) is the same.
+    ((8.0 * n as f64 - 1.0) * std::f64::consts::LOG10_2).floor() as i64
+}
+
+/// `Ok` when the annotation of leaf `c` fits its physical type; else what it needs, as
+/// LogicalTypes.md says it.
+fn annotation_fit(c: &ColumnDescriptor) -> std::result::Result<(), String> {
+    let t = c.physical_type;
+    let only = |want: Type| match t == want {
+        true => Ok(()),
+        false => Err(format!("it annotates {want} only")),
+    };
+    let fixed = |n: i32| match t == Type::FIXED_LEN_BYTE_ARRAY && c.type_length == Some(n) {
+        true => Ok(()),
+        false => Err(format!("it annotates FIXED_LEN_BYTE_ARRAY({n}) only")),
+    };
+    let decimal = |precision: Option<i32>, scale: Option<i32>| {
+        let (p, s) = (precision.unwrap_or(0), scale.unwrap_or(0));
+        let max = match t {
+            Type::INT32 => 9,
+            Type::INT64 => 18,
+            Type::FIXED_LEN_BYTE_ARRAY => max_decimal_digits(c.type_length.unwrap_or(0)),
+            Type::BYTE_ARRAY => i64::MAX,
+            _ => {
+                return Err(
+                    "it annotates INT32, INT64, FIXED_LEN_BYTE_ARRAY and BYTE_ARRAY only".into(),
+                )
+            }
+        };
+        if p < 1 || i64::from(p) > max {
+            return Err(format!("{t} holds a precision of 1 to {max}, not {p}"));
+        }
+        if s < 0 || s > p {
+            return Err(format!("the scale must be 0 to the precision {p}, not {s}"));
+        }
+        Ok(())
+    };
+    match &c.logical_type {
+        Some(LogicalType::Unknown { .. }) | None => {}
+        Some(lt) => {
+            return match lt {
+                LogicalType::String
+                | LogicalType::Enum
+                | LogicalType::Json
+                | LogicalType::Bson
+                | LogicalType::Geometry { .. }
+                | LogicalType::Geography { .. } => only(Type::BYTE_ARRAY),
+                LogicalType::Uuid => fixed(16),
+                LogicalType::Float16 => fixed(2),
+                LogicalType::Date => only(Type::INT32),
+                LogicalType::Time {
+                    unit: TimeUnit::Millis,
+                    ..
+                } => only(Type::INT32),
+                LogicalType::Time { .. } | LogicalType::Timestamp { .. } => only(Type::INT64),
+                LogicalType::Integer { bit_width: 64, .. } => only(Type::INT64),
+                LogicalType::Integer {
+                    bit_width: 8 | 16 | 32,
+                    ..
+                } => only(Type::INT32),
+                LogicalType::Integer { bit_width, .. } => Err(format!(
+                    "INTEGER is 8, 16, 32 or 64 bits wide, not {bit_width}"
+                )),
+                LogicalType::Decimal { scale, precision } => {
+                    decimal(Some(*precision), Some(*scale))
+                }
+                // NULL fits any type; group annotations (LIST, MAP, VARIANT) and the newer
+                // ones are left to the schema's resolution.
+                _ => Ok(()),
+            };
+        }
+    }
+    let Some(ct) = c.converted_type else {
+        return Ok(());
+    };
+    match ct {
+        ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON | ConvertedType::BSON => {
+            only(Type::BYTE_ARRAY)
+        }
+        ConvertedType::DATE
+        | ConvertedType::TIME_MILLIS
+        | ConvertedType::UINT_8
+        | ConvertedType::UINT_16
+        | ConvertedType::UINT_32
+        | ConvertedType::INT_8
+        | ConvertedType::INT_16
+        | ConvertedType::INT_32 => only(Type::INT32),
+        ConvertedType::TIME_MICROS
+        | ConvertedType::TIMESTAMP_MILLIS
+        | ConvertedType::TIMESTAMP_MICROS
+        | ConvertedType::UINT_64
+        | ConvertedType::INT_64 => only(Type::INT64),
+        ConvertedType::INTERVAL => fixed(12),
+        ConvertedType::DECIMAL => decimal(c.precision, c.scale),
+        _ => Ok(()),
+    }
 }
 
 /// The resolved schema of a file.
@@ -456,17 +615,30 @@ fn unit_name(u: TimeUnit) -> &'static str {
 
 /// The annotation parquet-mr prints in parentheses after a field name.
 fn annotation(e: &SchemaElement) -> Option<String> {
-    let lt = match &e.logical_type {
+    annotation_of(
+        e.logical_type.as_ref(),
+        e.converted_type,
+        e.precision,
+        e.scale,
+    )
+}
+
+/// [`annotation`] of an element's annotation fields.
+fn annotation_of(
+    logical_type: Option<&LogicalType>,
+    converted_type: Option<ConvertedType>,
+    precision: Option<i32>,
+    scale: Option<i32>,
+) -> Option<String> {
+    let lt = match logical_type {
         Some(LogicalType::Unknown { .. }) | None => None,
         Some(lt) => Some(lt),
     };
     let Some(lt) = lt else {
-        return e.converted_type.map(|c| match c {
-            ConvertedType::DECIMAL => format!(
-                "DECIMAL({},{})",
-                e.precision.unwrap_or(0),
-                e.scale.unwrap_or(0)
-            ),
+        return converted_type.map(|c| match c {
+            ConvertedType::DECIMAL => {
+                format!("DECIMAL({},{})", precision.unwrap_or(0), scale.unwrap_or(0))
+            }
             c => format!("{c:?}"),
         });
     };
@@ -815,6 +987,18 @@ mod tests {
 }
 "
         );
+    }
+
+    /// The digits a FIXED_LEN_BYTE_ARRAY decimal holds, per LogicalTypes.md's table.
+    #[test]
+    fn decimal_digits_by_width() {
+        let digits: Vec<i64> = (1..=16).map(max_decimal_digits).collect();
+        assert_eq!(
+            digits,
+            [2, 4, 6, 9, 11, 14, 16, 18, 21, 23, 26, 28, 31, 33, 35, 38]
+        );
+        assert_eq!(max_decimal_digits(32), 76);
+        assert_eq!(max_decimal_digits(0), 0);
     }
 
     #[test]

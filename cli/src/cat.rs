@@ -1,6 +1,7 @@
 //! `parq cat` and `parq head`: rows as JSON Lines or CSV.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use arrow_buffer::{BooleanBuffer, Buffer, OffsetBuffer, ScalarBuffer};
 use parq::array::Array;
@@ -12,6 +13,63 @@ use parq::read::{ParquetReader, Select, Source};
 use parq::schema::ColumnDescriptor;
 
 use crate::json;
+
+/// What `parq cat` and `parq head` do with a value of a STRING, ENUM or JSON column that is
+/// not UTF-8.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum InvalidUtf8 {
+    /// Fail, naming the column, the row group and the row (as DuckDB and the parquet crate
+    /// do): text is never printed other than it is stored.
+    #[default]
+    Error,
+    /// Print the value with each byte that is not part of a UTF-8 character as `\xHH` (in
+    /// JSON, the backslash escaped: `"\\xff"`), and say on stderr how many values were.
+    /// A backslash stored in the value is not escaped: the output is for reading, not for
+    /// reading back.
+    Escape,
+}
+
+impl InvalidUtf8 {
+    /// `options` reading string columns as this asks: checked for `Error` (in the decoder,
+    /// where the bytes are hot), as stored for `Escape`.
+    pub fn apply(self, options: parq::read::ReadOptions) -> parq::read::ReadOptions {
+        parq::read::ReadOptions {
+            check_strings: self == InvalidUtf8::Error,
+            ..options
+        }
+    }
+}
+
+/// Values of text columns printed escaped since the process started (see [`InvalidUtf8`]).
+static ESCAPED: AtomicU64 = AtomicU64::new(0);
+
+/// Append `bytes` of a text column: as they are when UTF-8 (the common case, checked
+/// once); otherwise each invalid byte as `\xHH`, never U+FFFD (which would change the value
+/// without a trace). JSON-quoted unless `raw`.
+fn text(out: &mut String, bytes: &[u8], raw: bool) {
+    use std::fmt::Write as _;
+    let escaped;
+    let s = match std::str::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(_) => {
+            ESCAPED.fetch_add(1, Ordering::Relaxed);
+            let mut e = String::with_capacity(bytes.len() + 8);
+            for chunk in bytes.utf8_chunks() {
+                e.push_str(chunk.valid());
+                for b in chunk.invalid() {
+                    let _ = write!(e, "\\x{b:02x}");
+                }
+            }
+            escaped = e;
+            &escaped
+        }
+    };
+    if raw {
+        out.push_str(s);
+    } else {
+        json::string(out, s);
+    }
+}
 
 /// How one column's values print.
 enum Format {
@@ -150,8 +208,7 @@ fn value(out: &mut String, col: &Column, fmt: &Format, i: usize, raw: bool) {
         _ => {
             let bytes = col.bytes(i).unwrap_or_default();
             match fmt {
-                Format::Text if raw => out.push_str(&String::from_utf8_lossy(bytes)),
-                Format::Text => json::string(out, &String::from_utf8_lossy(bytes)),
+                Format::Text => text(out, bytes, raw),
                 Format::Decimal(s) => decimal_bytes(out, bytes, *s, raw),
                 _ if raw => {
                     for b in bytes {
@@ -518,6 +575,19 @@ pub fn run<S: Source>(
     }
     out.flush().map_err(stdout_err)?;
     Ok(limit - left)
+}
+
+/// After `parq cat --invalid-utf8 escape`: say on stderr how many values were printed
+/// escaped, so that the change is not silent.
+pub fn report_escaped() {
+    let n = ESCAPED.load(Ordering::Relaxed);
+    if n > 0 {
+        let s = if n == 1 { "" } else { "s" };
+        eprintln!(
+            "parq: warning: {n} value{s} of string columns not UTF-8, printed with the invalid \
+             bytes as \\xHH"
+        );
+    }
 }
 
 /// Top-level names made distinct for printing, as DuckDB does: a name already taken gets

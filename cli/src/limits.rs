@@ -67,6 +67,12 @@ pub fn message(e: &parq::Error) -> String {
 
 /// What the CLI adds to an error: the flag that lifts the limit it hit, with its default.
 pub fn hint(e: &parq::Error) -> Option<&'static str> {
+    if e.is_invalid_utf8() {
+        return Some(
+            "to print such values with their invalid bytes as \\xHH instead, pass \
+             --invalid-utf8 escape",
+        );
+    }
     match e.limit()? {
         Limit::PageSize => Some(
             "the page is larger than --max-page-size allows (default 1G): raise it, e.g. \

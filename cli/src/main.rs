@@ -58,6 +58,10 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = cat::OutputFormat::Jsonl)]
         format: cat::OutputFormat,
+        /// A value of a STRING, ENUM or JSON column that is not UTF-8: an error naming its
+        /// column, row group and row, or printed with its invalid bytes as \xHH.
+        #[arg(long, value_enum, value_name = "WHAT", default_value_t = cat::InvalidUtf8::Error)]
+        invalid_utf8: cat::InvalidUtf8,
         #[command(flatten)]
         read: ReadArgs,
     },
@@ -73,6 +77,10 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = cat::OutputFormat::Jsonl)]
         format: cat::OutputFormat,
+        /// A value of a STRING, ENUM or JSON column that is not UTF-8: an error naming its
+        /// column, row group and row, or printed with its invalid bytes as \xHH.
+        #[arg(long, value_enum, value_name = "WHAT", default_value_t = cat::InvalidUtf8::Error)]
+        invalid_utf8: cat::InvalidUtf8,
         #[command(flatten)]
         read: ReadArgs,
     },
@@ -112,6 +120,10 @@ enum Command {
         /// Decode byte arrays as views into page buffers instead of offsets + copied data.
         #[arg(long)]
         views: bool,
+        /// Check that STRING, ENUM and JSON values are UTF-8 as `cat` does (with offsets,
+        /// not `--views`), to time what the check costs.
+        #[arg(long)]
+        check_strings: bool,
         #[command(flatten)]
         read: ReadArgs,
     },
@@ -178,6 +190,20 @@ impl ReadArgs {
     }
 }
 
+/// `options` reading only the first `limit` rows when there is a limit and no filter: rows
+/// past it are not decoded (nor checked: a string that is not UTF-8 after them is no error).
+fn first_rows(options: ReadOptions, limit: Option<usize>, filter: Option<&Expr>) -> ReadOptions {
+    match (limit, filter) {
+        (Some(n), None) => ReadOptions {
+            selection: Some(parq::read::RowSelection::from_ranges(std::iter::once(
+                0..n as u64,
+            ))),
+            ..options
+        },
+        _ => options,
+    }
+}
+
 /// The whole file at `path`; an I/O error names `path`.
 fn read_file(path: &Path) -> parq::Result<bytes::Bytes> {
     std::fs::read(path)
@@ -237,6 +263,7 @@ fn cat_many(
     columns: Option<&str>,
     limit: Option<usize>,
     format: cat::OutputFormat,
+    invalid_utf8: cat::InvalidUtf8,
     read: &ReadArgs,
 ) -> parq::Result<()> {
     let filter = read.filter()?;
@@ -244,7 +271,9 @@ fn cat_many(
     let mut left = limit.unwrap_or(usize::MAX);
     let mut header = true;
     for meta in files.objects() {
-        let reader = files.open(meta, read.options()?)?;
+        let options = invalid_utf8.apply(read.options()?);
+        let first = limit.map(|_| left);
+        let reader = files.open(meta, first_rows(options, first, filter.as_ref()))?;
         if !prefix::may_match(&reader, filter.as_ref())? {
             continue;
         }
@@ -320,50 +349,80 @@ fn run(cli: Cli) -> parq::Result<()> {
             columns,
             limit,
             format,
+            invalid_utf8,
             read,
-        } if prefix::is_prefix(&file) => cat_many(&file, columns.as_deref(), limit, format, &read)?,
+        } if prefix::is_prefix(&file) => {
+            cat_many(
+                &file,
+                columns.as_deref(),
+                limit,
+                format,
+                invalid_utf8,
+                &read,
+            )?;
+            cat::report_escaped();
+        }
         Command::Head {
             file,
             n,
             columns,
             format,
+            invalid_utf8,
             read,
         } if prefix::is_prefix(&file) => {
-            cat_many(&file, columns.as_deref(), Some(n), format, &read)?
+            cat_many(
+                &file,
+                columns.as_deref(),
+                Some(n),
+                format,
+                invalid_utf8,
+                &read,
+            )?;
+            cat::report_escaped();
         }
         Command::Cat {
             file,
             columns,
             limit,
             format,
+            invalid_utf8,
             read,
         } => {
             let filter = read.filter()?;
             let columns = columns.as_deref();
+            let options = first_rows(invalid_utf8.apply(read.options()?), limit, filter.as_ref());
             if remote::is_url(&file) {
-                let reader = remote::open(&url(&file), read.options()?)?;
+                let reader = remote::open(&url(&file), options)?;
                 cat::run(&reader, columns, limit, format, filter.as_ref(), true)?;
             } else {
-                let reader = open(&file, read.options()?)?;
+                let reader = open(&file, options)?;
                 cat::run(&reader, columns, limit, format, filter.as_ref(), true)?;
             }
+            cat::report_escaped();
         }
         Command::Head {
             file,
             n,
             columns,
             format,
+            invalid_utf8,
             read,
         } => {
             let filter = read.filter()?;
             let columns = columns.as_deref();
+            let options = first_rows(
+                invalid_utf8.apply(read.options()?),
+                Some(n),
+                filter.as_ref(),
+            );
             if remote::is_url(&file) {
-                let reader = remote::open(&url(&file), read.options()?)?;
+                let reader = remote::open(&url(&file), options)?;
                 cat::run(&reader, columns, Some(n), format, filter.as_ref(), true)?;
             } else {
-                let reader = open(&file, read.options()?)?;
+                let reader = open(&file, options)?;
                 cat::run(&reader, columns, Some(n), format, filter.as_ref(), true)?;
             }
+            cat::report_escaped();
         }
         Command::Pages {
             file,
@@ -379,6 +438,7 @@ fn run(cli: Cli) -> parq::Result<()> {
             batch_size,
             whole,
             views,
+            check_strings,
             read,
         } => {
             let filter = read.filter()?;
@@ -388,6 +448,7 @@ fn run(cli: Cli) -> parq::Result<()> {
                 } else {
                     ByteArrayLayout::Offsets
                 },
+                check_strings,
                 ..read.options()?
             };
             let args = scan::ScanArgs {

@@ -376,7 +376,7 @@ fn binary_to_arrow(
         && utf8 == Utf8::Unchecked
         && !parq_codecs::kernels::byte_arrays::is_utf8(data, offsets)
     {
-        return Err(Error::format("invalid UTF-8 in a string column"));
+        return Err(Error::invalid_utf8(None));
     }
     let nulls = c.validity.clone();
     match dt {
@@ -466,7 +466,7 @@ fn small_binary_to_arrow(
         && utf8 == Utf8::Unchecked
         && !parq_codecs::kernels::byte_arrays::is_utf8(data, &offsets[..])
     {
-        return Err(Error::format("invalid UTF-8 in a string column"));
+        return Err(Error::invalid_utf8(None));
     }
     probe::hit("arrow.i32_offsets_wrapped");
     let b = ArrayDataBuilder::new(dt.clone())
@@ -648,11 +648,11 @@ pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
             ArrowType::BinaryView | ArrowType::Utf8View => {
                 let utf8 = matches!(dt, ArrowType::Utf8View);
                 if !views_valid(views, buffers, utf8) {
-                    return Err(Error::format(if utf8 {
-                        "invalid UTF-8 in a string column"
+                    return Err(if utf8 {
+                        Error::invalid_utf8(None)
                     } else {
-                        "internal: a decoded view points outside its buffers"
-                    }));
+                        Error::format("internal: a decoded view points outside its buffers")
+                    });
                 }
                 let b = ArrayDataBuilder::new(dt.clone())
                     .len(len)

@@ -78,6 +78,18 @@ pub struct ReadOptions {
     /// for `Utf8`, `LargeUtf8` and `Utf8View` columns, flat or nested, and then skips its own
     /// pass.
     pub utf8_columns: Vec<usize>,
+    /// Check, as [`utf8_columns`](Self::utf8_columns) checks its columns, every leaf whose
+    /// annotation makes its values text ([`ColumnDescriptor::is_string`]: STRING, ENUM and
+    /// JSON, or the converted UTF8, ENUM and JSON): a value that is not UTF-8 fails the read
+    /// with an error naming the column, the row group and, for flat columns, the row in the
+    /// row group ([`Error::is_invalid_utf8`]). Off by default: a column comes out as the
+    /// bytes stored, never changed, and is only text once the caller makes it so; the
+    /// Arrow reader checks its string types whatever this says, and `parq cat` sets it.
+    /// Binary columns (no such annotation) are never checked. Values a selection leaves
+    /// out are not decoded, so not checked, nor are a filter's rejected rows in the
+    /// columns it does not test; the columns it tests are decoded to test them, and
+    /// checked (as DuckDB does).
+    pub check_strings: bool,
     /// Leaf columns (indices into [`crate::schema::SchemaDescriptor::leaves`]) whose byte
     /// arrays come with i32 offsets, as
     /// [`Values::SmallBinary`](crate::column::Values::SmallBinary) (Arrow's `Utf8` and
@@ -109,6 +121,7 @@ impl Default for ReadOptions {
             threads: 1,
             dictionary_keys: Vec::new(),
             utf8_columns: Vec::new(),
+            check_strings: false,
             small_offsets: Vec::new(),
             #[cfg(feature = "encryption")]
             decryption: None,
@@ -387,6 +400,8 @@ impl<S: Source> ParquetReader<S> {
         let desc = self.schema.leaves.get(column).ok_or_else(|| {
             Error::InvalidArgument(format!("column {column} of {}", self.schema.leaves.len()))
         })?;
+        // Read only as what its annotation says it is (the footer and schema stay readable).
+        desc.check_annotation()?;
         // Row groups without a selected row are never opened; the others keep their first
         // file row, to cut the selection to them.
         let first = self.row_group_first_rows();
@@ -622,7 +637,8 @@ impl<S: Source> ParquetReader<S> {
     /// [`ReadOptions::utf8_columns`] names the column.
     fn checked(&self, column: usize, decoder: ChunkDecoder) -> ChunkDecoder {
         let decoder = decoder.with_budget(self.options.max_memory);
-        if self.options.utf8_columns.contains(&column) {
+        let string = || self.options.check_strings && self.schema.leaves[column].is_string();
+        if self.options.utf8_columns.contains(&column) || string() {
             decoder.with_utf8_check()
         } else {
             decoder
@@ -799,6 +815,8 @@ impl<S: Source> ColumnReader<S> {
     ) -> Result<bool> {
         match self.next_data_page(decoder)? {
             Some((page, loc)) => {
+                // A flat column's slots are its rows.
+                decoder.set_page_row(self.page_first_row.filter(|_| self.desc.max_rep_level == 0));
                 match self.page_selection(page.num_values, &loc)? {
                     None => decoder.decode_page(page, loc, limit)?,
                     Some(rows) => decoder.decode_selected(page, loc, &rows)?,

@@ -108,6 +108,9 @@ pub(crate) struct Piece {
     first_page: usize,
     /// Slots (level pairs) in the pages of `bytes`; 0 for an empty chunk.
     num_values: i64,
+    /// Slots of the chunk's pages before these: of a flat column, the row (in the row group)
+    /// the piece starts at, for errors that name a row.
+    first_value: u64,
     /// Decompressed bytes of the pages, as their headers (or the footer) declare.
     weight: u64,
     /// The chunk's decompressed dictionary page, for a page range after it.
@@ -296,6 +299,7 @@ impl<S: Source> ParquetReader<S> {
             offset,
             first_page: 0,
             num_values,
+            first_value: 0,
             weight: meta.total_uncompressed_size.max(0) as u64,
             dictionary: None,
             codec,
@@ -357,6 +361,7 @@ impl<S: Source> ParquetReader<S> {
         // one-thread read): those ranges are never placed before they are decoded.
         let placeable = dictionary.is_none();
         let (mut weight, mut values) = (0u64, 0i64);
+        let mut before = 0u64;
         for (i, span) in spans.iter().enumerate().skip(first) {
             weight += span.weight;
             values += span.num_values.max(0);
@@ -367,6 +372,7 @@ impl<S: Source> ParquetReader<S> {
                     offset: start + range_start as u64,
                     first_page: range_first,
                     num_values: values,
+                    first_value: before,
                     weight,
                     dictionary: dictionary.clone(),
                     codec,
@@ -376,6 +382,7 @@ impl<S: Source> ParquetReader<S> {
                 });
                 range_start = span.end;
                 range_first = i + 1;
+                before += values as u64;
                 (weight, values) = (0, 0);
             }
         }
@@ -436,6 +443,8 @@ impl<S: Source> ParquetReader<S> {
         let bytes = piece.weight.min(stored.saturating_mul(MAX_EXPANSION));
         decoder.reserve_bytes(bytes.min(MAX_RESERVE_BYTES) as usize);
         let mut pages = self.piece_pages(piece, desc);
+        // A flat column's slots are its rows: the row of each page, for errors that name one.
+        let mut row = (desc.max_rep_level == 0).then_some(piece.first_value);
         while let Some(page) = pages.next_page(dec)? {
             let loc = pages.last_location();
             match page {
@@ -451,7 +460,10 @@ impl<S: Source> ParquetReader<S> {
                         )
                         .at(&loc));
                     }
+                    let n = page.num_values as u64;
+                    decoder.set_page_row(row);
                     decoder.decode_page(page, loc, None)?;
+                    row = row.map(|r| r + n);
                 }
             }
         }

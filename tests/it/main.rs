@@ -20,6 +20,7 @@ mod bloom;
 #[cfg(all(feature = "encryption", feature = "arrow"))]
 mod encryption;
 mod geospatial;
+mod invalid_data;
 mod nested_assembly;
 mod nested_read;
 #[cfg(feature = "testing")]

@@ -12,6 +12,7 @@ mod encryption;
 mod filter_pyarrow;
 mod geospatial;
 mod hostile_files;
+mod invalid_data;
 mod io_errors;
 mod limits;
 mod nested_pyarrow;

@@ -12,7 +12,8 @@ use parq_codecs::kernels::memory::{self, Recycler};
 use parq_codecs::{levels, probe};
 
 use super::byte_arrays::{
-    byte_arrays_as_plain, decode_binary_dense, skip_byte_arrays, skippable_bytes, PageLengths,
+    byte_arrays_as_plain, decode_binary_dense, first_invalid_utf8, skip_byte_arrays,
+    skippable_bytes, PageLengths,
 };
 use super::values::{check_count, is_dictionary, splittable, PartStart, ValuesDecoder};
 use crate::column::Values;
@@ -45,6 +46,8 @@ pub(super) struct BinaryDecoder {
     small_limit: usize,
     /// Every entry of the current dictionary is UTF-8, so gathers from it need no check.
     dictionary_utf8: bool,
+    /// The page's dense index of the value that failed the UTF-8 check, until taken.
+    invalid_utf8: Option<usize>,
 }
 
 impl Default for BinaryDecoder {
@@ -65,6 +68,7 @@ impl Default for BinaryDecoder {
             run_small: false,
             small_limit: i32::MAX as usize,
             dictionary_utf8: false,
+            invalid_utf8: None,
         }
     }
 }
@@ -172,6 +176,10 @@ impl ValuesDecoder for BinaryDecoder {
 
     fn check_utf8(&mut self) {
         self.check_utf8 = true;
+    }
+
+    fn take_invalid_utf8(&mut self) -> Option<usize> {
+        self.invalid_utf8.take()
     }
 
     fn small_offsets(&mut self) {
@@ -295,6 +303,7 @@ impl BinaryDecoder {
             at,
             count,
             check_utf8: self.check_utf8 && !(self.dictionary_utf8 && is_dictionary(page.encoding)),
+            invalid_utf8: &mut self.invalid_utf8,
         };
         if self.run_small {
             let (offsets, bytes) = (self.small.len(), part.data.len());
@@ -332,6 +341,8 @@ struct Part<'a> {
     count: usize,
     /// Check that the new values are UTF-8.
     check_utf8: bool,
+    /// Where a failed check puts the page's dense index of the first invalid value.
+    invalid_utf8: &'a mut Option<usize>,
 }
 
 impl Part<'_> {
@@ -387,12 +398,18 @@ impl Part<'_> {
         }
         if self.check_utf8 {
             probe::hit("read.utf8_checked_page");
+            // One pass over the part's bytes; which value failed is looked for only then.
             let utf8 = match self.validity {
                 None => byte_arrays::is_utf8(self.data, &offsets[first_offset..]),
                 Some(_) => byte_arrays::is_utf8(self.data, self.dense_offsets),
             };
             if !utf8 {
-                return Err(Error::format("invalid UTF-8 in a string column"));
+                let k = match self.validity {
+                    None => first_invalid_utf8(self.data, &offsets[first_offset..]),
+                    Some(_) => first_invalid_utf8(self.data, self.dense_offsets),
+                };
+                *self.invalid_utf8 = Some(self.at.first + k);
+                return Err(Error::invalid_utf8(None));
             }
         }
         Ok(Some(cursor))

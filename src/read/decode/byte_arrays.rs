@@ -112,6 +112,20 @@ impl PageLengths {
     }
 }
 
+/// The index of the first of the values `data[offsets[i]..offsets[i + 1]]` that is not
+/// UTF-8 on its own (the number of values when all are): the error path of a failed
+/// [`is_utf8`](parq_codecs::kernels::byte_arrays::is_utf8), one value at a time.
+pub(super) fn first_invalid_utf8<O: Offset>(data: &[u8], offsets: &[O]) -> usize {
+    offsets
+        .windows(2)
+        .position(|w| {
+            let (s, e): (i64, i64) = (w[0].into(), w[1].into());
+            data.get(s as usize..e as usize)
+                .is_none_or(|v| std::str::from_utf8(v).is_err())
+        })
+        .unwrap_or(offsets.len().saturating_sub(1))
+}
+
 /// Byte arrays in PLAIN: a page's values decoded to offsets and data, encoded again.
 pub(super) fn byte_arrays_as_plain(page: &DataPage, valid: usize) -> Result<Bytes> {
     let (mut offsets, mut data) = (vec![0i64], Vec::new());

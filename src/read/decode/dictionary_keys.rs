@@ -18,7 +18,7 @@ use parq_codecs::{levels, probe};
 use super::values::{check_count, expect_count, is_dictionary, PartStart, ValuesDecoder};
 use crate::column::{Column, Values};
 use crate::read::page::DataPage;
-use crate::Result;
+use crate::{Error, Result};
 
 pub(super) struct KeysDecoder {
     /// The column's own decoder: pages that are not dictionary-encoded, and every page of a
@@ -184,7 +184,15 @@ impl ValuesDecoder for KeysDecoder {
         check_count(num_values, 1, values.len(), "dictionary page")?;
         // The entries are PLAIN values: decoded as a required PLAIN page.
         let page = DataPage::dictionary_entries(values.clone(), num_values);
-        self.dictionary_decoder.decode(&page, None, num_values)?;
+        if let Err(e) = self.dictionary_decoder.decode(&page, None, num_values) {
+            // Kept whole and shared, the dictionary is checked whole: any entry may be picked.
+            return Err(match self.dictionary_decoder.take_invalid_utf8() {
+                Some(k) => Error::invalid_utf8(Some(format!(
+                    "at entry {k} of the dictionary page (the column is read as dictionary keys)"
+                ))),
+                None => e,
+            });
+        }
         let decoded = self.dictionary_decoder.finish();
         self.dictionary = Some(Arc::new(Column {
             len: num_values,
@@ -200,6 +208,10 @@ impl ValuesDecoder for KeysDecoder {
         // of them), and fallen-back pages as the column's own decoder checks them.
         self.inner.check_utf8();
         self.dictionary_decoder.check_utf8();
+    }
+
+    fn take_invalid_utf8(&mut self) -> Option<usize> {
+        self.inner.take_invalid_utf8()
     }
 
     fn small_offsets(&mut self) {

@@ -58,6 +58,9 @@ pub(crate) struct ChunkDecoder {
     budget: u64,
     /// Output bytes the pages asked for since the last [`ChunkDecoder::finish`].
     charged: u64,
+    /// The row (in its row group) of the next page's first slot, when its slots are rows
+    /// (a flat column) and the caller knows it: a value that fails a check names its row.
+    page_row: Option<u64>,
 }
 
 /// The widest FIXED_LEN_BYTE_ARRAY read, in bytes: far above what types use (16 for UUID,
@@ -89,6 +92,8 @@ struct PendingPage {
     /// Validity of the whole page (`None`: all valid).
     bits: Option<BooleanBuffer>,
     location: Location,
+    /// Row (in its row group) of the page's first slot (see `ChunkDecoder::page_row`).
+    row: Option<u64>,
     slots_done: usize,
     at: PartStart,
 }
@@ -134,6 +139,7 @@ impl ChunkDecoder {
             pending: None,
             budget: DEFAULT_MAX_MEMORY,
             charged: 0,
+            page_row: None,
         }
     }
 
@@ -189,6 +195,13 @@ impl ChunkDecoder {
     pub(crate) fn with_small_offsets(mut self) -> Self {
         self.values.small_offsets();
         self
+    }
+
+    /// The next page's first slot is row `row` of its row group (`None`: not known, or the
+    /// slots are not rows): set before each page by readers of flat columns, so that a
+    /// string that is not UTF-8 is reported at its row.
+    pub(crate) fn set_page_row(&mut self, row: Option<u64>) {
+        self.page_row = row;
     }
 
     /// Limit the output bytes pages may ask for between two [`ChunkDecoder::finish`]es.
@@ -287,6 +300,7 @@ impl ChunkDecoder {
                 page,
                 bits: v.bits,
                 location,
+                row: self.page_row,
                 slots_done: 0,
                 at: PartStart::default(),
             });
@@ -309,9 +323,10 @@ impl ChunkDecoder {
         self.admit(&page, n, valid).map_err(|e| e.at(&location))?;
         self.append_validity(bits.as_ref(), n);
         self.reserve_planned(&page, valid);
-        self.values
-            .decode(&page, bits.as_ref(), valid)
-            .map_err(|e| e.at(&location))?;
+        if let Err(e) = self.values.decode(&page, bits.as_ref(), valid) {
+            let e = located(self.values.as_mut(), e, bits.as_ref(), self.page_row);
+            return Err(e.at(&location));
+        }
         self.len += n;
         Ok(())
     }
@@ -343,6 +358,7 @@ impl ChunkDecoder {
             page,
             bits,
             location,
+            row: self.page_row,
             slots_done: 0,
             at: PartStart::default(),
         });
@@ -471,10 +487,16 @@ impl ChunkDecoder {
             let count = part.as_ref().map_or(slots, |b| b.count_set_bits());
             let part = part.filter(|_| count < slots);
             self.append_validity(part.as_ref(), slots);
-            let cursor = self
+            let cursor = match self
                 .values
                 .decode_part(page, part.as_ref(), slots, at, count)
-                .map_err(|e| e.at(location))?;
+            {
+                Ok(cursor) => cursor,
+                Err(e) => {
+                    let e = located(self.values.as_mut(), e, bits, self.page_row);
+                    return Err(e.at(location));
+                }
+            };
             self.len += slots;
             at = PartStart {
                 first: at.first + count,
@@ -510,10 +532,16 @@ impl ChunkDecoder {
             let page_valid = p.bits.as_ref().map_or(n, |b| b.count_set_bits());
             self.reserve_planned(&p.page, page_valid);
         }
-        let cursor = self
+        let cursor = match self
             .values
             .decode_part(&p.page, bits.as_ref(), slots, p.at, count)
-            .map_err(|e| e.at(&p.location))?;
+        {
+            Ok(cursor) => cursor,
+            Err(e) => {
+                let e = located(self.values.as_mut(), e, p.bits.as_ref(), p.row);
+                return Err(e.at(&p.location));
+            }
+        };
         self.len += slots;
         p.slots_done += slots;
         p.at = PartStart {
@@ -583,6 +611,32 @@ impl ChunkDecoder {
             values: self.values.finish(),
         }
     }
+}
+
+/// `e`, from decoding a page whose validity is `bits` (`None`: all valid) and whose first
+/// slot is row `first_row` of its row group: when a string failed the UTF-8 check, an error
+/// naming its row (the decoder's dense index, through `bits`, is a slot of the page), or,
+/// where the slots are not rows or their rows are not known, its place in the page. Work
+/// done on the error path only.
+fn located(
+    values: &mut dyn ValuesDecoder,
+    e: Error,
+    bits: Option<&BooleanBuffer>,
+    first_row: Option<u64>,
+) -> Error {
+    let Some(k) = values.take_invalid_utf8() else {
+        return e;
+    };
+    let slot = bits.map_or(Some(k), |b| b.set_indices().nth(k));
+    Error::invalid_utf8(Some(match (first_row, slot) {
+        (Some(first), Some(slot)) => {
+            format!(
+                "at row {} of the row group",
+                first.saturating_add(slot as u64)
+            )
+        }
+        _ => format!("at value {k} of the page (its non-null values counted from 0)"),
+    }))
 }
 
 /// A page of no slots, for [`ValuesDecoder::output_bytes`] of a reservation hint.

@@ -45,6 +45,12 @@ pub(super) trait ValuesDecoder: Send {
     /// [`ChunkDecoder::with_utf8_check`](super::ChunkDecoder::with_utf8_check)); layouts
     /// that do not implement the check leave it to the caller.
     fn check_utf8(&mut self) {}
+    /// After a decode that failed the UTF-8 check: the index among the page's dense values
+    /// (its non-null ones, from 0) of the first value that is not UTF-8, taken (the next
+    /// call gives `None`). Found on the error path only, for the error to name the row.
+    fn take_invalid_utf8(&mut self) -> Option<usize> {
+        None
+    }
     /// From now on, hand out byte arrays with i32 offsets
     /// ([`Values::SmallBinary`](crate::column::Values::SmallBinary)) when a run's bytes fit
     /// (see [`ChunkDecoder::with_small_offsets`](super::ChunkDecoder::with_small_offsets));
