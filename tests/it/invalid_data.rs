@@ -165,6 +165,7 @@ fn duckdb_annotations_that_do_not_fit_fail_when_read() {
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("broken_"))
         .collect();
     names.sort();
     assert_eq!(names.len(), 11, "{names:?}");
