@@ -564,30 +564,27 @@ fn check_header(kind: CodecKind, input: &[u8], uncompressed_size: usize) -> Resu
     }
 }
 
-/// Holds one lazily built codec per kind and decompresses pages with size checks.
+/// Decompresses pages with size checks, with codecs built lazily once per thread and kind.
 ///
 /// Before allocating, [`Decompressor::decompress`] refuses a declared size over
 /// [`Limits::max_uncompressed_size`] ([`Error::TooLarge`]), over what the input can produce
 /// for its codec ([`max_decompressed_len`], [`Error::TooLarge`]), or contradicted by a header
 /// in the input (snappy's length, zstd's frame content size: [`Error::InvalidData`]).
+///
+/// A reader keeps one decompressor per column, and a codec's state is not small (a zstd
+/// context is about 100 KiB, a gzip one more): the codecs live in a thread-local cache that
+/// every decompressor of the thread shares, so a file of 10,000 columns costs one context per
+/// thread, not one per column, and a column's first page reuses a warm one. Each call resets
+/// what it uses, so sharing changes no output.
+#[derive(Debug)]
 pub struct Decompressor {
     limits: Limits,
-    codecs: [Option<Box<dyn Codec>>; 8],
 }
 
-impl std::fmt::Debug for Decompressor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let built: Vec<&str> = self
-            .codecs
-            .iter()
-            .flatten()
-            .map(|c| c.kind().name())
-            .collect();
-        f.debug_struct("Decompressor")
-            .field("limits", &self.limits)
-            .field("built", &built)
-            .finish()
-    }
+thread_local! {
+    /// The codecs [`Decompressor`]s of this thread decompress with, by thrift id.
+    static CODECS: std::cell::RefCell<[Option<Box<dyn Codec>>; 8]> =
+        std::cell::RefCell::new(Default::default());
 }
 
 impl Default for Decompressor {
@@ -597,12 +594,9 @@ impl Default for Decompressor {
 }
 
 impl Decompressor {
-    /// A decompressor with no codec built yet.
+    /// A decompressor enforcing `limits` (cheap: it builds no codec).
     pub fn new(limits: Limits) -> Self {
-        Decompressor {
-            limits,
-            codecs: Default::default(),
-        }
+        Decompressor { limits }
     }
 
     /// The limits this decompressor enforces.
@@ -610,14 +604,28 @@ impl Decompressor {
         &self.limits
     }
 
-    fn codec(&mut self, kind: CodecKind) -> Result<&mut dyn Codec> {
-        let slot = &mut self.codecs[kind.to_thrift() as usize];
-        if slot.is_none() {
-            *slot = Some(new_codec(kind, None)?);
-        }
-        match slot {
-            Some(codec) => Ok(codec.as_mut()),
-            None => Err(Error::Unsupported("codec construction failed")),
+    /// Run `f` with this thread's codec of `kind`, built on first use.
+    fn with_codec<T>(kind: CodecKind, f: impl FnOnce(&mut dyn Codec) -> Result<T>) -> Result<T> {
+        let mut f = Some(f);
+        let shared = CODECS.try_with(|codecs| {
+            // A codec never decompresses through a `Decompressor` itself, so the cache is
+            // not borrowed twice; if it were (or once the thread's cache is gone, while the
+            // thread exits), the call builds a codec of its own below.
+            let mut codecs = codecs.try_borrow_mut().ok()?;
+            let slot = &mut codecs[kind.to_thrift() as usize];
+            if slot.is_none() {
+                *slot = match new_codec(kind, None) {
+                    Ok(codec) => Some(codec),
+                    Err(e) => return Some(Err(e)),
+                };
+            }
+            let f = f.take()?;
+            slot.as_mut().map(|codec| f(codec.as_mut()))
+        });
+        match (shared, f.take()) {
+            (Ok(Some(result)), _) => result,
+            (_, Some(f)) => f(new_codec(kind, None)?.as_mut()),
+            (_, None) => Err(Error::Unsupported("codec construction failed")),
         }
     }
 
@@ -636,8 +644,7 @@ impl Decompressor {
             // An empty page: some writers skip the codec for it (data page v2 with no values).
             return Ok(());
         }
-        self.codec(kind)?
-            .append_checked(input, uncompressed_size, out)
+        Self::with_codec(kind, |c| c.append_checked(input, uncompressed_size, out))
     }
 
     /// Decompress `input` into exactly `out` (its length is the declared size), after the
@@ -653,7 +660,7 @@ impl Decompressor {
         if out.is_empty() && input.is_empty() {
             return Ok(());
         }
-        self.codec(kind)?.decompress_to_slice(input, out)
+        Self::with_codec(kind, |c| c.decompress_to_slice(input, out))
     }
 }
 
