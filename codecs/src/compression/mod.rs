@@ -629,6 +629,12 @@ impl Decompressor {
         }
     }
 
+    /// The kinds whose codec this thread has built.
+    #[cfg(test)]
+    pub(crate) fn cached_kinds() -> Vec<CodecKind> {
+        CODECS.with_borrow(|codecs| codecs.iter().flatten().map(|c| c.kind()).collect())
+    }
+
     /// Append exactly `uncompressed_size` bytes decompressed from `input` to `out`, after the
     /// size checks. On `Err`, `out` is left as it was.
     pub fn decompress(
