@@ -168,7 +168,7 @@ impl GzipCodec {
                 {
                     // No progress: the output is full or the input ended mid-stream.
                     if op == out.buf().len() {
-                        if out.grow() {
+                        if out.grow()? {
                             continue;
                         }
                         return Err(size_mismatch(ip, op + 1, out.declared()));
@@ -280,7 +280,7 @@ impl Codec for GzipCodec {
         uncompressed_size: usize,
         out: &mut Vec<u8>,
     ) -> Result<()> {
-        let mut out = Output::growing(out, uncompressed_size, input.len());
+        let mut out = Output::growing(out, uncompressed_size, input.len())?;
         let result = self.inflate_members(input, &mut out);
         out.finish(result)
     }

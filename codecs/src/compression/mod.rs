@@ -266,16 +266,16 @@ pub(super) enum Output<'a> {
 impl<'a> Output<'a> {
     /// A growing output appending to `out`, with its first room (see [`first_room`])
     /// reserved for `input_len` compressed bytes.
-    pub(super) fn growing(out: &'a mut Vec<u8>, declared: usize, input_len: usize) -> Self {
+    pub(super) fn growing(out: &'a mut Vec<u8>, declared: usize, input_len: usize) -> Result<Self> {
         let start = out.len();
         let room = first_room(declared, input_len);
-        out.reserve_exact(room);
+        Error::try_reserve_exact(out, room, DECOMPRESSED_PAGE)?;
         out.resize(start + room, 0);
-        Output::Growing {
+        Ok(Output::Growing {
             out,
             start,
             declared,
-        }
+        })
     }
 
     /// The room so far, written or not.
@@ -295,9 +295,9 @@ impl<'a> Output<'a> {
     }
 
     /// Double the room, up to the declared size; false when it is there already.
-    pub(super) fn grow(&mut self) -> bool {
+    pub(super) fn grow(&mut self) -> Result<bool> {
         match self {
-            Output::Slice(_) => false,
+            Output::Slice(_) => Ok(false),
             Output::Growing {
                 out,
                 start,
@@ -305,12 +305,12 @@ impl<'a> Output<'a> {
             } => {
                 let have = out.len() - *start;
                 if have >= *declared {
-                    return false;
+                    return Ok(false);
                 }
                 let want = have.saturating_mul(2).clamp(1, *declared);
-                out.reserve_exact(want - have);
+                Error::try_reserve_exact(out, want - have, DECOMPRESSED_PAGE)?;
                 out.resize(*start + want, 0);
-                true
+                Ok(true)
             }
         }
     }
@@ -333,7 +333,7 @@ fn decompress_append<C: Codec + ?Sized>(
     out: &mut Vec<u8>,
 ) -> Result<()> {
     let start = out.len();
-    out.reserve_exact(uncompressed_size);
+    Error::try_reserve_exact(out, uncompressed_size, DECOMPRESSED_PAGE)?;
     out.resize(start + uncompressed_size, 0);
     let result = codec.decompress_to_slice(input, &mut out[start..]);
     if result.is_err() {
@@ -532,6 +532,9 @@ pub fn check_declared_size(
 /// The `what` of the [`Error::TooLarge`] for a page over [`Limits::max_uncompressed_size`],
 /// so that callers can tell it from corrupt sizes and name the limit to raise.
 pub const DECLARED_PAGE_SIZE: &str = "declared uncompressed page size";
+
+/// What [`Error::OutOfMemory`] names when the room for a decompressed page was refused.
+pub const DECOMPRESSED_PAGE: &str = "a decompressed page";
 
 /// `uncompressed_size` must be producible from `compressed_len` bytes of `kind`.
 fn check_ratio(kind: CodecKind, compressed_len: usize, uncompressed_size: usize) -> Result<()> {

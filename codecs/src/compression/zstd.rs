@@ -119,7 +119,7 @@ impl Codec for ZstdCodec {
             return self.stream_into(input, uncompressed_size, out);
         }
         let start = out.len();
-        out.reserve_exact(uncompressed_size);
+        Error::try_reserve_exact(out, uncompressed_size, super::DECOMPRESSED_PAGE)?;
         let mut cursor = std::io::Cursor::new(&mut *out);
         cursor.set_position(start as u64);
         // The spare capacity may exceed `uncompressed_size`: a frame without a content size
@@ -187,7 +187,8 @@ impl ZstdCodec {
                 // Room up to the declared size, doubling; then one byte past it.
                 let first = first_room(declared, input.len());
                 let room = produced.saturating_mul(2).clamp(first, declared);
-                out.reserve_exact(room.saturating_sub(produced).max(1));
+                let more = room.saturating_sub(produced).max(1);
+                Error::try_reserve_exact(out, more, super::DECOMPRESSED_PAGE)?;
             }
             let (in_before, out_before) = (src.pos(), out.len());
             let hint = {
