@@ -14,6 +14,7 @@ mod geospatial;
 mod hostile_files;
 mod io_errors;
 mod limits;
+mod memory;
 mod nested_pyarrow;
 mod object_store_urls;
 mod prefixes;
