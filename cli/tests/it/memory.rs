@@ -110,3 +110,34 @@ fn ten_thousand_one_row_columns_fit_in_a_1_gib_address_space() {
     assert!(run.status.success());
     assert!(String::from_utf8_lossy(&run.stdout).contains("\"i9999\":9999"));
 }
+
+/// A file larger than the address space allows is refused with an error, not an abort: the
+/// CLI holds a local file in memory, and reserves it fallibly. A sparse file of 2 GiB costs
+/// no disk.
+#[test]
+fn a_file_larger_than_memory_allows_is_an_error() {
+    if !has_prlimit() {
+        eprintln!("skipped: prlimit (util-linux) is not installed");
+        return;
+    }
+    let scratch = scratch_dir("memory-big-file");
+    let file = scratch.join("sparse.parquet");
+    std::fs::File::create(&file)
+        .and_then(|f| f.set_len(2 << 30))
+        .unwrap();
+    for command in ["scan", "cat", "meta"] {
+        let run = Command::new("prlimit")
+            .arg(format!("--as={ADDRESS_SPACE}"))
+            .arg(parq_bin())
+            .args([command, file.to_str().unwrap()])
+            .env("RUST_BACKTRACE", "0")
+            .output()
+            .expect("run prlimit");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "parq {command}: {stderr}");
+        assert!(
+            stderr.contains("out of memory") && stderr.contains("2147483648 bytes"),
+            "parq {command}: {stderr}"
+        );
+    }
+}
