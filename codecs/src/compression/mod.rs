@@ -574,14 +574,25 @@ fn check_header(kind: CodecKind, input: &[u8], uncompressed_size: usize) -> Resu
 /// for its codec ([`max_decompressed_len`], [`Error::TooLarge`]), or contradicted by a header
 /// in the input (snappy's length, zstd's frame content size: [`Error::InvalidData`]).
 ///
-/// A reader keeps one decompressor per column, and a codec's state is not small (a zstd
-/// context is about 100 KiB, a gzip one more): the codecs live in a thread-local cache that
-/// every decompressor of the thread shares, so a file of 10,000 columns costs one context per
-/// thread, not one per column, and a column's first page reuses a warm one. Each call resets
-/// what it uses, so sharing changes no output.
-#[derive(Debug)]
+/// A reader keeps one decompressor per column, and some codecs' state is not small (a zstd
+/// context is about 100 KiB, a gzip one more, LZ4's compression table 64 KiB): those live in
+/// a thread-local cache that every decompressor of the thread shares, so a file of 10,000
+/// columns costs one context per thread, not one per column. Each call resets what it uses,
+/// so sharing changes no output. Snappy's codec (a few KiB) and the uncompressed one stay
+/// the decompressor's own: they need no cache, and moving them changed where glibc could
+/// trim the heap, adding page faults to repeated whole-column reads of snappy files.
 pub struct Decompressor {
     limits: Limits,
+    /// This decompressor's own codecs (the small ones, see [`Decompressor::shared`]).
+    own: [Option<Box<dyn Codec>>; 8],
+}
+
+impl std::fmt::Debug for Decompressor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Decompressor")
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
 }
 
 thread_local! {
@@ -599,7 +610,34 @@ impl Default for Decompressor {
 impl Decompressor {
     /// A decompressor enforcing `limits` (cheap: it builds no codec).
     pub fn new(limits: Limits) -> Self {
-        Decompressor { limits }
+        Decompressor {
+            limits,
+            own: Default::default(),
+        }
+    }
+
+    /// Whether the codec of `kind` comes from the thread's cache (its state is large).
+    fn shared(kind: CodecKind) -> bool {
+        !matches!(kind, CodecKind::Snappy | CodecKind::Uncompressed)
+    }
+
+    /// Run `f` with the codec of `kind`: this decompressor's own or the thread's.
+    fn with<T>(
+        &mut self,
+        kind: CodecKind,
+        f: impl FnOnce(&mut dyn Codec) -> Result<T>,
+    ) -> Result<T> {
+        if Self::shared(kind) {
+            return Self::with_codec(kind, f);
+        }
+        let slot = &mut self.own[kind.to_thrift() as usize];
+        if slot.is_none() {
+            *slot = Some(new_codec(kind, None)?);
+        }
+        match slot {
+            Some(codec) => f(codec.as_mut()),
+            None => Err(Error::Unsupported("codec construction failed")),
+        }
     }
 
     /// The limits this decompressor enforces.
@@ -653,7 +691,7 @@ impl Decompressor {
             // An empty page: some writers skip the codec for it (data page v2 with no values).
             return Ok(());
         }
-        Self::with_codec(kind, |c| c.append_checked(input, uncompressed_size, out))
+        self.with(kind, |c| c.append_checked(input, uncompressed_size, out))
     }
 
     /// Decompress `input` into exactly `out` (its length is the declared size), after the
@@ -669,7 +707,7 @@ impl Decompressor {
         if out.is_empty() && input.is_empty() {
             return Ok(());
         }
-        Self::with_codec(kind, |c| c.decompress_to_slice(input, out))
+        self.with(kind, |c| c.decompress_to_slice(input, out))
     }
 }
 
