@@ -351,9 +351,13 @@ impl From<std::io::Error> for Error {
 
 impl From<parq_codecs::Error> for Error {
     fn from(source: parq_codecs::Error) -> Self {
-        Error::Codec {
-            source,
-            at: Location::default(),
+        match source {
+            // One error for memory the system refused, whichever crate asked.
+            parq_codecs::Error::OutOfMemory { what, bytes } => Error::memory(what, bytes, None),
+            source => Error::Codec {
+                source,
+                at: Location::default(),
+            },
         }
     }
 }

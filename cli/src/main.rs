@@ -206,9 +206,22 @@ fn first_rows(options: ReadOptions, limit: Option<usize>, filter: Option<&Expr>)
 
 /// The whole file at `path`; an I/O error names `path`.
 fn read_file(path: &Path) -> parq::Result<bytes::Bytes> {
-    std::fs::read(path)
-        .map(bytes::Bytes::from)
-        .map_err(|e| parq::Error::from(e).in_file(path))
+    use std::io::Read as _;
+    let in_file = |e: std::io::Error| parq::Error::from(e).in_file(path);
+    let mut file = std::fs::File::open(path).map_err(in_file)?;
+    let len = file.metadata().map_err(in_file)?.len();
+    // The whole file is held in memory: a file larger than the system will give is an
+    // error that says so, not an abort.
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(usize::try_from(len).unwrap_or(usize::MAX))
+        .map_err(|_| parq::Error::Memory {
+            what: format!("reading {}", path.display()),
+            bytes: len,
+            limit: None,
+            at: Default::default(),
+        })?;
+    file.read_to_end(&mut buf).map_err(in_file)?;
+    Ok(bytes::Bytes::from(buf))
 }
 
 /// The URL a file argument spells (see [`remote::is_url`]).

@@ -57,6 +57,31 @@ pub enum Error {
     },
     /// The operation is valid Parquet but not supported here (e.g. a width for a type).
     Unsupported(&'static str),
+    /// The system refused memory for an output sized from the input (a page's declared
+    /// size): reported instead of an abort.
+    OutOfMemory {
+        /// What the memory was for.
+        what: &'static str,
+        /// Bytes asked for.
+        bytes: u64,
+    },
+}
+
+impl Error {
+    /// Reserve room for `additional` more elements in `v` with `Vec::try_reserve_exact`:
+    /// for buffers sized from the input, whose allocation failure is then an
+    /// [`Error::OutOfMemory`] rather than an abort.
+    pub fn try_reserve_exact<T>(
+        v: &mut Vec<T>,
+        additional: usize,
+        what: &'static str,
+    ) -> Result<()> {
+        v.try_reserve_exact(additional)
+            .map_err(|_| Error::OutOfMemory {
+                what,
+                bytes: (additional as u64).saturating_mul(size_of::<T>() as u64),
+            })
+    }
 }
 
 /// `Result` with this crate's [`Error`].
@@ -89,6 +114,12 @@ impl fmt::Display for Error {
             }
             Error::Compression { codec, message } => write!(f, "{codec} error: {message}"),
             Error::Unsupported(what) => write!(f, "unsupported: {what}"),
+            Error::OutOfMemory { what, bytes } => {
+                write!(
+                    f,
+                    "out of memory: {what} needs {bytes} bytes the system refused"
+                )
+            }
         }
     }
 }

@@ -45,6 +45,9 @@ struct ColumnState<S: Source> {
     /// Rows of `ready.front()` already handed out.
     front_offset: usize,
     ready_rows: usize,
+    /// Rows the reader's row groups hold and that are not decoded yet: a run never plans
+    /// room for more (a chunk of one row reserves for one, not for [`FILL_BATCHES`] batches).
+    rows_left: u64,
     done: bool,
 }
 
@@ -63,7 +66,9 @@ impl<S: Source> ColumnState<S> {
             if batches > 1 {
                 // Room for the whole run up front: growing by doubling copied each buffer
                 // about once more. `want` is the caller's batch size, so cap the hint.
-                self.decoder.plan_run(need.min(MAX_RESERVE));
+                // Nor past the rows the chunks hold.
+                let rows_left = usize::try_from(self.rows_left).unwrap_or(usize::MAX);
+                self.decoder.plan_run(need.min(MAX_RESERVE).min(rows_left));
             }
             // With a limit, a page that crosses the end of the run is split there (when its
             // encoding allows), so that runs hold whole batches and none is copied together.
@@ -81,6 +86,7 @@ impl<S: Source> ColumnState<S> {
             }
             if self.decoder.len() > 0 {
                 let col = self.decoder.finish();
+                self.rows_left = self.rows_left.saturating_sub(col.len as u64);
                 self.ready_rows += col.len;
                 self.ready.push_back(col);
             }
@@ -183,6 +189,7 @@ impl<S: Source> ParquetReader<S> {
                 let reader = self.column_reader(c)?;
                 let decoder = reader.new_batch_decoder()?;
                 Ok(ColumnState {
+                    rows_left: reader.rows(),
                     reader,
                     decoder,
                     ready: VecDeque::new(),

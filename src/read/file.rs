@@ -680,6 +680,15 @@ impl<S: Source> ParquetReader<S> {
 }
 
 impl<S: Source> ColumnReader<S> {
+    /// Rows of the row groups this reader reads, as the footer declares them: the most slots
+    /// a flat column can hand out, and so a cap on what its reservations plan for.
+    pub(crate) fn rows(&self) -> u64 {
+        self.row_groups
+            .iter()
+            .map(|(_, rows)| rows.end - rows.start)
+            .fold(0, u64::saturating_add)
+    }
+
     /// The read's memory budget ([`ReadOptions::max_memory`]).
     pub(crate) fn max_memory(&self) -> u64 {
         self.file.options.max_memory

@@ -115,7 +115,13 @@ impl Source for FileSource {
     }
     fn read(&self, range: Range<u64>) -> Result<Bytes> {
         check_range(&range, self.len)?;
-        let mut buf = vec![0u8; (range.end - range.start) as usize];
+        // The range comes from the footer (a column chunk, a row group): memory the system
+        // refuses for it is an error, not an abort.
+        let len = range.end - range.start;
+        let mut buf = Vec::new();
+        buf.try_reserve_exact(usize::try_from(len).unwrap_or(usize::MAX))
+            .map_err(|_| Error::memory("bytes read from the file", len, None))?;
+        buf.resize(len as usize, 0);
         read_exact_at(&self.file, &mut buf, range.start).map_err(|e| {
             let e = Error::from(e);
             match &self.path {

@@ -594,3 +594,48 @@ fn streamed_runs_reuse_dropped_buffers() {
         assert!(&Column::concat(&pieces) == want, "column {i}");
     }
 }
+
+/// A batch run reserves for the rows its chunks hold, not for the 8 batches it would decode
+/// from a larger chunk: a one-row file of many string columns (dictionary and PLAIN pages)
+/// reserves one slot and about one value's bytes per column.
+#[test]
+fn batch_runs_reserve_no_more_than_their_chunks_hold() {
+    if !probe::ENABLED {
+        return;
+    }
+    const COLUMNS: usize = 200;
+    let mut fields = Vec::new();
+    let mut columns = Vec::new();
+    for i in 0..COLUMNS {
+        fields.push(Field::string(format!("s{i}")));
+        columns.push(string_column(1, None));
+    }
+    for policy in [EncodingPolicy::Dictionary, EncodingPolicy::Plain] {
+        let file = write(
+            fields.clone(),
+            &columns,
+            WriterOptions::default().with_encoding(policy),
+        );
+        let reader = ParquetReader::new(file).unwrap();
+        let leaves: Vec<usize> = (0..COLUMNS).collect();
+        probe::reset();
+        let mut rows = 0;
+        for b in reader.batches(&leaves, 8192).unwrap() {
+            let b = b.unwrap();
+            assert_eq!(b.columns.len(), COLUMNS);
+            rows += b.num_rows;
+        }
+        assert_eq!(rows, 1);
+        let slots = probe::get("read.run_reserved_slots");
+        assert!(
+            slots <= COLUMNS as u64,
+            "{policy:?}: {slots} slots reserved"
+        );
+        // Each column's value is a few bytes; a dictionary page's estimate adds 64.
+        let bytes = probe::get("read.run_reserved_value_bytes");
+        assert!(
+            bytes <= 128 * COLUMNS as u64,
+            "{policy:?}: {bytes} value bytes reserved for {COLUMNS} one-row columns"
+        );
+    }
+}

@@ -15,6 +15,7 @@ mod hostile_files;
 mod invalid_data;
 mod io_errors;
 mod limits;
+mod memory;
 mod nested_pyarrow;
 mod object_store_urls;
 mod prefixes;

@@ -77,7 +77,7 @@ impl Codec for BrotliCodec {
         uncompressed_size: usize,
         out: &mut Vec<u8>,
     ) -> Result<()> {
-        let mut out = Output::growing(out, uncompressed_size, input.len());
+        let mut out = Output::growing(out, uncompressed_size, input.len())?;
         let result = decompress_stream(input, &mut out);
         out.finish(result)
     }
@@ -123,7 +123,7 @@ fn decompress_stream(input: &[u8], out: &mut Output<'_>) -> Result<()> {
                 }
                 Ok(())
             }
-            BrotliResult::NeedsMoreOutput if out.grow() => continue,
+            BrotliResult::NeedsMoreOutput if out.grow()? => continue,
             BrotliResult::NeedsMoreOutput => Err(size_mismatch(
                 input_offset,
                 out.declared() + 1,

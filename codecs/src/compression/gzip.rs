@@ -37,10 +37,13 @@ const OS_UNKNOWN: u8 = 255;
 const HEADER_LEN: usize = 10;
 const TRAILER_LEN: usize = 8;
 
-/// Gzip, keeping one deflate and one inflate state between pages.
+/// Gzip, keeping one deflate and one inflate state between pages, each built on first use
+/// (a writer's codec never inflates, a reader's never deflates, and a deflate state is
+/// hundreds of KiB).
 pub struct GzipCodec {
-    compress: Compress,
-    decompress: Decompress,
+    level: u32,
+    compress: Option<Compress>,
+    decompress: Option<Decompress>,
 }
 
 impl std::fmt::Debug for GzipCodec {
@@ -58,8 +61,9 @@ impl GzipCodec {
             .filter(|l| *l <= 9)
             .ok_or_else(|| lib_error(CodecKind::Gzip, format!("level {level} outside 0..=9")))?;
         Ok(GzipCodec {
-            compress: Compress::new(Compression::new(level), false),
-            decompress: Decompress::new(false),
+            level,
+            compress: None,
+            decompress: None,
         })
     }
 }
@@ -144,10 +148,13 @@ impl GzipCodec {
         out: &mut Output<'_>,
         op: usize,
     ) -> Result<(usize, usize)> {
-        self.decompress.reset(false);
+        let decompress = self
+            .decompress
+            .get_or_insert_with(|| Decompress::new(false));
+        decompress.reset(false);
         let (mut ip, mut op) = (ip, op);
         loop {
-            let (in_before, out_before) = (self.decompress.total_in(), self.decompress.total_out());
+            let (in_before, out_before) = (decompress.total_in(), decompress.total_out());
             // `Finish` lets inflate write straight into a window that holds the whole page;
             // a window that will grow must be filled as a stream.
             let flush = if out.buf().len() == out.declared() {
@@ -155,20 +162,17 @@ impl GzipCodec {
             } else {
                 FlushDecompress::None
             };
-            let status = self
-                .decompress
+            let status = decompress
                 .decompress(&input[ip..], &mut out.buf()[op..], flush)
                 .map_err(|e| lib_error(CodecKind::Gzip, e))?;
-            ip += (self.decompress.total_in() - in_before) as usize;
-            op += (self.decompress.total_out() - out_before) as usize;
+            ip += (decompress.total_in() - in_before) as usize;
+            op += (decompress.total_out() - out_before) as usize;
             match status {
                 Status::StreamEnd => return Ok((ip, op)),
-                _ if self.decompress.total_in() == in_before
-                    && self.decompress.total_out() == out_before =>
-                {
+                _ if decompress.total_in() == in_before && decompress.total_out() == out_before => {
                     // No progress: the output is full or the input ended mid-stream.
                     if op == out.buf().len() {
-                        if out.grow() {
+                        if out.grow()? {
                             continue;
                         }
                         return Err(size_mismatch(ip, op + 1, out.declared()));
@@ -240,16 +244,19 @@ impl Codec for GzipCodec {
             0, // XFL
             OS_UNKNOWN,
         ]);
-        self.compress.reset();
+        let level = Compression::new(self.level);
+        let compress = self
+            .compress
+            .get_or_insert_with(|| Compress::new(level, false));
+        compress.reset();
         // Deflate's worst case: stored blocks, 5 bytes per 65535 input bytes, plus the end.
         out.reserve(input.len() + 5 * (input.len() / 65535 + 1) + 64);
         loop {
-            let consumed = self.compress.total_in() as usize;
+            let consumed = compress.total_in() as usize;
             if out.capacity() == out.len() {
                 out.reserve(64 + (input.len() - consumed) / 2);
             }
-            let status = self
-                .compress
+            let status = compress
                 .compress_vec(&input[consumed..], out, FlushCompress::Finish)
                 .map_err(|e| lib_error(CodecKind::Gzip, e));
             match status {
@@ -280,7 +287,7 @@ impl Codec for GzipCodec {
         uncompressed_size: usize,
         out: &mut Vec<u8>,
     ) -> Result<()> {
-        let mut out = Output::growing(out, uncompressed_size, input.len());
+        let mut out = Output::growing(out, uncompressed_size, input.len())?;
         let result = self.inflate_members(input, &mut out);
         out.finish(result)
     }

@@ -266,16 +266,16 @@ pub(super) enum Output<'a> {
 impl<'a> Output<'a> {
     /// A growing output appending to `out`, with its first room (see [`first_room`])
     /// reserved for `input_len` compressed bytes.
-    pub(super) fn growing(out: &'a mut Vec<u8>, declared: usize, input_len: usize) -> Self {
+    pub(super) fn growing(out: &'a mut Vec<u8>, declared: usize, input_len: usize) -> Result<Self> {
         let start = out.len();
         let room = first_room(declared, input_len);
-        out.reserve_exact(room);
+        Error::try_reserve_exact(out, room, DECOMPRESSED_PAGE)?;
         out.resize(start + room, 0);
-        Output::Growing {
+        Ok(Output::Growing {
             out,
             start,
             declared,
-        }
+        })
     }
 
     /// The room so far, written or not.
@@ -295,9 +295,9 @@ impl<'a> Output<'a> {
     }
 
     /// Double the room, up to the declared size; false when it is there already.
-    pub(super) fn grow(&mut self) -> bool {
+    pub(super) fn grow(&mut self) -> Result<bool> {
         match self {
-            Output::Slice(_) => false,
+            Output::Slice(_) => Ok(false),
             Output::Growing {
                 out,
                 start,
@@ -305,12 +305,12 @@ impl<'a> Output<'a> {
             } => {
                 let have = out.len() - *start;
                 if have >= *declared {
-                    return false;
+                    return Ok(false);
                 }
                 let want = have.saturating_mul(2).clamp(1, *declared);
-                out.reserve_exact(want - have);
+                Error::try_reserve_exact(out, want - have, DECOMPRESSED_PAGE)?;
                 out.resize(*start + want, 0);
-                true
+                Ok(true)
             }
         }
     }
@@ -333,7 +333,7 @@ fn decompress_append<C: Codec + ?Sized>(
     out: &mut Vec<u8>,
 ) -> Result<()> {
     let start = out.len();
-    out.reserve_exact(uncompressed_size);
+    Error::try_reserve_exact(out, uncompressed_size, DECOMPRESSED_PAGE)?;
     out.resize(start + uncompressed_size, 0);
     let result = codec.decompress_to_slice(input, &mut out[start..]);
     if result.is_err() {
@@ -533,6 +533,9 @@ pub fn check_declared_size(
 /// so that callers can tell it from corrupt sizes and name the limit to raise.
 pub const DECLARED_PAGE_SIZE: &str = "declared uncompressed page size";
 
+/// What [`Error::OutOfMemory`] names when the room for a decompressed page was refused.
+pub const DECOMPRESSED_PAGE: &str = "a decompressed page";
+
 /// `uncompressed_size` must be producible from `compressed_len` bytes of `kind`.
 fn check_ratio(kind: CodecKind, compressed_len: usize, uncompressed_size: usize) -> Result<()> {
     if kind == CodecKind::Uncompressed {
@@ -564,30 +567,38 @@ fn check_header(kind: CodecKind, input: &[u8], uncompressed_size: usize) -> Resu
     }
 }
 
-/// Holds one lazily built codec per kind and decompresses pages with size checks.
+/// Decompresses pages with size checks, with codecs built lazily once per thread and kind.
 ///
 /// Before allocating, [`Decompressor::decompress`] refuses a declared size over
 /// [`Limits::max_uncompressed_size`] ([`Error::TooLarge`]), over what the input can produce
 /// for its codec ([`max_decompressed_len`], [`Error::TooLarge`]), or contradicted by a header
 /// in the input (snappy's length, zstd's frame content size: [`Error::InvalidData`]).
+///
+/// A reader keeps one decompressor per column, and some codecs' state is not small (a zstd
+/// context is about 100 KiB, a gzip one more, LZ4's compression table 64 KiB): those live in
+/// a thread-local cache that every decompressor of the thread shares, so a file of 10,000
+/// columns costs one context per thread, not one per column. Each call resets what it uses,
+/// so sharing changes no output. Snappy's codec (a few KiB) and the uncompressed one stay
+/// the decompressor's own: they need no cache, and moving them changed where glibc could
+/// trim the heap, adding page faults to repeated whole-column reads of snappy files.
 pub struct Decompressor {
     limits: Limits,
-    codecs: [Option<Box<dyn Codec>>; 8],
+    /// This decompressor's own codecs (the small ones, see [`Decompressor::shared`]).
+    own: [Option<Box<dyn Codec>>; 8],
 }
 
 impl std::fmt::Debug for Decompressor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let built: Vec<&str> = self
-            .codecs
-            .iter()
-            .flatten()
-            .map(|c| c.kind().name())
-            .collect();
         f.debug_struct("Decompressor")
             .field("limits", &self.limits)
-            .field("built", &built)
-            .finish()
+            .finish_non_exhaustive()
     }
+}
+
+thread_local! {
+    /// The codecs [`Decompressor`]s of this thread decompress with, by thrift id.
+    static CODECS: std::cell::RefCell<[Option<Box<dyn Codec>>; 8]> =
+        std::cell::RefCell::new(Default::default());
 }
 
 impl Default for Decompressor {
@@ -597,11 +608,35 @@ impl Default for Decompressor {
 }
 
 impl Decompressor {
-    /// A decompressor with no codec built yet.
+    /// A decompressor enforcing `limits` (cheap: it builds no codec).
     pub fn new(limits: Limits) -> Self {
         Decompressor {
             limits,
-            codecs: Default::default(),
+            own: Default::default(),
+        }
+    }
+
+    /// Whether the codec of `kind` comes from the thread's cache (its state is large).
+    fn shared(kind: CodecKind) -> bool {
+        !matches!(kind, CodecKind::Snappy | CodecKind::Uncompressed)
+    }
+
+    /// Run `f` with the codec of `kind`: this decompressor's own or the thread's.
+    fn with<T>(
+        &mut self,
+        kind: CodecKind,
+        f: impl FnOnce(&mut dyn Codec) -> Result<T>,
+    ) -> Result<T> {
+        if Self::shared(kind) {
+            return Self::with_codec(kind, f);
+        }
+        let slot = &mut self.own[kind.to_thrift() as usize];
+        if slot.is_none() {
+            *slot = Some(new_codec(kind, None)?);
+        }
+        match slot {
+            Some(codec) => f(codec.as_mut()),
+            None => Err(Error::Unsupported("codec construction failed")),
         }
     }
 
@@ -610,15 +645,35 @@ impl Decompressor {
         &self.limits
     }
 
-    fn codec(&mut self, kind: CodecKind) -> Result<&mut dyn Codec> {
-        let slot = &mut self.codecs[kind.to_thrift() as usize];
-        if slot.is_none() {
-            *slot = Some(new_codec(kind, None)?);
+    /// Run `f` with this thread's codec of `kind`, built on first use.
+    fn with_codec<T>(kind: CodecKind, f: impl FnOnce(&mut dyn Codec) -> Result<T>) -> Result<T> {
+        let mut f = Some(f);
+        let shared = CODECS.try_with(|codecs| {
+            // A codec never decompresses through a `Decompressor` itself, so the cache is
+            // not borrowed twice; if it were (or once the thread's cache is gone, while the
+            // thread exits), the call builds a codec of its own below.
+            let mut codecs = codecs.try_borrow_mut().ok()?;
+            let slot = &mut codecs[kind.to_thrift() as usize];
+            if slot.is_none() {
+                *slot = match new_codec(kind, None) {
+                    Ok(codec) => Some(codec),
+                    Err(e) => return Some(Err(e)),
+                };
+            }
+            let f = f.take()?;
+            slot.as_mut().map(|codec| f(codec.as_mut()))
+        });
+        match (shared, f.take()) {
+            (Ok(Some(result)), _) => result,
+            (_, Some(f)) => f(new_codec(kind, None)?.as_mut()),
+            (_, None) => Err(Error::Unsupported("codec construction failed")),
         }
-        match slot {
-            Some(codec) => Ok(codec.as_mut()),
-            None => Err(Error::Unsupported("codec construction failed")),
-        }
+    }
+
+    /// The kinds whose codec this thread has built.
+    #[cfg(test)]
+    pub(crate) fn cached_kinds() -> Vec<CodecKind> {
+        CODECS.with_borrow(|codecs| codecs.iter().flatten().map(|c| c.kind()).collect())
     }
 
     /// Append exactly `uncompressed_size` bytes decompressed from `input` to `out`, after the
@@ -636,8 +691,7 @@ impl Decompressor {
             // An empty page: some writers skip the codec for it (data page v2 with no values).
             return Ok(());
         }
-        self.codec(kind)?
-            .append_checked(input, uncompressed_size, out)
+        self.with(kind, |c| c.append_checked(input, uncompressed_size, out))
     }
 
     /// Decompress `input` into exactly `out` (its length is the declared size), after the
@@ -653,7 +707,7 @@ impl Decompressor {
         if out.is_empty() && input.is_empty() {
             return Ok(());
         }
-        self.codec(kind)?.decompress_to_slice(input, out)
+        self.with(kind, |c| c.decompress_to_slice(input, out))
     }
 }
 

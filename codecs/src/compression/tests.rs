@@ -674,17 +674,32 @@ fn lz4_hadoop_header_lies_fall_back_then_fail() {
 
 #[test]
 fn decompressor_reuses_codecs_across_kinds() {
-    let mut d = Decompressor::new(Limits::default());
     let data = compressible(9000);
-    for _ in 0..3 {
-        for kind in SUPPORTED {
-            let c = compress(kind, &data);
-            let mut out = Vec::new();
-            d.decompress(kind, &c, data.len(), &mut out).unwrap();
-            assert_eq!(out, data);
+    // On a thread of its own, so that the cache starts empty.
+    std::thread::spawn(move || {
+        assert!(Decompressor::cached_kinds().is_empty());
+        // Decompressors of one thread (a reader's columns) share its codecs.
+        for _ in 0..3 {
+            let mut d = Decompressor::new(Limits::default());
+            for kind in SUPPORTED {
+                let c = compress(kind, &data);
+                let mut out = Vec::new();
+                d.decompress(kind, &c, data.len(), &mut out).unwrap();
+                assert_eq!(out, data);
+            }
         }
-    }
-    assert!(format!("{d:?}").contains("zstd"));
+        // The codecs with large state, once each; snappy's and the uncompressed one are each
+        // decompressor's own.
+        let cached = Decompressor::cached_kinds();
+        let own = [CodecKind::Snappy, CodecKind::Uncompressed];
+        let shared: Vec<_> = SUPPORTED.into_iter().filter(|k| !own.contains(k)).collect();
+        assert_eq!(cached.len(), shared.len(), "one codec per kind: {cached:?}");
+        for kind in shared {
+            assert!(cached.contains(&kind), "{kind} not cached: {cached:?}");
+        }
+    })
+    .join()
+    .unwrap();
 }
 
 #[cfg(feature = "probes")]

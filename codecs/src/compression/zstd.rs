@@ -12,10 +12,13 @@ use crate::{Error, Result};
 /// The default zstd level: libzstd's `ZSTD_CLEVEL_DEFAULT`.
 pub const DEFAULT_ZSTD_LEVEL: i32 = zstd::DEFAULT_COMPRESSION_LEVEL;
 
-/// Zstd, keeping one compression and one decompression context between pages.
+/// Zstd, keeping one compression and one decompression context between pages, each built
+/// on first use: a writer's codec never decompresses and a reader's never compresses, and a
+/// context is about 100 KiB (a writer of 10,000 columns keeps a codec for each).
 pub struct ZstdCodec {
-    compressor: Compressor<'static>,
-    decompressor: Decompressor<'static>,
+    level: i32,
+    compressor: Option<Compressor<'static>>,
+    decompressor: Option<Decompressor<'static>>,
     /// A streaming context, built for the first page whose frames do not state their size.
     stream: Option<zstd_safe::DCtx<'static>>,
 }
@@ -39,10 +42,27 @@ impl ZstdCodec {
             ));
         }
         Ok(ZstdCodec {
-            compressor: Compressor::new(level).map_err(|e| lib_error(CodecKind::Zstd, e))?,
-            decompressor: Decompressor::new().map_err(|e| lib_error(CodecKind::Zstd, e))?,
+            level,
+            compressor: None,
+            decompressor: None,
             stream: None,
         })
+    }
+
+    fn compressor(&mut self) -> Result<&mut Compressor<'static>> {
+        if self.compressor.is_none() {
+            let c = Compressor::new(self.level).map_err(|e| lib_error(CodecKind::Zstd, e))?;
+            self.compressor = Some(c);
+        }
+        Ok(self.compressor.as_mut().expect("built just above"))
+    }
+
+    fn decompressor(&mut self) -> Result<&mut Decompressor<'static>> {
+        if self.decompressor.is_none() {
+            let d = Decompressor::new().map_err(|e| lib_error(CodecKind::Zstd, e))?;
+            self.decompressor = Some(d);
+        }
+        Ok(self.decompressor.as_mut().expect("built just above"))
     }
 }
 
@@ -95,7 +115,7 @@ impl Codec for ZstdCodec {
         out.reserve(zstd_safe::compress_bound(input.len()));
         let mut cursor = std::io::Cursor::new(&mut *out);
         cursor.set_position(start as u64);
-        self.compressor
+        self.compressor()?
             .compress_to_buffer(input, &mut cursor)
             .map_err(|e| lib_error(CodecKind::Zstd, e))?;
         Ok(())
@@ -119,12 +139,14 @@ impl Codec for ZstdCodec {
             return self.stream_into(input, uncompressed_size, out);
         }
         let start = out.len();
-        out.reserve_exact(uncompressed_size);
+        Error::try_reserve_exact(out, uncompressed_size, super::DECOMPRESSED_PAGE)?;
         let mut cursor = std::io::Cursor::new(&mut *out);
         cursor.set_position(start as u64);
         // The spare capacity may exceed `uncompressed_size`: a frame without a content size
         // that overshoots is caught by the length check below.
-        let result = self.decompressor.decompress_to_buffer(input, &mut cursor);
+        let result = self
+            .decompressor()?
+            .decompress_to_buffer(input, &mut cursor);
         match result {
             Ok(n) if n == uncompressed_size => Ok(()),
             Ok(n) => {
@@ -144,7 +166,7 @@ impl Codec for ZstdCodec {
         }
         let len = out.len();
         let n = self
-            .decompressor
+            .decompressor()?
             .decompress_to_buffer(input, out)
             .map_err(|e| lib_error(CodecKind::Zstd, e))?;
         if n != len {
@@ -187,7 +209,8 @@ impl ZstdCodec {
                 // Room up to the declared size, doubling; then one byte past it.
                 let first = first_room(declared, input.len());
                 let room = produced.saturating_mul(2).clamp(first, declared);
-                out.reserve_exact(room.saturating_sub(produced).max(1));
+                let more = room.saturating_sub(produced).max(1);
+                Error::try_reserve_exact(out, more, super::DECOMPRESSED_PAGE)?;
             }
             let (in_before, out_before) = (src.pos(), out.len());
             let hint = {

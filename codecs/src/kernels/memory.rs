@@ -15,8 +15,10 @@
 //! dropped, so that the next run writes into pages already faulted in.
 //!
 //! Probe names: `memory.huge_pages_advised` (a reservation large enough was advised),
-//! `memory.recycled` (a run's buffer was taken back off the shelf).
+//! `memory.recycled` (a run's buffer was taken back off the shelf), `memory.hint_refused` (a
+//! reservation hint the allocator refused was dropped).
 
+use std::collections::TryReserveError;
 use std::panic::RefUnwindSafe;
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, Weak};
@@ -36,21 +38,47 @@ const HUGE: usize = 2 << 20;
 /// with huge pages. Only how pages are backed changes: contents and capacity are as after
 /// `Vec::reserve`.
 pub fn reserve_huge<T>(v: &mut Vec<T>, additional: usize) {
+    if try_reserve_huge(v, additional).is_err() {
+        // Not even with the huge-page slack: the room asked for, or the usual abort.
+        v.reserve(additional);
+    }
+}
+
+/// [`reserve_huge`] for a reservation that is only a hint (room for the data a footer or a
+/// page projects, not data already there): dropped when the allocator refuses it, so that
+/// the buffer grows as the data arrives instead of the process aborting. Probe
+/// `memory.hint_refused`.
+pub fn reserve_huge_hint<T>(v: &mut Vec<T>, additional: usize) {
+    if try_reserve_huge(v, additional).is_err() {
+        probe::hit("memory.hint_refused");
+    }
+}
+
+/// `Vec::reserve` for a reservation that is only a hint, dropped like
+/// [`reserve_huge_hint`]'s when the allocator refuses it.
+pub fn reserve_hint<T>(v: &mut Vec<T>, additional: usize) {
+    if v.try_reserve(additional).is_err() {
+        probe::hit("memory.hint_refused");
+    }
+}
+
+/// [`reserve_huge`], fallibly: on `Err`, `v` is unchanged.
+pub fn try_reserve_huge<T>(v: &mut Vec<T>, additional: usize) -> Result<(), TryReserveError> {
     let size = std::mem::size_of::<T>().max(1);
     let wanted = v.len().saturating_add(additional).saturating_mul(size);
     if wanted < HUGE_PAGE_MIN_BYTES || v.capacity() >= v.len().saturating_add(additional) {
-        v.reserve(additional);
-        return;
+        return v.try_reserve(additional);
     }
     // One huge page more, so that the 2 MiB-aligned part (the allocation itself is only
     // 4 KiB-aligned) covers everything past the first huge page boundary.
-    v.reserve(additional.saturating_add(HUGE / size));
+    v.try_reserve(additional.saturating_add(HUGE / size))?;
     let bytes = v.capacity().saturating_mul(size);
     // The part not yet written: pages already touched keep their backing anyway.
     let used = v.len() * size;
     if advise_huge(v.as_ptr() as usize + used, bytes - used) {
         probe::hit("memory.huge_pages_advised");
     }
+    Ok(())
 }
 
 /// Advise huge pages for the 2 MiB-aligned part of `start..start + len`; true when the

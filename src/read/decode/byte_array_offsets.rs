@@ -118,7 +118,7 @@ impl ValuesDecoder for BinaryDecoder {
 
     fn reserve(&mut self, slots: usize) {
         if self.run_small {
-            memory::reserve_huge(&mut self.small, slots);
+            memory::reserve_huge_hint(&mut self.small, slots);
             return;
         }
         if self.offsets.len() == 1 && self.offsets.capacity() == 1 {
@@ -130,21 +130,21 @@ impl ValuesDecoder for BinaryDecoder {
                 self.offsets = back;
             }
         }
-        memory::reserve_huge(&mut self.offsets, slots);
+        memory::reserve_huge_hint(&mut self.offsets, slots);
     }
 
     fn reserve_bytes(&mut self, bytes: usize) {
         if self.data.capacity() == 0 {
             self.data = self.recycled_data.take();
         }
-        memory::reserve_huge(&mut self.data, bytes);
+        memory::reserve_huge_hint(&mut self.data, bytes);
     }
 
     fn reserve_run(&mut self, page: &DataPage, n: usize, valid: usize, pages: usize) {
         if self.run_small {
-            self.small.reserve(n.saturating_mul(pages));
+            memory::reserve_hint(&mut self.small, n.saturating_mul(pages));
         } else {
-            self.offsets.reserve(n.saturating_mul(pages));
+            memory::reserve_hint(&mut self.offsets, n.saturating_mul(pages));
         }
         let mut bytes = self.projected_bytes(page, valid, pages);
         if page.encoding == Encoding::PLAIN && n < page.num_values {
@@ -156,7 +156,8 @@ impl ValuesDecoder for BinaryDecoder {
         // A run of long values is several MiB of fresh memory: with huge pages it is
         // faulted in 2 MiB at a time, not 4 KiB (half the time of a dictionary gather of
         // 150-byte values went to page faults).
-        memory::reserve_huge(&mut self.data, bytes + 64);
+        probe::hit_n("read.run_reserved_value_bytes", bytes as u64);
+        memory::reserve_huge_hint(&mut self.data, bytes + 64);
     }
 
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {

@@ -163,7 +163,7 @@ impl ValuesDecoder for ViewDecoder {
     }
 
     fn reserve(&mut self, slots: usize) {
-        memory::reserve_huge(&mut self.views, slots);
+        memory::reserve_huge_hint(&mut self.views, slots);
     }
 
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {

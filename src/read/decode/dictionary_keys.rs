@@ -13,6 +13,7 @@ use std::sync::Arc;
 use arrow_buffer::BooleanBuffer;
 use bytes::Bytes;
 use parq_codecs::encoding::rle;
+use parq_codecs::kernels::memory;
 use parq_codecs::{levels, probe};
 
 use super::values::{check_count, expect_count, is_dictionary, PartStart, ValuesDecoder};
@@ -165,12 +166,12 @@ impl ValuesDecoder for KeysDecoder {
     }
 
     fn reserve(&mut self, slots: usize) {
-        self.keys.reserve(slots);
+        memory::reserve_hint(&mut self.keys, slots);
     }
 
     fn reserve_run(&mut self, page: &DataPage, n: usize, valid: usize, pages: usize) {
         if self.keys_page(page) {
-            self.keys.reserve(n.saturating_mul(pages));
+            memory::reserve_hint(&mut self.keys, n.saturating_mul(pages));
         } else {
             self.inner.reserve_run(page, n, valid, pages);
         }

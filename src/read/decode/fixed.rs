@@ -214,11 +214,11 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
             // copied into the joined output): its pages are already faulted in.
             self.out = self.recycled.take();
         }
-        memory::reserve_huge(&mut self.out, slots);
+        memory::reserve_huge_hint(&mut self.out, slots);
     }
 
     fn reserve_run(&mut self, _: &DataPage, n: usize, _: usize, pages: usize) {
-        self.out.reserve(n.saturating_mul(pages));
+        memory::reserve_hint(&mut self.out, n.saturating_mul(pages));
     }
 
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {

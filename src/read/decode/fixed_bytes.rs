@@ -121,7 +121,7 @@ impl ValuesDecoder for FixedBytesDecoder {
     }
 
     fn reserve(&mut self, slots: usize) {
-        memory::reserve_huge(&mut self.out, slots.saturating_mul(self.width));
+        memory::reserve_huge_hint(&mut self.out, slots.saturating_mul(self.width));
     }
 
     fn set_dictionary(&mut self, values: Bytes, num_values: usize) -> Result<()> {

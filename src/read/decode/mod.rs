@@ -587,6 +587,7 @@ impl ChunkDecoder {
             .min(2 * left);
         let per_page = n.clamp(1, slots);
         probe::hit("read.run_reserved");
+        probe::hit_n("read.run_reserved_slots", slots as u64);
         self.values.reserve_run(
             page,
             per_page,
