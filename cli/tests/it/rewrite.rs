@@ -12,6 +12,23 @@ use parq::read::ParquetReader;
 use serde_json::{json, Value};
 use support::*;
 
+/// compare.py's JSON line per (original, rewritten) pair of `pairs`, flattened: how pyarrow
+/// reads the two. It sits with the library's writer tests, whose dump.py it reuses.
+fn compare_in_pyarrow(pairs: &[PathBuf]) -> String {
+    let script = manifest_dir().join("../tests/it/support_write/compare.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args(pairs)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "compare.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// `parq rewrite` keeps every flat file of parquet-testing identical as pyarrow sees it
 /// (values bit for bit, Parquet schema, Arrow schema, key-value metadata), with several
 /// option sets, and keeps the schema elements exactly.
@@ -85,19 +102,7 @@ fn rewrite_keeps_flat_parquet_testing_files_identical() {
         "only {} files rewritten",
         pairs.len() / 2
     );
-    // compare.py sits with the library's writer tests: it reuses their dump.py.
-    let script = manifest_dir().join("../tests/it/support_write/compare.py");
-    let out = std::process::Command::new("python3")
-        .arg(&script)
-        .args(&pairs)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "compare.py: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
+    for line in compare_in_pyarrow(&pairs).lines() {
         let v: Value = serde_json::from_str(line).unwrap();
         if v.get("skip").is_some() {
             continue;
@@ -157,19 +162,8 @@ fn rewrite_writes_every_duckdb_file_it_reads() {
         "only {} files rewritten",
         pairs.len() / 2
     );
-    let script = manifest_dir().join("../tests/it/support_write/compare.py");
-    let out = std::process::Command::new("python3")
-        .arg(&script)
-        .args(&pairs)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "compare.py: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let (mut compared, mut skipped) = (0, 0);
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
+    for line in compare_in_pyarrow(&pairs).lines() {
         let v: Value = serde_json::from_str(line).unwrap();
         if v.get("skip").is_some() {
             skipped += 1;
