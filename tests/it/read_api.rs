@@ -401,10 +401,13 @@ fn groups_without_fields_read_as_empty_structs() {
             .unwrap()
             .unwrap();
         assert_eq!(b.num_columns(), 3);
-        assert_eq!(
-            b.column(1).data_type().to_string(),
-            "Struct(\"inner\": Struct())"
-        );
+        // struct<inner: struct<>>, checked by shape (Arrow's Display differs by version).
+        let arrow_schema::DataType::Struct(outer) = b.column(1).data_type() else {
+            panic!("{:?}", b.column(1).data_type())
+        };
+        assert_eq!(outer.len(), 1);
+        assert_eq!(outer[0].name(), "inner");
+        assert!(matches!(outer[0].data_type(), arrow_schema::DataType::Struct(f) if f.is_empty()));
         assert!(b.column(1).is_null(0));
     }
 }
