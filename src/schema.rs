@@ -295,6 +295,15 @@ struct Builder<'a> {
     path: Vec<String>,
 }
 
+/// `0, 2` for the indices `[0, 2]`, for messages.
+pub(crate) fn list_indices(indices: &[usize]) -> String {
+    indices
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn schema_error(i: usize, what: impl std::fmt::Display) -> Error {
     Error::format(format!("schema element {i}: {what}"))
 }
@@ -503,11 +512,7 @@ impl SchemaDescriptor {
             Some(several) => Err(Error::InvalidArgument(format!(
                 "{dotted_path:?} names {} leaf columns (columns {}): select one by index",
                 several.len(),
-                several
-                    .iter()
-                    .map(usize::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                list_indices(several)
             ))),
             None => Err(Error::InvalidArgument(format!("no column {dotted_path:?}"))),
         }

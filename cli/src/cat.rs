@@ -594,18 +594,21 @@ pub fn report_escaped() {
 /// the first free suffix `_1`, `_2`, … (`column, column_1, column` prints as `column,
 /// column_1, column_2`). Names are compared exactly, as Parquet does.
 pub fn names_apart<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    use std::collections::HashSet;
     let names: Vec<&str> = names.collect();
-    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+    // Sets, not scans: a wide file has thousands of names.
+    let given: HashSet<&str> = names.iter().copied().collect();
+    let mut taken: HashSet<String> = HashSet::with_capacity(names.len());
     let mut out = Vec::with_capacity(names.len());
-    for (i, name) in names.iter().enumerate() {
-        let repeated = names[..i].contains(name);
-        let mut printed = name.to_string();
-        if repeated {
-            printed = (1..)
+    for name in names {
+        let printed = if taken.contains(name) {
+            (1..)
                 .map(|k| format!("{name}_{k}"))
-                .find(|c| !taken.contains(c) && !names.contains(&c.as_str()))
-                .expect("a free suffix");
-        }
+                .find(|c| !taken.contains(c) && !given.contains(c.as_str()))
+                .expect("a free suffix")
+        } else {
+            name.to_string()
+        };
         taken.insert(printed.clone());
         out.push(printed);
     }

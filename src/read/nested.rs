@@ -979,7 +979,7 @@ impl<S: Source> ParquetReader<S> {
                                 "{name:?} names {} top-level fields (fields {}): select one \
                                  by its index",
                                 tops.len(),
-                                list(&tops)
+                                crate::schema::list_indices(&tops)
                             )))
                         }
                     }
@@ -1080,8 +1080,7 @@ impl<S: Source> ParquetReader<S> {
     /// # Ok::<(), parq::Error>(())
     /// ```
     pub fn read_field_by_path(&self, path: &str) -> Result<(Field, Array)> {
-        let plan = self.projection(&[path.into()])?.pop().expect("one field");
-        self.read_plan(plan)
+        self.read_selected(&path.into())
     }
 
     /// The field `column` selects (see [`Select`]), whole, over the selected row groups.
@@ -1453,15 +1452,6 @@ pub mod testing {
             checked.into_iter().map(|(c, _, v)| (c, Some(v))).collect();
         assemble(&plan, &views, rows.unwrap_or(0), &mut values)
     }
-}
-
-/// `0, 2` for the indices `[0, 2]`, for messages.
-fn list(indices: &[usize]) -> String {
-    indices
-        .iter()
-        .map(usize::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 #[cfg(test)]
