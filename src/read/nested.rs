@@ -1098,8 +1098,11 @@ impl<S: Source> ParquetReader<S> {
         let leaf = match column {
             Select::Path(path) => self.schema.find(path)?,
             Select::Leaf(i) => *i,
-            Select::Field(i) => (0..self.schema.num_columns())
-                .find(|&l| self.schema.leaf(l).top_level_field == *i)?,
+            // The field's own node, not a scan of the leaves: filters ask per column.
+            Select::Field(i) => match self.schema.top_level_fields().get(*i)?.kind {
+                crate::schema::SchemaNodeKind::Leaf(leaf) => leaf,
+                crate::schema::SchemaNodeKind::Group(_) => return None,
+            },
         };
         (leaf < self.schema.num_columns() && self.schema.leaf(leaf).path.len() == 1).then_some(leaf)
     }
