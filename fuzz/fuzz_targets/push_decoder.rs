@@ -139,10 +139,11 @@ fn push_read(
             DecodeResult::Batch(b) => {
                 assert!(b.num_rows <= batch_size, "a batch larger than asked");
                 rows += b.num_rows;
+                // Kept, so that the caller sees the read was cut short (its rows pass the cap).
+                out.push(b);
                 if rows > 1 << 16 {
                     return Ok(out);
                 }
-                out.push(b);
             }
             DecodeResult::Finished => return Ok(out),
         }
