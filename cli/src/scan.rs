@@ -222,7 +222,8 @@ fn run_fields<S: Source>(reader: &ParquetReader<S>, args: &ScanArgs) -> parq::Re
 }
 
 /// Scan with `--where`: prune, filter exactly, materialise the matching rows of the chosen
-/// columns (top-level names or leaf paths; default every top-level field).
+/// columns (top-level names or leaf paths; default every top-level field), whole or (with
+/// `--batch-size`) streamed.
 fn run_filtered<S: Source>(
     reader: &ParquetReader<S>,
     args: &ScanArgs,
@@ -235,13 +236,31 @@ fn run_filtered<S: Source>(
     let columns: Vec<&str> = names.iter().map(String::as_str).collect();
     let mut stats = FilterStats::default();
     let (samples, decoded_bytes, rows) = time_runs(args, |bytes, n| {
-        let (read, s) = reader.read_filtered(&columns, expr)?;
-        for (_, array) in &read {
-            *bytes += array.decoded_bytes();
-            *n = array.len() as u64;
+        match args.batch_size {
+            None => {
+                let (read, s) = reader.read_filtered(&columns, expr)?;
+                for (_, array) in &read {
+                    *bytes += array.decoded_bytes();
+                    *n = array.len() as u64;
+                }
+                drop(std::hint::black_box(read));
+                stats = s;
+            }
+            Some(bs) => {
+                let mut batches = reader.filtered_batches(&columns, expr)?.with_batch_size(bs);
+                for batch in &mut batches {
+                    let batch = batch?;
+                    *n += batch.num_rows as u64;
+                    *bytes += batch
+                        .arrays
+                        .iter()
+                        .map(|a| a.decoded_bytes())
+                        .sum::<usize>();
+                    drop(std::hint::black_box(batch));
+                }
+                stats = batches.stats().clone();
+            }
         }
-        drop(std::hint::black_box(read));
-        stats = s;
         Ok(())
     })?;
     report(

@@ -80,13 +80,24 @@ type PageIndex = (ColumnIndex, Vec<Range<u64>>);
 type PageIndexes = HashMap<usize, Option<PageIndex>>;
 
 /// Batches of the rows that satisfy a predicate; see [`ParquetReader::filtered_batches`].
+///
+/// Row group by row group: the predicate's columns are decoded and evaluated for the rows
+/// pruning left, then the other projected columns are decoded for the matching rows only
+/// (or decoded and filtered, see [`Materialise`]), [`Self::with_batch_size`] rows at a time.
+/// A projected column the predicate decoded is not decoded again.
 pub struct FilteredBatches<S: Source> {
     file: ParquetReader<S>,
     columns: Vec<Select>,
     fields: Vec<Field>,
     pruned: Pruned,
     next: usize,
+    batch_size: usize,
+    materialise: Materialise,
+    group: Option<GroupBatches<S>>,
 }
+
+/// Rows per batch of [`FilteredBatches`] unless [`FilteredBatches::with_batch_size`] says.
+pub const FILTERED_BATCH_SIZE: usize = 8192;
 
 impl<S: Source> FilteredBatches<S> {
     /// The fields every batch holds.
@@ -94,35 +105,59 @@ impl<S: Source> FilteredBatches<S> {
         &self.fields
     }
 
-    /// What pruning did, and the rows matched in the batches returned so far.
+    /// What pruning did, and the rows matched in the row groups read so far.
     pub fn stats(&self) -> &FilterStats {
         &self.pruned.stats
     }
 
+    /// At most `rows` rows per batch (at least 1; default [`FILTERED_BATCH_SIZE`]). Batches
+    /// never span row groups.
+    pub fn with_batch_size(mut self, rows: usize) -> Self {
+        self.batch_size = rows.max(1);
+        self
+    }
+
+    /// How the columns the predicate did not decode are read (default
+    /// [`Materialise::Auto`]).
+    pub fn with_materialise(mut self, how: Materialise) -> Self {
+        self.materialise = how;
+        self
+    }
+
     fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
-        while let Some(g) = self.pruned.groups.get(self.next) {
+        loop {
+            if let Some(g) = &mut self.group {
+                if let Some(arrays) = g.next(self.batch_size)? {
+                    let num_rows = arrays.0;
+                    return Ok(Some(ArrayBatch {
+                        num_rows,
+                        fields: self.fields.clone(),
+                        arrays: arrays.1,
+                    }));
+                }
+                self.group = None;
+            }
+            let Some(g) = self.pruned.groups.get(self.next) else {
+                return Ok(None);
+            };
             self.next += 1;
             let e = self.file.evaluate_groups(
                 &self.pruned.node,
                 std::slice::from_ref(g),
                 &self.columns,
             )?;
-            let matched = e.matched.row_count() as usize;
-            self.pruned.stats.rows_matched += matched as u64;
-            if matched == 0 {
-                continue;
+            let matched = e.matched.row_count();
+            self.pruned.stats.rows_matched += matched;
+            if matched > 0 {
+                self.group = Some(GroupBatches::new(
+                    &self.file,
+                    e,
+                    &self.columns,
+                    self.batch_size,
+                    self.materialise,
+                )?);
             }
-            let mut arrays = Vec::with_capacity(self.columns.len());
-            for c in &self.columns {
-                arrays.push(e.materialise(c)?.1);
-            }
-            return Ok(Some(ArrayBatch {
-                num_rows: matched,
-                fields: self.fields.clone(),
-                arrays,
-            }));
         }
-        Ok(None)
     }
 }
 
@@ -135,9 +170,162 @@ impl<S: Source> Iterator for FilteredBatches<S> {
             Err(e) => {
                 // Stop after an error.
                 self.next = self.pruned.groups.len();
+                self.group = None;
                 Some(Err(e))
             }
         }
+    }
+}
+
+/// Where a projected column of a filtered batch comes from.
+enum Slot {
+    /// The predicate decoded it: `kept[i]`, already filtered.
+    Kept(usize),
+    /// `rest`'s arrays, `i`-th.
+    Rest(usize),
+}
+
+/// The columns the predicate did not decode, for the matching rows of one row group.
+enum Rest<S: Source> {
+    /// Every projected column was decoded by the predicate.
+    Nothing,
+    /// Read through the selection of the matching rows.
+    Selected(ArrayBatchReader<S>),
+    /// Every pruned row read, filtered by `mask` (bit `at` is the next row's); filtered rows
+    /// not yet returned wait in `pending` (arrays, first row not returned).
+    Masked {
+        batches: ArrayBatchReader<S>,
+        mask: BooleanBuffer,
+        at: usize,
+        pending: Option<(Vec<Array>, usize)>,
+    },
+}
+
+/// The filtered batches of one row group.
+struct GroupBatches<S: Source> {
+    slots: Vec<Slot>,
+    kept: Vec<Array>,
+    rest: Rest<S>,
+    matched: usize,
+    returned: usize,
+}
+
+impl<S: Source> GroupBatches<S> {
+    fn new(
+        file: &ParquetReader<S>,
+        e: Evaluated<S>,
+        columns: &[Select],
+        batch_size: usize,
+        materialise: Materialise,
+    ) -> Result<Self> {
+        let matched = e.matched.row_count() as usize;
+        let mut slots = Vec::with_capacity(columns.len());
+        let mut kept = Vec::new();
+        let mut rest = Vec::new();
+        for c in columns {
+            match file.top_level_leaf(c).and_then(|leaf| e.kept.get(&leaf)) {
+                Some(col) => {
+                    probe::hit("predicate.predicate_column_reused");
+                    slots.push(Slot::Kept(kept.len()));
+                    kept.push(Array::Primitive(col.clone()));
+                }
+                None => {
+                    slots.push(Slot::Rest(rest.len()));
+                    rest.push(c.clone());
+                }
+            }
+        }
+        let rest = if rest.is_empty() {
+            Rest::Nothing
+        } else if materialise.by_selection(&e.matched, e.mask.len() as u64) {
+            probe::hit("predicate.materialised_by_selection");
+            Rest::Selected(e.matched_reader.array_batches(&rest, batch_size)?)
+        } else {
+            probe::hit("predicate.materialised_by_mask");
+            // Rows in, so that a batch of matches comes out about full.
+            let rows_in = (batch_size as u64 * e.mask.len() as u64 / matched.max(1) as u64)
+                .clamp(batch_size as u64, (batch_size as u64).saturating_mul(16))
+                as usize;
+            Rest::Masked {
+                batches: e.pruned_reader.array_batches(&rest, rows_in)?,
+                mask: e.mask,
+                at: 0,
+                pending: None,
+            }
+        };
+        Ok(GroupBatches {
+            slots,
+            kept,
+            rest,
+            matched,
+            returned: 0,
+        })
+    }
+
+    /// The next batch of at most `batch_size` matching rows: its rows and arrays, in the
+    /// projection's order.
+    fn next(&mut self, batch_size: usize) -> Result<Option<(usize, Vec<Array>)>> {
+        let left = self.matched - self.returned;
+        if left == 0 {
+            return Ok(None);
+        }
+        let ended = || Error::format("a projected column ends before the filter's matches");
+        let (n, rest) = match &mut self.rest {
+            Rest::Nothing => (left.min(batch_size), Vec::new()),
+            Rest::Selected(batches) => {
+                let b = batches.next().transpose()?.ok_or_else(ended)?;
+                if b.num_rows > left {
+                    return Err(rows_differ("projected", b.num_rows as u64, left as u64));
+                }
+                (b.num_rows, b.arrays)
+            }
+            Rest::Masked {
+                batches,
+                mask,
+                at,
+                pending,
+            } => loop {
+                if let Some((arrays, from)) = pending {
+                    let len = arrays.first().map_or(0, Array::len);
+                    let n = (len - *from).min(batch_size);
+                    let out = arrays.iter().map(|a| a.slice(*from, n)).collect();
+                    *from += n;
+                    if *from == len {
+                        *pending = None;
+                    }
+                    break (n, out);
+                }
+                let b = batches.next().transpose()?.ok_or_else(ended)?;
+                if *at + b.num_rows > mask.len() {
+                    return Err(rows_differ(
+                        "projected",
+                        (*at + b.num_rows) as u64,
+                        mask.len() as u64,
+                    ));
+                }
+                let m = mask.slice(*at, b.num_rows);
+                *at += b.num_rows;
+                let count = m.count_set_bits();
+                if count > 0 {
+                    let arrays = b.arrays.iter().map(|a| filter_array(a, &m)).collect();
+                    *pending = Some((arrays, 0));
+                }
+            },
+        };
+        if n > left {
+            return Err(rows_differ("projected", n as u64, left as u64));
+        }
+        let mut rest = rest.into_iter().map(Some).collect::<Vec<_>>();
+        let arrays = self
+            .slots
+            .iter()
+            .map(|s| match s {
+                Slot::Kept(i) => self.kept[*i].slice(self.returned, n),
+                Slot::Rest(i) => rest[*i].take().expect("each array is taken once"),
+            })
+            .collect();
+        self.returned += n;
+        Ok(Some((n, arrays)))
     }
 }
 
@@ -152,15 +340,57 @@ struct Evaluated<S: Source> {
     /// A reader of the row groups with a matching row, selecting exactly the matching rows:
     /// the other projected columns skip every page and row that does not match.
     matched_reader: ParquetReader<S>,
+    /// A reader of the rows pruning left (all the predicate looked at), and which of them
+    /// matched, bit by bit in their order: decode-then-filter reads through these.
+    pruned_reader: ParquetReader<S>,
+    mask: BooleanBuffer,
     /// Projected flat columns the predicate decoded, already filtered, by leaf index.
     kept: HashMap<usize, Column>,
+}
+
+/// How a filtered read decodes the projected columns the predicate did not decode already.
+///
+/// Skipping the rows that fail costs per run of rows, decoding them costs per row: where
+/// matches are scattered (a run every few rows) decoding everything and keeping the matches
+/// is cheaper than skipping between them. [`Materialise::Auto`] decides per row group from
+/// the runs the filter found; the other two force one way (for tests and measurements).
+///
+/// Probes: `predicate.materialised_by_selection` and `predicate.materialised_by_mask`, once
+/// per row group (once per read for [`ParquetReader::read_filtered`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Materialise {
+    /// Per row group: [`Self::Selected`] where the matching rows and the rows between them
+    /// come in runs of [`MIN_SKIPPED_RUN`] rows or more on average, else [`Self::Masked`].
+    #[default]
+    Auto,
+    /// Decode only the matching rows: pages without one are skipped by the offset index,
+    /// runs inside a page without decoding them.
+    Selected,
+    /// Decode every row pruning left, then keep the matching ones.
+    Masked,
+}
+
+/// The average run (of matching rows, or of rows between matches) below which
+/// [`Materialise::Auto`] decodes and filters rather than skips.
+pub const MIN_SKIPPED_RUN: u64 = 32;
+
+impl Materialise {
+    /// Whether `matched` (`pruned` rows looked at) is read by selection.
+    fn by_selection(self, matched: &RowSelection, pruned: u64) -> bool {
+        match self {
+            Materialise::Selected => true,
+            Materialise::Masked => false,
+            // A run of matches and the skip before it per range.
+            Materialise::Auto => pruned >= 2 * MIN_SKIPPED_RUN * matched.ranges().len() as u64,
+        }
+    }
 }
 
 impl<S: Source> Evaluated<S> {
     /// The matching rows of column `path` (a top-level name or a leaf path). A flat
     /// top-level column the predicate already decoded is not decoded again; the others are
     /// read through the row selection of the matching rows (late materialisation).
-    fn materialise(&self, column: &Select) -> Result<(Field, Array)> {
+    fn materialise(&self, column: &Select, by_selection: bool) -> Result<(Field, Array)> {
         let reader = &self.matched_reader;
         let schema = reader.schema();
         let want = self.matched.row_count();
@@ -177,7 +407,19 @@ impl<S: Source> Evaluated<S> {
                 .ok_or_else(|| Error::InvalidArgument(format!("no field for {column}")))?;
             return Ok((field, Array::Primitive(col.clone())));
         }
-        let (field, array) = reader.read_selected(column)?;
+        let (field, array) = if by_selection {
+            reader.read_selected(column)?
+        } else {
+            let (field, all) = self.pruned_reader.read_selected(column)?;
+            if all.len() != self.mask.len() {
+                return Err(rows_differ(
+                    &column.to_string(),
+                    all.len() as u64,
+                    self.mask.len() as u64,
+                ));
+            }
+            (field, filter_array(&all, &self.mask))
+        };
         if array.len() as u64 != want {
             return Err(rows_differ(&column.to_string(), array.len() as u64, want));
         }
@@ -307,10 +549,19 @@ impl<S: Source> ParquetReader<S> {
     {
         let columns = selects(columns);
         let (p, evaluated) = self.evaluate(expr, &columns)?;
+        let by_selection = evaluated.as_ref().is_some_and(|e| {
+            let yes = Materialise::Auto.by_selection(&e.matched, e.mask.len() as u64);
+            probe::hit(if yes {
+                "predicate.materialised_by_selection"
+            } else {
+                "predicate.materialised_by_mask"
+            });
+            yes
+        });
         let mut out = Vec::with_capacity(columns.len());
         for c in &columns {
             out.push(match &evaluated {
-                Some(e) => e.materialise(c)?,
+                Some(e) => e.materialise(c, by_selection)?,
                 // Nothing survived pruning: an empty array of the right shape.
                 None => self.with_row_groups(Vec::new()).read_selected(c)?,
             });
@@ -477,6 +728,8 @@ impl<S: Source> ParquetReader<S> {
         Ok(Evaluated {
             matched_reader: self.with_rows(matched_groups, Some(matched.clone())),
             matched,
+            pruned_reader: reader,
+            mask,
             kept: kept
                 .into_iter()
                 .map(|(c, parts)| (c, Column::concat(&parts)))
@@ -484,9 +737,10 @@ impl<S: Source> ParquetReader<S> {
         })
     }
 
-    /// [`Self::read_filtered`] as a stream: one batch per row group left by pruning that
-    /// holds a matching row, so that memory is bounded by a row group. Pruning is done
-    /// before the first batch; [`FilteredBatches::stats`] counts the rows matched so far.
+    /// [`Self::read_filtered`] as a stream of batches of at most
+    /// [`FILTERED_BATCH_SIZE`] rows ([`FilteredBatches::with_batch_size`]), row group by
+    /// row group, so that memory is bounded by a row group's matches. Pruning is done before
+    /// the first batch; [`FilteredBatches::stats`] counts the rows matched so far.
     pub fn filtered_batches<C>(&self, columns: &[C], expr: &Expr) -> Result<FilteredBatches<S>>
     where
         for<'c> &'c C: Into<Select>,
@@ -505,6 +759,9 @@ impl<S: Source> ParquetReader<S> {
             fields,
             pruned: p,
             next: 0,
+            batch_size: FILTERED_BATCH_SIZE,
+            materialise: Materialise::default(),
+            group: None,
         })
     }
 

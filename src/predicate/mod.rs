@@ -109,7 +109,7 @@ mod variant_path;
 pub use bound::BoundPredicate;
 pub use expr::{col, CmpOp, ColumnRef, Expr};
 
-pub use filter::{FilterStats, FilteredBatches};
+pub use filter::{FilterStats, FilteredBatches, Materialise, FILTERED_BATCH_SIZE, MIN_SKIPPED_RUN};
 pub use literal::Literal;
 pub use parse::ParseError;
 

@@ -7,7 +7,7 @@ use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use bytes::Bytes;
 use parq::codecs::probe;
 use parq::column::{Column, Values};
-use parq::predicate::{col, CmpOp, Expr, Literal};
+use parq::predicate::{col, CmpOp, Expr, Literal, Materialise};
 use parq::read::{ParquetReader, RowSelection};
 use parq::write::{BloomFilterOptions, EncodingPolicy, Field, ParquetWriter, WriterOptions};
 use proptest::prelude::*;
@@ -133,6 +133,75 @@ fn row_groups_without_a_match_are_not_materialised() {
     if probe::ENABLED {
         assert_eq!(probe::get("predicate.row_group_without_match"), 1);
         assert_eq!(probe::get("predicate.predicate_column_reused"), 0);
+    }
+}
+
+/// Rows of `other` in the filtered batches of `reader` under `expr`, read `how`.
+fn filtered_others(reader: &ParquetReader, expr: &Expr, how: Materialise) -> Vec<i64> {
+    let mut out = Vec::new();
+    for b in reader
+        .filtered_batches(&["other"], expr)
+        .unwrap()
+        .with_batch_size(64)
+        .with_materialise(how)
+    {
+        let b = b.unwrap();
+        assert!(b.num_rows <= 64);
+        let Some(Values::Int64(v)) = b.arrays[0].as_primitive().map(|c| &c.values) else {
+            panic!("int64 column expected");
+        };
+        out.extend_from_slice(v);
+    }
+    out
+}
+
+#[test]
+fn scattered_matches_are_decoded_then_filtered_and_runs_are_skipped() {
+    // 1000 rows in one row group: `id % 2 = 0` matches every other row (runs of one row),
+    // `id < 500` one run.
+    let options = WriterOptions {
+        data_page_row_limit: 100,
+        ..WriterOptions::default().with_row_group_rows(1000)
+    };
+    let file = write(
+        vec![Field::int64("id"), Field::int64("other")],
+        &[int64(0..1000), int64((0..1000).map(|i| -i))],
+        options,
+    );
+    let reader = ParquetReader::new(file).unwrap();
+    let even = col("id").is_in((0..1000).step_by(2));
+    let half = col("id").lt(500);
+    let want_even: Vec<i64> = (0..1000).step_by(2).map(|i: i64| -i).collect();
+    let want_half: Vec<i64> = (0..500).map(|i: i64| -i).collect();
+    for (expr, want, by_mask) in [(&even, &want_even, true), (&half, &want_half, false)] {
+        probe::reset();
+        assert_eq!(&filtered_others(&reader, expr, Materialise::Auto), want);
+        if probe::ENABLED {
+            let (mask, selection) = (
+                probe::get("predicate.materialised_by_mask"),
+                probe::get("predicate.materialised_by_selection"),
+            );
+            assert_eq!(
+                (mask, selection),
+                (by_mask as u64, !by_mask as u64),
+                "{expr}"
+            );
+        }
+        // Forced either way, the rows are the same.
+        for how in [Materialise::Selected, Materialise::Masked] {
+            assert_eq!(&filtered_others(&reader, expr, how), want, "{expr} {how:?}");
+        }
+        // The whole read decides the same way.
+        probe::reset();
+        let (cols, _) = reader.read_filtered(&["other"], expr).unwrap();
+        assert_eq!(cols[0].1.len(), want.len());
+        if probe::ENABLED {
+            assert_eq!(
+                probe::get("predicate.materialised_by_mask"),
+                by_mask as u64,
+                "{expr}"
+            );
+        }
     }
 }
 
@@ -513,17 +582,34 @@ proptest! {
         let Values::Int32(u) = &cols[0].1.as_primitive().unwrap().values else { unreachable!() };
         let want_u: Vec<i32> = want.ranges().iter().flat_map(|r| r.clone()).map(|k| rows[k as usize].u as i32).collect();
         prop_assert_eq!(&u.to_vec(), &want_u);
-        // The stream gives the same rows, one batch per row group with a match.
-        let mut batches = reader.filtered_batches(&["u"], &e).unwrap();
-        let mut streamed = Vec::new();
-        for b in &mut batches {
-            let b = b.unwrap();
-            prop_assert!(b.num_rows > 0);
-            let Values::Int32(u) = &b.arrays[0].as_primitive().unwrap().values else { unreachable!() };
-            streamed.extend_from_slice(u);
+        // The stream gives the same rows, in batches of at most the size asked, whichever
+        // way the columns the predicate did not decode are read (`s` is among them unless
+        // the predicate tests it).
+        for how in [Materialise::Auto, Materialise::Selected, Materialise::Masked] {
+            for batch_size in [1, 7, 8192] {
+                let mut batches = reader
+                    .filtered_batches(&["u", "s"], &e)
+                    .unwrap()
+                    .with_batch_size(batch_size)
+                    .with_materialise(how);
+                let (mut streamed, mut streamed_s) = (Vec::new(), Vec::new());
+                for b in &mut batches {
+                    let b = b.unwrap();
+                    prop_assert!(b.num_rows > 0 && b.num_rows <= batch_size);
+                    let Values::Int32(u) = &b.arrays[0].as_primitive().unwrap().values else { unreachable!() };
+                    streamed.extend_from_slice(u);
+                    let s = b.arrays[1].as_primitive().unwrap();
+                    prop_assert_eq!(s.len, b.num_rows);
+                    streamed_s.extend((0..s.len).map(|i| s.bytes(i).filter(|_| s.is_valid(i)).map(<[u8]>::to_vec)));
+                }
+                prop_assert_eq!(&streamed, &want_u, "{:?}, batches of {}", how, batch_size);
+                let want_s: Vec<Option<Vec<u8>>> = want.ranges().iter().flat_map(|r| r.clone())
+                    .map(|k| rows[k as usize].s.as_ref().map(|s| s.as_bytes().to_vec()))
+                    .collect();
+                prop_assert_eq!(streamed_s, want_s, "{:?}, batches of {}", how, batch_size);
+                prop_assert_eq!(batches.stats(), &stats);
+            }
         }
-        prop_assert_eq!(streamed, want_u);
-        prop_assert_eq!(batches.stats(), &stats);
         // The grammar reads back what Display writes (NaN literals aside).
         if !e.to_string().contains("NaN") {
             let reparsed = Expr::parse(&e.to_string()).unwrap();
