@@ -120,6 +120,11 @@ enum Command {
         /// Decode byte arrays as views into page buffers instead of offsets + copied data.
         #[arg(long)]
         views: bool,
+        /// With `--where`: how the columns the filter did not decode are read: only the
+        /// matching rows (`selected`), every row then the matches (`masked`), or chosen per
+        /// row group from how scattered the matches are (`auto`).
+        #[arg(long, value_enum, default_value_t = MaterialiseArg::Auto)]
+        materialise: MaterialiseArg,
         /// Check that STRING, ENUM and JSON values are UTF-8 as `cat` does (with offsets,
         /// not `--views`), to time what the check costs.
         #[arg(long)]
@@ -451,6 +456,7 @@ fn run(cli: Cli) -> parq::Result<()> {
             batch_size,
             whole,
             views,
+            materialise,
             check_strings,
             read,
         } => {
@@ -470,6 +476,7 @@ fn run(cli: Cli) -> parq::Result<()> {
                 json,
                 batch_size: (!whole).then_some(batch_size),
                 filter: filter.as_ref(),
+                materialise: materialise.into(),
                 threads: read.threads.into(),
             };
             if prefix::is_prefix(&file) {
@@ -490,4 +497,22 @@ fn run(cli: Cli) -> parq::Result<()> {
         Command::Rewrite(args) => rewrite::run(&args)?,
     }
     Ok(())
+}
+
+/// `scan --materialise`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum MaterialiseArg {
+    Auto,
+    Selected,
+    Masked,
+}
+
+impl From<MaterialiseArg> for parq::predicate::Materialise {
+    fn from(m: MaterialiseArg) -> Self {
+        match m {
+            MaterialiseArg::Auto => Self::Auto,
+            MaterialiseArg::Selected => Self::Selected,
+            MaterialiseArg::Masked => Self::Masked,
+        }
+    }
 }

@@ -8,7 +8,7 @@ use std::time::Instant;
 use futures::StreamExt as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use parq::object_store::{ScanOptions, ScanProgress};
-use parq::predicate::{Expr, FilterStats};
+use parq::predicate::{Expr, FilterStats, Materialise};
 use parq::read::push::PushOptions;
 use parq::read::{ParquetReader, ReadOptions, Select, Source};
 
@@ -22,6 +22,8 @@ pub struct ScanArgs<'a> {
     pub json: bool,
     pub batch_size: Option<usize>,
     pub filter: Option<&'a Expr>,
+    /// How a filtered streamed scan reads the columns its filter did not decode.
+    pub materialise: Materialise,
     /// Decoding threads (reported).
     pub threads: usize,
 }
@@ -247,7 +249,10 @@ fn run_filtered<S: Source>(
                 stats = s;
             }
             Some(bs) => {
-                let mut batches = reader.filtered_batches(&columns, expr)?.with_batch_size(bs);
+                let mut batches = reader
+                    .filtered_batches(&columns, expr)?
+                    .with_batch_size(bs)
+                    .with_materialise(args.materialise);
                 for batch in &mut batches {
                     let batch = batch?;
                     *n += batch.num_rows as u64;

@@ -642,11 +642,31 @@ fn for_each_index_chunk<C>(
     packed: impl Fn(&mut C, &[u32]) -> Result<()>,
 ) -> Result<()> {
     check_index_width(dec)?;
+    // A few indices (a short run a row selection keeps) must not pay for zeroing the whole
+    // chunk buffer: 4 KiB per call was the largest cost of reading scattered matches.
+    if n <= SHORT_GATHER {
+        index_chunks::<C, SHORT_GATHER>(dec, n, ctx, fill, packed)
+    } else {
+        index_chunks::<C, GATHER_CHUNK>(dec, n, ctx, fill, packed)
+    }
+}
+
+/// Index counts up to which [`for_each_index_chunk`] unpacks into a small buffer.
+const SHORT_GATHER: usize = 64;
+
+/// [`for_each_index_chunk`] with a stack buffer of `CHUNK` indices.
+fn index_chunks<C, const CHUNK: usize>(
+    dec: &mut RleDecoder<'_>,
+    n: usize,
+    ctx: &mut C,
+    fill: impl Fn(&mut C, u64, usize) -> Result<()>,
+    packed: impl Fn(&mut C, &[u32]) -> Result<()>,
+) -> Result<()> {
     let unpacker = Unpacker::<u32>::new(dec.bit_width);
-    let mut buf = [0u32; GATHER_CHUNK];
+    let mut buf = [0u32; CHUNK];
     let mut left = n;
     while left > 0 {
-        match dec.next_chunk_capped(left, GATHER_CHUNK)? {
+        match dec.next_chunk_capped(left, CHUNK)? {
             None => return Err(out_of_indices(dec)),
             Some(Chunk::Repeated { value, len }) => {
                 fill(ctx, value, len)?;
