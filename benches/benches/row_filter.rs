@@ -51,8 +51,10 @@
 //! included); the run stops if they do not. After timing, the latest medians of every cell
 //! are printed as a markdown table with the ratios parquet ÷ parq (above 1: parq faster).
 //!
-//! Run pinned: `taskset -c 1 cargo bench -p parq-benches --bench row_filter` (about ten
-//! minutes at 4M rows; `PARQ_ROW_FILTER_ROWS=1000000` for a quicker run).
+//! Run pinned: `taskset -c 1 cargo bench -p parq-benches --bench row_filter` (about seven
+//! minutes at 4M rows; `PARQ_ROW_FILTER_ROWS=1000000` for a quicker run). On a loaded
+//! machine `PARQ_BENCH_CPU_TIME=1` times the bench thread's CPU time instead of wall time
+//! (`parq_benches::iter`).
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -78,7 +80,7 @@ use parq::column::{Column, Values};
 use parq::predicate::col;
 use parq::predicate::eval::filter_array;
 use parq::read::{ParquetReader, ReadOptions};
-use parq_benches::{random_string, validity, Rng};
+use parq_benches::{iter, random_string, validity, Rng};
 use parquet::arrow::arrow_reader::{
     ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReader,
     ParquetRecordBatchReaderBuilder, RowFilter,
@@ -340,7 +342,7 @@ fn group(c: &mut Criterion, id: String, rows: usize) -> BenchmarkGroup<'_, WallT
     g.sample_size(10)
         .sampling_mode(SamplingMode::Flat)
         .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2))
+        .measurement_time(Duration::from_secs(4))
         .throughput(Throughput::Elements(rows as u64));
     g
 }
@@ -354,8 +356,8 @@ fn bench(c: &mut Criterion) {
         verify(name, &bytes, &keys);
 
         let mut g = group(c, format!("row_filter/{name}/scan"), n);
-        g.bench_function("parq_scan", |b| b.iter(|| parq_scan(&bytes)));
-        g.bench_function("parquet_scan", |b| b.iter(|| parquet_scan(&bytes)));
+        g.bench_function("parq_scan", |b| iter(b, || parq_scan(&bytes)));
+        g.bench_function("parquet_scan", |b| iter(b, || parquet_scan(&bytes)));
         g.finish();
         for (label, x) in FILTERS {
             let want = keys.iter().filter(|&&k| k < x).count();
@@ -363,7 +365,9 @@ fn bench(c: &mut Criterion) {
             for r in READERS {
                 // Every timed read is checked too (one comparison).
                 g.bench_function(r, |b| {
-                    b.iter(|| assert_eq!(count(r, &bytes, x), want, "{name} {label}: {r}"))
+                    iter(b, || {
+                        assert_eq!(count(r, &bytes, x), want, "{name} {label}: {r}")
+                    })
                 });
             }
             g.finish();
