@@ -21,8 +21,8 @@
 //!   nulls (`parq_benches::validity`).
 //!
 //! Filters `k < 1`, `k < 10`, `k < 100`, `k < 500`, `k < 900`, `k < 1000` pass 0.1 %, 1 %,
-//! 10 %, 50 %, 90 % and 100 % of the rows (`clustered` only roughly: it has 4 runs a 4M-row
-//! file's expectation, so the rarest filter matches few runs; the run prints the counts).
+//! 10 %, 50 %, 90 % and 100 % of the rows (`clustered` only roughly: a 4M-row file has 4000
+//! runs, so `k < 1` expects 4 of them; the run prints the counts).
 //!
 //! Readers, one thread, each streaming batches of all six columns, counting the rows and
 //! dropping each batch (`black_box`):
