@@ -29,8 +29,9 @@
 //!
 //! * `parq_filter`: `ParquetReader::filtered_batches(&[k, i, d, s1, s2, t], col("k").lt(x))`
 //!   (`ReadOptions::threads` 1): prunes with statistics and the column index, evaluates `k`,
-//!   then decodes the other columns for the matching rows only. It yields one batch per row
-//!   group with a match, not batches of 8192 rows (`FilteredBatches` has no batch size yet);
+//!   then decodes the other columns in batches of 8192 matching rows, either for the
+//!   matching rows only or, where matches are scattered, for every row then filtered
+//!   (`Materialise::Auto`, chosen per row group);
 //! * `parq_scan_then_filter`: `ParquetReader::array_batches` of the six columns in batches of
 //!   8192 rows, then per batch a mask `k < x` built from the `k` values
 //!   (`BooleanBuffer::collect_bool`) and parq's public `parq::predicate::eval::filter_array`
@@ -191,12 +192,13 @@ fn parq_reader(bytes: &Bytes) -> ParquetReader<Bytes> {
     ParquetReader::with_options(bytes.clone(), options).unwrap()
 }
 
-/// parq's filtered read of `k < x`: each batch, whole.
+/// parq's filtered read of `k < x`, in batches of [`BATCH`] rows.
 fn parq_filter(bytes: &Bytes, x: i32, mut each: impl FnMut(usize, Vec<Array>)) {
     let reader = parq_reader(bytes);
-    // TODO: `.with_batch_size(BATCH)` once `FilteredBatches` streams batches of a chosen size;
-    // today it yields one batch per row group with a match.
-    let batches = reader.filtered_batches(&COLUMNS, &col("k").lt(x)).unwrap();
+    let batches = reader
+        .filtered_batches(&COLUMNS, &col("k").lt(x))
+        .unwrap()
+        .with_batch_size(BATCH);
     for b in batches {
         let b = b.unwrap();
         each(b.num_rows, b.arrays);

@@ -441,8 +441,11 @@ pub fn run<S: Source>(
     }
     let (fields, mut batches): (Vec<Field>, Box<dyn Iterator<Item = RowBatch>>) = match filter {
         Some(expr) => {
-            // Pruned, then filtered one row group at a time.
-            let batches = reader.filtered_batches(&columns, expr)?;
+            // Pruned, then filtered one row group at a time, up to the limit.
+            let batches = reader
+                .filtered_batches(&columns, expr)?
+                .with_batch_size(4096)
+                .with_limit(limit as u64);
             let fields = batches.fields().to_vec();
             (
                 fields,

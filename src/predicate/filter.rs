@@ -94,6 +94,9 @@ pub struct FilteredBatches<S: Source> {
     batch_size: usize,
     materialise: Materialise,
     group: Option<GroupBatches<S>>,
+    /// Matching rows still to pass over, and to return (`None`: all).
+    offset: u64,
+    limit: Option<u64>,
 }
 
 /// Rows per batch of [`FilteredBatches`] unless [`FilteredBatches::with_batch_size`] says.
@@ -124,15 +127,49 @@ impl<S: Source> FilteredBatches<S> {
         self
     }
 
+    /// Pass over the first `rows` matching rows (in file order): row groups whose matches
+    /// all fall in them are evaluated, but their other columns are not decoded.
+    pub fn with_offset(mut self, rows: u64) -> Self {
+        self.offset = rows;
+        self
+    }
+
+    /// At most `rows` matching rows in all (after [`Self::with_offset`]); no row group is
+    /// evaluated once they are returned.
+    pub fn with_limit(mut self, rows: u64) -> Self {
+        self.limit = Some(rows);
+        self
+    }
+
     fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
         loop {
+            if self.limit == Some(0) {
+                self.group = None;
+                return Ok(None);
+            }
             if let Some(g) = &mut self.group {
-                if let Some(arrays) = g.next(self.batch_size)? {
-                    let num_rows = arrays.0;
+                if let Some((mut num_rows, mut arrays)) = g.next(self.batch_size)? {
+                    // Rows up to the offset are passed over (slices: nothing is copied).
+                    if self.offset > 0 {
+                        let skip = num_rows.min(self.offset as usize);
+                        self.offset -= skip as u64;
+                        if skip == num_rows {
+                            continue;
+                        }
+                        num_rows -= skip;
+                        arrays = arrays.iter().map(|a| a.slice(skip, num_rows)).collect();
+                    }
+                    if let Some(left) = &mut self.limit {
+                        if num_rows as u64 > *left {
+                            num_rows = *left as usize;
+                            arrays = arrays.iter().map(|a| a.slice(0, num_rows)).collect();
+                        }
+                        *left -= num_rows as u64;
+                    }
                     return Ok(Some(ArrayBatch {
                         num_rows,
                         fields: self.fields.clone(),
-                        arrays: arrays.1,
+                        arrays,
                     }));
                 }
                 self.group = None;
@@ -148,15 +185,17 @@ impl<S: Source> FilteredBatches<S> {
             )?;
             let matched = e.matched.row_count();
             self.pruned.stats.rows_matched += matched;
-            if matched > 0 {
-                self.group = Some(GroupBatches::new(
-                    &self.file,
-                    e,
-                    &self.columns,
-                    self.batch_size,
-                    self.materialise,
-                )?);
+            if matched <= self.offset {
+                self.offset -= matched;
+                continue;
             }
+            self.group = Some(GroupBatches::new(
+                &self.file,
+                e,
+                &self.columns,
+                self.batch_size,
+                self.materialise,
+            )?);
         }
     }
 }
@@ -762,6 +801,8 @@ impl<S: Source> ParquetReader<S> {
             batch_size: FILTERED_BATCH_SIZE,
             materialise: Materialise::default(),
             group: None,
+            offset: 0,
+            limit: None,
         })
     }
 

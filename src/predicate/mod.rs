@@ -41,6 +41,37 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Streamed, the same rows come in batches ([`FilteredBatches`]), with an offset and a limit
+//! counted over the matching rows. The predicate's columns are decoded first; the other
+//! columns only in row groups with a match, and there either for the matching rows alone or
+//! for every row and then filtered, whichever the matches make cheaper ([`Materialise`]):
+//!
+//! ```
+//! # use parq::column::{Column, Values};
+//! # use parq::write::{Field, ParquetWriter, WriterOptions};
+//! # let mut file = Vec::new();
+//! # let mut w = ParquetWriter::new(&mut file, vec![Field::int64("id"), Field::double("x")],
+//! #     WriterOptions::default().with_row_group_rows(100))?;
+//! # let ids = Column { len: 1000, validity: None, values: Values::Int64((0..1000i64).collect::<Vec<_>>().into()) };
+//! # let xs = Column { len: 1000, validity: None, values: Values::Double((0..1000).map(|i| i as f64 / 2.0).collect::<Vec<_>>().into()) };
+//! # w.write_batch(&[ids, xs])?;
+//! # w.finish()?;
+//! use parq::predicate::col;
+//! use parq::read::ParquetReader;
+//!
+//! let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+//! let batches = reader
+//!     .filtered_batches(&["id", "x"], &col("id").ge(250).and(col("id").lt(260)))?
+//!     .with_batch_size(4)
+//!     .with_offset(1)
+//!     .with_limit(6);
+//! let rows = batches
+//!     .map(|b| b.map(|b| b.num_rows))
+//!     .collect::<Result<Vec<_>, _>>()?;
+//! assert_eq!(rows, [3, 3]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! [`ParquetReader::prune`](crate::read::ParquetReader::prune) gives the rows metadata cannot
 //! rule out and [`ParquetReader::filter_rows`](crate::read::ParquetReader::filter_rows) the
 //! matching rows, both as a [`RowSelection`] of file row numbers, with [`FilterStats`].

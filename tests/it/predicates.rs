@@ -609,6 +609,26 @@ proptest! {
                 prop_assert_eq!(streamed_s, want_s, "{:?}, batches of {}", how, batch_size);
                 prop_assert_eq!(batches.stats(), &stats);
             }
+            // An offset and a limit count matching rows, in file order, across row groups.
+            for (offset, limit) in [(0, 0), (1, 3), (5, 1000), (rows.len() as u64, 1)] {
+                let batches = reader
+                    .filtered_batches(&["u"], &e)
+                    .unwrap()
+                    .with_batch_size(4)
+                    .with_materialise(how)
+                    .with_offset(offset)
+                    .with_limit(limit);
+                let mut got = Vec::new();
+                for b in batches {
+                    let b = b.unwrap();
+                    prop_assert!(b.num_rows > 0 && b.num_rows <= 4);
+                    let Values::Int32(u) = &b.arrays[0].as_primitive().unwrap().values else { unreachable!() };
+                    got.extend_from_slice(u);
+                }
+                let from = (offset as usize).min(want_u.len());
+                let to = (from + limit as usize).min(want_u.len());
+                prop_assert_eq!(&got[..], &want_u[from..to], "offset {}, limit {}", offset, limit);
+            }
         }
         // The grammar reads back what Display writes (NaN literals aside).
         if !e.to_string().contains("NaN") {
