@@ -6,7 +6,9 @@ read_file:      the parquet-testing files: the argument, else $PARQUET_TEST_DATA
                 Among them every nested one (NESTED below: lists, structs, maps, legacy
                 spellings), so the target reaches record assembly from the first run.
 read_arrow:     the same parquet-testing files as read_file.
-read_file, read_arrow, push_decoder: also DuckDB's real files, testdata/duckdb/.
+read_file, read_arrow, push_decoder, read_filtered: also DuckDB's real files, testdata/duckdb/.
+read_filtered:  the read_file seeds behind 8 control bytes (predicate, batch size, offset,
+                limit).
 push_decoder:   the read_file seeds behind 8 control bytes (piece sizes, push order, request
                 shape).
 read_footer:    their footers (the thrift FileMetaData) and their first page headers.
@@ -131,7 +133,8 @@ def seed_duckdb(root):
             put("read_file", data)
             put("read_arrow", data)
             put("push_decoder", struct.pack("<Q", files * 0x2545F4914F6CDD1D % (1 << 64)) + data)
-    print(f"read_file, read_arrow, push_decoder: {files} DuckDB files from {root}")
+            put("read_filtered", struct.pack("<Q", files * 0x9E3779B97F4A7C15 % (1 << 64)) + data)
+    print(f"read_file, read_arrow, push_decoder, read_filtered: {files} DuckDB files from {root}")
 
 
 def main():
@@ -159,6 +162,8 @@ def main():
             put("read_arrow", data)
             # push_decoder: 8 control bytes (piece sizes, order, request shape), then the file.
             put("push_decoder", struct.pack("<Q", files * 0x9E3779B97F4A7C15 % (1 << 64)) + data)
+            # read_filtered: 8 control bytes (predicate, batch size, offset, limit), the file.
+            put("read_filtered", struct.pack("<Q", files * 0x2545F4914F6CDD1D % (1 << 64)) + data)
             if len(data) >= 12 and data[-4:] == b"PAR1":
                 (n,) = struct.unpack("<I", data[-8:-4])
                 if n <= len(data) - 12:
