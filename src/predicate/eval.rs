@@ -391,10 +391,12 @@ pub fn take_array(array: &Array, indices: &[usize]) -> Array {
 /// # Panics
 /// If `mask` is shorter than the array.
 pub fn filter_array(array: &Array, mask: &BooleanBuffer) -> Array {
-    let indices: Vec<usize> = mask.set_indices().collect();
-    if indices.len() == array.len() {
+    // Counted first: a mask that keeps every row (a filter most rows pass, batch by batch)
+    // must not build an index per row.
+    if mask.count_set_bits() == array.len() {
         return array.clone();
     }
+    let indices: Vec<usize> = mask.set_indices().collect();
     take_array(array, &indices)
 }
 

@@ -8,7 +8,7 @@ use std::ops::Range;
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
 use parq_codecs::probe;
 
-use super::eval::{eval, filter_array, VariantValues};
+use super::eval::{eval, filter_array, take_array, VariantValues};
 use super::{bloom, dictionary, page_index, stats, Expr, Input, Node};
 use crate::array::Array;
 use crate::bloom::Sbbf;
@@ -346,7 +346,13 @@ impl<S: Source> GroupBatches<S> {
                 *at += b.num_rows;
                 let count = m.count_set_bits();
                 if count > 0 {
-                    let arrays = b.arrays.iter().map(|a| filter_array(a, &m)).collect();
+                    let arrays = if count == m.len() {
+                        b.arrays
+                    } else {
+                        // The indices once for every array of the batch.
+                        let indices: Vec<usize> = m.set_indices().collect();
+                        b.arrays.iter().map(|a| take_array(a, &indices)).collect()
+                    };
                     *pending = Some((arrays, 0));
                 }
             },
@@ -655,9 +661,11 @@ impl<S: Source> ParquetReader<S> {
                 .iter()
                 .flat_map(|g| g.selection.ranges().iter().cloned()),
         );
+        // A selection of whole row groups is none: reads without one take the plain paths.
+        let whole = groups.iter().all(|g| g.selection.row_count() == g.rows);
         let reader = self.with_rows(
             groups.iter().map(|g| g.row_group).collect(),
-            Some(pruned.clone()),
+            (!whole).then(|| pruned.clone()),
         );
         let total = pruned.row_count();
         let total = usize::try_from(total)
@@ -757,15 +765,18 @@ impl<S: Source> ParquetReader<S> {
         let matched = RowSelection::from_ranges(ranges);
         // The other projected columns are decoded for the matching rows only.
         let mut matched_groups = Vec::new();
+        let mut matched_group_rows = 0;
         for g in groups {
             if matched.intersects(g.first_row..g.first_row + g.rows) {
                 matched_groups.push(g.row_group);
+                matched_group_rows += g.rows;
             } else {
                 probe::hit("predicate.row_group_without_match");
             }
         }
+        let every_row = matched.row_count() == matched_group_rows;
         Ok(Evaluated {
-            matched_reader: self.with_rows(matched_groups, Some(matched.clone())),
+            matched_reader: self.with_rows(matched_groups, (!every_row).then(|| matched.clone())),
             matched,
             pruned_reader: reader,
             mask,
