@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use parq::object_store::{ScanOptions, ScanProgress};
 use parq::predicate::{Expr, FilterStats, Materialise};
 use parq::read::push::PushOptions;
-use parq::read::{ParquetReader, ReadOptions, Select, Source};
+use parq::read::{ArrayBatch, ParquetReader, ReadOptions, Select, Source};
 
 use crate::json;
 use crate::prefix::Listing;
@@ -199,14 +199,7 @@ fn run_fields<S: Source>(reader: &ParquetReader<S>, args: &ScanArgs) -> parq::Re
             }
             Some(bs) => {
                 for batch in reader.array_batches(&columns, bs)? {
-                    let batch = batch?;
-                    *n += batch.num_rows as u64;
-                    *bytes += batch
-                        .arrays
-                        .iter()
-                        .map(|a| a.decoded_bytes())
-                        .sum::<usize>();
-                    drop(std::hint::black_box(batch));
+                    count_batch(batch?, n, bytes);
                 }
             }
         }
@@ -254,14 +247,7 @@ fn run_filtered<S: Source>(
                     .with_batch_size(bs)
                     .with_materialise(args.materialise);
                 for batch in &mut batches {
-                    let batch = batch?;
-                    *n += batch.num_rows as u64;
-                    *bytes += batch
-                        .arrays
-                        .iter()
-                        .map(|a| a.decoded_bytes())
-                        .sum::<usize>();
-                    drop(std::hint::black_box(batch));
+                    count_batch(batch?, n, bytes);
                 }
                 stats = batches.stats().clone();
             }
@@ -277,6 +263,17 @@ fn run_filtered<S: Source>(
         Some(&stats),
         None,
     )
+}
+
+/// Count a streamed batch's rows and decoded bytes, then drop it.
+fn count_batch(batch: ArrayBatch, rows: &mut u64, bytes: &mut usize) {
+    *rows += batch.num_rows as u64;
+    *bytes += batch
+        .arrays
+        .iter()
+        .map(|a| a.decoded_bytes())
+        .sum::<usize>();
+    drop(std::hint::black_box(batch));
 }
 
 /// Run `scan` (which adds decoded bytes and rows) `--repeat` times, resetting the probes
