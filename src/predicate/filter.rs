@@ -276,7 +276,7 @@ impl<S: Source> GroupBatches<S> {
         }
         let rest = if rest.is_empty() {
             Rest::Nothing
-        } else if materialise.by_selection(&e.matched, e.mask.len() as u64) {
+        } else if materialise.by_selection(&e.matched, e.mask.len() as u64, file.checks_strings()) {
             probe::hit("predicate.materialised_by_selection");
             Rest::Selected(e.matched_reader.array_batches(&rest, batch_size)?)
         } else {
@@ -411,7 +411,8 @@ pub enum Materialise {
     /// Decode only the matching rows: pages without one are skipped by the offset index,
     /// runs inside a page without decoding them.
     Selected,
-    /// Decode every row pruning left, then keep the matching ones.
+    /// Decode every row pruning left, then keep the matching ones (but by selection where
+    /// strings are checked for UTF-8: a value the filter rejects is never checked).
     Masked,
 }
 
@@ -420,9 +421,12 @@ pub enum Materialise {
 pub const MIN_SKIPPED_RUN: u64 = 32;
 
 impl Materialise {
-    /// Whether `matched` (`pruned` rows looked at) is read by selection.
-    fn by_selection(self, matched: &RowSelection, pruned: u64) -> bool {
+    /// Whether `matched` (`pruned` rows looked at) is read by selection. Always where the
+    /// reader checks strings for UTF-8 (`checks`): a rejected row's value, decoded only to be
+    /// dropped, must not fail the read.
+    fn by_selection(self, matched: &RowSelection, pruned: u64, checks: bool) -> bool {
         match self {
+            _ if checks => true,
             Materialise::Selected => true,
             Materialise::Masked => false,
             // A run of matches and the skip before it per range.
@@ -595,7 +599,11 @@ impl<S: Source> ParquetReader<S> {
         let columns = selects(columns);
         let (p, evaluated) = self.evaluate(expr, &columns)?;
         let by_selection = evaluated.as_ref().is_some_and(|e| {
-            let yes = Materialise::Auto.by_selection(&e.matched, e.mask.len() as u64);
+            let yes = Materialise::Auto.by_selection(
+                &e.matched,
+                e.mask.len() as u64,
+                self.checks_strings(),
+            );
             probe::hit(if yes {
                 "predicate.materialised_by_selection"
             } else {
@@ -612,6 +620,11 @@ impl<S: Source> ParquetReader<S> {
             });
         }
         Ok((out, p.stats))
+    }
+
+    /// Whether reads check strings for UTF-8 (some or all of them).
+    fn checks_strings(&self) -> bool {
+        self.options.check_strings || !self.options.utf8_columns.is_empty()
     }
 
     /// This file with other row groups selected.
