@@ -393,7 +393,7 @@ pub fn take_array(array: &Array, indices: &[usize]) -> Array {
 pub fn filter_array(array: &Array, mask: &BooleanBuffer) -> Array {
     // Counted first: a mask that keeps every row (a filter most rows pass, batch by batch)
     // must not build an index per row.
-    if mask.count_set_bits() == array.len() {
+    if mask.len() == array.len() && mask.count_set_bits() == array.len() {
         return array.clone();
     }
     let indices: Vec<usize> = mask.set_indices().collect();

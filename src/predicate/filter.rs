@@ -220,8 +220,8 @@ impl<S: Source> Iterator for FilteredBatches<S> {
 enum Slot {
     /// The predicate decoded it: `kept[i]`, already filtered.
     Kept(usize),
-    /// `rest`'s arrays, `i`-th.
-    Rest(usize),
+    /// The next of the arrays read after the filter (they come in projection order).
+    Rest,
 }
 
 /// The columns the predicate did not decode, for the matching rows of one row group.
@@ -262,29 +262,28 @@ impl<S: Source> GroupBatches<S> {
         let mut kept = Vec::new();
         let mut rest = Vec::new();
         for c in columns {
-            match file.top_level_leaf(c).and_then(|leaf| e.kept.get(&leaf)) {
-                Some(col) => {
-                    probe::hit("predicate.predicate_column_reused");
+            match e.kept_column(file, c) {
+                Some((_, col)) => {
                     slots.push(Slot::Kept(kept.len()));
                     kept.push(Array::Primitive(col.clone()));
                 }
                 None => {
-                    slots.push(Slot::Rest(rest.len()));
+                    slots.push(Slot::Rest);
                     rest.push(c.clone());
                 }
             }
         }
         let rest = if rest.is_empty() {
             Rest::Nothing
-        } else if materialise.by_selection(&e.matched, e.mask.len() as u64, file.checks_strings()) {
-            probe::hit("predicate.materialised_by_selection");
+        } else if e.by_selection(materialise, file.checks_strings()) {
             Rest::Selected(e.matched_reader.array_batches(&rest, batch_size)?)
         } else {
-            probe::hit("predicate.materialised_by_mask");
             // Rows in, so that a batch of matches comes out about full.
-            let rows_in = (batch_size as u64 * e.mask.len() as u64 / matched.max(1) as u64)
-                .clamp(batch_size as u64, (batch_size as u64).saturating_mul(16))
-                as usize;
+            let (batch, pruned) = (batch_size as u64, e.mask.len() as u64);
+            let rows_in = (batch.saturating_mul(pruned) / matched.max(1) as u64)
+                .clamp(batch, batch.saturating_mul(16))
+                .try_into()
+                .unwrap_or(batch_size);
             Rest::Masked {
                 batches: e.pruned_reader.array_batches(&rest, rows_in)?,
                 mask: e.mask,
@@ -313,9 +312,6 @@ impl<S: Source> GroupBatches<S> {
             Rest::Nothing => (left.min(batch_size), Vec::new()),
             Rest::Selected(batches) => {
                 let b = batches.next().transpose()?.ok_or_else(ended)?;
-                if b.num_rows > left {
-                    return Err(rows_differ("projected", b.num_rows as u64, left as u64));
-                }
                 (b.num_rows, b.arrays)
             }
             Rest::Masked {
@@ -342,35 +338,61 @@ impl<S: Source> GroupBatches<S> {
                         mask.len() as u64,
                     ));
                 }
-                let m = mask.slice(*at, b.num_rows);
+                let keep = Keep::of(&mask.slice(*at, b.num_rows));
                 *at += b.num_rows;
-                let count = m.count_set_bits();
-                if count > 0 {
-                    let arrays = if count == m.len() {
-                        b.arrays
-                    } else {
-                        // The indices once for every array of the batch.
-                        let indices: Vec<usize> = m.set_indices().collect();
-                        b.arrays.iter().map(|a| take_array(a, &indices)).collect()
-                    };
-                    *pending = Some((arrays, 0));
+                if !keep.is_none() {
+                    *pending = Some((keep.apply_all(b.arrays), 0));
                 }
             },
         };
         if n > left {
             return Err(rows_differ("projected", n as u64, left as u64));
         }
-        let mut rest = rest.into_iter().map(Some).collect::<Vec<_>>();
-        let arrays = self
-            .slots
-            .iter()
-            .map(|s| match s {
+        let mut rest = rest.into_iter();
+        let mut arrays = Vec::with_capacity(self.slots.len());
+        for s in &self.slots {
+            arrays.push(match s {
                 Slot::Kept(i) => self.kept[*i].slice(self.returned, n),
-                Slot::Rest(i) => rest[*i].take().expect("each array is taken once"),
-            })
-            .collect();
+                Slot::Rest => rest.next().ok_or_else(ended)?,
+            });
+        }
         self.returned += n;
         Ok(Some((n, arrays)))
+    }
+}
+
+/// The rows of arrays decoded for every row that a mask keeps: all, or these.
+enum Keep {
+    All,
+    Rows(Vec<usize>),
+}
+
+impl Keep {
+    /// Counted first, so that a mask keeping every row builds no index per row.
+    fn of(mask: &BooleanBuffer) -> Keep {
+        if mask.count_set_bits() == mask.len() {
+            probe::hit("predicate.mask_keeps_every_row");
+            Keep::All
+        } else {
+            Keep::Rows(mask.set_indices().collect())
+        }
+    }
+
+    fn is_none(&self) -> bool {
+        matches!(self, Keep::Rows(rows) if rows.is_empty())
+    }
+
+    /// The kept rows of `array` (as long as the mask).
+    fn apply(&self, array: Array) -> Array {
+        match self {
+            Keep::All => array,
+            Keep::Rows(rows) => take_array(&array, rows),
+        }
+    }
+
+    /// [`Self::apply`] to each array, with the one set of indices.
+    fn apply_all(&self, arrays: Vec<Array>) -> Vec<Array> {
+        arrays.into_iter().map(|a| self.apply(a)).collect()
     }
 }
 
@@ -401,7 +423,10 @@ struct Evaluated<S: Source> {
 /// the runs the filter found; the other two force one way (for tests and measurements).
 ///
 /// Probes: `predicate.materialised_by_selection` and `predicate.materialised_by_mask`, once
-/// per row group (once per read for [`ParquetReader::read_filtered`]).
+/// per row group (once per read for [`ParquetReader::read_filtered`]);
+/// `predicate.mask_keeps_every_row` per batch (or read) a mask keeps whole, and
+/// `predicate.whole_row_groups_unselected` where the rows pruning left, or the matches, are
+/// whole row groups and are read without a selection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Materialise {
     /// Per row group: [`Self::Selected`] where the matching rows and the rows between them
@@ -436,19 +461,36 @@ impl Materialise {
 }
 
 impl<S: Source> Evaluated<S> {
+    /// `column`'s leaf and matching rows if the predicate decoded it already: a flat
+    /// top-level column among its inputs.
+    fn kept_column(&self, file: &ParquetReader<S>, column: &Select) -> Option<(usize, &Column)> {
+        let leaf = file.top_level_leaf(column)?;
+        let col = self.kept.get(&leaf)?;
+        probe::hit("predicate.predicate_column_reused");
+        Some((leaf, col))
+    }
+
+    /// Whether the columns the predicate did not decode are read through the matches'
+    /// selection (else every pruned row, then the mask), as `how` and the matches say.
+    fn by_selection(&self, how: Materialise, checks_strings: bool) -> bool {
+        let yes = how.by_selection(&self.matched, self.mask.len() as u64, checks_strings);
+        probe::hit(if yes {
+            "predicate.materialised_by_selection"
+        } else {
+            "predicate.materialised_by_mask"
+        });
+        yes
+    }
+
     /// The matching rows of column `path` (a top-level name or a leaf path). A flat
     /// top-level column the predicate already decoded is not decoded again; the others are
-    /// read through the row selection of the matching rows (late materialisation).
-    fn materialise(&self, column: &Select, by_selection: bool) -> Result<(Field, Array)> {
+    /// read through the row selection of the matching rows (late materialisation), or
+    /// (`keep` is `Some`) for every pruned row, then kept as the mask says.
+    fn materialise(&self, column: &Select, keep: Option<&Keep>) -> Result<(Field, Array)> {
         let reader = &self.matched_reader;
-        let schema = reader.schema();
         let want = self.matched.row_count();
-        let kept = reader
-            .top_level_leaf(column)
-            .and_then(|leaf| self.kept.get(&leaf).map(|col| (leaf, col)));
-        if let Some((leaf, col)) = kept {
-            probe::hit("predicate.predicate_column_reused");
-            let top = schema.leaf(leaf).top_level_field;
+        if let Some((leaf, col)) = self.kept_column(reader, column) {
+            let top = reader.schema().leaf(leaf).top_level_field;
             let field = reader
                 .fields()?
                 .into_iter()
@@ -456,18 +498,19 @@ impl<S: Source> Evaluated<S> {
                 .ok_or_else(|| Error::InvalidArgument(format!("no field for {column}")))?;
             return Ok((field, Array::Primitive(col.clone())));
         }
-        let (field, array) = if by_selection {
-            reader.read_selected(column)?
-        } else {
-            let (field, all) = self.pruned_reader.read_selected(column)?;
-            if all.len() != self.mask.len() {
-                return Err(rows_differ(
-                    &column.to_string(),
-                    all.len() as u64,
-                    self.mask.len() as u64,
-                ));
+        let (field, array) = match keep {
+            None => reader.read_selected(column)?,
+            Some(keep) => {
+                let (field, all) = self.pruned_reader.read_selected(column)?;
+                if all.len() != self.mask.len() {
+                    return Err(rows_differ(
+                        &column.to_string(),
+                        all.len() as u64,
+                        self.mask.len() as u64,
+                    ));
+                }
+                (field, keep.apply(all))
             }
-            (field, filter_array(&all, &self.mask))
         };
         if array.len() as u64 != want {
             return Err(rows_differ(&column.to_string(), array.len() as u64, want));
@@ -598,23 +641,15 @@ impl<S: Source> ParquetReader<S> {
     {
         let columns = selects(columns);
         let (p, evaluated) = self.evaluate(expr, &columns)?;
-        let by_selection = evaluated.as_ref().is_some_and(|e| {
-            let yes = Materialise::Auto.by_selection(
-                &e.matched,
-                e.mask.len() as u64,
-                self.checks_strings(),
-            );
-            probe::hit(if yes {
-                "predicate.materialised_by_selection"
-            } else {
-                "predicate.materialised_by_mask"
-            });
-            yes
-        });
+        // The mask's indices once for every column read whole.
+        let keep = evaluated
+            .as_ref()
+            .filter(|e| !e.by_selection(Materialise::Auto, self.checks_strings()))
+            .map(|e| Keep::of(&e.mask));
         let mut out = Vec::with_capacity(columns.len());
         for c in &columns {
             out.push(match &evaluated {
-                Some(e) => e.materialise(c, by_selection)?,
+                Some(e) => e.materialise(c, keep.as_ref())?,
                 // Nothing survived pruning: an empty array of the right shape.
                 None => self.with_row_groups(Vec::new()).read_selected(c)?,
             });
@@ -676,6 +711,9 @@ impl<S: Source> ParquetReader<S> {
         );
         // A selection of whole row groups is none: reads without one take the plain paths.
         let whole = groups.iter().all(|g| g.selection.row_count() == g.rows);
+        if whole {
+            probe::hit("predicate.whole_row_groups_unselected");
+        }
         let reader = self.with_rows(
             groups.iter().map(|g| g.row_group).collect(),
             (!whole).then(|| pruned.clone()),
@@ -788,6 +826,9 @@ impl<S: Source> ParquetReader<S> {
             }
         }
         let every_row = matched.row_count() == matched_group_rows;
+        if every_row {
+            probe::hit("predicate.whole_row_groups_unselected");
+        }
         Ok(Evaluated {
             matched_reader: self.with_rows(matched_groups, (!every_row).then(|| matched.clone())),
             matched,

@@ -136,6 +136,37 @@ fn row_groups_without_a_match_are_not_materialised() {
     }
 }
 
+#[test]
+fn a_filter_every_row_passes_reads_as_a_plain_scan() {
+    let options = WriterOptions {
+        data_page_row_limit: 100,
+        ..WriterOptions::default().with_row_group_rows(1000)
+    };
+    let file = write(
+        vec![Field::int64("id"), Field::int64("other")],
+        &[int64(0..1000), int64((0..1000).map(|i| -i))],
+        options,
+    );
+    let reader = ParquetReader::new(file).unwrap();
+    let all = col("id").ge(0);
+    let want: Vec<i64> = (0..1000).map(|i: i64| -i).collect();
+    for how in [Materialise::Selected, Materialise::Masked] {
+        probe::reset();
+        assert_eq!(filtered_others(&reader, &all, how), want, "{how:?}");
+        if probe::ENABLED {
+            // Pruning left the whole group and every row matched: no selection either time.
+            assert_eq!(probe::get("predicate.whole_row_groups_unselected"), 2);
+            // Decoded whole, the batches are kept as they are (16 batches of 64 rows).
+            let whole = if how == Materialise::Masked { 16 } else { 0 };
+            assert_eq!(
+                probe::get("predicate.mask_keeps_every_row"),
+                whole,
+                "{how:?}"
+            );
+        }
+    }
+}
+
 /// Rows of `other` in the filtered batches of `reader` under `expr`, read `how`.
 fn filtered_others(reader: &ParquetReader, expr: &Expr, how: Materialise) -> Vec<i64> {
     let mut out = Vec::new();
@@ -186,6 +217,11 @@ fn scattered_matches_are_decoded_then_filtered_and_runs_are_skipped() {
                 (by_mask as u64, !by_mask as u64),
                 "{expr}"
             );
+            // The column index prunes `id < 500` to its pages; the even ids leave the whole
+            // row group, read without a selection.
+            let whole = u64::from(by_mask);
+            let unselected = probe::get("predicate.whole_row_groups_unselected");
+            assert_eq!(unselected, whole, "{expr}");
         }
         // Forced either way, the rows are the same.
         for how in [Materialise::Selected, Materialise::Masked] {

@@ -631,6 +631,9 @@ fn check_index_width(dec: &RleDecoder<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Index counts up to which [`for_each_index_chunk`] unpacks into a small buffer.
+const SHORT_GATHER: usize = 64;
+
 /// Walk `n` dictionary indices a chunk at a time: `fill(index, len)` for a repeated run,
 /// `packed(indices)` for up to [`GATHER_CHUNK`] unpacked indices. Errors if the stream holds
 /// fewer than `n` indices.
@@ -642,31 +645,21 @@ fn for_each_index_chunk<C>(
     packed: impl Fn(&mut C, &[u32]) -> Result<()>,
 ) -> Result<()> {
     check_index_width(dec)?;
-    // A few indices (a short run a row selection keeps) must not pay for zeroing the whole
-    // chunk buffer: 4 KiB per call was the largest cost of reading scattered matches.
-    if n <= SHORT_GATHER {
-        index_chunks::<C, SHORT_GATHER>(dec, n, ctx, fill, packed)
-    } else {
-        index_chunks::<C, GATHER_CHUNK>(dec, n, ctx, fill, packed)
-    }
-}
-
-/// Index counts up to which [`for_each_index_chunk`] unpacks into a small buffer.
-const SHORT_GATHER: usize = 64;
-
-/// [`for_each_index_chunk`] with a stack buffer of `CHUNK` indices.
-fn index_chunks<C, const CHUNK: usize>(
-    dec: &mut RleDecoder<'_>,
-    n: usize,
-    ctx: &mut C,
-    fill: impl Fn(&mut C, u64, usize) -> Result<()>,
-    packed: impl Fn(&mut C, &[u32]) -> Result<()>,
-) -> Result<()> {
     let unpacker = Unpacker::<u32>::new(dec.bit_width);
-    let mut buf = [0u32; CHUNK];
+    // A few indices (a short run a row selection keeps) do not pay for zeroing a whole
+    // chunk buffer on every call.
+    let mut short = [0u32; SHORT_GATHER];
+    let mut whole;
+    let buf: &mut [u32] = if n <= SHORT_GATHER {
+        &mut short
+    } else {
+        whole = [0u32; GATHER_CHUNK];
+        &mut whole
+    };
+    let chunk = buf.len();
     let mut left = n;
     while left > 0 {
-        match dec.next_chunk_capped(left, CHUNK)? {
+        match dec.next_chunk_capped(left, chunk)? {
             None => return Err(out_of_indices(dec)),
             Some(Chunk::Repeated { value, len }) => {
                 fill(ctx, value, len)?;
