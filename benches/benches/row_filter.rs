@@ -34,8 +34,8 @@
 //!   (`Materialise::Auto`, chosen per row group);
 //! * `parq_scan_then_filter`: `ParquetReader::array_batches` of the six columns in batches of
 //!   8192 rows, then per batch a mask `k < x` built from the `k` values
-//!   (`BooleanBuffer::collect_bool`) and parq's public `parq::predicate::eval::filter_array`
-//!   on each of the six arrays;
+//!   (`BooleanBuffer::collect_bool`), its set rows collected once, and parq's public
+//!   `parq::predicate::eval::take_array` of them on each of the six arrays;
 //! * `parquet_row_filter`: `ParquetRecordBatchReaderBuilder` with the page index required,
 //!   batches of 8192, all columns projected, a `RowFilter` of one `ArrowPredicateFn` on leaf
 //!   0 (`k`) computing `arrow_ord::cmp::lt(k, Int32Array::new_scalar(x))`. The predicate
@@ -79,7 +79,7 @@ use criterion::{
 use parq::array::Array;
 use parq::column::{Column, Values};
 use parq::predicate::col;
-use parq::predicate::eval::filter_array;
+use parq::predicate::eval::take_array;
 use parq::read::{ParquetReader, ReadOptions};
 use parq_benches::{iter, random_string, validity, Rng};
 use parquet::arrow::arrow_reader::{
@@ -205,8 +205,8 @@ fn parq_filter(bytes: &Bytes, x: i32, mut each: impl FnMut(usize, Vec<Array>)) {
     }
 }
 
-/// parq reading every row, then `k < x` on each batch's `k` and `filter_array` on every
-/// array.
+/// parq reading every row, then `k < x` on each batch's `k` and `take_array` of its rows on
+/// every array.
 fn parq_scan_then_filter(bytes: &Bytes, x: i32, mut each: impl FnMut(usize, Vec<Array>)) {
     let reader = parq_reader(bytes);
     for b in reader.array_batches(&COLUMNS, BATCH).unwrap() {
@@ -225,8 +225,10 @@ fn parq_scan_then_filter(bytes: &Bytes, x: i32, mut each: impl FnMut(usize, Vec<
             }
             other => panic!("k read as {other:?}"),
         };
-        let kept: Vec<Array> = b.arrays.iter().map(|a| filter_array(a, &mask)).collect();
-        each(mask.count_set_bits(), kept);
+        // The indices once for the six arrays, as a careful caller would.
+        let rows: Vec<usize> = mask.set_indices().collect();
+        let kept: Vec<Array> = b.arrays.iter().map(|a| take_array(a, &rows)).collect();
+        each(rows.len(), kept);
     }
 }
 
