@@ -97,8 +97,10 @@ fn to_view_types(schema: &Schema) -> Schema {
 
 #[async_trait]
 impl FileFormat for ParqFormat {
+    /// `parquet`, without a dot, as DataFusion's own Parquet format says it: `COPY` names files
+    /// `*.parquet` and listings keep the `.parquet` files.
     fn get_ext(&self) -> String {
-        ".parquet".to_string()
+        "parquet".to_string()
     }
 
     fn get_ext_with_compression(&self, c: &FileCompressionType) -> Result<String> {
@@ -110,8 +112,11 @@ impl FileFormat for ParqFormat {
         Ok(self.get_ext())
     }
 
+    /// Uncompressed as a whole, said rather than left unsaid: a `CREATE EXTERNAL TABLE` on a
+    /// folder globs `*.<extension with compression>` when a format names its compression, and
+    /// `*.<STORED AS name>` (`*.parq`) when it does not.
     fn compression_type(&self) -> Option<FileCompressionType> {
-        None
+        Some(FileCompressionType::UNCOMPRESSED)
     }
 
     async fn infer_schema(

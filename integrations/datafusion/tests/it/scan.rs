@@ -322,3 +322,33 @@ async fn dictionary_columns_read_as_keys_equal_the_builtin_reader() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `STORED AS PARQ` on a folder reads its `.parquet` files, as `STORED AS PARQUET` does (the
+/// README's own example).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stored_as_parq_reads_a_folder_of_parquet_files() {
+    let data = tpch(0.01, 4096).await;
+    let dir = std::env::temp_dir().join(format!("parq-df-folder-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["a.parquet", "b.parquet"] {
+        std::fs::copy(data.join("nation.parquet"), dir.join(name)).unwrap();
+    }
+    let mut answers = Vec::new();
+    for stored_as in ["PARQ", "PARQUET"] {
+        let ctx = session(2);
+        let sql = format!(
+            "CREATE EXTERNAL TABLE nation STORED AS {stored_as} LOCATION '{}/'",
+            dir.display()
+        );
+        ctx.sql(&sql).await.unwrap().collect().await.unwrap();
+        let (got, _) = execute(&ctx, "SELECT count(*), min(n_name) FROM nation").await;
+        answers.push(got);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(answers[0], answers[1]);
+    assert!(
+        answers[0].iter().any(|l| l.contains("| 50 ")),
+        "{:?}",
+        answers[0]
+    );
+}
