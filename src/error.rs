@@ -113,6 +113,15 @@ pub enum Error {
         /// What went wrong.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// Uploading an object failed (a failed or timed-out request); the upload was aborted.
+    Upload {
+        /// The object (its path or URL).
+        object: String,
+        /// The request that failed (`part 3`, `completing the multipart upload`, ...).
+        what: String,
+        /// What went wrong.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 /// A limit of [`ReadOptions`](crate::read::ReadOptions) that a read went over, as
@@ -328,6 +337,11 @@ impl fmt::Display for Error {
                 r.start, r.end
             ),
             Error::Fetch { object, source, .. } => write!(f, "fetching {object}: {source}"),
+            Error::Upload {
+                object,
+                what,
+                source,
+            } => write!(f, "uploading {object} ({what}): {source}"),
         }
     }
 }
@@ -337,7 +351,7 @@ impl std::error::Error for Error {
         match self {
             Error::Io(e) | Error::File { source: e, .. } => Some(e),
             Error::Codec { source, .. } => Some(source),
-            Error::Fetch { source, .. } => Some(source.as_ref()),
+            Error::Fetch { source, .. } | Error::Upload { source, .. } => Some(source.as_ref()),
             _ => None,
         }
     }

@@ -645,6 +645,28 @@ impl<W: Write> ArrowWriter<W> {
         self.inner.write_arrays(&arrays)
     }
 
+    /// The writer of parq's arrays underneath.
+    #[cfg(feature = "object_store")]
+    pub(crate) fn inner_mut(&mut self) -> &mut ParquetWriter<W> {
+        &mut self.inner
+    }
+
+    /// Rows written so far (flushed row groups plus buffered rows).
+    pub fn num_rows(&self) -> u64 {
+        self.inner.num_rows()
+    }
+
+    /// Bytes of the open row group buffered ([`ParquetWriter::buffered_bytes`]).
+    pub fn buffered_bytes(&self) -> usize {
+        self.inner.buffered_bytes()
+    }
+
+    /// The writer of parq's arrays underneath, to finish it.
+    #[cfg(feature = "object_store")]
+    pub(crate) fn into_parquet_writer(self) -> ParquetWriter<W> {
+        self.inner
+    }
+
     /// Close the current row group now.
     pub fn flush(&mut self) -> Result<()> {
         self.inner.flush_row_group()

@@ -1,4 +1,4 @@
-//! Async reads from object stores (feature `object_store`): S3, GCS, Azure (feature
+//! Async reads from and writes to object stores (feature `object_store`): S3, GCS, Azure (feature
 //! `cloud`), local files and memory, through the `object_store` crate.
 //!
 //! [`ParqObjectReader`] reads one object: it drives a
@@ -30,6 +30,8 @@
 mod driver;
 mod reader;
 mod scan;
+mod upload;
+mod writer;
 
 use std::sync::Arc;
 
@@ -44,6 +46,10 @@ pub use driver::{ObjectReadOptions, BATCHES_PER_BLOCKING_STEP};
 pub use reader::RecordBatchStream;
 pub use reader::{BatchStream, FooterCache, ParqObjectReader};
 pub use scan::{Scan, ScanOptions, ScanProgress};
+pub use upload::{ObjectWriteOptions, UploadedObject};
+#[cfg(feature = "arrow")]
+pub use writer::AsyncArrowWriter;
+pub use writer::ObjectWriter;
 
 use crate::{Error, Result};
 

@@ -607,6 +607,19 @@ impl<W: Write> ParquetWriter<W> {
         self.fields.iter().map(|f| f.field.clone()).collect()
     }
 
+    /// The sink, to take what was written so far (the object-store writer moves the bytes
+    /// of each row group into its upload).
+    #[cfg(feature = "object_store")]
+    pub(crate) fn sink_mut(&mut self) -> &mut W {
+        &mut self.sink
+    }
+
+    /// Bytes of the open row group buffered, as the writer counts them against
+    /// [`WriterOptions::row_group_bytes`].
+    pub fn buffered_bytes(&self) -> usize {
+        self.pending_bytes
+    }
+
     /// Rows written so far (flushed row groups plus buffered rows).
     pub fn num_rows(&self) -> u64 {
         self.num_rows as u64 + self.pending_rows as u64

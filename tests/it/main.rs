@@ -27,6 +27,8 @@ mod nested_read;
 mod nested_whole;
 #[cfg(feature = "object_store")]
 mod object_store;
+#[cfg(feature = "object_store")]
+mod object_store_write;
 mod parallel_read;
 mod predicates;
 mod push_decoder;

@@ -469,16 +469,10 @@ fn faulty(inner: Arc<dyn ObjectStore>, faults: Faults) -> (Arc<dyn ObjectStore>,
 /// Two int64 columns, `rows` rows, pages of 1000 rows, with a page index.
 fn int_file(rows: i64, row_group_rows: usize) -> Bytes {
     let mut out = Vec::new();
-    let options = WriterOptions {
-        data_page_row_limit: 1000,
-        row_group_rows,
-        page_index: true,
-        ..WriterOptions::default()
-    };
     let mut w = ParquetWriter::new(
         &mut out,
         vec![Field::int64("a"), Field::int64("b")],
-        options,
+        int_file_options(row_group_rows),
     )
     .unwrap();
     let col = |k: i64| Column {
@@ -489,6 +483,16 @@ fn int_file(rows: i64, row_group_rows: usize) -> Bytes {
     w.write_batch(&[col(1), col(3)]).unwrap();
     w.finish().unwrap();
     Bytes::from(out)
+}
+
+/// How [`int_file`] writes.
+fn int_file_options(row_group_rows: usize) -> WriterOptions {
+    WriterOptions {
+        data_page_row_limit: 1000,
+        row_group_rows,
+        page_index: true,
+        ..WriterOptions::default()
+    }
 }
 
 async fn store_with(name: &str, file: &Bytes) -> Arc<dyn ObjectStore> {
@@ -1103,6 +1107,51 @@ mod s3 {
         .unwrap();
         assert_eq!(got.iter().map(|b| b.num_rows).sum::<usize>(), 1);
         assert!(faults.gets.load(Ordering::SeqCst) <= 4);
+    }
+
+    /// A file of several 5 MiB parts (S3's smallest) uploaded to moto by the object-store
+    /// writer: the multipart upload completes, and the object equals the local file.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_multipart_upload_to_s3_equals_the_local_file() {
+        python::require_python!("moto.server");
+        let (_moto, port) = moto("parq-up");
+        let store: Arc<dyn ObjectStore> = Arc::new(
+            AmazonS3Builder::new()
+                .with_endpoint(format!("http://127.0.0.1:{port}"))
+                .with_allow_http(true)
+                .with_bucket_name("parq-up")
+                .with_region("us-east-1")
+                .with_access_key_id("test")
+                .with_secret_access_key("test")
+                .build()
+                .unwrap(),
+        );
+        let want = int_file(1_500_000, 250_000);
+        let reader = ParquetReader::new(want.clone()).unwrap();
+        let columns = [
+            reader.read_column_by_path("a").unwrap(),
+            reader.read_column_by_path("b").unwrap(),
+        ];
+        let fields = vec![Field::int64("a"), Field::int64("b")];
+        let mut w = parq::object_store::ObjectWriter::new(
+            Arc::clone(&store),
+            Path::from("up/f.parquet"),
+            fields.clone(),
+            int_file_options(250_000),
+            parq::object_store::ObjectWriteOptions::default().with_part_size(5 << 20),
+        )
+        .unwrap();
+        w.write_batch(&columns).await.unwrap();
+        let (_, object) = w.finish().await.unwrap();
+        assert!(object.parts >= 2, "{} parts", object.parts);
+        let got = store
+            .get(&Path::from("up/f.parquet"))
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        assert_eq!(got, want);
     }
 }
 
