@@ -7,14 +7,17 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::Session;
+use datafusion::common::config::{ConfigField, ConfigFileType, TableParquetOptions};
 use datafusion::common::{
     internal_datafusion_err, not_impl_err, DataFusionError, GetExt, Result, Statistics,
 };
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
 use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};
+use datafusion::datasource::sink::DataSinkExec;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
+use datafusion::logical_expr::dml::InsertOp;
 use datafusion::physical_plan::ExecutionPlan;
 use futures::{FutureExt, StreamExt, TryStreamExt};
 use object_store::{ObjectMeta, ObjectStore};
@@ -22,6 +25,7 @@ use parq::object_store::FooterCache;
 use parq::read::{ParquetReader, ReadOptions};
 
 use crate::counted_store::FetchCounts;
+use crate::sink::ParqSink;
 use crate::source::ParqSource;
 use crate::store_source::StoreSource;
 
@@ -39,6 +43,8 @@ use crate::store_source::StoreSource;
 #[derive(Debug, Clone)]
 pub struct ParqFormat {
     footers: Arc<FooterCache>,
+    /// DataFusion's Parquet options for this table or `COPY`; `None` takes the session's.
+    options: Option<TableParquetOptions>,
 }
 
 impl Default for ParqFormat {
@@ -58,7 +64,29 @@ impl ParqFormat {
 
     /// The format, sharing `footers` (with other formats, or with parq's own readers).
     pub fn with_footer_cache(footers: Arc<FooterCache>) -> Self {
-        ParqFormat { footers }
+        ParqFormat {
+            footers,
+            options: None,
+        }
+    }
+
+    /// The format with DataFusion's Parquet options (`OPTIONS (...)` of a table or a `COPY`):
+    /// honoured, or refused by name where parq has no such setting ([`crate::options`]).
+    pub fn with_options(mut self, options: TableParquetOptions) -> Self {
+        self.options = Some(options);
+        self
+    }
+
+    /// The options set with [`Self::with_options`].
+    pub fn options(&self) -> Option<&TableParquetOptions> {
+        self.options.as_ref()
+    }
+
+    /// The options in force: the format's own, else the session's.
+    fn options_for(&self, state: &dyn Session) -> TableParquetOptions {
+        self.options
+            .clone()
+            .unwrap_or_else(|| state.default_table_options().parquet)
     }
 }
 
@@ -182,9 +210,10 @@ impl FileFormat for ParqFormat {
 
     async fn create_physical_plan(
         &self,
-        _state: &dyn Session,
+        state: &dyn Session,
         conf: FileScanConfig,
     ) -> Result<Arc<dyn ExecutionPlan>> {
+        crate::options::check_read_options(&self.options_for(state))?;
         if conf.file_source().downcast_ref::<ParqSource>().is_none() {
             return Err(internal_datafusion_err!("expected a ParqSource"));
         }
@@ -193,12 +222,20 @@ impl FileFormat for ParqFormat {
 
     async fn create_writer_physical_plan(
         &self,
-        _input: Arc<dyn ExecutionPlan>,
-        _state: &dyn Session,
-        _conf: datafusion::datasource::physical_plan::FileSinkConfig,
-        _order_requirements: Option<datafusion::physical_expr::LexRequirement>,
+        input: Arc<dyn ExecutionPlan>,
+        state: &dyn Session,
+        conf: datafusion::datasource::physical_plan::FileSinkConfig,
+        order_requirements: Option<datafusion::physical_expr::LexRequirement>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        not_impl_err!("parq-datafusion reads Parquet; write with STORED AS PARQUET")
+        if conf.insert_op != InsertOp::Append {
+            return not_impl_err!("parq-datafusion appends; overwriting a table is not supported");
+        }
+        let sink = ParqSink::try_new(conf, self.options_for(state))?;
+        Ok(Arc::new(DataSinkExec::new(
+            input,
+            Arc::new(sink),
+            order_requirements,
+        )))
     }
 
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
@@ -206,34 +243,86 @@ impl FileFormat for ParqFormat {
     }
 }
 
-/// Makes [`ParqFormat`] for `STORED AS PARQ` (see [`crate::register`]).
-#[derive(Debug, Default)]
-pub struct ParqFormatFactory;
+/// Makes [`ParqFormat`] for `STORED AS PARQ` (see [`crate::register`]), or, made with
+/// [`ParqFormatFactory::for_parquet`], for `STORED AS PARQUET` (see
+/// [`crate::register_as_parquet`]).
+#[derive(Debug)]
+pub struct ParqFormatFactory {
+    /// The `STORED AS` name, lower case.
+    name: &'static str,
+    footers: Arc<FooterCache>,
+    /// Options that `create`'s format options are set over, instead of the session's.
+    options: Option<TableParquetOptions>,
+}
+
+impl Default for ParqFormatFactory {
+    fn default() -> Self {
+        ParqFormatFactory::new()
+    }
+}
 
 impl ParqFormatFactory {
-    /// The factory.
+    /// The factory for `STORED AS PARQ`.
     pub fn new() -> Self {
-        ParqFormatFactory
+        ParqFormatFactory {
+            name: "parq",
+            footers: Arc::new(FooterCache::new(ParqFormat::FOOTER_CACHE_CAPACITY)),
+            options: None,
+        }
+    }
+
+    /// The factory, its formats made from `options` rather than the session's (as
+    /// `DataFrame::write_parquet` gives them).
+    pub fn with_options(mut self, options: TableParquetOptions) -> Self {
+        self.options = Some(options);
+        self
+    }
+
+    /// The factory for `STORED AS PARQUET`, taking the place of DataFusion's own.
+    pub fn for_parquet() -> Self {
+        ParqFormatFactory {
+            name: "parquet",
+            ..ParqFormatFactory::new()
+        }
     }
 }
 
 impl GetExt for ParqFormatFactory {
-    /// The `STORED AS` name: `PARQ`.
+    /// The `STORED AS` name: `parq`, or `parquet` ([`ParqFormatFactory::for_parquet`]).
     fn get_ext(&self) -> String {
-        "parq".to_string()
+        self.name.to_string()
     }
 }
 
 impl FileFormatFactory for ParqFormatFactory {
+    /// The format, with `format_options` (`OPTIONS ('format.compression' 'snappy')`, ...)
+    /// over the session's Parquet options, as DataFusion's own factory reads them.
     fn create(
         &self,
-        _state: &dyn Session,
-        _format_options: &HashMap<String, String>,
+        state: &dyn Session,
+        format_options: &HashMap<String, String>,
     ) -> Result<Arc<dyn FileFormat>> {
-        Ok(Arc::new(ParqFormat::new()))
+        let options = match &self.options {
+            None => {
+                let mut table_options = state.default_table_options();
+                table_options.set_config_format(ConfigFileType::PARQUET);
+                table_options.alter_with_string_hash_map(format_options)?;
+                table_options.parquet
+            }
+            Some(preset) => {
+                let mut options = preset.clone();
+                for (k, v) in format_options {
+                    options.set(k, v)?;
+                }
+                options
+            }
+        };
+        Ok(Arc::new(
+            ParqFormat::with_footer_cache(Arc::clone(&self.footers)).with_options(options),
+        ))
     }
 
     fn default(&self) -> Arc<dyn FileFormat> {
-        Arc::new(ParqFormat::new())
+        Arc::new(ParqFormat::with_footer_cache(Arc::clone(&self.footers)))
     }
 }

@@ -42,9 +42,12 @@
 #[cfg(feature = "ballista")]
 pub mod ballista;
 mod counted_store;
+mod drop_in;
 mod format;
 mod opener;
+pub mod options;
 pub mod predicate;
+mod sink;
 mod source;
 pub mod statistics;
 mod store_source;
@@ -52,7 +55,9 @@ mod table;
 
 use std::sync::Arc;
 
+pub use drop_in::{register_as_parquet, with_parquet_through_parq, ParquetThroughParq};
 pub use format::{ParqFormat, ParqFormatFactory};
+pub use sink::ParqSink;
 pub use source::ParqSource;
 pub use table::{ParqTable, ParqTableFactory};
 

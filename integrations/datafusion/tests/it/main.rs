@@ -9,3 +9,4 @@ mod parquet_testing;
 mod scan;
 mod schema_evolution;
 mod tpch;
+mod write;
