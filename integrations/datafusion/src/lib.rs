@@ -32,9 +32,35 @@
 //! reading through parq (and its `STORED AS PARQ` tables, [`ParqTable`]) run on a Ballista
 //! cluster.
 //!
+//! **Writes.** `COPY … STORED AS PARQ` and `INSERT INTO` a `STORED AS PARQ` table write with
+//! [`ParqSink`]: parq's writer, each file uploaded in parts to the table's object store
+//! (`parq::object_store::AsyncArrowWriter`), `PARTITIONED BY` into hive `key=value/` folders
+//! by DataFusion's own demultiplexer. DataFusion's Parquet options are honoured or refused by
+//! name ([`options`]).
+//!
+//! **parq as the session's Parquet.** [`register_as_parquet`] (or
+//! [`with_parquet_through_parq`] on a `SessionStateBuilder`) makes every Parquet read and
+//! write of the session go through parq: `STORED AS PARQUET`, `read_parquet`,
+//! `register_parquet`, `ListingTable`s built with DataFusion's `ParquetFormat`, `COPY TO`,
+//! `INSERT INTO` and `DataFrame::write_parquet` ([`ParquetThroughParq`]).
+//!
+//! ```no_run
+//! # async fn demo() -> datafusion::common::Result<()> {
+//! use datafusion::prelude::{ParquetReadOptions, SessionContext};
+//! let ctx = SessionContext::new();
+//! parq_datafusion::register_as_parquet(&ctx)?;
+//! ctx.register_parquet("t", "data/", ParquetReadOptions::default()).await?; // read by parq
+//! ctx.sql("COPY (SELECT * FROM t WHERE x > 5) TO 'out/' STORED AS PARQUET")
+//!     .await?
+//!     .collect()
+//!     .await?; // written by parq
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! Limits, for now: filters are pruned with but reported as not pushed down (DataFusion
-//! filters the rows); the format reads only (`COPY ... STORED AS PARQ` is refused: write with
-//! `PARQUET`); encrypted files are not read; files with differing types need a declared table schema (the
+//! filters the rows); overwriting inserts are refused; encrypted files are not read or
+//! written through DataFusion; files with differing types need a declared table schema (the
 //! inferred schemas merge only when equal), and then missing columns read as nulls and
 //! narrower types are cast.
 #![deny(missing_docs)]
