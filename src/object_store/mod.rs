@@ -24,6 +24,13 @@
 //! optional [`ObjectReadOptions::request_timeout`] only gives up, it never retries.
 //! Dropping a stream aborts its GETs.
 //!
+//! **Writes.** [`ObjectWriter`] (parq's columns) and [`AsyncArrowWriter`] (Arrow batches,
+//! feature `arrow`) write a file into a store as a multipart upload: each closed row group's
+//! bytes leave as parts of [`ObjectWriteOptions::part_size`] while the next one is written,
+//! at most [`ObjectWriteOptions::max_parts_in_flight`] at once; a file that fits in one part
+//! is a single PUT. No object exists until `finish` completes the upload; a failed request
+//! ([`Error::Upload`]) aborts it.
+//!
 //! Request counts are probes (feature `probes`): `io.get_requests` and `io.get_bytes`, on
 //! the thread that polls the stream's GETs.
 

@@ -265,7 +265,11 @@ async fn a_file_in_parts_equals_the_local_file_and_keeps_its_parts_in_flight_wit
         .bytes()
         .await
         .unwrap();
-    assert_eq!(got, Bytes::from(want.clone()), "the same bytes as the local writer");
+    assert_eq!(
+        got,
+        Bytes::from(want.clone()),
+        "the same bytes as the local writer"
+    );
     assert_eq!(metadata.num_rows, ROWS);
     assert_eq!(object.size, want.len() as u64);
     assert_eq!(object.parts, want.len().div_ceil(64 << 10));
@@ -297,7 +301,10 @@ async fn a_failed_part_aborts_the_upload_and_leaves_no_object() {
     });
     let err = write_all(&store, small_parts()).await.unwrap_err();
     let text = err.to_string();
-    assert!(text.contains("part 4") && text.contains("injected"), "{text}");
+    assert!(
+        text.contains("part 4") && text.contains("injected"),
+        "{text}"
+    );
     assert!(matches!(err, parq::Error::Upload { .. }), "{err:?}");
     assert_eq!(faults.completes.load(Ordering::SeqCst), 0);
     assert_eq!(faults.aborts.load(Ordering::SeqCst), 1);
@@ -426,7 +433,8 @@ async fn record_batches_written_to_a_store_equal_the_local_arrow_writer() {
         ("name", Arc::new(StringArray::from(names)) as ArrayRef),
     ])
     .unwrap();
-    let mut local = parq::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), options()).unwrap();
+    let mut local =
+        parq::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), options()).unwrap();
     local.write(&batch).unwrap();
     let want = local.into_inner().unwrap();
 
