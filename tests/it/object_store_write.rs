@@ -223,14 +223,19 @@ fn small_parts() -> ObjectWriteOptions {
         .with_max_parts_in_flight(3)
 }
 
-async fn write_all(store: &Arc<dyn ObjectStore>, upload: ObjectWriteOptions) -> parq::Result<()> {
-    let mut w = ObjectWriter::new(
+/// A writer of [`fields`] into `out/f.parquet`.
+fn writer(store: &Arc<dyn ObjectStore>, upload: ObjectWriteOptions) -> parq::Result<ObjectWriter> {
+    ObjectWriter::new(
         Arc::clone(store),
         Path::from("out/f.parquet"),
         fields(),
         options(),
         upload,
-    )?;
+    )
+}
+
+async fn write_all(store: &Arc<dyn ObjectStore>, upload: ObjectWriteOptions) -> parq::Result<()> {
+    let mut w = writer(store, upload)?;
     for from in (0..ROWS).step_by(10_000) {
         w.write_batch(&batch(from, 10_000)).await?;
     }
@@ -244,14 +249,7 @@ async fn exists(memory: &InMemory) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_in_parts_equals_the_local_file_and_keeps_its_parts_in_flight_within_budget() {
     let (store, memory, faults) = faulty(Faults::default());
-    let mut w = ObjectWriter::new(
-        Arc::clone(&store),
-        Path::from("out/f.parquet"),
-        fields(),
-        options(),
-        small_parts(),
-    )
-    .unwrap();
+    let mut w = writer(&store, small_parts()).unwrap();
     for from in (0..ROWS).step_by(10_000) {
         w.write_batch(&batch(from, 10_000)).await.unwrap();
         assert!(!exists(&memory).await, "no object before finish");
@@ -347,14 +345,7 @@ async fn a_stalled_part_times_out_and_aborts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_writer_dropped_unfinished_aborts_and_never_completes() {
     let (store, memory, faults) = faulty(Faults::default());
-    let mut w = ObjectWriter::new(
-        Arc::clone(&store),
-        Path::from("out/f.parquet"),
-        fields(),
-        options(),
-        small_parts(),
-    )
-    .unwrap();
+    let mut w = writer(&store, small_parts()).unwrap();
     for from in (0..ROWS / 2).step_by(10_000) {
         w.write_batch(&batch(from, 10_000)).await.unwrap();
     }
@@ -377,14 +368,7 @@ async fn an_explicit_abort_leaves_no_object_and_later_writes_after_a_failure_fai
         fail_part: Some(1),
         ..Faults::default()
     });
-    let mut w = ObjectWriter::new(
-        Arc::clone(&store),
-        Path::from("out/f.parquet"),
-        fields(),
-        options(),
-        small_parts(),
-    )
-    .unwrap();
+    let mut w = writer(&store, small_parts()).unwrap();
     let mut failed = None;
     for from in (0..ROWS).step_by(10_000) {
         if let Err(e) = w.write_batch(&batch(from, 10_000)).await {
@@ -405,14 +389,7 @@ async fn an_explicit_abort_leaves_no_object_and_later_writes_after_a_failure_fai
 
     // Abort on purpose, before anything failed.
     let (store, memory, faults) = faulty(Faults::default());
-    let mut w = ObjectWriter::new(
-        Arc::clone(&store),
-        Path::from("out/f.parquet"),
-        fields(),
-        options(),
-        small_parts(),
-    )
-    .unwrap();
+    let mut w = writer(&store, small_parts()).unwrap();
     w.write_batch(&batch(0, 50_000)).await.unwrap();
     w.abort().await.unwrap();
     assert_eq!(faults.aborts.load(Ordering::SeqCst), 1);

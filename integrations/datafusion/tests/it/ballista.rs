@@ -8,17 +8,14 @@ use ballista::extension::SessionContextExt;
 use ballista_core::extension::SessionConfigExt;
 use ballista_core::serde::protobuf::scheduler_grpc_client::SchedulerGrpcClient;
 use datafusion::execution::SessionStateBuilder;
-use datafusion::physical_plan::{displayable, ExecutionPlan};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion_proto::physical_plan::AsExecutionPlan;
 use datafusion_proto::protobuf::PhysicalPlanNode;
 use parq_datafusion::ballista::{ParqLogicalCodec, ParqPhysicalCodec};
 
-use crate::common::{query, register, register_tpch, rows, run, session, tpch, Reader, TABLES};
-
-fn plan_text(plan: &Arc<dyn ExecutionPlan>) -> String {
-    displayable(plan.as_ref()).indent(true).to_string()
-}
+use crate::common::{
+    plan_text, query, register, register_tpch, rows, run, session, tpch, Reader, TABLES,
+};
 
 /// The scan of `sql`'s plan (over `ctx`'s tables), encoded and decoded with `codec`.
 async fn round_trip(ctx: &SessionContext, sql: &str) -> (String, String) {

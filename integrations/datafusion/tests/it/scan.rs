@@ -9,7 +9,7 @@ use object_store::memory::InMemory;
 use object_store::path::Path as StorePath;
 use object_store::{ObjectStoreExt, PutPayload};
 
-use crate::common::{query, register, rows, run, session, tpch, Reader};
+use crate::common::{plan_text, query, register, rows, run, session, tpch, Reader};
 
 /// Sum of the scans' metric `name` in an executed plan.
 fn scan_metric(plan: &Arc<dyn ExecutionPlan>, name: &str) -> usize {
@@ -25,12 +25,6 @@ fn scan_metric(plan: &Arc<dyn ExecutionPlan>, name: &str) -> usize {
         .into_iter()
         .map(|c| scan_metric(c, name))
         .sum::<usize>()
-}
-
-fn plan_text(plan: &Arc<dyn ExecutionPlan>) -> String {
-    datafusion::physical_plan::displayable(plan.as_ref())
-        .indent(true)
-        .to_string()
 }
 
 async fn execute(ctx: &SessionContext, sql: &str) -> (Vec<String>, Arc<dyn ExecutionPlan>) {

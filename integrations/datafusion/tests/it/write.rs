@@ -19,22 +19,15 @@ use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
 use datafusion::execution::options::ParquetReadOptions;
-use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::SessionContext;
 
-use crate::common::{register, rows, run, session, tpch, Reader};
+use crate::common::{plan_text, register, rows, run, session, tpch, Reader};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("parq-df-write-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn plan_text(plan: &Arc<dyn ExecutionPlan>) -> String {
-    datafusion::physical_plan::displayable(plan.as_ref())
-        .indent(true)
-        .to_string()
 }
 
 async fn physical(ctx: &SessionContext, sql: &str) -> String {

@@ -209,3 +209,10 @@ pub fn rows(batches: &[RecordBatch], ordered: bool) -> Vec<String> {
     }
     lines
 }
+
+/// An executed or planned physical plan as indented text.
+pub fn plan_text(plan: &Arc<dyn datafusion::physical_plan::ExecutionPlan>) -> String {
+    datafusion::physical_plan::displayable(plan.as_ref())
+        .indent(true)
+        .to_string()
+}
