@@ -34,6 +34,7 @@ use parq::read::{ArrayBatch, ParquetReader, ReadOptions, RowSelection};
 use parq::write::{Field, ParquetWriter, WriterOptions};
 
 use crate::parallel_read::{batch_rows, nested_file, streamed, summary, Streamed};
+#[cfg(feature = "cloud")]
 use crate::python;
 
 fn data_dir() -> PathBuf {
