@@ -308,6 +308,10 @@ impl Upload {
 
     /// Stop every part in flight and abort the multipart upload, so that no object appears.
     pub(crate) async fn abort(mut self) -> Result<()> {
+        self.abort_parts().await
+    }
+
+    async fn abort_parts(&mut self) -> Result<()> {
         self.in_flight.abort_all();
         match self.multipart.take() {
             Some(mut m) => {
@@ -321,11 +325,7 @@ impl Upload {
     /// After a failed request: abort, keeping the first error for the caller.
     async fn abort_after_failure(&mut self) {
         self.failed = true;
-        self.in_flight.abort_all();
-        if let Some(mut m) = self.multipart.take() {
-            let timeout = self.options.request_timeout;
-            let _ = timed(&self.path, "aborting the upload".into(), timeout, m.abort()).await;
-        }
+        let _ = self.abort_parts().await;
     }
 }
 

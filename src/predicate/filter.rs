@@ -679,6 +679,21 @@ impl<S: Source> ParquetReader<S> {
         reader
     }
 
+    /// This file's `row_groups` (`rows` rows in all) through `selection`, or through none
+    /// where it keeps every row of them: reads without a selection take the plain paths.
+    fn with_selected_rows(
+        &self,
+        row_groups: Vec<usize>,
+        selection: &RowSelection,
+        rows: u64,
+    ) -> ParquetReader<S> {
+        let whole = selection.row_count() == rows;
+        if whole {
+            probe::hit("predicate.whole_row_groups_unselected");
+        }
+        self.with_rows(row_groups, (!whole).then(|| selection.clone()))
+    }
+
     /// Prune, then evaluate exactly over the row groups left (`None` when there are none),
     /// keeping the flat columns of `projection` that the predicate decodes.
     fn evaluate(
@@ -709,14 +724,10 @@ impl<S: Source> ParquetReader<S> {
                 .iter()
                 .flat_map(|g| g.selection.ranges().iter().cloned()),
         );
-        // A selection of whole row groups is none: reads without one take the plain paths.
-        let whole = groups.iter().all(|g| g.selection.row_count() == g.rows);
-        if whole {
-            probe::hit("predicate.whole_row_groups_unselected");
-        }
-        let reader = self.with_rows(
+        let reader = self.with_selected_rows(
             groups.iter().map(|g| g.row_group).collect(),
-            (!whole).then(|| pruned.clone()),
+            &pruned,
+            groups.iter().map(|g| g.rows).sum(),
         );
         let total = pruned.row_count();
         let total = usize::try_from(total)
@@ -825,12 +836,8 @@ impl<S: Source> ParquetReader<S> {
                 probe::hit("predicate.row_group_without_match");
             }
         }
-        let every_row = matched.row_count() == matched_group_rows;
-        if every_row {
-            probe::hit("predicate.whole_row_groups_unselected");
-        }
         Ok(Evaluated {
-            matched_reader: self.with_rows(matched_groups, (!every_row).then(|| matched.clone())),
+            matched_reader: self.with_selected_rows(matched_groups, &matched, matched_group_rows),
             matched,
             pruned_reader: reader,
             mask,

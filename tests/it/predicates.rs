@@ -138,16 +138,7 @@ fn row_groups_without_a_match_are_not_materialised() {
 
 #[test]
 fn a_filter_every_row_passes_reads_as_a_plain_scan() {
-    let options = WriterOptions {
-        data_page_row_limit: 100,
-        ..WriterOptions::default().with_row_group_rows(1000)
-    };
-    let file = write(
-        vec![Field::int64("id"), Field::int64("other")],
-        &[int64(0..1000), int64((0..1000).map(|i| -i))],
-        options,
-    );
-    let reader = ParquetReader::new(file).unwrap();
+    let reader = id_and_other();
     let all = col("id").ge(0);
     let want: Vec<i64> = (0..1000).map(|i: i64| -i).collect();
     for how in [Materialise::Selected, Materialise::Masked] {
@@ -165,6 +156,20 @@ fn a_filter_every_row_passes_reads_as_a_plain_scan() {
             );
         }
     }
+}
+
+/// 1000 rows in one row group, pages of 100: `id` 0..1000 and `other` = -id.
+fn id_and_other() -> ParquetReader {
+    let options = WriterOptions {
+        data_page_row_limit: 100,
+        ..WriterOptions::default().with_row_group_rows(1000)
+    };
+    let file = write(
+        vec![Field::int64("id"), Field::int64("other")],
+        &[int64(0..1000), int64((0..1000).map(|i| -i))],
+        options,
+    );
+    ParquetReader::new(file).unwrap()
 }
 
 /// Rows of `other` in the filtered batches of `reader` under `expr`, read `how`.
@@ -190,16 +195,7 @@ fn filtered_others(reader: &ParquetReader, expr: &Expr, how: Materialise) -> Vec
 fn scattered_matches_are_decoded_then_filtered_and_runs_are_skipped() {
     // 1000 rows in one row group: `id % 2 = 0` matches every other row (runs of one row),
     // `id < 500` one run.
-    let options = WriterOptions {
-        data_page_row_limit: 100,
-        ..WriterOptions::default().with_row_group_rows(1000)
-    };
-    let file = write(
-        vec![Field::int64("id"), Field::int64("other")],
-        &[int64(0..1000), int64((0..1000).map(|i| -i))],
-        options,
-    );
-    let reader = ParquetReader::new(file).unwrap();
+    let reader = id_and_other();
     let even = col("id").is_in((0..1000).step_by(2));
     let half = col("id").lt(500);
     let want_even: Vec<i64> = (0..1000).step_by(2).map(|i: i64| -i).collect();

@@ -12,14 +12,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{register, run, session, tpch, Reader};
-
-fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use common::{env, register, run, session, tpch, Reader};
 
 fn dir_bytes(dir: &std::path::Path) -> u64 {
     std::fs::read_dir(dir)

@@ -24,14 +24,7 @@ use object_store::memory::InMemory;
 use object_store::path::Path as StorePath;
 use object_store::{ObjectStoreExt, PutPayload};
 
-use common::{query, register, session, tpch, Reader, TABLES};
-
-fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use common::{env, query, register, session, tpch, Reader, TABLES};
 
 /// Median, min and max, in milliseconds.
 fn median_spread(mut times: Vec<Duration>) -> (f64, f64, f64) {

@@ -23,12 +23,14 @@ use datafusion::physical_plan::metrics::{ExecutionPlanMetricsSet, MetricBuilder,
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType};
 use object_store::ObjectStore;
 use parq::object_store::{AsyncArrowWriter, ObjectWriteOptions};
+use parq::write::WriterOptions;
 
 /// Writes the files of a `COPY` or `INSERT` with parq (see the [module docs](self)).
 #[derive(Debug)]
 pub struct ParqSink {
     config: FileSinkConfig,
-    options: TableParquetOptions,
+    /// DataFusion's options as parq's, for the files' schema.
+    options: WriterOptions,
     upload: ObjectWriteOptions,
     metrics: ExecutionPlanMetricsSet,
 }
@@ -37,7 +39,7 @@ impl ParqSink {
     /// A sink for `config`, writing as `options` say (checked now: an option parq cannot
     /// honour is refused by name before anything is written).
     pub fn try_new(config: FileSinkConfig, options: TableParquetOptions) -> Result<Self> {
-        crate::options::writer_options(&options, &get_writer_schema(&config))?;
+        let options = crate::options::writer_options(&options, &get_writer_schema(&config))?;
         Ok(ParqSink {
             config,
             options,
@@ -52,8 +54,8 @@ impl ParqSink {
         self
     }
 
-    /// DataFusion's options the files are written with.
-    pub fn parquet_options(&self) -> &TableParquetOptions {
+    /// parq's options the files are written with.
+    pub fn writer_options(&self) -> &WriterOptions {
         &self.options
     }
 }
@@ -90,14 +92,13 @@ impl FileSink for ParqSink {
         let bytes_written = MetricBuilder::new(&self.metrics).global_counter("bytes_written");
         let files_written = MetricBuilder::new(&self.metrics).global_counter("files_written");
         let schema = get_writer_schema(&self.config);
-        let options = crate::options::writer_options(&self.options, &schema)?;
         let mut writers: JoinSet<Result<(u64, u64)>> = JoinSet::new();
         while let Some((path, mut batches)) = file_stream_rx.recv().await {
             let mut writer = AsyncArrowWriter::try_new(
                 Arc::clone(&object_store),
                 path,
                 Arc::clone(&schema),
-                options.clone(),
+                self.options.clone(),
                 self.upload.clone(),
             )
             .map_err(external)?;

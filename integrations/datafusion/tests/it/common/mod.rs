@@ -216,3 +216,11 @@ pub fn plan_text(plan: &Arc<dyn datafusion::physical_plan::ExecutionPlan>) -> St
         .indent(true)
         .to_string()
 }
+
+/// The environment variable `name` parsed, else `default` (the benches' knobs).
+pub fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
