@@ -255,8 +255,9 @@ impl Error {
     /// ([`ReadOptions::utf8_columns`](crate::read::ReadOptions::utf8_columns),
     /// [`ReadOptions::check_strings`](crate::read::ReadOptions::check_strings), Arrow string
     /// types) holds bytes that STRING, ENUM and JSON do not allow. The location names the
-    /// column and the row group, and the message the row in the row group where it is known
-    /// ("at row 3 of the row group": flat columns), else the value's place in its page.
+    /// column and the row group, and the message the row in the row group ("at row 3 of the
+    /// row group"; for a leaf inside lists or structs, the record its levels put it in), or,
+    /// where no row is known, the value's place in its page.
     pub fn is_invalid_utf8(&self) -> bool {
         matches!(self, Error::Format { what, .. } if what.starts_with(INVALID_UTF8))
     }

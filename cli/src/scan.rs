@@ -398,6 +398,13 @@ fn report(
                 f.files, f.pruned, f.bytes
             );
         }
+        if let Some(kib) = peak_rss_kib() {
+            let _ = writeln!(
+                text,
+                "peak memory     {:.1} MiB resident",
+                kib as f64 / 1024.0
+            );
+        }
         if parq::codecs::probe::ENABLED {
             let _ = writeln!(text, "probes (last run):");
             for (k, v) in probes {
@@ -407,4 +414,12 @@ fn report(
     }
     // Written at once, and a closed pipe (`parq scan ... | head`) is an error, not a panic.
     crate::say(&text)
+}
+
+/// The process's peak resident memory in KiB (`VmHWM` of `/proc/self/status`), where the
+/// system tells it (Linux): what a scan cost in memory, beside what it cost in time.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

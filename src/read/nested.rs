@@ -53,6 +53,10 @@ pub(crate) struct LeafState<S: Source> {
     /// Records of the open column chunk up to the end of the last page (a repeated column):
     /// checked against its row group's rows.
     chunk_records: u64,
+    /// The row (in the row group) of the first record that starts in the page being
+    /// decoded, or of its first pair for a leaf that is not repeated: a string that fails
+    /// the UTF-8 check is named by its row.
+    page_first_record: u64,
     /// Records per batch of a batched read (0: a whole read): the leaf's values are cut into
     /// one column per batch as pages are decoded, see [`LeafState::batch_cuts`].
     batch: usize,
@@ -88,6 +92,7 @@ impl<S: Source> LeafState<S> {
             done: false,
             next_record: 0,
             chunk_records: 0,
+            page_first_record: 0,
             batch: 0,
             batch_slots: 0,
         })
@@ -155,7 +160,9 @@ impl<S: Source> LeafState<S> {
         if self.decoder.can_borrow() {
             // A fixed-width page that may be lent out: hand it on as its own buffer (zero-copy
             // when PLAIN, aligned and without nulls) rather than copying it into a growing one.
-            self.decoder.decode_slots(page, bits, valid, loc.clone())?;
+            if let Err(e) = self.decoder.decode_slots(page, bits, valid, loc.clone()) {
+                return Err(self.name_invalid_row(e, start, n).at(loc));
+            }
             let col = self.decoder.finish();
             self.ready.push_back(col);
             return Ok(());
@@ -167,7 +174,7 @@ impl<S: Source> LeafState<S> {
             *batch_slots = col.len;
             ready.push_back(col);
         };
-        self.decoder.decode_slots_cut(
+        let decoded = self.decoder.decode_slots_cut(
             page,
             bits,
             valid,
@@ -177,7 +184,8 @@ impl<S: Source> LeafState<S> {
                 reserve: hint,
             },
             &mut cut,
-        )
+        );
+        decoded.map_err(|e| self.name_invalid_row(e, start, n).at(loc))
     }
 
     /// The records that start in the page whose level pairs are buffered from `start`
@@ -186,7 +194,16 @@ impl<S: Source> LeafState<S> {
     /// are what its levels say, whatever a page header claims, and they may not outnumber
     /// the rows its row group declares, so no page invents rows.
     fn count_records(&mut self, start: usize, chunk_start: bool) -> Result<usize> {
+        if chunk_start {
+            self.chunk_records = 0;
+        }
+        // Pages skipped through the offset index are counted by the row it gives.
+        let first = self.reader.page_first_row().unwrap_or(self.chunk_records);
+        self.page_first_record = first;
         if self.max_rep == 0 {
+            // Each pair is a row (the column reader checks their count).
+            let pairs = self.entries.saturating_sub(start) as u64;
+            self.chunk_records = first.saturating_add(pairs);
             return Ok(0);
         }
         let rep = &self.rep[self.rep.len().min(start)..];
@@ -196,11 +213,6 @@ impl<S: Source> LeafState<S> {
             ));
         }
         let records = nested_levels::count_equal(rep, 0);
-        if chunk_start {
-            self.chunk_records = 0;
-        }
-        // Pages skipped through the offset index are counted by the row it gives.
-        let first = self.reader.page_first_row().unwrap_or(self.chunk_records);
         let end = first.saturating_add(records as u64);
         if end > self.reader.chunk_rows() {
             return Err(Error::format(format!(
@@ -211,6 +223,42 @@ impl<S: Source> LeafState<S> {
         }
         self.chunk_records = end;
         Ok(records)
+    }
+
+    /// `e`, from decoding the page whose `n` level pairs are buffered from `start`: when a
+    /// string failed the UTF-8 check, an error naming its row in the row group, found from
+    /// the levels (the decoder knows only the value's slot). Error path only.
+    fn name_invalid_row(&mut self, e: Error, start: usize, n: usize) -> Error {
+        let Some(slot) = self.decoder.take_invalid_slot() else {
+            return e;
+        };
+        let pair = if self.max_def == 0 {
+            Some(slot)
+        } else {
+            self.def
+                .get(start..start + n)
+                .and_then(|def| {
+                    def.iter()
+                        .enumerate()
+                        .filter(|(_, &d)| d >= self.def_slot)
+                        .nth(slot)
+                })
+                .map(|(i, _)| i)
+        };
+        let Some(pair) = pair else {
+            return e;
+        };
+        let row = if self.max_rep == 0 {
+            self.page_first_record.saturating_add(pair as u64)
+        } else {
+            // Pairs before the page's first record start continue the record before it.
+            let starts = self
+                .rep
+                .get(start..=start + pair)
+                .map_or(0, |rep| nested_levels::count_equal(rep, 0));
+            (self.page_first_record + starts as u64).saturating_sub(1)
+        };
+        Error::invalid_utf8(Some(format!("at row {row} of the row group")))
     }
 
     /// The slots of the page of `n` pairs buffered from `start` at which a batch begins, for
@@ -354,8 +402,12 @@ impl<S: Source> LeafState<S> {
             def_levels: Levels::None,
             values: page.values,
         };
-        self.decoder
-            .decode_ranges(page, bits, valid, loc.clone(), &slot_ranges)?;
+        if let Err(e) = self
+            .decoder
+            .decode_ranges(page, bits, valid, loc.clone(), &slot_ranges)
+        {
+            return Err(self.name_invalid_row(e, start, n).at(loc));
+        }
         // Keep only the selected pairs' levels.
         let kept: usize = keep.iter().map(|r| r.end - r.start).sum();
         for levels in [&mut self.rep, &mut self.def] {

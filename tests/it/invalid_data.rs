@@ -490,3 +490,124 @@ fn annotations_that_do_not_fit_fail_and_the_other_columns_read() {
         assert_eq!(file(f).read_column(1).map(|c| c.len).ok(), Some(2), "{f:?}");
     }
 }
+
+/// Strings inside lists and structs: the checked read names the row (record) of the bad
+/// value in its row group, found from the levels, whether the page is read whole, cut into
+/// batches or under a selection, over v1 and v2 pages and across page and row-group ends.
+#[cfg(feature = "testing")]
+#[test]
+fn a_bad_string_in_a_nested_field_is_caught_at_its_row() {
+    use crate::support_nested::{build, write_arrays};
+    use parq::array::Value;
+    use parq::write::PageVersion;
+
+    let element = parq::write::Field::string("element").optional().into();
+    let fields = [
+        parq::field::Field::list("l", element),
+        parq::field::Field::structure(
+            "s",
+            vec![
+                parq::write::Field::int32("i").into(),
+                parq::write::Field::string("x").optional().into(),
+            ],
+        ),
+    ];
+    let rows = 2500usize;
+    let word = |i: usize| Value::Leaf(format!("w{}é", i % 37).into_bytes());
+    let lists: Vec<Value> = (0..rows)
+        .map(|i| match i % 7 {
+            0 => Value::Null,
+            1 => Value::List(vec![]),
+            k => Value::List(
+                (0..k)
+                    .map(|j| if j == 1 { Value::Null } else { word(i + j) })
+                    .collect(),
+            ),
+        })
+        .collect();
+    let structs: Vec<Value> = (0..rows)
+        .map(|i| match i % 5 {
+            0 => Value::Null,
+            1 => Value::Struct(vec![
+                Value::Leaf((i as i32).to_le_bytes().to_vec()),
+                Value::Null,
+            ]),
+            _ => Value::Struct(vec![
+                Value::Leaf((i as i32).to_le_bytes().to_vec()),
+                word(i),
+            ]),
+        })
+        .collect();
+    let bad = b"bad\xc3".to_vec();
+    for (bad_row, version, rg_rows) in [
+        (3usize, PageVersion::V1, 1000usize),
+        (1234, PageVersion::V1, 1000),
+        (2498, PageVersion::V2, 1000),
+        (1006, PageVersion::V2, 100_000),
+    ] {
+        // The list's first element and the struct's string, at `bad_row` only.
+        let (mut l, mut s) = (lists.clone(), structs.clone());
+        l[bad_row] = Value::List(vec![word(1), Value::Null, Value::Leaf(bad.clone())]);
+        s[bad_row] = Value::Struct(vec![
+            Value::Leaf(7i32.to_le_bytes().to_vec()),
+            Value::Leaf(bad.clone()),
+        ]);
+        let options = WriterOptions::default()
+            .with_page_version(version)
+            .with_encoding(EncodingPolicy::Plain)
+            .with_data_page_size(300)
+            .with_row_group_rows(rg_rows);
+        let arrays = vec![build(&fields[0], &l), build(&fields[1], &s)];
+        let file = Bytes::from(write_arrays(&fields, &[arrays], options));
+        let want_group = bad_row / rg_rows;
+        let want_row = (bad_row % rg_rows) as u64;
+        for (field, leaf) in [("l", "l.list.element"), ("s", "s.x")] {
+            for batch in [1usize, 10, 4096] {
+                let reader = ParquetReader::with_options(file.clone(), checked()).unwrap();
+                let e = reader
+                    .array_batches(&[field], batch)
+                    .unwrap()
+                    .find_map(|b| b.err())
+                    .unwrap_or_else(|| panic!("{field} row {bad_row}: no error"));
+                let at = utf8_location(&e);
+                assert_eq!(at.column.as_deref(), Some(leaf), "{e}");
+                assert_eq!(at.row_group, Some(want_group), "{e}");
+                assert_eq!(
+                    at.row,
+                    Some(want_row),
+                    "{field} row {bad_row} batch {batch}: {e}"
+                );
+            }
+            // Under a selection that keeps the bad row among others, and one that leaves it out.
+            let around = (bad_row as u64).saturating_sub(20)..(bad_row as u64 + 3).min(rows as u64);
+            let options = ReadOptions {
+                selection: Some(RowSelection::from_ranges([around])),
+                ..checked()
+            };
+            let reader = ParquetReader::with_options(file.clone(), options).unwrap();
+            let e = reader
+                .array_batches(&[field], 7)
+                .unwrap()
+                .find_map(|b| b.err())
+                .expect("the selected bad row");
+            assert_eq!(
+                utf8_location(&e).row,
+                Some(want_row),
+                "{field} selected: {e}"
+            );
+            let others =
+                RowSelection::from_ranges([0..bad_row as u64, bad_row as u64 + 1..rows as u64]);
+            let options = ReadOptions {
+                selection: Some(others),
+                ..checked()
+            };
+            let reader = ParquetReader::with_options(file.clone(), options).unwrap();
+            let read: parq::Result<usize> = reader
+                .array_batches(&[field], 64)
+                .unwrap()
+                .map(|b| b.map(|b| b.num_rows))
+                .sum();
+            assert_eq!(read.unwrap(), rows - 1, "{field}");
+        }
+    }
+}

@@ -61,6 +61,10 @@ pub(crate) struct ChunkDecoder {
     /// The row (in its row group) of the next page's first slot, when its slots are rows
     /// (a flat column) and the caller knows it: a value that fails a check names its row.
     page_row: Option<u64>,
+    /// After a string failed the UTF-8 check in a page whose rows are not known here (a
+    /// nested leaf's): its slot in the page, for the caller that knows the levels to name
+    /// its row ([`ChunkDecoder::take_invalid_slot`]).
+    invalid_slot: Option<usize>,
 }
 
 /// The widest FIXED_LEN_BYTE_ARRAY read, in bytes: far above what types use (16 for UUID,
@@ -140,6 +144,7 @@ impl ChunkDecoder {
             budget: DEFAULT_MAX_MEMORY,
             charged: 0,
             page_row: None,
+            invalid_slot: None,
         }
     }
 
@@ -202,6 +207,13 @@ impl ChunkDecoder {
     /// string that is not UTF-8 is reported at its row.
     pub(crate) fn set_page_row(&mut self, row: Option<u64>) {
         self.page_row = row;
+    }
+
+    /// After an error: the slot (in the page's slots) of the string that failed the UTF-8
+    /// check, when the page's rows were not known (see [`ChunkDecoder::set_page_row`]);
+    /// taken, so the next call gives `None`.
+    pub(crate) fn take_invalid_slot(&mut self) -> Option<usize> {
+        self.invalid_slot.take()
     }
 
     /// Limit the output bytes pages may ask for between two [`ChunkDecoder::finish`]es.
@@ -324,7 +336,13 @@ impl ChunkDecoder {
         self.append_validity(bits.as_ref(), n);
         self.reserve_planned(&page, valid);
         if let Err(e) = self.values.decode(&page, bits.as_ref(), valid) {
-            let e = located(self.values.as_mut(), e, bits.as_ref(), self.page_row);
+            let e = located(
+                self.values.as_mut(),
+                &mut self.invalid_slot,
+                e,
+                bits.as_ref(),
+                self.page_row,
+            );
             return Err(e.at(&location));
         }
         self.len += n;
@@ -493,7 +511,13 @@ impl ChunkDecoder {
             {
                 Ok(cursor) => cursor,
                 Err(e) => {
-                    let e = located(self.values.as_mut(), e, bits, self.page_row);
+                    let e = located(
+                        self.values.as_mut(),
+                        &mut self.invalid_slot,
+                        e,
+                        bits,
+                        self.page_row,
+                    );
                     return Err(e.at(location));
                 }
             };
@@ -538,7 +562,13 @@ impl ChunkDecoder {
         {
             Ok(cursor) => cursor,
             Err(e) => {
-                let e = located(self.values.as_mut(), e, p.bits.as_ref(), p.row);
+                let e = located(
+                    self.values.as_mut(),
+                    &mut self.invalid_slot,
+                    e,
+                    p.bits.as_ref(),
+                    p.row,
+                );
                 return Err(e.at(&p.location));
             }
         };
@@ -617,10 +647,12 @@ impl ChunkDecoder {
 /// `e`, from decoding a page whose validity is `bits` (`None`: all valid) and whose first
 /// slot is row `first_row` of its row group: when a string failed the UTF-8 check, an error
 /// naming its row (the decoder's dense index, through `bits`, is a slot of the page), or,
-/// where the slots are not rows or their rows are not known, its place in the page. Work
-/// done on the error path only.
+/// where the slots are not rows or their rows are not known, its place in the page, with
+/// the slot kept in `invalid_slot` for a caller that can name the row. Work done on the
+/// error path only.
 fn located(
     values: &mut dyn ValuesDecoder,
+    invalid_slot: &mut Option<usize>,
     e: Error,
     bits: Option<&BooleanBuffer>,
     first_row: Option<u64>,
@@ -629,6 +661,9 @@ fn located(
         return e;
     };
     let slot = bits.map_or(Some(k), |b| b.set_indices().nth(k));
+    if first_row.is_none() {
+        *invalid_slot = slot;
+    }
     Error::invalid_utf8(Some(match (first_row, slot) {
         (Some(first), Some(slot)) => {
             format!(
