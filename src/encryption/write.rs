@@ -93,7 +93,8 @@ impl FileEncryptor {
     /// The encryptor of a file whose leaves have the paths `leaves`.
     pub(crate) fn new(props: &FileEncryptionProperties, leaves: &[Vec<String>]) -> Result<Self> {
         let dotted: Vec<String> = leaves.iter().map(|p| p.join(".")).collect();
-        if let Some(unknown) = props.column_keys().keys().find(|k| !dotted.contains(k)) {
+        let known: std::collections::HashSet<&String> = dotted.iter().collect();
+        if let Some(unknown) = props.column_keys().keys().find(|k| !known.contains(k)) {
             return Err(Error::InvalidArgument(format!(
                 "encryption key for column {unknown:?}, which the schema does not have \
                  (its leaves: {})",

@@ -14,6 +14,7 @@
 //! gathered one page at a time ([`super::paged_values`]); every other chunk gathers its values once, whole.
 
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
 
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
 use parq_codecs::compression::{Codec, CodecKind};
@@ -563,7 +564,7 @@ fn page_size(len: usize, what: &str) -> Result<i32> {
 pub(crate) struct ColumnWriter {
     pub leaf: Leaf,
     pub settings: Settings,
-    codec: Option<Box<dyn Codec>>,
+    codec: Option<SharedCodec>,
     /// Reused across pages and chunks: compressed output, encoded values, levels, the v1
     /// levels-and-values input of the compressor, and `ChunkOut`'s small-piece buffer.
     scratch: Vec<u8>,
@@ -574,12 +575,49 @@ pub(crate) struct ColumnWriter {
     out_buf: Vec<u8>,
 }
 
+/// A page compressor shared by the columns of one writer that use the same codec and level:
+/// pages are compressed one at a time, and a codec's context (zstd's is tens of KiB, more at
+/// high levels) would otherwise be built and kept once per column, which for a file of
+/// 10,000 columns costs hundreds of MiB and most of the write's time.
+pub(crate) type SharedCodec = Arc<Mutex<Box<dyn Codec>>>;
+
+/// The writer's codecs, one per codec kind and level, built on first use.
+#[derive(Default)]
+pub(crate) struct Codecs(Vec<((CodecKind, Option<i32>), SharedCodec)>);
+
+impl Codecs {
+    /// The codec of `kind` at `level` (`None` for uncompressed), shared with every column
+    /// that asked for the same before.
+    pub(crate) fn get(
+        &mut self,
+        kind: CodecKind,
+        level: Option<i32>,
+    ) -> Result<Option<SharedCodec>> {
+        if kind == CodecKind::Uncompressed {
+            return Ok(None);
+        }
+        if let Some((_, c)) = self.0.iter().find(|(k, _)| *k == (kind, level)) {
+            probe::hit("write.codec_shared");
+            return Ok(Some(Arc::clone(c)));
+        }
+        let c: SharedCodec = Arc::new(Mutex::new(parq_codecs::compression::new_codec(
+            kind, level,
+        )?));
+        self.0.push(((kind, level), Arc::clone(&c)));
+        Ok(Some(c))
+    }
+}
+
+/// Compress `input` into `scratch` with the shared codec `c`, giving the compressed length.
+/// A codec whose lock was poisoned (a panic inside it on another column) is used as it is:
+/// the codecs keep no state between pages that a half-done call could leave wrong.
+fn compress_shared(c: &SharedCodec, input: &[u8], scratch: &mut Vec<u8>) -> Result<usize> {
+    let mut codec = c.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    Ok(codec.compress_reusing(input, scratch)?)
+}
+
 impl ColumnWriter {
-    pub(crate) fn new(leaf: Leaf, settings: Settings, level: Option<i32>) -> Result<Self> {
-        let codec = match settings.codec {
-            CodecKind::Uncompressed => None,
-            kind => Some(parq_codecs::compression::new_codec(kind, level)?),
-        };
+    pub(crate) fn new(leaf: Leaf, settings: Settings, codec: Option<SharedCodec>) -> Result<Self> {
         Ok(ColumnWriter {
             leaf,
             settings,
@@ -1117,10 +1155,10 @@ impl ColumnWriter {
 
         // Dictionary page.
         if let Chosen::Dictionary(d) = chosen {
-            let body: &[u8] = match &mut self.codec {
+            let body: &[u8] = match &self.codec {
                 None => &d.page,
                 Some(c) => {
-                    let n = c.compress_reusing(&d.page, &mut scratch)?;
+                    let n = compress_shared(c, &d.page, &mut scratch)?;
                     &scratch[..n]
                 }
             };
@@ -1288,9 +1326,9 @@ impl ColumnWriter {
 
             let start = out.pos();
             if v2 {
-                let compressed: Option<&[u8]> = match &mut self.codec {
+                let compressed: Option<&[u8]> = match &self.codec {
                     Some(c) if !body.is_empty() => {
-                        let n = c.compress_reusing(body, &mut scratch)?;
+                        let n = compress_shared(c, body, &mut scratch)?;
                         Some(&scratch[..n])
                     }
                     _ => None,
@@ -1326,7 +1364,7 @@ impl ColumnWriter {
                 let prefix = if repeated { 4 + rep_levels.len() } else { 0 }
                     + if nullable { 4 + levels.len() } else { 0 };
                 let uncompressed = prefix + body.len();
-                let compressed: Option<&[u8]> = match &mut self.codec {
+                let compressed: Option<&[u8]> = match &self.codec {
                     None => None,
                     Some(c) => {
                         // Levels and values are compressed together: one contiguous input.
@@ -1346,7 +1384,7 @@ impl ColumnWriter {
                         } else {
                             body
                         };
-                        let n = c.compress_reusing(input, &mut scratch)?;
+                        let n = compress_shared(c, input, &mut scratch)?;
                         Some(&scratch[..n])
                     }
                 };

@@ -25,7 +25,7 @@ use std::io::Write;
 
 use parq_codecs::kernels::byte_arrays::{self, Offset};
 
-use super::column::{resolve_policy, ColumnWriter, EncodedChunk, GeoKind, Leaf, Settings};
+use super::column::{resolve_policy, Codecs, ColumnWriter, EncodedChunk, GeoKind, Leaf, Settings};
 use super::options::{Field, WriterOptions, DEFAULT_WRITE_ZSTD_LEVEL};
 use super::seal::PageSealer;
 use super::shred::{self, LeafLevels, Node};
@@ -507,6 +507,7 @@ impl<W: Write> ParquetWriter<W> {
             }
         }
         let mut columns = Vec::with_capacity(leaves.len());
+        let mut codecs = Codecs::default();
         for leaf in leaves {
             let over = options.columns.get(&leaf.dotted());
             let codec = over
@@ -545,13 +546,13 @@ impl<W: Write> ParquetWriter<W> {
                     )));
                 }
             }
-            columns.push(ColumnWriter::new(leaf, settings, level)?);
+            let codec = codecs.get(codec, level)?;
+            columns.push(ColumnWriter::new(leaf, settings, codec)?);
         }
-        if let Some(path) = options
-            .columns
-            .keys()
-            .find(|p| !columns.iter().any(|c| &c.leaf.dotted() == *p))
-        {
+        // Once per leaf, not once per leaf and option: a rewrite names every column.
+        let dotted: std::collections::HashSet<String> =
+            columns.iter().map(|c| c.leaf.dotted()).collect();
+        if let Some(path) = options.columns.keys().find(|p| !dotted.contains(*p)) {
             return Err(Error::InvalidArgument(format!(
                 "options for column {path}, which the schema does not have"
             )));
