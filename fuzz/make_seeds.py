@@ -6,7 +6,9 @@ read_file:      the parquet-testing files: the argument, else $PARQUET_TEST_DATA
                 Among them every nested one (NESTED below: lists, structs, maps, legacy
                 spellings), so the target reaches record assembly from the first run.
 read_arrow:     the same parquet-testing files as read_file.
-read_file, read_arrow, push_decoder, read_filtered: also DuckDB's real files, testdata/duckdb/.
+read_file, read_arrow, push_decoder, read_filtered: also the real files of other projects:
+                DuckDB's (testdata/duckdb/) and parquet-go's, old Arrow's, parquet2's,
+                polars', Impala's and Drill's (testdata/<project>/, CORPORA below).
 read_filtered:  the read_file seeds behind 8 control bytes (predicate, batch size, offset,
                 limit).
 push_decoder:   the read_file seeds behind 8 control bytes (piece sizes, push order, request
@@ -118,14 +120,19 @@ def seed_variants(root):
     print(f"decode_variant: {values} values; read_file: {files} shredded variant files")
 
 
-def seed_duckdb(root):
-    """DuckDB's folder of real files (testdata/duckdb/, all under 100 KB): bug-report files
-    of many writers, broken ones and fuzzer finds among them, for read_file, read_arrow and
-    push_decoder."""
+# The vendored folders of other projects' files besides DuckDB's (testdata/<name>/, each
+# file under 64 KiB; see their READMEs).
+CORPORA = ["parquet-go", "arrow", "parquet2", "polars", "impala", "drill"]
+
+
+def seed_duckdb(root, who="DuckDB"):
+    """A folder of real files (testdata/duckdb/ and the CORPORA, all under 100 KB): bug-report
+    and test files of many writers, broken ones and fuzzer finds among them, for read_file,
+    read_arrow, push_decoder and read_filtered."""
     files = 0
     for d, _, names in sorted(os.walk(root)):
         for name in sorted(names):
-            if not name.endswith(".parquet"):
+            if not name.endswith((".parquet", ".parq")):
                 continue
             with open(os.path.join(d, name), "rb") as f:
                 data = f.read()
@@ -134,7 +141,7 @@ def seed_duckdb(root):
             put("read_arrow", data)
             put("push_decoder", struct.pack("<Q", files * 0x2545F4914F6CDD1D % (1 << 64)) + data)
             put("read_filtered", struct.pack("<Q", files * 0x9E3779B97F4A7C15 % (1 << 64)) + data)
-    print(f"read_file, read_arrow, push_decoder, read_filtered: {files} DuckDB files from {root}")
+    print(f"read_file, read_arrow, push_decoder, read_filtered: {files} {who} files from {root}")
 
 
 def main():
@@ -178,6 +185,8 @@ def main():
         put("read_footer", data[:16])
     print(f"read_file: {files} files from {data_dir}, {len(nested)} of {len(NESTED)} nested")
     seed_duckdb(os.path.join(HERE, "..", "testdata", "duckdb"))
+    for name in CORPORA:
+        seed_duckdb(os.path.join(HERE, "..", "testdata", name), name)
     encrypted = 0
     for sub, base in [("", 0), ("aes256", 2)]:
         d = os.path.join(data_dir, sub)

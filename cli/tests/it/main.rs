@@ -8,6 +8,7 @@ mod bloom_meta;
 mod broken_pipe;
 mod cli_habits;
 mod conformance;
+mod conformance_corpora;
 mod encryption;
 mod filter_pyarrow;
 mod geospatial;
