@@ -74,8 +74,11 @@ fn text(out: &mut String, bytes: &[u8], raw: bool) {
 /// How one column's values print.
 enum Format {
     Bool,
-    Signed,
-    Unsigned,
+    /// An integer of the given width in bits: INT(8) and INT(16) are stored as INT32 and
+    /// print cut to their width, as Arrow's Int8/Int16 (pyarrow, DuckDB) read a value a
+    /// writer stored out of range.
+    Signed(u32),
+    Unsigned(u32),
     Int96,
     Float,
     Double,
@@ -89,8 +92,16 @@ fn format_of(d: &Primitive) -> Format {
     match &d.logical_type {
         Some(LogicalType::Decimal { scale: s, .. }) => return scale(*s),
         Some(LogicalType::Integer {
-            is_signed: false, ..
-        }) => return Format::Unsigned,
+            bit_width,
+            is_signed,
+        }) if matches!(d.physical_type, Type::INT32 | Type::INT64) => {
+            let bits = (*bit_width as u32).clamp(8, 64);
+            return if *is_signed {
+                Format::Signed(bits)
+            } else {
+                Format::Unsigned(bits)
+            };
+        }
         Some(LogicalType::String | LogicalType::Enum | LogicalType::Json)
             if d.physical_type == Type::BYTE_ARRAY =>
         {
@@ -100,12 +111,11 @@ fn format_of(d: &Primitive) -> Format {
     }
     match d.converted_type {
         Some(ConvertedType::DECIMAL) => return scale(d.scale.unwrap_or(0)),
-        Some(
-            ConvertedType::UINT_8
-            | ConvertedType::UINT_16
-            | ConvertedType::UINT_32
-            | ConvertedType::UINT_64,
-        ) => return Format::Unsigned,
+        Some(ConvertedType::UINT_8) => return Format::Unsigned(8),
+        Some(ConvertedType::UINT_16) => return Format::Unsigned(16),
+        Some(ConvertedType::UINT_32 | ConvertedType::UINT_64) => return Format::Unsigned(64),
+        Some(ConvertedType::INT_8) => return Format::Signed(8),
+        Some(ConvertedType::INT_16) => return Format::Signed(16),
         Some(ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON)
             if d.physical_type == Type::BYTE_ARRAY =>
         {
@@ -115,7 +125,7 @@ fn format_of(d: &Primitive) -> Format {
     }
     match d.physical_type {
         Type::BOOLEAN => Format::Bool,
-        Type::INT32 | Type::INT64 => Format::Signed,
+        Type::INT32 | Type::INT64 => Format::Signed(64),
         Type::INT96 => Format::Int96,
         Type::FLOAT => Format::Float,
         Type::DOUBLE => Format::Double,
@@ -183,14 +193,21 @@ fn value(out: &mut String, col: &Column, fmt: &Format, i: usize, raw: bool) {
     }
     match (&col.values, fmt) {
         (Values::Boolean(b), _) => out.push_str(if b.value(i) { "true" } else { "false" }),
-        (Values::Int32(v), Format::Unsigned) => {
-            let _ = write!(out, "{}", v[i] as u32);
+        (Values::Int32(v), Format::Unsigned(bits)) => {
+            let _ = write!(
+                out,
+                "{}",
+                (v[i] as u32) & (u32::MAX >> 32u32.saturating_sub(*bits))
+            );
+        }
+        (Values::Int32(v), Format::Signed(bits)) if *bits < 32 => {
+            let _ = write!(out, "{}", (v[i] << (32 - bits)) >> (32 - bits));
         }
         (Values::Int32(v), Format::Decimal(s)) => decimal_bytes(out, &v[i].to_be_bytes(), *s, raw),
         (Values::Int32(v), _) => {
             let _ = write!(out, "{}", v[i]);
         }
-        (Values::Int64(v), Format::Unsigned) => {
+        (Values::Int64(v), Format::Unsigned(_)) => {
             let _ = write!(out, "{}", v[i] as u64);
         }
         (Values::Int64(v), Format::Decimal(s)) => decimal_bytes(out, &v[i].to_be_bytes(), *s, raw),

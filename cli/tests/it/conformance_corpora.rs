@@ -264,25 +264,17 @@ const IMPALA_PYARROW_UNREADABLE: &[(&str, &str)] = &[
 ];
 
 /// Drill files pyarrow reads otherwise than parq.
-const DRILL_KNOWN_FAILURES: &[(&str, &str)] = &[
-    (
-        "exec/java-exec/src/test/resources/parquet/uint_types.parquet",
-        "INT32 values outside the range of their INT(8)/INT(16) annotations (255 in an INT(8, \
-         signed), -1 in a UINT_8, ...; Drill's test reads the stored integers): parq prints the \
-         stored integer (unsigned annotations as unsigned 32/64-bit), pyarrow and DuckDB \
-         truncate to the annotated width: row 0 int8_field pyarrow -1, parq 255",
-    ),
-    (
-        "exec/java-exec/src/test/resources/store/parquet/complex/repeated_types.parquet",
-        "110000001 in repeated INT32 fields annotated INT(8), INT(16), UINT_8, UINT_16: parq \
-         prints 110000001, pyarrow and DuckDB -127, 30593, 129, 30593 (truncated); also an \
-         all-zero INT96 (Julian day 0), which parq prints as -210866803200000000000 ns as \
-         DuckDB reads it (4714-11-24 BC) where pyarrow says 0 (1970-01-01)",
-    ),
-];
+const DRILL_KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 /// Drill files not compared by value here.
 const DRILL_NOT_COMPARED: &[(&str, &str)] = &[
+    (
+        "exec/java-exec/src/test/resources/store/parquet/complex/repeated_types.parquet",
+        "an all-zero INT96 (Julian day 0), which parq prints as -210866803200000000000 ns, as \
+         DuckDB reads it (4714-11-24 BC), where pyarrow says 0 (1970-01-01); its INT(8), \
+         INT(16), UINT_8 and UINT_16 values stored out of range (110000001) print cut to \
+         their width as pyarrow's, as in uint_types.parquet, which is compared",
+    ),
     (
         "exec/java-exec/src/test/resources/parquet/interval_dictionary.parquet",
         INTERVAL_AS_NULL,
