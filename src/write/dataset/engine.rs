@@ -254,7 +254,11 @@ impl Layout {
             Some(e) => e,
             None => without_fields(elements, &schema, &partition)?,
         };
-        let writer_options = options.writer.clone();
+        let mut writer_options = options.writer.clone();
+        // Options of the partition columns have no column to apply to in the files.
+        writer_options
+            .columns
+            .retain(|path, _| !options.partition_by.iter().any(|p| p == path));
         // Check the schema and options once, before any file exists.
         ParquetWriter::from_schema_elements(
             std::io::sink(),
