@@ -206,11 +206,11 @@ pub fn run(args: &Args) -> Result<()> {
         // The writer's I/O errors are the output file's: it writes nothing else.
         let out = std::fs::File::create(&args.output)
             .map_err(|e| Error::from(e).in_file(&args.output))?;
-        FileOut::File(ParquetWriter::from_schema_elements(
+        FileOut::File(Box::new(ParquetWriter::from_schema_elements(
             BufWriter::new(out),
             output_schema(&meta),
             options,
-        )?)
+        )?))
     };
     let result = write(args, &reader, &bytes, output).map_err(|e| e.in_file(&args.output));
     if result.is_err() && !url {
@@ -290,8 +290,9 @@ trait Sink {
 
 /// One output file: local, or an object uploaded in parts.
 enum FileOut {
-    File(ParquetWriter<BufWriter<std::fs::File>>),
-    Object(tokio::runtime::Runtime, ObjectWriter),
+    // Boxed, both: the writers are large beside the enum's other fields.
+    File(Box<ParquetWriter<BufWriter<std::fs::File>>>),
+    Object(tokio::runtime::Runtime, Box<ObjectWriter>),
 }
 
 impl FileOut {
@@ -313,7 +314,7 @@ impl FileOut {
                 ObjectWriteOptions::default(),
             )?
         };
-        Ok(FileOut::Object(runtime, writer))
+        Ok(FileOut::Object(runtime, Box::new(writer)))
     }
 }
 
@@ -345,13 +346,13 @@ impl Sink for FileOut {
     fn finish(self) -> Result<Self::Done> {
         match self {
             FileOut::File(w) => {
-                let (meta, out) = w.close()?;
+                let (meta, out) = (*w).close()?;
                 let file = out.into_inner().map_err(|e| Error::from(e.into_error()))?;
                 let len = file.metadata()?.len();
                 Ok((meta, len))
             }
             FileOut::Object(rt, w) => {
-                let (meta, object) = rt.block_on(w.finish())?;
+                let (meta, object) = rt.block_on((*w).finish())?;
                 Ok((meta, object.size))
             }
         }
