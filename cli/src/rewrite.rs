@@ -2,6 +2,11 @@
 //! keeping the schema elements (names, physical and logical types, INT96, field ids, the
 //! spelling of lists and maps) and the key-value metadata (an embedded `ARROW:schema` among
 //! it) exactly. Nested fields go through the nested reader and the shredding writer.
+//!
+//! IN and OUT may be object-store URLs (`s3://`, `gs://`, `az://`, `file://`, `memory://`),
+//! configured from the environment as every command's URLs are; a URL output is written as
+//! a multipart upload. With `--partition-by`, OUT is a folder (or a prefix) of Hive
+//! partitions written by parq's dataset writer, and the files written are listed.
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, IsTerminal};
@@ -11,7 +16,10 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use parq::codecs::compression::CodecKind;
 use parq::metadata::{Encoding, FileMetaData, PageType};
+use parq::object_store::object_store::ObjectStoreExt;
+use parq::object_store::{ObjectDatasetWriter, ObjectWriteOptions, ObjectWriter};
 use parq::read::{ParquetReader, ReadOptions};
+use parq::write::dataset::{DatasetOptions, DatasetWriter, LocalDirectory, WrittenFile};
 use parq::write::{
     BloomFilterOptions, ColumnOptions, EncodingPolicy, PageVersion, ParquetWriter, WriterOptions,
 };
@@ -20,10 +28,20 @@ use parq::{Error, Result};
 /// Arguments of `parq rewrite`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The file to read.
+    /// The file to read: a path or an object-store URL.
     input: PathBuf,
-    /// The file to write.
+    /// The file to write (a folder or prefix with --partition-by): a path or an
+    /// object-store URL.
     output: PathBuf,
+    /// Write a folder of Hive partitions (`col=value/`) by these top-level columns
+    /// (booleans, integers, dates, decimals or strings), outermost first; the columns move
+    /// from the files into the folder names.
+    #[arg(long, value_delimiter = ',')]
+    partition_by: Vec<String>,
+    /// With --partition-by: start a new file once one reaches this many bytes (default
+    /// 512 MiB).
+    #[arg(long)]
+    target_file_bytes: Option<u64>,
     /// Compression codec (uncompressed, snappy, gzip, zstd, lz4_raw, brotli, lz4), with an
     /// optional level after a colon (zstd:9, gzip:6, brotli:5); default: each column keeps
     /// the codec it has in the input.
@@ -108,7 +126,7 @@ fn output_schema(meta: &FileMetaData) -> Vec<parq::metadata::SchemaElement> {
 
 pub fn run(args: &Args) -> Result<()> {
     let start = Instant::now();
-    let bytes = crate::read_file(&args.input)?;
+    let bytes = read_input(&args.input)?;
     let in_len = bytes.len();
     let read_options = args.limits.apply(args.keys.read_options()?);
     let reader = ParquetReader::with_options(bytes.clone(), read_options)?;
@@ -176,18 +194,30 @@ pub fn run(args: &Args) -> Result<()> {
                 .bloom_filter = Some(BloomFilterOptions::default());
         }
     }
+    if !args.partition_by.is_empty() {
+        return run_partitioned(args, &reader, &bytes, options, start);
+    }
     // Check the schema and options before the output file exists.
     ParquetWriter::from_schema_elements(std::io::sink(), output_schema(&meta), options.clone())?;
-    // The writer's I/O errors are the output file's: it writes nothing else.
-    let result = write(args, &reader, &bytes, options).map_err(|e| e.in_file(&args.output));
-    if result.is_err() {
+    let url = crate::remote::is_url(&args.output);
+    let output = if url {
+        FileOut::object(&crate::url(&args.output), output_schema(&meta), options)?
+    } else {
+        // The writer's I/O errors are the output file's: it writes nothing else.
+        let out = std::fs::File::create(&args.output)
+            .map_err(|e| Error::from(e).in_file(&args.output))?;
+        FileOut::File(Box::new(ParquetWriter::from_schema_elements(
+            BufWriter::new(out),
+            output_schema(&meta),
+            options,
+        )?))
+    };
+    let result = write(args, &reader, &bytes, output).map_err(|e| e.in_file(&args.output));
+    if result.is_err() && !url {
         // What was written has no footer and is not a Parquet file: do not leave it around.
         let _ = std::fs::remove_file(&args.output);
     }
-    let written = result?;
-    let out_len = std::fs::metadata(&args.output)
-        .map_err(|e| Error::from(e).in_file(&args.output))?
-        .len();
+    let (written, out_len) = result?;
     let secs = start.elapsed().as_secs_f64();
     crate::say(&format!(
         "{} ({in_len} bytes) -> {} ({out_len} bytes, {:.1} %) in {secs:.3} s: {} rows, {} row groups\n{}",
@@ -247,17 +277,221 @@ fn dictionary_fallbacks(meta: &FileMetaData) -> Vec<String> {
     notes
 }
 
-fn write(
+/// Where a rewrite's rows go: one file, or a dataset of partitions.
+trait Sink {
+    /// What finishing gives.
+    type Done;
+    fn write_batch(&mut self, columns: &[parq::column::Column]) -> Result<()>;
+    fn write_arrays(&mut self, arrays: &[parq::array::Array]) -> Result<()>;
+    /// The input's row group ended (a file keeps the input's row groups).
+    fn end_row_group(&mut self) -> Result<()>;
+    fn finish(self) -> Result<Self::Done>;
+}
+
+/// One output file: local, or an object uploaded in parts.
+enum FileOut {
+    // Boxed, both: the writers are large beside the enum's other fields.
+    File(Box<ParquetWriter<BufWriter<std::fs::File>>>),
+    Object(tokio::runtime::Runtime, Box<ObjectWriter>),
+}
+
+impl FileOut {
+    /// A writer of the object `url` names.
+    fn object(
+        url: &str,
+        schema: Vec<parq::metadata::SchemaElement>,
+        options: WriterOptions,
+    ) -> Result<FileOut> {
+        let runtime = crate::remote::runtime()?;
+        let (store, path) = parq::object_store::store_for_url(url)?;
+        let writer = {
+            let _inside = runtime.enter();
+            ObjectWriter::from_schema_elements(
+                store,
+                path,
+                schema,
+                options,
+                ObjectWriteOptions::default(),
+            )?
+        };
+        Ok(FileOut::Object(runtime, Box::new(writer)))
+    }
+}
+
+impl Sink for FileOut {
+    /// The footer and the bytes stored.
+    type Done = (FileMetaData, u64);
+
+    fn write_batch(&mut self, columns: &[parq::column::Column]) -> Result<()> {
+        match self {
+            FileOut::File(w) => w.write_batch(columns),
+            FileOut::Object(rt, w) => rt.block_on(w.write_batch(columns)),
+        }
+    }
+
+    fn write_arrays(&mut self, arrays: &[parq::array::Array]) -> Result<()> {
+        match self {
+            FileOut::File(w) => w.write_arrays(arrays),
+            FileOut::Object(rt, w) => rt.block_on(w.write_arrays(arrays)),
+        }
+    }
+
+    fn end_row_group(&mut self) -> Result<()> {
+        match self {
+            FileOut::File(w) => w.flush_row_group(),
+            FileOut::Object(rt, w) => rt.block_on(w.flush_row_group()),
+        }
+    }
+
+    fn finish(self) -> Result<Self::Done> {
+        match self {
+            FileOut::File(w) => {
+                let (meta, out) = (*w).close()?;
+                let file = out.into_inner().map_err(|e| Error::from(e.into_error()))?;
+                let len = file.metadata()?.len();
+                Ok((meta, len))
+            }
+            FileOut::Object(rt, w) => {
+                let (meta, object) = rt.block_on((*w).finish())?;
+                Ok((meta, object.size))
+            }
+        }
+    }
+}
+
+/// A dataset of Hive partitions: in a local folder, or under an object-store prefix.
+enum DatasetOut {
+    Local(DatasetWriter<LocalDirectory>),
+    Object(tokio::runtime::Runtime, ObjectDatasetWriter),
+}
+
+impl Sink for DatasetOut {
+    type Done = Vec<WrittenFile>;
+
+    fn write_batch(&mut self, columns: &[parq::column::Column]) -> Result<()> {
+        match self {
+            DatasetOut::Local(w) => w.write_batch(columns),
+            DatasetOut::Object(rt, w) => rt.block_on(w.write_batch(columns)),
+        }
+    }
+
+    fn write_arrays(&mut self, arrays: &[parq::array::Array]) -> Result<()> {
+        match self {
+            DatasetOut::Local(w) => w.write_arrays(arrays),
+            DatasetOut::Object(rt, w) => rt.block_on(w.write_arrays(arrays)),
+        }
+    }
+
+    /// Row groups are the dataset writer's (`--row-group-rows`, or its default): an input
+    /// row group split over partitions would otherwise leave tiny ones.
+    fn end_row_group(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Self::Done> {
+        match self {
+            DatasetOut::Local(w) => w.finish(),
+            DatasetOut::Object(rt, w) => rt.block_on(w.finish()),
+        }
+    }
+}
+
+/// The input's bytes: a local file, or the whole object a URL names (one GET).
+fn read_input(input: &std::path::Path) -> Result<bytes::Bytes> {
+    if !crate::remote::is_url(input) {
+        return crate::read_file(input);
+    }
+    let url = crate::url(input);
+    let runtime = crate::remote::runtime()?;
+    let (store, path) = parq::object_store::store_for_url(&url)?;
+    let fetch = |e: parq::object_store::object_store::Error| Error::Fetch {
+        object: url.clone(),
+        range: None,
+        source: Box::new(e),
+    };
+    runtime.block_on(async {
+        let got = store.get(&path).await.map_err(fetch)?;
+        got.bytes().await.map_err(fetch)
+    })
+}
+
+/// `--partition-by`: the rows into a dataset of Hive partitions under OUT, then the list
+/// of files written.
+fn run_partitioned(
     args: &Args,
     reader: &ParquetReader,
     bytes: &bytes::Bytes,
-    options: WriterOptions,
-) -> Result<FileMetaData> {
+    mut options: WriterOptions,
+    start: Instant,
+) -> Result<()> {
+    if args.row_group_rows.is_none() {
+        options.row_group_rows = WriterOptions::default().row_group_rows;
+    }
+    options.row_group_bytes = WriterOptions::default().row_group_bytes;
+    let mut dataset = DatasetOptions::default()
+        .with_writer_options(options)
+        .with_partition_by(args.partition_by.iter().cloned());
+    if let Some(bytes) = args.target_file_bytes {
+        dataset = dataset.with_target_file_bytes(bytes);
+    }
+    let schema = output_schema(reader.metadata());
+    let out = if crate::remote::is_url(&args.output) {
+        let runtime = crate::remote::runtime()?;
+        let (store, prefix) = parq::object_store::store_for_url(&crate::url(&args.output))?;
+        let writer = ObjectDatasetWriter::from_schema_elements(
+            store,
+            prefix,
+            &schema,
+            dataset,
+            ObjectWriteOptions::default(),
+        )?;
+        DatasetOut::Object(runtime, writer)
+    } else {
+        DatasetOut::Local(DatasetWriter::from_schema_elements(
+            LocalDirectory::new(&args.output),
+            &schema,
+            dataset,
+        )?)
+    };
+    let files = write(args, reader, bytes, out).map_err(|e| e.in_file(&args.output))?;
+    let rows: u64 = files.iter().map(|f| f.num_rows).sum();
+    let stored: u64 = files.iter().map(|f| f.size_bytes).sum();
+    let mut text = format!(
+        "{} -> {}: {} files, {rows} rows, {stored} bytes in {:.3} s\n",
+        args.input.display(),
+        args.output.display(),
+        files.len(),
+        start.elapsed().as_secs_f64()
+    );
+    let width = files
+        .iter()
+        .map(|f| f.path.chars().count())
+        .max()
+        .unwrap_or(0);
+    text.push_str(&format!(
+        "{:width$}  {:>12}  {:>12}\n",
+        "path", "rows", "bytes"
+    ));
+    let mut files = files;
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    for f in &files {
+        text.push_str(&format!(
+            "{:width$}  {:>12}  {:>12}\n",
+            f.path, f.num_rows, f.size_bytes
+        ));
+    }
+    crate::say(&text)
+}
+
+fn write<S: Sink>(
+    args: &Args,
+    reader: &ParquetReader,
+    bytes: &bytes::Bytes,
+    mut writer: S,
+) -> Result<S::Done> {
     let meta = reader.metadata();
-    let out = std::fs::File::create(&args.output)?;
-    let mut writer =
-        ParquetWriter::from_schema_elements(BufWriter::new(out), output_schema(meta), options)?;
     let leaves = reader.schema().leaves.len();
+    let fields = reader.schema().top_level_fields().len();
     let progress = progress_bar(meta);
     for (rg, group) in meta.row_groups.iter().enumerate() {
         let part = ParquetReader::with_options(
@@ -283,7 +517,6 @@ fn write(
             writer.write_batch(&columns)?;
         } else {
             // Nested fields: each top-level field whole, assembled by the nested reader.
-            let fields = writer.fields().len();
             let arrays = (0..fields)
                 .map(|i| {
                     progress.set_message(format!(
@@ -298,7 +531,7 @@ fn write(
             writer.write_arrays(&arrays)?;
         }
         if args.row_group_rows.is_none() {
-            writer.flush_row_group()?;
+            writer.end_row_group()?;
         }
         progress.inc(group.num_rows.max(0) as u64);
     }

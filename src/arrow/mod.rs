@@ -59,4 +59,5 @@ pub use variant::{
     is_variant_field, variant_arrow_field, variant_to_arrow, EXTENSION_NAME_KEY,
     VARIANT_EXTENSION_NAME,
 };
+pub(crate) use write::file_schema;
 pub use write::{from_arrow_array, from_arrow_field, from_arrow_schema, ArrowWriter};

@@ -554,6 +554,47 @@ pub fn from_arrow_array(a: &dyn ArrowArray, field: &Field) -> Result<Array> {
     })
 }
 
+/// What a file of batches of `schema` is written with: the fields batches convert to, the
+/// schema elements (variants annotated) and `options` with `ARROW:schema` and the schema's
+/// own metadata among the key-value metadata. Shared by [`ArrowWriter`] and the dataset
+/// writer, whose files hold a schema without the partition columns.
+pub(crate) fn file_schema(
+    schema: &Schema,
+    mut options: WriterOptions,
+) -> Result<(
+    Vec<Field>,
+    Vec<crate::metadata::SchemaElement>,
+    WriterOptions,
+)> {
+    let fields = from_arrow_schema(schema)?;
+    options
+        .key_value_metadata
+        .retain(|kv| kv.key != ARROW_SCHEMA_META_KEY);
+    let mut extra: Vec<_> = schema.metadata().iter().collect();
+    extra.sort();
+    for (k, v) in extra {
+        if !options.key_value_metadata.iter().any(|kv| &kv.key == k) {
+            options.key_value_metadata.push(KeyValue {
+                key: k.clone(),
+                value: Some(v.clone()),
+            });
+        }
+    }
+    options.key_value_metadata.push(KeyValue {
+        key: ARROW_SCHEMA_META_KEY.to_string(),
+        value: Some(encode_arrow_schema(schema)),
+    });
+    let mut elements = crate::write::schema_elements(&fields)?;
+    let variants: Vec<&str> = schema
+        .fields()
+        .iter()
+        .filter(|f| super::variant::is_variant_field(f))
+        .map(|f| f.name().as_str())
+        .collect();
+    crate::variant::annotate_variants(&mut elements, &variants)?;
+    Ok((fields, elements, options))
+}
+
 /// Writes Arrow [`RecordBatch`]es to a Parquet file, storing the Arrow schema as
 /// `ARROW:schema` so that pyarrow and arrow-rs read the exact types back.
 ///
@@ -587,33 +628,8 @@ pub struct ArrowWriter<W: Write> {
 impl<W: Write> ArrowWriter<W> {
     /// A writer of batches of `schema` into `sink`; `options.key_value_metadata` gains
     /// `ARROW:schema` (replacing one already there) and the schema's own metadata.
-    pub fn try_new(sink: W, schema: SchemaRef, mut options: WriterOptions) -> Result<Self> {
-        let fields = from_arrow_schema(&schema)?;
-        options
-            .key_value_metadata
-            .retain(|kv| kv.key != ARROW_SCHEMA_META_KEY);
-        let mut extra: Vec<_> = schema.metadata().iter().collect();
-        extra.sort();
-        for (k, v) in extra {
-            if !options.key_value_metadata.iter().any(|kv| &kv.key == k) {
-                options.key_value_metadata.push(KeyValue {
-                    key: k.clone(),
-                    value: Some(v.clone()),
-                });
-            }
-        }
-        options.key_value_metadata.push(KeyValue {
-            key: ARROW_SCHEMA_META_KEY.to_string(),
-            value: Some(encode_arrow_schema(&schema)),
-        });
-        let mut elements = crate::write::schema_elements(&fields)?;
-        let variants: Vec<&str> = schema
-            .fields()
-            .iter()
-            .filter(|f| super::variant::is_variant_field(f))
-            .map(|f| f.name().as_str())
-            .collect();
-        crate::variant::annotate_variants(&mut elements, &variants)?;
+    pub fn try_new(sink: W, schema: SchemaRef, options: WriterOptions) -> Result<Self> {
+        let (fields, elements, options) = file_schema(&schema, options)?;
         let inner = ParquetWriter::from_schema_elements(sink, elements, options)?;
         Ok(ArrowWriter {
             inner,

@@ -29,11 +29,13 @@
 //! bytes leave as parts of [`ObjectWriteOptions::part_size`] while the next one is written,
 //! at most [`ObjectWriteOptions::max_parts_in_flight`] at once; a file that fits in one part
 //! is a single PUT. No object exists until `finish` completes the upload; a failed request
-//! ([`Error::Upload`]) aborts it.
+//! ([`Error::Upload`]) aborts it. [`ObjectDatasetWriter`] writes a partitioned dataset of
+//! such files under a prefix (see [`crate::write::dataset`]).
 //!
 //! Request counts are probes (feature `probes`): `io.get_requests` and `io.get_bytes`, on
 //! the thread that polls the stream's GETs.
 
+mod dataset;
 mod driver;
 mod reader;
 mod scan;
@@ -48,6 +50,7 @@ use ::object_store::ObjectStore;
 /// The `object_store` crate this module is built on, for naming its types in the same
 /// version (`parq::object_store::object_store::memory::InMemory`).
 pub use ::object_store;
+pub use dataset::ObjectDatasetWriter;
 pub use driver::{ObjectReadOptions, BATCHES_PER_BLOCKING_STEP};
 #[cfg(feature = "arrow")]
 pub use reader::RecordBatchStream;

@@ -112,6 +112,21 @@ impl ObjectWriter {
         })
     }
 
+    /// A writer of the schema `elements` as a footer holds them (as
+    /// [`ParquetWriter::from_schema_elements`] takes them): a rewrite keeps every element.
+    pub fn from_schema_elements(
+        store: Arc<dyn ObjectStore>,
+        path: Path,
+        elements: Vec<crate::metadata::SchemaElement>,
+        options: WriterOptions,
+        upload: ObjectWriteOptions,
+    ) -> Result<Self> {
+        Ok(ObjectWriter {
+            upload: Upload::new(store, path, upload)?,
+            writer: ParquetWriter::from_schema_elements(Vec::new(), elements, options)?,
+        })
+    }
+
     /// Where the object goes.
     pub fn path(&self) -> &Path {
         self.upload.path()

@@ -33,6 +33,7 @@
 
 mod bloom;
 pub(crate) mod column;
+pub mod dataset;
 mod fields;
 mod file;
 mod levels;

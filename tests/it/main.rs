@@ -17,6 +17,8 @@ mod arrow;
 #[cfg(feature = "arrow")]
 mod arrow_dictionary;
 mod bloom;
+#[cfg(feature = "arrow")]
+mod dataset;
 #[cfg(all(feature = "encryption", feature = "arrow"))]
 mod encryption;
 mod geospatial;

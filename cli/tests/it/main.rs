@@ -22,6 +22,7 @@ mod object_store_urls;
 mod prefixes;
 mod pyarrow_roundtrip;
 mod rewrite;
+mod rewrite_dataset;
 mod rewrite_options;
 mod spark_interop;
 mod threads;

@@ -245,7 +245,7 @@ fn scan_over_a_prefix_shows_progress_on_a_terminal() {
 
 /// S3 served by moto (`moto_server`, installed by `.ci/test`) on loopback.
 #[cfg(feature = "cloud")]
-mod s3 {
+pub(crate) mod s3 {
     use super::*;
     use parq::object_store::object_store::aws::AmazonS3Builder;
     use parq::object_store::object_store::path::Path as ObjectPath;
@@ -255,7 +255,8 @@ mod s3 {
     use std::process::{Child, Stdio};
     use std::time::Duration;
 
-    struct Moto(Child);
+    /// A running moto server, killed when dropped.
+    pub(crate) struct Moto(Child);
     impl Drop for Moto {
         fn drop(&mut self) {
             let _ = self.0.kill();
@@ -264,7 +265,7 @@ mod s3 {
     }
 
     /// Start moto on a free loopback port and create `bucket`.
-    fn moto(bucket: &str) -> (Moto, u16) {
+    pub(crate) fn moto(bucket: &str) -> (Moto, u16) {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
