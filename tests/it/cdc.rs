@@ -358,3 +358,44 @@ proptest! {
         }
     }
 }
+
+/// Pages closed at content-defined boundaries are counted (probe `write.cdc_page_cut`):
+/// with page limits out of the way every page but the last ends at one, and without CDC
+/// none does.
+#[cfg(feature = "probes")]
+#[test]
+fn pages_cut_by_cdc_are_counted() {
+    use arrow_buffer::ScalarBuffer;
+    use parq::codecs::probe;
+    use parq::column::{Column, Values};
+    use parq::write::Field;
+    let values: Vec<i64> = (0..200_000i64)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15u64 as i64))
+        .collect();
+    let col = Column {
+        len: values.len(),
+        validity: None,
+        values: Values::Int64(ScalarBuffer::from(values)),
+    };
+    let cdc = CdcOptions::default()
+        .with_min_chunk_size(16 * 1024)
+        .with_max_chunk_size(64 * 1024);
+    let write = |options: WriterOptions| {
+        let mut file = Vec::new();
+        let mut w = ParquetWriter::new(&mut file, vec![Field::int64("a")], options).unwrap();
+        w.write_batch(std::slice::from_ref(&col)).unwrap();
+        w.finish().unwrap();
+        file
+    };
+    let mut unlimited = options(cdc).with_data_page_size(usize::MAX / 16);
+    unlimited.data_page_row_limit = usize::MAX;
+    probe::reset();
+    let file = write(unlimited);
+    let cuts = probe::get("write.cdc_page_cut");
+    // 1.6 MB of values in chunks of 16-64 KiB.
+    assert!(cuts >= 1_600_000 / 65_536, "{cuts} cuts");
+    assert_eq!(pages(&file)[0].1.len() as u64, cuts + 1);
+    probe::reset();
+    write(WriterOptions::default().with_encoding(EncodingPolicy::Plain));
+    assert_eq!(probe::get("write.cdc_page_cut"), 0);
+}
