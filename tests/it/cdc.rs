@@ -110,7 +110,8 @@ fn rewrite(src: &[u8], options: WriterOptions) -> Vec<u8> {
     let reader = ParquetReader::new(Bytes::copy_from_slice(src)).unwrap();
     let meta: &FileMetaData = reader.metadata();
     let mut out = Vec::new();
-    let mut w = ParquetWriter::from_schema_elements(&mut out, meta.schema.clone(), options).unwrap();
+    let mut w =
+        ParquetWriter::from_schema_elements(&mut out, meta.schema.clone(), options).unwrap();
     if reader.schema().is_flat() {
         let columns: Vec<_> = (0..reader.schema().leaves.len())
             .map(|i| reader.read_column(i).unwrap())
@@ -204,7 +205,9 @@ fn compare(name: &str, rows: usize, nested: bool, cdc: CdcOptions) -> (usize, us
                 if va == vb { "" } else { " DIFFER" }
             );
             if va != vb {
-                differ.push(format!("{what} {path}:\n  parq    {va:?}\n  pyarrow {vb:?}"));
+                differ.push(format!(
+                    "{what} {path}:\n  parq    {va:?}\n  pyarrow {vb:?}"
+                ));
             }
         }
     }
@@ -216,7 +219,10 @@ fn compare(name: &str, rows: usize, nested: bool, cdc: CdcOptions) -> (usize, us
     let (mut same_pq, mut same_py, mut all_pq, mut all_py) = (0, 0, 0, 0);
     let by_path: HashMap<&String, &Vec<Page>> = py.iter().map(|(p, l)| (p, l)).collect();
     for (((path, old), (_, new)), starts) in pq.iter().zip(&pq_edit).zip(&starts) {
-        let (py_old, py_new) = (by_path[path], &py_edit.iter().find(|c| &c.0 == path).unwrap().1);
+        let (py_old, py_new) = (
+            by_path[path],
+            &py_edit.iter().find(|c| &c.0 == path).unwrap().1,
+        );
         same_pq += identical(old, new);
         same_py += identical(py_old, py_new);
         all_pq += new.len();
@@ -256,8 +262,7 @@ fn compare(name: &str, rows: usize, nested: bool, cdc: CdcOptions) -> (usize, us
 #[test]
 fn flat_pages_match_pyarrow() {
     require_python!("pyarrow");
-    let (same_pq, same_py, all_pq, all_py) =
-        compare("flat", 200_000, false, CdcOptions::default());
+    let (same_pq, same_py, all_pq, all_py) = compare("flat", 200_000, false, CdcOptions::default());
     assert_eq!((same_pq, all_pq), (same_py, all_py));
 }
 
