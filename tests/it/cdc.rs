@@ -404,3 +404,14 @@ fn pages_cut_by_cdc_are_counted() {
     write(WriterOptions::default().with_encoding(EncodingPolicy::Plain));
     assert_eq!(probe::get("write.cdc_page_cut"), 0);
 }
+
+/// The figure of BENCHMARKS.md: the nested table at 1 M rows, pyarrow's default chunk
+/// sizes (about 10 chunks per column). Slow (a minute); run with `--ignored`.
+#[test]
+#[ignore]
+fn identical_page_share_at_one_million_rows() {
+    require_python!("pyarrow");
+    let (same_pq, same_py, all_pq, all_py) =
+        compare("million", 1_000_000, true, CdcOptions::default());
+    assert_eq!((same_pq, all_pq), (same_py, all_py));
+}
