@@ -220,7 +220,11 @@ impl ObjectStore for Remote {
 fn schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("id", DataType::Int64, false),
-        Field::new("ts", DataType::Timestamp(TimeUnit::Microsecond, None), false),
+        Field::new(
+            "ts",
+            DataType::Timestamp(TimeUnit::Microsecond, None),
+            false,
+        ),
         Field::new("category", DataType::Utf8, false),
         Field::new("name", DataType::Utf8, true),
         Field::new("value", DataType::Float64, true),
@@ -243,9 +247,10 @@ fn batches(mb: usize) -> Vec<RecordBatch> {
         let category: ArrayRef = Arc::new(StringArray::from_iter_values(
             (0..n).map(|_| categories[rng.below(64) as usize].as_str()),
         ));
-        let name: ArrayRef = Arc::new(StringArray::from_iter((0..n).map(|_| {
-            (!rng.chance(0.05)).then(|| random_string(&mut rng, 20, 70))
-        })));
+        let name: ArrayRef =
+            Arc::new(StringArray::from_iter((0..n).map(|_| {
+                (!rng.chance(0.05)).then(|| random_string(&mut rng, 20, 70))
+            })));
         let value: ArrayRef = Arc::new(Float64Array::from_iter(
             (0..n).map(|_| (!rng.chance(0.05)).then(|| rng.unit() * 1e6)),
         ));

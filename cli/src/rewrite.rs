@@ -21,7 +21,8 @@ use parq::object_store::{ObjectDatasetWriter, ObjectWriteOptions, ObjectWriter};
 use parq::read::{ParquetReader, ReadOptions};
 use parq::write::dataset::{DatasetOptions, DatasetWriter, LocalDirectory, WrittenFile};
 use parq::write::{
-    BloomFilterOptions, ColumnOptions, EncodingPolicy, PageVersion, ParquetWriter, WriterOptions,
+    BloomFilterOptions, CdcOptions, ColumnOptions, EncodingPolicy, PageVersion, ParquetWriter,
+    WriterOptions,
 };
 use parq::{Error, Result};
 
@@ -56,6 +57,12 @@ pub struct Args {
     /// Rows per row group; default: keep the input's row groups.
     #[arg(long)]
     row_group_rows: Option<usize>,
+    /// Content-defined chunking: cut data pages where the values say (pyarrow's
+    /// use_content_defined_chunking, its default sizes), so that a file rewritten after an
+    /// edit shares its other pages byte for byte with the old one. Best with --encoding plain
+    /// (a dictionary changes with every value of its chunk).
+    #[arg(long)]
+    cdc: bool,
     /// Keys of the input.
     #[command(flatten)]
     keys: crate::keys::KeyArgs,
@@ -154,6 +161,7 @@ pub fn run(args: &Args) -> Result<()> {
         row_group_rows: args.row_group_rows.unwrap_or(usize::MAX),
         row_group_bytes: usize::MAX,
         encryption: args.encrypt.encryption()?,
+        content_defined_chunking: args.cdc.then(CdcOptions::default),
         ..WriterOptions::default()
     };
     if let Some(c) = &args.compression {

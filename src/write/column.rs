@@ -26,6 +26,7 @@ use parq_codecs::kernels::byte_arrays::Offset;
 use parq_codecs::probe;
 
 use super::bloom::Distinct;
+use super::cdc::{self, CdcOptions};
 use super::nested_pages::{self, LeveledPage};
 use super::options::{BloomFilterOptions, EncodingPolicy, PageVersion};
 use super::page_index::ColumnIndexBuilder;
@@ -60,6 +61,8 @@ pub(crate) struct Leaf {
     pub float: bool,
     /// GEOMETRY or GEOGRAPHY: geospatial statistics are written.
     pub geo: Option<GeoKind>,
+    /// The bytes content-defined chunking rolls for a value.
+    pub cdc_form: cdc::ValueForm,
 }
 
 /// The geospatial logical types, whose chunks get `GeospatialStatistics`.
@@ -90,6 +93,8 @@ pub(crate) struct Settings {
     pub truncate: Option<usize>,
     pub page_index: bool,
     pub bloom_filter: Option<BloomFilterOptions>,
+    /// Content-defined chunking: pages cut by [`cdc`] instead of by size alone.
+    pub cdc: Option<CdcOptions>,
 }
 
 /// Check that `policy` can encode `physical`; `Explicit` dictionary encodings become
@@ -951,6 +956,34 @@ impl ColumnWriter {
         let dense = dense(col);
         let chosen = self.choose(&dense)?;
         let validity = col.validity.as_ref().filter(|v| v.null_count() > 0);
+        if let Some(options) = &self.settings.cdc {
+            // Flat: a definition level per slot when the column is optional.
+            let def: Vec<u16> = if self.leaf.max_def > 0 {
+                (0..col.len)
+                    .map(|i| col.validity.as_ref().is_none_or(|v| v.is_valid(i)) as u16)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let levels = cdc::Levels {
+                max_def: self.leaf.max_def as u16,
+                max_rep: 0,
+                def: &def,
+                rep: &[],
+                pairs: col.len,
+            };
+            let pages = self.cdc_pages(options, &levels, &dense, &chosen)?;
+            let mut chunk = self.write_pages(
+                LevelSource::Flat(validity),
+                ChunkValues::Whole(&dense),
+                &chosen,
+                &pages,
+                sink,
+                seal,
+            )?;
+            chunk.bloom_filter = self.bloom_filter(&dense, &chosen);
+            return Ok(chunk);
+        }
         let (fixed_cost, bytes_cost) = costs(&chosen, &dense);
         let pages = page_ranges(
             col.len,
@@ -999,9 +1032,13 @@ impl ColumnWriter {
             )));
         }
         // Numeric values that get no dictionary are gathered page by page.
-        let paged = (self.settings.bloom_filter.is_none() && self.leaf.geo.is_none())
-            .then(|| PagedValues::new(leaf, self.leaf.physical))
-            .flatten();
+        // (Content-defined chunking rolls every value before the pages are cut: it takes the
+        // dense values.)
+        let paged = (self.settings.bloom_filter.is_none()
+            && self.leaf.geo.is_none()
+            && self.settings.cdc.is_none())
+        .then(|| PagedValues::new(leaf, self.leaf.physical))
+        .flatten();
         if let Some(mut paged) = paged {
             let n = leaf.values;
             let bytes = paged.byte_arrays();
@@ -1055,15 +1092,26 @@ impl ColumnWriter {
         sink: &mut dyn std::io::Write,
         seal: Option<&mut dyn PageSealer>,
     ) -> Result<EncodedChunk> {
-        let (fixed_cost, bytes_cost) = costs(&chosen, dense);
-        // Without a fixed cost the values are byte arrays.
-        let pages = nested_pages::page_ranges(
-            leaf,
-            fixed_cost,
-            nested_pages::SliceBits(bytes_cost.map_or(&[], |v| v.as_slice())),
-            self.target_bits(),
-            self.settings.data_page_row_limit,
-        );
+        let pages = if let Some(options) = &self.settings.cdc {
+            let levels = cdc::Levels {
+                max_def: leaf.max_def,
+                max_rep: leaf.max_rep,
+                def: &leaf.def,
+                rep: &leaf.rep,
+                pairs: leaf.pairs,
+            };
+            self.cdc_pages(options, &levels, dense, &chosen)?
+        } else {
+            let (fixed_cost, bytes_cost) = costs(&chosen, dense);
+            // Without a fixed cost the values are byte arrays.
+            nested_pages::page_ranges(
+                leaf,
+                fixed_cost,
+                nested_pages::SliceBits(bytes_cost.map_or(&[], |v| v.as_slice())),
+                self.target_bits(),
+                self.settings.data_page_row_limit,
+            )
+        };
         let mut chunk = self.write_pages(
             LevelSource::Nested(leaf),
             ChunkValues::Whole(dense),
@@ -1074,6 +1122,29 @@ impl ColumnWriter {
         )?;
         chunk.bloom_filter = self.bloom_filter(dense, &chosen);
         Ok(chunk)
+    }
+
+    /// The pages of a chunk under content-defined chunking: cut at the chunker's boundaries
+    /// and at the page limits inside them, where Arrow's writer cuts ([`cdc::pages`]).
+    fn cdc_pages(
+        &self,
+        options: &CdcOptions,
+        levels: &cdc::Levels<'_>,
+        dense: &Dense<'_>,
+        chosen: &Chosen<'_>,
+    ) -> Result<Vec<LeveledPage>> {
+        let bounds = cdc::boundaries(options, levels, dense, self.leaf.cdc_form)?;
+        let (fixed_cost, bytes_cost) = costs(chosen, dense);
+        Ok(cdc::pages(
+            levels,
+            &bounds,
+            |i| match bytes_cost {
+                Some(v) => (4 + v[i].len() as u64) * 8,
+                None => fixed_cost.unwrap_or(8),
+            },
+            self.target_bits(),
+            self.settings.data_page_row_limit,
+        ))
     }
 
     /// The chunk's bloom filter, when the column has one: from the dictionary's distinct

@@ -230,6 +230,7 @@ fn leaf_of(e: &SchemaElement, path: Vec<String>, max_def: i16, max_rep: i16) -> 
             }
             _ => None,
         },
+        cdc_form: super::cdc::ValueForm::of(e, physical),
     })
 }
 
@@ -506,6 +507,9 @@ impl<W: Write> ParquetWriter<W> {
                 )?);
             }
         }
+        if let Some(cdc) = &options.content_defined_chunking {
+            cdc.mask()?;
+        }
         let mut columns = Vec::with_capacity(leaves.len());
         let mut codecs = Codecs::default();
         for leaf in leaves {
@@ -534,6 +538,7 @@ impl<W: Write> ParquetWriter<W> {
                 truncate: options.statistics_truncate_length,
                 page_index: options.page_index,
                 bloom_filter: over.and_then(|o| o.bloom_filter),
+                cdc: options.content_defined_chunking,
             };
             if let Some(b) = &settings.bloom_filter {
                 if !(b.fpp > 0.0 && b.fpp < 1.0) || leaf.physical == Type::BOOLEAN {

@@ -32,6 +32,7 @@
 //! ```
 
 mod bloom;
+mod cdc;
 pub(crate) mod column;
 pub mod dataset;
 mod fields;
@@ -48,6 +49,6 @@ pub(crate) mod stats;
 pub(crate) use fields::schema_elements;
 pub use file::ParquetWriter;
 pub use options::{
-    BloomFilterOptions, ColumnOptions, EncodingPolicy, Field, PageVersion, WriterOptions,
-    DEFAULT_WRITE_ZSTD_LEVEL,
+    BloomFilterOptions, CdcOptions, ColumnOptions, EncodingPolicy, Field, PageVersion,
+    WriterOptions, DEFAULT_WRITE_ZSTD_LEVEL,
 };

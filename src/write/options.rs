@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use parq_codecs::compression::CodecKind;
 
+pub use super::cdc::CdcOptions;
 use crate::metadata::{
     ConvertedType, Encoding, FieldRepetitionType, KeyValue, LogicalType, SchemaElement, TimeUnit,
     Type,
@@ -370,6 +371,9 @@ pub struct WriterOptions {
     pub created_by: String,
     /// Per-column overrides, by dotted column path (the column name for flat schemas).
     pub columns: HashMap<String, ColumnOptions>,
+    /// Cut data pages where the content says (see [`CdcOptions`]), as pyarrow's
+    /// `use_content_defined_chunking` does: off (`None`) by default.
+    pub content_defined_chunking: Option<CdcOptions>,
     /// Encrypt the file (feature `encryption`).
     #[cfg(feature = "encryption")]
     pub encryption: Option<crate::encryption::FileEncryptionProperties>,
@@ -400,6 +404,7 @@ impl Default for WriterOptions {
             key_value_metadata: Vec::new(),
             created_by: concat!("parq version ", env!("CARGO_PKG_VERSION")).to_string(),
             columns: HashMap::new(),
+            content_defined_chunking: None,
             #[cfg(feature = "encryption")]
             encryption: None,
         }
@@ -435,6 +440,13 @@ impl WriterOptions {
     /// Set an override for the column at `path`.
     pub fn with_column(mut self, path: impl Into<String>, options: ColumnOptions) -> Self {
         self.columns.insert(path.into(), options);
+        self
+    }
+    /// Cut data pages at content-defined boundaries, so that a file rewritten after an edit
+    /// keeps the pages away from the edit byte for byte (see [`CdcOptions`]). Meant with a
+    /// non-dictionary encoding: a dictionary changes with every value of its chunk.
+    pub fn with_content_defined_chunking(mut self, cdc: CdcOptions) -> Self {
+        self.content_defined_chunking = Some(cdc);
         self
     }
     /// Write a bloom filter for the column at `path` (keeping its other overrides).

@@ -17,6 +17,7 @@ mod arrow;
 #[cfg(feature = "arrow")]
 mod arrow_dictionary;
 mod bloom;
+mod cdc;
 #[cfg(feature = "arrow")]
 mod dataset;
 #[cfg(all(feature = "encryption", feature = "arrow"))]
