@@ -142,13 +142,7 @@ impl ObjectDatasetWriter {
     /// Write one Arrow batch (a writer made by [`Self::try_new_arrow`]).
     #[cfg(feature = "arrow")]
     pub async fn write_record_batch(&mut self, batch: &arrow_array::RecordBatch) -> Result<()> {
-        let arrays = self
-            .arrow
-            .as_ref()
-            .ok_or_else(|| {
-                Error::InvalidArgument("a RecordBatch for a writer of parq's arrays".into())
-            })?
-            .arrays(batch)?;
+        let arrays = crate::write::dataset::ArrowInput::arrays_of(self.arrow.as_ref(), batch)?;
         self.write_arrays(&arrays).await
     }
 

@@ -134,7 +134,7 @@ mod page_index;
 mod parse;
 pub(crate) mod prune_plan;
 mod stats;
-mod temporal;
+pub(crate) mod temporal;
 mod variant_path;
 
 pub use bound::BoundPredicate;

@@ -100,6 +100,21 @@ fn parse_date(s: &str) -> Result<(i128, &str), String> {
     Ok((days_from_civil(year, month, day) as i128, s))
 }
 
+/// The proleptic Gregorian `(year, month, day)` of `days` since 1970-01-01 (H. Hinnant's
+/// `civil_from_days`, counting 400-year eras from 0000-03-01): the inverse of
+/// [`days_from_civil`], for every reader and writer that prints a date.
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
 /// Days since 1970-01-01 (H. Hinnant's `days_from_civil`, valid for any year here).
 fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };

@@ -291,15 +291,7 @@ const ESCAPE: [u8; 256] = {
 /// The proleptic Gregorian date of `days` since 1970-01-01 (the civil-from-days method of
 /// counting 400-year eras from 0000-03-01).
 fn date(out: &mut String, days: i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = crate::predicate::temporal::civil_from_days(days);
     if (0..=9999).contains(&year) {
         let _ = write!(out, "{year:04}-{month:02}-{day:02}");
     } else {

@@ -417,16 +417,7 @@ pub(crate) fn pages(
         levels,
         cost,
         pages: Vec::new(),
-        page: LeveledPage {
-            range: PageRange {
-                slot_start: 0,
-                slot_end: 0,
-                value_start: 0,
-                value_end: 0,
-            },
-            first_row: 0,
-            rows: 0,
-        },
+        page: LeveledPage::default(),
         bits: 0,
     };
     let ends = bounds.iter().copied().chain([levels.pairs]);

@@ -313,7 +313,7 @@ pub(crate) struct EncodedChunk {
 }
 
 /// Slots `[slot_start, slot_end)` and their non-null values `[value_start, value_end)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct PageRange {
     pub slot_start: usize,
     pub slot_end: usize,
@@ -582,8 +582,8 @@ pub(crate) struct ColumnWriter {
 
 /// A page compressor shared by the columns of one writer that use the same codec and level:
 /// pages are compressed one at a time, and a codec's context (zstd's is tens of KiB, more at
-/// high levels) would otherwise be built and kept once per column, which for a file of
-/// 10,000 columns costs hundreds of MiB and most of the write's time.
+/// high levels) would otherwise be built and kept once per column, a cost that grows with
+/// the column count rather than with the data.
 pub(crate) type SharedCodec = Arc<Mutex<Box<dyn Codec>>>;
 
 /// The writer's codecs, one per codec kind and level, built on first use.
@@ -956,12 +956,13 @@ impl ColumnWriter {
         let dense = dense(col);
         let chosen = self.choose(&dense)?;
         let validity = col.validity.as_ref().filter(|v| v.null_count() > 0);
-        if let Some(options) = &self.settings.cdc {
+        let pages = if let Some(options) = &self.settings.cdc {
             // Flat: a definition level per slot when the column is optional.
             let def: Vec<u16> = if self.leaf.max_def > 0 {
-                (0..col.len)
-                    .map(|i| col.validity.as_ref().is_none_or(|v| v.is_valid(i)) as u16)
-                    .collect()
+                match &col.validity {
+                    Some(v) => v.iter().map(u16::from).collect(),
+                    None => vec![1; col.len],
+                }
             } else {
                 Vec::new()
             };
@@ -972,38 +973,28 @@ impl ColumnWriter {
                 rep: &[],
                 pairs: col.len,
             };
-            let pages = self.cdc_pages(options, &levels, &dense, &chosen)?;
-            let mut chunk = self.write_pages(
-                LevelSource::Flat(validity),
-                ChunkValues::Whole(&dense),
-                &chosen,
-                &pages,
-                sink,
-                seal,
-            )?;
-            chunk.bloom_filter = self.bloom_filter(&dense, &chosen);
-            return Ok(chunk);
-        }
-        let (fixed_cost, bytes_cost) = costs(&chosen, &dense);
-        let pages = page_ranges(
-            col.len,
-            validity,
-            fixed_cost,
-            |i| match bytes_cost {
-                Some(v) => (4 + v[i].len() as u64) * 8,
-                None => fixed_cost.unwrap_or(8),
-            },
-            self.target_bits(),
-            self.settings.data_page_row_limit,
-        );
-        let pages: Vec<LeveledPage> = pages
+            self.cdc_pages(options, &levels, &dense, &chosen)?
+        } else {
+            let (fixed_cost, bytes_cost) = costs(&chosen, &dense);
+            page_ranges(
+                col.len,
+                validity,
+                fixed_cost,
+                |i| match bytes_cost {
+                    Some(v) => (4 + v[i].len() as u64) * 8,
+                    None => fixed_cost.unwrap_or(8),
+                },
+                self.target_bits(),
+                self.settings.data_page_row_limit,
+            )
             .into_iter()
             .map(|range| LeveledPage {
                 range,
                 first_row: range.slot_start,
                 rows: range.slot_end - range.slot_start,
             })
-            .collect();
+            .collect()
+        };
         let mut chunk = self.write_pages(
             LevelSource::Flat(validity),
             ChunkValues::Whole(&dense),

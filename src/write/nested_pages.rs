@@ -139,7 +139,7 @@ pub(crate) fn dense_values(leaf: &LeafLevels, physical: Type) -> Result<Dense<'_
 }
 
 /// A page of a shredded leaf: its level pairs and values, and its records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct LeveledPage {
     /// Level pairs (as `slot_*`) and stored values.
     pub range: PageRange,
@@ -201,16 +201,7 @@ pub(crate) fn page_ranges(
         return fixed_page_ranges(leaf, level_bits + c, c, target_bits, row_limit);
     }
     let mut pages = Vec::new();
-    let mut page = LeveledPage {
-        range: PageRange {
-            slot_start: 0,
-            slot_end: 0,
-            value_start: 0,
-            value_end: 0,
-        },
-        first_row: 0,
-        rows: 0,
-    };
+    let mut page = LeveledPage::default();
     // Values so far, and the bits of the open page's values.
     let (mut v, mut value_bits) = (0usize, 0u64);
     let mut at = 0;

@@ -224,9 +224,9 @@ fn structs_of_leaves_shred_each_leaf_once() {
     assert_eq!(probe::get("write.shred_struct_leaves"), 0);
 }
 
-/// Columns with the same codec and level share one compressor (a zstd context each was
-/// hundreds of MiB for 10,000 columns); a column with another codec or level gets its own,
-/// and every column reads back.
+/// Columns with the same codec and level share one compressor (a context per column grows
+/// with the column count); a column with another codec or level gets its own, and every
+/// column reads back.
 #[test]
 fn columns_of_one_codec_and_level_share_its_compressor() {
     use parq::codecs::compression::CodecKind;

@@ -11,7 +11,8 @@ use std::process::{Command, Output};
 use parq::column::{Column, Values};
 use parq::write::{Field, ParquetWriter, WriterOptions};
 
-fn parq_env(args: &[&str], env: &[(&str, String)]) -> Output {
+/// Run parq with `env` set, and require that it succeeds.
+pub(crate) fn parq_env(args: &[&str], env: &[(&str, String)]) -> Output {
     let out = Command::new(env!("CARGO_BIN_EXE_parq"))
         .args(args)
         .envs(env.iter().map(|(k, v)| (k, v)))

@@ -5,30 +5,17 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use parq::column::{Column, Values};
 use parq::read::ParquetReader;
 use parq::write::{Field, ParquetWriter, WriterOptions};
 
+use crate::prefixes::parq_env;
 use crate::support::{rel, scratch_dir, walk_files};
 
 const CITIES: [Option<&str>; 5] = [Some("a/b"), None, Some("São Paulo"), Some("x=1%"), Some("")];
-
-fn parq_env(args: &[&str], env: &[(&str, String)]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_parq"))
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .output()
-        .expect("run parq");
-    assert!(
-        out.status.success(),
-        "parq {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
 
 /// A file of 100 rows: `id` 0..100, `city` cycling through [`CITIES`], `n` = id % 2, in
 /// two row groups.

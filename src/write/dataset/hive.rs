@@ -113,16 +113,7 @@ pub fn parse_partition_path(path: &str) -> Vec<(String, Option<String>)> {
 /// A date (days since 1970-01-01) as `YYYY-MM-DD` (proleptic Gregorian; years outside
 /// 0..=9999 keep their sign and digits).
 pub(crate) fn date_string(days: i64) -> String {
-    // Howard Hinnant's days-from-civil inverse, on eras of 400 years.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = crate::predicate::temporal::civil_from_days(days);
     if year < 0 {
         format!("-{:04}-{month:02}-{day:02}", -year)
     } else {

@@ -322,6 +322,19 @@ impl ArrowInput {
     }
 
     /// `batch` as one array per field.
+    /// The arrays of `batch` for the writer whose Arrow input is `input` (`None`: a writer
+    /// made for parq's arrays, which refuses batches).
+    pub(crate) fn arrays_of(
+        input: Option<&ArrowInput>,
+        batch: &arrow_array::RecordBatch,
+    ) -> Result<Vec<Array>> {
+        input
+            .ok_or_else(|| {
+                Error::InvalidArgument("a RecordBatch for a writer of parq's arrays".into())
+            })?
+            .arrays(batch)
+    }
+
     pub(crate) fn arrays(&self, batch: &arrow_array::RecordBatch) -> Result<Vec<Array>> {
         if batch.schema().fields() != self.schema.fields() {
             return Err(Error::InvalidArgument(format!(
@@ -400,13 +413,7 @@ impl<F: FileSink> DatasetWriter<F> {
     /// Write one Arrow batch (a writer made by [`Self::try_new_arrow`]).
     #[cfg(feature = "arrow")]
     pub fn write_record_batch(&mut self, batch: &arrow_array::RecordBatch) -> Result<()> {
-        let arrays = self
-            .arrow
-            .as_ref()
-            .ok_or_else(|| {
-                Error::InvalidArgument("a RecordBatch for a writer of parq's arrays".into())
-            })?
-            .arrays(batch)?;
+        let arrays = ArrowInput::arrays_of(self.arrow.as_ref(), batch)?;
         self.write_arrays(&arrays)
     }
 
