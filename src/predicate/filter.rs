@@ -767,7 +767,8 @@ impl<S: Source> ParquetReader<S> {
             .filter(|c| flat.contains(c))
             .collect();
         let mut kept: HashMap<usize, Vec<Column>> = HashMap::new();
-        let mut mask = BooleanBufferBuilder::new(total);
+        // `total` comes from the footer's row counts: the mask grows as batches decode.
+        let mut mask = BooleanBufferBuilder::new(total.min(EVAL_BATCH));
         let mut at = 0usize;
         let mut columns = HashMap::new();
         let mut variants = VariantValues::new();
@@ -788,7 +789,7 @@ impl<S: Source> ParquetReader<S> {
                 }
             }
             let n = match (rows, ended) {
-                (None, _) if streams.is_empty() && at < total => total,
+                (None, _) if streams.is_empty() && at < total => (total - at).min(EVAL_BATCH),
                 (None, _) => break,
                 (Some(n), 0) => n,
                 (Some(_), _) => {

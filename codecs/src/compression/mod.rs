@@ -544,7 +544,7 @@ fn check_ratio(kind: CodecKind, compressed_len: usize, uncompressed_size: usize)
     match max_decompressed_len(kind, compressed_len) {
         None => Err(Error::Unsupported("the lzo compression codec")),
         Some(max) if uncompressed_size > max => Err(Error::TooLarge {
-            what: "declared uncompressed page size for its compressed size",
+            what: "declared uncompressed page size (bounded by its compressed size times the codec's largest ratio)",
             declared: uncompressed_size as u64,
             limit: max as u64,
         }),
