@@ -465,6 +465,72 @@ mod tests {
     }
 
     #[test]
+    fn structs_read_in_place_keep_the_rules_of_owned_reads() {
+        use crate::metadata::thrift::ty;
+        use crate::metadata::Statistics;
+        // `meta_data` (field 3) as an i32: skipped, the field stays unset.
+        let mut out = Vec::new();
+        let mut w = CompactWriter::new(&mut out);
+        w.struct_begin();
+        w.i32_field(3, 7);
+        w.i64_field(4, 99);
+        w.struct_end();
+        let c = ColumnChunk::read(&mut CompactReader::new(&out)).unwrap();
+        assert_eq!(c.meta_data, None);
+        assert_eq!(c.offset_index_offset, Some(99));
+        // A struct field given twice reads as the last one, not as a merge of both.
+        let mut out = Vec::new();
+        let mut w = CompactWriter::new(&mut out);
+        w.struct_begin();
+        w.field_header(ty::STRUCT, 12);
+        Statistics {
+            null_count: Some(1),
+            max_value: Some(b"z".to_vec()),
+            ..Statistics::default()
+        }
+        .write(&mut w);
+        w.struct_end();
+        // The same id again: a long-form header (delta 0, then the id).
+        let mut twice = out[..out.len() - 1].to_vec();
+        twice.push(ty::STRUCT);
+        let mut w = CompactWriter::new(&mut twice);
+        w.write_i16(12);
+        Statistics {
+            min_value: Some(b"a".to_vec()),
+            ..Statistics::default()
+        }
+        .write(&mut w);
+        twice.push(ty::STOP);
+        let mut r = CompactReader::new(&twice);
+        let mut stats = None;
+        r.read_struct("T", |r, id, t| match id {
+            12 => super::Value::read_option(r, t, &mut stats),
+            _ => r.skip(t),
+        })
+        .unwrap();
+        let stats: Statistics = stats.unwrap();
+        assert_eq!(stats.null_count, None);
+        assert_eq!(stats.max_value, None);
+        assert_eq!(stats.min_value.as_deref(), Some(&b"a"[..]));
+        // Every truncation of a column chunk is an error, never a panic.
+        let mut full = Vec::new();
+        ColumnChunk {
+            meta_data: Some(ColumnMetaData {
+                path_in_schema: vec!["a".into()],
+                encodings: vec![Default::default(); 3],
+                statistics: Some(stats),
+                ..ColumnMetaData::default()
+            }),
+            ..ColumnChunk::default()
+        }
+        .write(&mut CompactWriter::new(&mut full));
+        assert!(ColumnChunk::read(&mut CompactReader::new(&full)).is_ok());
+        for n in 0..full.len() {
+            assert!(ColumnChunk::read(&mut CompactReader::new(&full[..n])).is_err());
+        }
+    }
+
+    #[test]
     fn lists_of_declared_structs_are_charged_to_the_memory_budget() {
         let mut out = Vec::new();
         OffsetIndex {
