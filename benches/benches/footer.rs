@@ -5,6 +5,9 @@
 //! * `wide`: the footer of a file written by parq with 1,000 columns (half optional int64,
 //!   half optional strings) in 10 row groups of 100 rows, chunk statistics, size statistics,
 //!   encoding stats and page index offsets on (~1 MiB of Thrift);
+//! * `wide5k`: the shape of a wide table, 5,000 optional columns (int64, double and strings
+//!   in turn) in 4 row groups of 100 rows, with the same statistics and page index offsets
+//!   (~2 MiB of Thrift);
 //! * `tiny_pages`, `index_bloom`: the footers of parquet-testing's
 //!   `alltypes_tiny_pages.parquet` and `data_index_bloom_encoding_stats.parquet`;
 //! * `page_index/tiny_pages`: every ColumnIndex and OffsetIndex of `alltypes_tiny_pages`
@@ -17,17 +20,10 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use parq::column::{Column, Values};
 use parq::metadata::{self, FileMetaData};
-use parq::write::{Field, ParquetWriter, WriterOptions};
-use parq_benches::Rng;
+use parq_benches::wide::wide_file;
 use parquet::file::metadata::ParquetMetaDataReader;
-
-const COLUMNS: usize = 1000;
-const ROW_GROUPS: usize = 10;
-const ROWS: usize = 100;
 
 fn testing_file(name: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -36,59 +32,11 @@ fn testing_file(name: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn column(i: usize, rng: &mut Rng) -> Column {
-    let validity = Some(NullBuffer::from(parq_benches::validity(rng, ROWS, 0.1)));
-    let values = if i.is_multiple_of(2) {
-        let v: Vec<i64> = (0..ROWS).map(|_| rng.next_u64() as i64).collect();
-        Values::Int64(ScalarBuffer::from(v))
-    } else {
-        let mut data = Vec::new();
-        let mut offsets = vec![0i64];
-        for _ in 0..ROWS {
-            let len = 4 + rng.below(12) as usize;
-            data.extend((0..len).map(|_| b'a' + rng.below(26) as u8));
-            offsets.push(data.len() as i64);
-        }
-        Values::Binary {
-            offsets: OffsetBuffer::new(offsets.into()),
-            data: Buffer::from(data),
-        }
-    };
-    Column {
-        len: ROWS,
-        validity,
-        values,
-    }
-}
-
-/// The whole of a wide file written by parq.
-fn wide_file() -> Vec<u8> {
-    let fields = (0..COLUMNS)
-        .map(|i| {
-            let name = format!("column_{i:04}");
-            if i.is_multiple_of(2) {
-                Field::int64(name).optional()
-            } else {
-                Field::string(name).optional()
-            }
-        })
-        .collect();
-    let mut out = Vec::new();
-    let mut w = ParquetWriter::new(&mut out, fields, WriterOptions::default()).expect("writer");
-    let mut rng = Rng::new(20);
-    for _ in 0..ROW_GROUPS {
-        let columns: Vec<Column> = (0..COLUMNS).map(|i| column(i, &mut rng)).collect();
-        w.write_batch(&columns).expect("write");
-        w.flush_row_group().expect("flush");
-    }
-    w.finish().expect("finish");
-    out
-}
-
 fn bench_footers(c: &mut Criterion) {
     let mut g = c.benchmark_group("footer_decode");
     for (case, file) in [
-        ("wide", wide_file()),
+        ("wide", wide_file(1000, 2, 10)),
+        ("wide5k", wide_file(5000, 3, 4)),
         ("tiny_pages", testing_file("alltypes_tiny_pages.parquet")),
         (
             "index_bloom",
@@ -109,7 +57,7 @@ fn bench_footers(c: &mut Criterion) {
     }
     g.finish();
 
-    let file = wide_file();
+    let file = wide_file(1000, 2, 10);
     let meta = metadata::decode_footer(&file).expect("footer");
     let mut g = c.benchmark_group("footer_encode");
     let mut out = Vec::new();

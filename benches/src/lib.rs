@@ -9,6 +9,7 @@ use arrow_array::{ArrayRef, Int32Array, Int64Array, ListArray, StringArray, Stru
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, Field, Fields};
 
+pub mod wide;
 pub mod write_nested;
 
 /// Rows per generated column unless `PARQ_BENCH_ROWS` says otherwise.

@@ -12,6 +12,7 @@ use super::types::{
 use crate::Result;
 
 thrift_struct! {
+    in_place;
     /// Key/value metadata.
     #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
     pub struct KeyValue {
@@ -23,6 +24,7 @@ thrift_struct! {
 }
 
 thrift_struct! {
+    in_place;
     /// Min/max and counts of a column chunk or page. Every field is optional.
     #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
     pub struct Statistics {
@@ -48,6 +50,7 @@ thrift_struct! {
 }
 
 thrift_struct! {
+    in_place;
     /// Unencoded sizes and level histograms of a column chunk.
     #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
     pub struct SizeStatistics {
@@ -61,6 +64,7 @@ thrift_struct! {
 }
 
 thrift_struct! {
+    in_place;
     /// Bounding box of geospatial statistics.
     #[derive(Clone, Debug, Default, PartialEq)]
     pub struct BoundingBox {
@@ -84,6 +88,7 @@ thrift_struct! {
 }
 
 thrift_struct! {
+    in_place;
     /// Statistics of the Geometry and Geography logical types.
     #[derive(Clone, Debug, Default, PartialEq)]
     pub struct GeospatialStatistics {
@@ -95,6 +100,7 @@ thrift_struct! {
 }
 
 thrift_struct! {
+    in_place;
     /// One node of the flattened schema (depth-first, groups carry `num_children`).
     #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
     pub struct SchemaElement {
@@ -124,6 +130,7 @@ thrift_struct! {
 }
 
 thrift_struct! {
+    in_place;
     /// Count of pages of one type and encoding in a column chunk.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
     pub struct PageEncodingStats {
@@ -137,6 +144,7 @@ thrift_struct! {
 }
 
 thrift_struct! {
+    in_place;
     /// Metadata of one column chunk: type, codec, sizes, offsets, statistics.
     #[derive(Clone, Debug, Default, PartialEq)]
     pub struct ColumnMetaData {
@@ -259,6 +267,7 @@ impl ColumnCryptoMetaData {
 }
 
 thrift_struct! {
+    in_place;
     /// One column chunk of a row group.
     #[derive(Clone, Debug, Default, PartialEq)]
     pub struct ColumnChunk {
@@ -284,6 +293,7 @@ thrift_struct! {
 }
 
 thrift_struct! {
+    in_place;
     /// Sort order of one column within a row group.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
     pub struct SortingColumn {
@@ -297,6 +307,7 @@ thrift_struct! {
 }
 
 thrift_struct! {
+    in_place;
     /// One row group: its column chunks and row count.
     #[derive(Clone, Debug, Default, PartialEq)]
     pub struct RowGroup {
@@ -318,6 +329,7 @@ thrift_struct! {
 }
 
 thrift_struct! {
+    in_place;
     /// Parameters of the AES-GCM and AES-GCM-CTR encryption algorithms (the `AesGcmV1` and
     /// `AesGcmCtrV1` structs, which have the same fields).
     #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -392,6 +404,7 @@ impl EncryptionAlgorithm {
 struct_value!(ColumnCryptoMetaData, EncryptionAlgorithm);
 
 thrift_struct! {
+    in_place;
     /// The file footer: schema, row groups and file-level metadata.
     #[derive(Clone, Debug, Default, PartialEq)]
     pub struct FileMetaData {

@@ -5,6 +5,7 @@ use super::file::Statistics;
 use super::types::{BoundaryOrder, Encoding, PageType};
 
 thrift_struct! {
+    in_place;
     /// Header of a v1 data page.
     #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
     pub struct DataPageHeader {
@@ -22,6 +23,7 @@ thrift_struct! {
 }
 
 thrift_struct! {
+    in_place;
     /// Header of a v2 data page (levels uncompressed, before the values).
     #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
     pub struct DataPageHeaderV2 {
@@ -53,6 +55,7 @@ impl DataPageHeaderV2 {
 }
 
 thrift_struct! {
+    in_place;
     /// Header of a dictionary page.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
     pub struct DictionaryPageHeader {
@@ -66,12 +69,14 @@ thrift_struct! {
 }
 
 thrift_struct! {
+    in_place;
     /// Header of an index page (empty in the spec; any content is skipped).
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
     pub struct IndexPageHeader {}
 }
 
 thrift_struct! {
+    in_place;
     /// Header in front of every page.
     #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
     pub struct PageHeader {
@@ -95,6 +100,7 @@ thrift_struct! {
 }
 
 thrift_struct! {
+    in_place;
     /// Location of one data page, for the offset index.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
     pub struct PageLocation {
@@ -108,6 +114,7 @@ thrift_struct! {
 }
 
 thrift_struct! {
+    in_place;
     /// Offset index of a column chunk: where each data page is.
     #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
     pub struct OffsetIndex {
@@ -119,6 +126,7 @@ thrift_struct! {
 }
 
 thrift_struct! {
+    in_place;
     /// Column index of a column chunk: min/max and null counts per page.
     #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
     pub struct ColumnIndex {

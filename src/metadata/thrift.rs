@@ -166,17 +166,27 @@ impl<'a> CompactReader<'a> {
     }
 
     /// One raw byte.
+    #[inline(always)]
     pub fn read_byte(&mut self) -> Result<u8> {
         match self.buf.get(self.pos) {
             Some(&b) => {
                 self.pos += 1;
                 Ok(b)
             }
-            None => Err(self.error("unexpected end of thrift data")),
+            None => Err(self.end_error()),
         }
     }
 
+    /// The error of a read past the end, out of line: the hot readers stay small enough to
+    /// inline into every struct reader.
+    #[cold]
+    #[inline(never)]
+    fn end_error(&self) -> Error {
+        self.error("unexpected end of thrift data")
+    }
+
     /// `n` raw bytes.
+    #[inline]
     pub fn read_bytes(&mut self, n: usize) -> Result<&'a [u8]> {
         if n > self.remaining() {
             return Err(self.error(format!(
@@ -190,22 +200,54 @@ impl<'a> CompactReader<'a> {
     }
 
     /// An unsigned LEB128 varint of at most 10 bytes.
+    ///
+    /// Most varints of a footer are one or two bytes (field ids, enums, list sizes), and
+    /// there are hundreds of thousands of them in a wide footer: the one-byte case is
+    /// checked first, the rest is read from the slice without a bounds check per byte, and
+    /// errors are built out of line.
+    #[inline(always)]
     pub fn read_varint(&mut self) -> Result<u64> {
-        let start = self.pos;
-        let mut v: u64 = 0;
-        for i in 0..10 {
-            let b = self.read_byte()?;
-            if i == 9 && b > 1 {
-                return Err(self.error_at(start, "varint overflows 64 bits"));
+        match self.buf.get(self.pos) {
+            Some(&b) if b < 0x80 => {
+                self.pos += 1;
+                Ok(u64::from(b))
             }
+            _ => self.read_varint_long(),
+        }
+    }
+
+    /// [`Self::read_varint`] past its first byte's fast path.
+    #[inline(never)]
+    fn read_varint_long(&mut self) -> Result<u64> {
+        let start = self.pos;
+        let rest = &self.buf[start.min(self.buf.len())..];
+        let rest = &rest[..rest.len().min(10)];
+        let mut v: u64 = 0;
+        for (i, &b) in rest.iter().enumerate() {
             v |= u64::from(b & 0x7f) << (7 * i);
             if b & 0x80 == 0 {
+                if i == 9 && b > 1 {
+                    return Err(self.varint_error(start, "varint overflows 64 bits"));
+                }
+                self.pos = start + i + 1;
                 return Ok(v);
             }
         }
-        Err(self.error_at(start, "varint longer than 10 bytes"))
+        if rest.len() < 10 {
+            // Ran out of bytes before the last byte of the varint.
+            self.pos = self.buf.len();
+            return Err(self.end_error());
+        }
+        Err(self.varint_error(start, "varint longer than 10 bytes"))
     }
 
+    #[cold]
+    #[inline(never)]
+    fn varint_error(&self, start: usize, what: &str) -> Error {
+        self.error_at(start, what)
+    }
+
+    #[inline(always)]
     fn read_zigzag(&mut self) -> Result<i64> {
         let v = self.read_varint()?;
         Ok((v >> 1) as i64 ^ -((v & 1) as i64))
@@ -231,6 +273,7 @@ impl<'a> CompactReader<'a> {
     }
 
     /// A varint length prefix followed by that many bytes.
+    #[inline]
     pub fn read_binary(&mut self) -> Result<&'a [u8]> {
         let start = self.pos;
         let n = self.read_varint()?;
@@ -246,6 +289,8 @@ impl<'a> CompactReader<'a> {
         self.read_bytes(n as usize)
     }
 
+    #[cold]
+    #[inline(never)]
     fn type_error(&mut self, want: &str, t: u8) -> Error {
         self.mismatch = true;
         self.error(format!(
@@ -254,6 +299,7 @@ impl<'a> CompactReader<'a> {
         ))
     }
 
+    #[inline(always)]
     fn expect(&mut self, t: u8, want: u8) -> Result<()> {
         if t == want {
             Ok(())
@@ -262,6 +308,7 @@ impl<'a> CompactReader<'a> {
         }
     }
 
+    #[inline(always)]
     fn int_value(&mut self, t: u8) -> Result<i64> {
         match t {
             ty::I8 => Ok(i64::from(self.read_byte()? as i8)),
@@ -278,6 +325,7 @@ impl<'a> CompactReader<'a> {
     }
 
     /// An `i16` value of type `t` (any integer type is accepted if the value fits).
+    #[inline]
     pub fn i16(&mut self, t: u8) -> Result<i16> {
         let start = self.pos;
         let v = self.int_value(t)?;
@@ -285,6 +333,7 @@ impl<'a> CompactReader<'a> {
     }
 
     /// An `i32` value of type `t` (any integer type is accepted if the value fits).
+    #[inline(always)]
     pub fn i32(&mut self, t: u8) -> Result<i32> {
         let start = self.pos;
         let v = self.int_value(t)?;
@@ -292,11 +341,13 @@ impl<'a> CompactReader<'a> {
     }
 
     /// An `i64` value of type `t`.
+    #[inline(always)]
     pub fn i64(&mut self, t: u8) -> Result<i64> {
         self.int_value(t)
     }
 
     /// A bool value: from the field header for struct fields, one byte for elements.
+    #[inline(always)]
     pub fn bool(&mut self, t: u8) -> Result<bool> {
         match t {
             ty::BOOL_TRUE => Ok(true),
@@ -323,6 +374,7 @@ impl<'a> CompactReader<'a> {
     }
 
     /// A binary value, borrowed from the input.
+    #[inline]
     pub fn binary(&mut self, t: u8) -> Result<&'a [u8]> {
         self.expect(t, ty::BINARY)?;
         self.read_binary()
@@ -337,7 +389,12 @@ impl<'a> CompactReader<'a> {
     /// key/value metadata written by other tools are kept readable.
     pub fn string(&mut self, t: u8) -> Result<String> {
         let b = self.binary(t)?;
-        Ok(String::from_utf8_lossy(b).into_owned())
+        // `from_utf8` first: it checks valid text (nearly every name and path) much faster
+        // than the lossy decoder's chunk iterator.
+        Ok(match std::str::from_utf8(b) {
+            Ok(s) => s.to_owned(),
+            Err(_) => String::from_utf8_lossy(b).into_owned(),
+        })
     }
 
     fn enter(&mut self) -> Result<()> {
@@ -480,6 +537,19 @@ impl<'a> CompactReader<'a> {
         t: u8,
         mut elem: impl FnMut(&mut Self, u8) -> Result<T>,
     ) -> Result<Vec<T>> {
+        self.list_with(t, |r, et, v| {
+            v.push(elem(r, et)?);
+            Ok(())
+        })
+    }
+
+    /// [`Self::list`] whose elements are appended by `push(reader, element_type, list)`,
+    /// which may read an element in its place at the end of the list.
+    pub(crate) fn list_with<T>(
+        &mut self,
+        t: u8,
+        mut push: impl FnMut(&mut Self, u8, &mut Vec<T>) -> Result<()>,
+    ) -> Result<Vec<T>> {
         if t != ty::LIST && t != ty::SET {
             return Err(self.type_error("list", t));
         }
@@ -507,7 +577,7 @@ impl<'a> CompactReader<'a> {
         v.try_reserve_exact(n)
             .map_err(|_| Error::memory("the decoded footer (at a list)", bytes, None))?;
         for _ in 0..n {
-            v.push(elem(self, et)?);
+            push(self, et, &mut v)?;
         }
         self.leave();
         Ok(v)

@@ -18,6 +18,10 @@
 //! `Default::default()`, always written). `as "name"` gives the spec's name, for errors,
 //! where the Rust name differs (`type_ as "type"`, and `struct AesGcmParams as "AesGcm"`).
 //!
+//! A declaration that starts with `in_place;` (the struct must implement `Default`) is read
+//! in place: its fields, and it inside a list or an `Option`, are filled where they are kept
+//! rather than built and moved there (see [`Value::read_into`]).
+//!
 //! Reading keeps the rules of [`CompactReader::read_struct`]: unknown field ids and fields of
 //! an unexpected wire type are skipped. Writing emits the fields in declaration order (by
 //! increasing id), an optional field only when it is set.
@@ -37,6 +41,32 @@ pub(crate) trait Value: Sized {
 
     /// Reads a value of wire type `t`, a field's type or a list's element type.
     fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self>;
+
+    /// Reads a value of wire type `t` over `slot` (a required or defaulted field).
+    ///
+    /// Structs declared `in_place` read straight into the slot: a `ColumnChunk` is 680
+    /// bytes, and returning it through `Result`s, `Option` locals and a final push would
+    /// copy it four or five times, for each of the tens of thousands in a wide footer.
+    #[inline]
+    fn read_into(r: &mut CompactReader<'_>, t: u8, slot: &mut Self) -> Result<()> {
+        *slot = Self::read_value(r, t)?;
+        Ok(())
+    }
+
+    /// Reads a value of wire type `t` into `slot` (an optional field), as
+    /// [`Value::read_into`].
+    #[inline]
+    fn read_option(r: &mut CompactReader<'_>, t: u8, slot: &mut Option<Self>) -> Result<()> {
+        *slot = Some(Self::read_value(r, t)?);
+        Ok(())
+    }
+
+    /// Reads a list element of wire type `t` onto the end of `v`, as [`Value::read_into`].
+    #[inline]
+    fn push_read(r: &mut CompactReader<'_>, t: u8, v: &mut Vec<Self>) -> Result<()> {
+        v.push(Self::read_value(r, t)?);
+        Ok(())
+    }
 
     /// Writes the value alone: a list element, or a field's value after its header.
     fn write_value(&self, w: &mut CompactWriter<'_>);
@@ -135,7 +165,7 @@ impl<T: Value> Value for Vec<T> {
 
     #[inline]
     fn read_value(r: &mut CompactReader<'_>, t: u8) -> Result<Self> {
-        r.list(t, T::read_value)
+        r.list_with(t, T::push_read)
     }
 
     #[inline]
@@ -170,6 +200,66 @@ macro_rules! struct_value {
     )*};
 }
 
+/// [`Value`] for a struct declared `in_place` (it implements `Default` and `read_into`):
+/// fields, options and list elements are read where they are kept, never moved there.
+macro_rules! struct_value_in_place {
+    ($t:ty) => {
+        impl $crate::metadata::thrift_struct::Value for $t {
+            const TYPE: u8 = $crate::metadata::thrift::ty::STRUCT;
+
+            #[inline]
+            fn read_value(
+                r: &mut $crate::metadata::thrift::CompactReader<'_>,
+                t: u8,
+            ) -> $crate::Result<Self> {
+                r.struct_value(t, <$t>::read)
+            }
+
+            #[inline]
+            fn read_into(
+                r: &mut $crate::metadata::thrift::CompactReader<'_>,
+                t: u8,
+                slot: &mut Self,
+            ) -> $crate::Result<()> {
+                // The wire type first: a field of another type is skipped, the slot kept.
+                r.struct_value(t, |r| {
+                    *slot = <$t>::default();
+                    <$t>::read_fields(r, slot)
+                })
+            }
+
+            #[inline]
+            fn read_option(
+                r: &mut $crate::metadata::thrift::CompactReader<'_>,
+                t: u8,
+                slot: &mut Option<Self>,
+            ) -> $crate::Result<()> {
+                r.struct_value(t, |r| <$t>::read_fields(r, slot.insert(<$t>::default())))
+            }
+
+            #[inline]
+            fn push_read(
+                r: &mut $crate::metadata::thrift::CompactReader<'_>,
+                t: u8,
+                v: &mut Vec<Self>,
+            ) -> $crate::Result<()> {
+                r.struct_value(t, |r| {
+                    v.push(<$t>::default());
+                    match v.last_mut() {
+                        Some(slot) => <$t>::read_fields(r, slot),
+                        None => Ok(()),
+                    }
+                })
+            }
+
+            #[inline]
+            fn write_value(&self, w: &mut $crate::metadata::thrift::CompactWriter<'_>) {
+                self.write(w);
+            }
+        }
+    };
+}
+
 /// Declares a Thrift struct: the Rust struct, `read`, `write` and its [`Value`] (see the
 /// module documentation for the syntax).
 macro_rules! thrift_struct {
@@ -192,6 +282,88 @@ macro_rules! thrift_struct {
     };
     (@write $kind:ident $w:ident $v:expr, $id:literal) => {
         $crate::metadata::thrift_struct::Value::write_field(&$v, $w, $id)
+    };
+
+    (@check required $r:ident $seen:ident $id:literal $name:expr) => {
+        if $seen & (1u64 << $id) == 0 {
+            return Err($r.error(format!(
+                "missing required field {}.{}",
+                Self::THRIFT_NAME,
+                $name
+            )));
+        }
+    };
+    (@check $kind:ident $r:ident $seen:ident $id:literal $name:expr) => {};
+
+    (@read optional $r:ident $t:ident $slot:expr) => {
+        $crate::metadata::thrift_struct::Value::read_option($r, $t, $slot)?
+    };
+    (@read $kind:ident $r:ident $t:ident $slot:expr) => {
+        $crate::metadata::thrift_struct::Value::read_into($r, $t, $slot)?
+    };
+
+    // A struct read in place (it must implement `Default`): see `Value::read_into`.
+    (
+        in_place;
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident $(as $thrift:literal)? {
+            $(
+                $(#[$fmeta:meta])*
+                $id:literal : $kind:ident $field:ident $(as $fname:literal)? : $ty:ty
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis struct $name {
+            $( $(#[$fmeta])* pub $field: thrift_struct!(@type $kind $ty), )*
+        }
+
+        impl $name {
+            const THRIFT_NAME: &'static str = thrift_struct!(@name $name $($thrift)?);
+
+            #[doc = concat!("Reads a `", stringify!($name), "` struct.")]
+            pub fn read(
+                r: &mut $crate::metadata::thrift::CompactReader<'_>,
+            ) -> $crate::Result<Self> {
+                let mut out = Self::default();
+                Self::read_fields(r, &mut out)?;
+                Ok(out)
+            }
+
+            /// Reads the fields of a struct into `out` (a default value), each where it is
+            /// kept; required fields missing are an error.
+            #[allow(clippy::match_single_binding, unused_mut, unused_variables)]
+            fn read_fields(
+                r: &mut $crate::metadata::thrift::CompactReader<'_>,
+                out: &mut Self,
+            ) -> $crate::Result<()> {
+                // Field ids are bits of `seen` (which required fields were read).
+                $( const _: () = assert!($id >= 1 && $id < 64); )*
+                let mut seen: u64 = 0;
+                r.read_struct(Self::THRIFT_NAME, |r, id, t| {
+                    match id {
+                        $( $id => {
+                            thrift_struct!(@read $kind r t &mut out.$field);
+                            seen |= 1u64 << $id;
+                        } )*
+                        _ => r.skip(t)?,
+                    }
+                    Ok(())
+                })?;
+                $( thrift_struct!(@check $kind r seen $id
+                    thrift_struct!(@name $field $($fname)?)); )*
+                Ok(())
+            }
+
+            #[doc = concat!("Writes a `", stringify!($name), "` struct.")]
+            pub fn write(&self, w: &mut $crate::metadata::thrift::CompactWriter<'_>) {
+                w.struct_begin();
+                $( thrift_struct!(@write $kind w self.$field, $id); )*
+                w.struct_end();
+            }
+        }
+
+        struct_value_in_place!($name);
     };
 
     (
@@ -294,6 +466,72 @@ mod tests {
         c.write(&mut CompactWriter::new(&mut out));
         // Field 2 (file_offset) as an i64 of 0, then stop.
         assert_eq!(out, [0x26, 0x00, 0x00]);
+    }
+
+    #[test]
+    fn structs_read_in_place_keep_the_rules_of_owned_reads() {
+        use crate::metadata::thrift::ty;
+        use crate::metadata::Statistics;
+        // `meta_data` (field 3) as an i32: skipped, the field stays unset.
+        let mut out = Vec::new();
+        let mut w = CompactWriter::new(&mut out);
+        w.struct_begin();
+        w.i32_field(3, 7);
+        w.i64_field(4, 99);
+        w.struct_end();
+        let c = ColumnChunk::read(&mut CompactReader::new(&out)).unwrap();
+        assert_eq!(c.meta_data, None);
+        assert_eq!(c.offset_index_offset, Some(99));
+        // A struct field given twice reads as the last one, not as a merge of both.
+        let mut out = Vec::new();
+        let mut w = CompactWriter::new(&mut out);
+        w.struct_begin();
+        w.field_header(ty::STRUCT, 12);
+        Statistics {
+            null_count: Some(1),
+            max_value: Some(b"z".to_vec()),
+            ..Statistics::default()
+        }
+        .write(&mut w);
+        w.struct_end();
+        // The same id again: a long-form header (delta 0, then the id).
+        let mut twice = out[..out.len() - 1].to_vec();
+        twice.push(ty::STRUCT);
+        let mut w = CompactWriter::new(&mut twice);
+        w.write_i16(12);
+        Statistics {
+            min_value: Some(b"a".to_vec()),
+            ..Statistics::default()
+        }
+        .write(&mut w);
+        twice.push(ty::STOP);
+        let mut r = CompactReader::new(&twice);
+        let mut stats = None;
+        r.read_struct("T", |r, id, t| match id {
+            12 => super::Value::read_option(r, t, &mut stats),
+            _ => r.skip(t),
+        })
+        .unwrap();
+        let stats: Statistics = stats.unwrap();
+        assert_eq!(stats.null_count, None);
+        assert_eq!(stats.max_value, None);
+        assert_eq!(stats.min_value.as_deref(), Some(&b"a"[..]));
+        // Every truncation of a column chunk is an error, never a panic.
+        let mut full = Vec::new();
+        ColumnChunk {
+            meta_data: Some(ColumnMetaData {
+                path_in_schema: vec!["a".into()],
+                encodings: vec![Default::default(); 3],
+                statistics: Some(stats),
+                ..ColumnMetaData::default()
+            }),
+            ..ColumnChunk::default()
+        }
+        .write(&mut CompactWriter::new(&mut full));
+        assert!(ColumnChunk::read(&mut CompactReader::new(&full)).is_ok());
+        for n in 0..full.len() {
+            assert!(ColumnChunk::read(&mut CompactReader::new(&full[..n])).is_err());
+        }
     }
 
     #[test]
