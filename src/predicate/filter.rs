@@ -15,6 +15,7 @@ use crate::bloom::Sbbf;
 use crate::column::Column;
 use crate::field::Field;
 use crate::metadata::ColumnIndex;
+use crate::read::positions::{Positions, VirtualColumns};
 use crate::read::{
     selects, ArrayBatch, ArrayBatchReader, BatchReader, ParquetReader, RowSelection, Select, Source,
 };
@@ -97,6 +98,8 @@ pub struct FilteredBatches<S: Source> {
     /// Matching rows still to pass over, and to return (`None`: all).
     offset: u64,
     limit: Option<u64>,
+    /// Appended after the projected fields.
+    virtual_columns: VirtualColumns,
 }
 
 /// Rows per batch of [`FilteredBatches`] unless [`FilteredBatches::with_batch_size`] says.
@@ -141,6 +144,13 @@ impl<S: Source> FilteredBatches<S> {
         self
     }
 
+    /// Append `columns` to every batch (their positions are those of the matching rows).
+    pub(crate) fn with_virtual_columns(mut self, columns: VirtualColumns) -> Self {
+        self.fields.extend(columns.fields());
+        self.virtual_columns = columns;
+        self
+    }
+
     fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
         loop {
             if self.limit == Some(0) {
@@ -178,6 +188,7 @@ impl<S: Source> FilteredBatches<S> {
                 return Ok(None);
             };
             self.next += 1;
+            let row_group = g.row_group;
             let e = self.file.evaluate_groups(
                 &self.pruned.node,
                 std::slice::from_ref(g),
@@ -189,13 +200,22 @@ impl<S: Source> FilteredBatches<S> {
                 self.offset -= matched;
                 continue;
             }
-            self.group = Some(GroupBatches::new(
+            let positions = (!self.virtual_columns.is_empty()).then(|| {
+                let runs = e.matched.ranges().iter().map(|r| (r.clone(), row_group));
+                Positions::new(runs.collect())
+            });
+            let mut group = GroupBatches::new(
                 &self.file,
                 e,
                 &self.columns,
                 self.batch_size,
                 self.materialise,
-            )?);
+            )?;
+            if let Some(positions) = positions {
+                group.positions = positions;
+                group.virtual_columns = self.virtual_columns.clone();
+            }
+            self.group = Some(group);
         }
     }
 }
@@ -247,6 +267,9 @@ struct GroupBatches<S: Source> {
     rest: Rest<S>,
     matched: usize,
     returned: usize,
+    /// The file rows that matched, for the virtual columns (none by default).
+    positions: Positions,
+    virtual_columns: VirtualColumns,
 }
 
 impl<S: Source> GroupBatches<S> {
@@ -297,6 +320,8 @@ impl<S: Source> GroupBatches<S> {
             rest,
             matched,
             returned: 0,
+            positions: Positions::default(),
+            virtual_columns: VirtualColumns::default(),
         })
     }
 
@@ -356,6 +381,8 @@ impl<S: Source> GroupBatches<S> {
                 Slot::Rest => rest.next().ok_or_else(ended)?,
             });
         }
+        self.virtual_columns
+            .append(&mut self.positions, n, &mut arrays)?;
         self.returned += n;
         Ok(Some((n, arrays)))
     }
@@ -876,6 +903,7 @@ impl<S: Source> ParquetReader<S> {
             group: None,
             offset: 0,
             limit: None,
+            virtual_columns: VirtualColumns::default(),
         })
     }
 

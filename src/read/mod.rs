@@ -138,6 +138,7 @@
 mod assemble;
 mod batch;
 mod bloom;
+mod builder;
 mod decode;
 mod dictionary_page;
 mod drive;
@@ -147,12 +148,14 @@ mod nested;
 mod page;
 mod page_index;
 mod parallel;
+pub(crate) mod positions;
 pub mod push;
 mod select;
 mod selection;
 mod source;
 
 pub use batch::{Batch, BatchReader};
+pub use builder::{ReadBuilder, RowBatches, DEFAULT_BATCH_SIZE};
 pub use decode::{ByteArrayLayout, DEFAULT_MAX_MEMORY};
 pub use file::{ParquetReader, ReadOptions};
 #[cfg(feature = "arrow")]

@@ -36,6 +36,7 @@ mod parallel_read;
 mod predicates;
 mod push_decoder;
 mod read_api;
+mod read_builder;
 #[cfg(feature = "probes")]
 mod read_probes;
 mod real_writers;

@@ -1,0 +1,444 @@
+//! [`ReadBuilder`]: one place to say what a read takes (projection, row groups, rows,
+//! pruning, an exact filter, offset and limit, virtual columns) and how (batch size,
+//! threads, memory), whatever the shape of the file.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use super::positions::{Positions, VirtualColumns};
+use super::{ArrayBatch, ArrayBatchReader, ParquetReader, RowSelection, Select, Source};
+use crate::field::Field;
+use crate::predicate::{Expr, FilterStats, FilteredBatches, Materialise};
+use crate::{Error, Result};
+
+/// Rows per batch unless [`ReadBuilder::with_batch_size`] says.
+pub const DEFAULT_BATCH_SIZE: usize = 8192;
+
+/// A read of one file, set up by `with_*` calls and started by [`Self::build`]; from
+/// [`ParquetReader::read_builder`].
+///
+/// ```
+/// # use parq::column::{Column, Values};
+/// # use parq::write::{Field, ParquetWriter, WriterOptions};
+/// use parq::array::Value;
+/// use parq::predicate::col;
+/// use parq::read::ParquetReader;
+///
+/// # let mut file = Vec::new();
+/// # let mut w = ParquetWriter::new(&mut file, vec![Field::int64("k")], WriterOptions::default())?;
+/// # w.write_batch(&[Column { len: 100, validity: None,
+/// #     values: Values::Int64((0..100i64).collect::<Vec<_>>().into()) }])?;
+/// # w.finish()?;
+/// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+/// let rows = reader
+///     .read_builder()
+///     .with_projection(["k"])
+///     .with_filter(col("k").ge(10i64)) // exact: only the rows where k >= 10
+///     .with_offset(5) // counted over the rows that pass
+///     .with_limit(20)
+///     .with_row_number_column("_pos") // where each row sits in the file
+///     .with_batch_size(8)
+///     .build()?;
+/// let mut positions = Vec::new();
+/// for batch in rows {
+///     let batch = batch?;
+///     assert!(batch.num_rows <= 8);
+///     positions.extend((0..batch.num_rows).map(|i| batch.arrays[1].value(i)));
+/// }
+/// assert_eq!(positions.len(), 20);
+/// assert_eq!(positions[0], Value::Leaf(15i64.to_le_bytes().to_vec()));
+/// # Ok::<(), parq::Error>(())
+/// ```
+///
+/// **Which rows** a read returns, in this order: those of the row groups
+/// ([`Self::with_row_groups`], in the order given) and of the selection
+/// ([`Self::with_row_selection`]); of those, the ones the pruning predicate may keep
+/// ([`Self::with_pruning_predicate`], inexact: metadata only); of those, the ones the row
+/// filter keeps ([`Self::with_filter`], exact); then [`Self::with_offset`] passes over the
+/// first of them and [`Self::with_limit`] caps the rest.
+///
+/// Without an exact filter, the offset and the limit are settled from the row counts before
+/// anything is read: row groups and pages wholly outside them are never fetched nor decoded.
+#[must_use = "a builder reads nothing until `build`"]
+pub struct ReadBuilder<'a, S: Source> {
+    file: &'a ParquetReader<S>,
+    projection: Option<Vec<Select>>,
+    row_groups: Option<Vec<usize>>,
+    selection: Option<RowSelection>,
+    pruning: Option<Expr>,
+    filter: Option<Expr>,
+    materialise: Materialise,
+    offset: u64,
+    limit: Option<u64>,
+    batch_size: usize,
+    threads: Option<usize>,
+    max_memory: Option<u64>,
+    virtual_columns: VirtualColumns,
+}
+
+impl<S: Source> ParquetReader<S> {
+    /// A read of this file to set up; see [`ReadBuilder`]. The reader's own
+    /// [`ReadOptions`](super::ReadOptions) are where the builder starts.
+    pub fn read_builder(&self) -> ReadBuilder<'_, S> {
+        ReadBuilder {
+            file: self,
+            projection: None,
+            row_groups: None,
+            selection: None,
+            pruning: None,
+            filter: None,
+            materialise: Materialise::default(),
+            offset: 0,
+            limit: None,
+            batch_size: DEFAULT_BATCH_SIZE,
+            threads: None,
+            max_memory: None,
+            virtual_columns: VirtualColumns::default(),
+        }
+    }
+}
+
+impl<'a, S: Source> ReadBuilder<'a, S> {
+    /// Read these top-level fields or leaves, in this order (by name or index, see
+    /// [`Select`]). Unset: every top-level field. Empty: no column at all, only the row
+    /// count and the virtual columns.
+    pub fn with_projection<C: Into<Select>>(
+        mut self,
+        columns: impl IntoIterator<Item = C>,
+    ) -> Self {
+        self.projection = Some(columns.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Read only these row groups, in this order.
+    pub fn with_row_groups(mut self, row_groups: impl IntoIterator<Item = usize>) -> Self {
+        self.row_groups = Some(row_groups.into_iter().collect());
+        self
+    }
+
+    /// Read only these rows (file row numbers), within the reader's own selection if it has
+    /// one.
+    pub fn with_row_selection(mut self, selection: RowSelection) -> Self {
+        self.selection = Some(selection);
+        self
+    }
+
+    /// Skip rows that metadata shows cannot satisfy `expr`: row groups by statistics, pages
+    /// by the column index, row groups by bloom filters and dictionaries. Inexact: rows that
+    /// do not satisfy it remain. For an exact filter, see [`Self::with_filter`].
+    pub fn with_pruning_predicate(mut self, expr: Expr) -> Self {
+        self.pruning = Some(expr);
+        self
+    }
+
+    /// Return only the rows that satisfy `expr`. It prunes as
+    /// [`Self::with_pruning_predicate`] does, decodes its own columns first, and the other
+    /// projected columns only for the rows that pass (see [`Self::with_materialise`]).
+    pub fn with_filter(mut self, expr: Expr) -> Self {
+        self.filter = Some(expr);
+        self
+    }
+
+    /// How the filter reads the columns it did not decode (default [`Materialise::Auto`]).
+    pub fn with_materialise(mut self, how: Materialise) -> Self {
+        self.materialise = how;
+        self
+    }
+
+    /// Pass over the first `rows` rows that would be returned.
+    pub fn with_offset(mut self, rows: u64) -> Self {
+        self.offset = rows;
+        self
+    }
+
+    /// Return at most `rows` rows (after the offset).
+    pub fn with_limit(mut self, rows: u64) -> Self {
+        self.limit = Some(rows);
+        self
+    }
+
+    /// At most `rows` rows per batch (at least 1; default [`DEFAULT_BATCH_SIZE`]). Batches
+    /// never span row groups.
+    pub fn with_batch_size(mut self, rows: usize) -> Self {
+        self.batch_size = rows.max(1);
+        self
+    }
+
+    /// Decode on this many threads (see [`ReadOptions::threads`](super::ReadOptions::threads)).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = Some(threads.max(1));
+        self
+    }
+
+    /// The read's memory budget in bytes (see
+    /// [`ReadOptions::max_memory`](super::ReadOptions::max_memory)).
+    pub fn with_max_memory(mut self, bytes: u64) -> Self {
+        self.max_memory = Some(bytes);
+        self
+    }
+
+    /// Append a column `name` (INT64, required) holding each row's position in the file:
+    /// its row number counting every row of every row group from 0, whatever the read
+    /// pruned, skipped or filtered out.
+    pub fn with_row_number_column(mut self, name: impl Into<String>) -> Self {
+        self.virtual_columns.row_number = Some(name.into());
+        self
+    }
+
+    /// Append a column `name` (INT32, required) holding the index of each row's row group
+    /// (after the row-number column when both are asked for).
+    pub fn with_row_group_column(mut self, name: impl Into<String>) -> Self {
+        self.virtual_columns.row_group = Some(name.into());
+        self
+    }
+
+    /// Start the read: pruning runs now; the rows come from the iterator.
+    pub fn build(self) -> Result<RowBatches<S>> {
+        let file = self.file;
+        let groups = file.metadata.row_groups.len();
+        let mut reader = file.clone_handle();
+        if let Some(row_groups) = self.row_groups {
+            let mut seen = HashSet::with_capacity(row_groups.len());
+            for &g in &row_groups {
+                if g >= groups {
+                    return Err(Error::InvalidArgument(format!(
+                        "row group {g} of a file with {groups}"
+                    )));
+                }
+                if !seen.insert(g) {
+                    return Err(Error::InvalidArgument(format!(
+                        "row group {g} is listed twice"
+                    )));
+                }
+            }
+            reader.options.row_groups = Some(row_groups);
+        }
+        if let Some(selection) = self.selection {
+            reader.options.selection = Some(match reader.options.selection.take() {
+                Some(own) => own.intersection(&selection),
+                None => selection,
+            });
+        }
+        if let Some(threads) = self.threads {
+            reader.options.threads = threads;
+        }
+        if let Some(bytes) = self.max_memory {
+            reader.options.max_memory = bytes;
+        }
+        let mut stats = FilterStats::default();
+        if let Some(expr) = &self.pruning {
+            let (kept, s) = reader.prune(expr)?;
+            stats = s;
+            reader.options.selection = Some(kept);
+        }
+        let projection = match self.projection {
+            Some(p) => p,
+            None => (0..reader.fields()?.len()).map(Select::Field).collect(),
+        };
+        let virtual_fields = self.virtual_columns.fields();
+        if let [a, b] = &virtual_fields[..] {
+            if a.name == b.name {
+                return Err(Error::InvalidArgument(format!(
+                    "the virtual columns share the name {:?}",
+                    a.name
+                )));
+            }
+        }
+
+        if let Some(filter) = &self.filter {
+            let mut batches = reader
+                .filtered_batches(&projection, filter)?
+                .with_batch_size(self.batch_size)
+                .with_materialise(self.materialise)
+                .with_offset(self.offset)
+                .with_virtual_columns(self.virtual_columns);
+            if let Some(limit) = self.limit {
+                batches = batches.with_limit(limit);
+            }
+            let fields = batches.fields().to_vec();
+            return Ok(RowBatches {
+                fields,
+                stats,
+                inner: Inner::Filtered(Box::new(batches)),
+            });
+        }
+
+        // No exact filter: the rows out are the selected rows in order, so the offset and
+        // the limit become a narrower selection before anything is read.
+        let runs = cut_runs(
+            &reader,
+            reader.options.selection.as_ref(),
+            self.offset,
+            self.limit,
+        );
+        let rows: u64 = runs.iter().map(|(r, _)| r.end - r.start).sum();
+        let mut kept_groups: Vec<usize> = Vec::new();
+        for (_, g) in &runs {
+            if kept_groups.last() != Some(g) {
+                kept_groups.push(*g);
+            }
+        }
+        let group_rows: u64 = kept_groups.iter().map(|&g| reader.group_rows(g)).sum();
+        reader.options.selection = (rows != group_rows)
+            .then(|| RowSelection::from_ranges(runs.iter().map(|(r, _)| r.clone())));
+        reader.options.row_groups = Some(kept_groups);
+        let columns = if projection.is_empty() {
+            None
+        } else {
+            Some(Box::new(reader.array_batches(&projection, self.batch_size)?))
+        };
+        let mut fields = match &columns {
+            Some(c) => c.fields().to_vec(),
+            None => Vec::new(),
+        };
+        fields.extend(virtual_fields);
+        Ok(RowBatches {
+            fields,
+            stats,
+            inner: Inner::Plain {
+                columns,
+                positions: Positions::new(runs),
+                virtual_columns: self.virtual_columns,
+                batch_size: self.batch_size,
+            },
+        })
+    }
+}
+
+/// The selected rows of `reader`'s row groups in its order, as runs of file rows with their
+/// row group, past the first `offset` of them and at most `limit` in all.
+fn cut_runs<S: Source>(
+    reader: &ParquetReader<S>,
+    selection: Option<&RowSelection>,
+    mut offset: u64,
+    limit: Option<u64>,
+) -> Vec<(Range<u64>, usize)> {
+    let first = reader.row_group_first_rows();
+    let mut left = limit.unwrap_or(u64::MAX);
+    let mut runs = Vec::new();
+    for g in reader.selected_row_groups() {
+        if left == 0 {
+            break;
+        }
+        let whole = first[g]..first[g].saturating_add(reader.group_rows(g));
+        let ranges = match selection {
+            // `slice` counts from the row group's first row.
+            Some(s) => s
+                .slice(whole.clone())
+                .ranges()
+                .iter()
+                .map(|r| whole.start + r.start..whole.start + r.end)
+                .collect(),
+            None => vec![whole],
+        };
+        for r in ranges {
+            let len = r.end - r.start;
+            if offset >= len {
+                offset -= len;
+                continue;
+            }
+            let start = r.start + offset;
+            offset = 0;
+            let end = start + (r.end - start).min(left);
+            left -= end - start;
+            runs.push((start..end, g));
+            if left == 0 {
+                break;
+            }
+        }
+    }
+    runs
+}
+
+impl<S: Source> ParquetReader<S> {
+    /// Rows of row group `g` as its footer counts them.
+    fn group_rows(&self, g: usize) -> u64 {
+        self.metadata.row_groups[g].num_rows.max(0) as u64
+    }
+}
+
+/// The batches of a [`ReadBuilder`]'s read: an iterator of [`ArrayBatch`]es whose arrays
+/// are the projection's, then the virtual columns'.
+pub struct RowBatches<S: Source> {
+    fields: Vec<Field>,
+    stats: FilterStats,
+    inner: Inner<S>,
+}
+
+enum Inner<S: Source> {
+    Plain {
+        /// `None` for an empty projection: batches of virtual columns alone.
+        columns: Option<Box<ArrayBatchReader<S>>>,
+        positions: Positions,
+        virtual_columns: VirtualColumns,
+        batch_size: usize,
+    },
+    Filtered(Box<FilteredBatches<S>>),
+}
+
+impl<S: Source> RowBatches<S> {
+    /// The fields of every batch: the projection's, then the virtual columns.
+    pub fn fields(&self) -> &[Field] {
+        &self.fields
+    }
+
+    /// What pruning and the filter did so far.
+    pub fn stats(&self) -> FilterStats {
+        match &self.inner {
+            Inner::Plain { .. } => self.stats.clone(),
+            Inner::Filtered(f) => {
+                let mut s = self.stats.clone();
+                s.add(f.stats());
+                s
+            }
+        }
+    }
+
+    fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
+        match &mut self.inner {
+            Inner::Filtered(f) => f.next().transpose(),
+            Inner::Plain {
+                columns,
+                positions,
+                virtual_columns,
+                batch_size,
+            } => {
+                let (num_rows, mut arrays) = match columns {
+                    Some(c) => match c.next().transpose()? {
+                        Some(b) => (b.num_rows, b.arrays),
+                        None => {
+                            if positions.remaining() > 0 {
+                                return Err(Error::format(
+                                    "the columns end before the rows their row groups count",
+                                ));
+                            }
+                            return Ok(None);
+                        }
+                    },
+                    None => match positions.remaining() {
+                        0 => return Ok(None),
+                        left => (left.min(*batch_size as u64) as usize, Vec::new()),
+                    },
+                };
+                if virtual_columns.is_empty() {
+                    positions.skip(num_rows)?;
+                } else {
+                    virtual_columns.append(positions, num_rows, &mut arrays)?;
+                }
+                Ok(Some(ArrayBatch {
+                    num_rows,
+                    fields: self.fields.clone(),
+                    arrays,
+                }))
+            }
+        }
+    }
+}
+
+impl<S: Source> Iterator for RowBatches<S> {
+    type Item = Result<ArrayBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_batch().transpose()
+    }
+}
