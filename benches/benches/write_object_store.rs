@@ -10,7 +10,7 @@
 //! `category` utf8 (64 values), `name` utf8 (20–70 random bytes), `value` float64, `qty`
 //! int32. Snappy, row groups of 1 Mi rows (both writers' default), parts of 10 MiB.
 //!
-//! * `parq/in_flight`: `parq::object_store::AsyncArrowWriter`, up to 4 parts in flight
+//! * `parq/in_flight`: `parq::object_store::AsyncArrowWriter`, up to 8 parts in flight
 //!   (its default);
 //! * `parq/one_at_a_time`: the same with one part in flight;
 //! * `parquet/buf_writer`: the parquet crate's `AsyncArrowWriter` over object_store's
@@ -330,6 +330,31 @@ async fn write_parquet(store: Arc<dyn ObjectStore>, batches: &[RecordBatch]) -> 
     }
 }
 
+/// `batches` written by parq's sync `ArrowWriter` into memory; the file's size.
+fn encode_parq(batches: &[RecordBatch]) -> usize {
+    let mut out = Vec::new();
+    let mut w = parq::arrow::ArrowWriter::try_new(&mut out, schema(), parq_options()).unwrap();
+    for b in batches {
+        w.write(b).unwrap();
+    }
+    w.finish().unwrap();
+    out.len()
+}
+
+/// `batches` written by the parquet crate's sync `ArrowWriter` into memory; the file's size.
+fn encode_parquet(batches: &[RecordBatch]) -> usize {
+    let mut out = Vec::new();
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build();
+    let mut w = parquet::arrow::ArrowWriter::try_new(&mut out, schema(), Some(props)).unwrap();
+    for b in batches {
+        w.write(b).unwrap();
+    }
+    w.close().unwrap();
+    out.len()
+}
+
 fn bench(c: &mut Criterion) {
     let mb = std::env::var("PARQ_WRITE_STORE_MB")
         .ok()
@@ -355,7 +380,10 @@ fn bench(c: &mut Criterion) {
     );
     type Writer<'a> = (&'a str, usize);
     let writers: [Writer; 3] = [
-        ("parq/in_flight", 4),
+        (
+            "parq/in_flight",
+            ObjectWriteOptions::default().max_parts_in_flight,
+        ),
         ("parq/one_at_a_time", 1),
         ("parquet/buf_writer", 8),
     ];
@@ -391,6 +419,22 @@ fn bench(c: &mut Criterion) {
             wrote.max_buffered as f64 / (1 << 20) as f64,
             (wrote.max_buffered + in_flight * PART) as f64 / (1 << 20) as f64,
         );
+    }
+    // Encoding alone, into memory, on the calling thread: what neither store nor upload
+    // costs, three runs each, the fastest printed.
+    for name in ["parq/encode_only", "parquet/encode_only"] {
+        let best = (0..3)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                let n = match name {
+                    "parq/encode_only" => encode_parq(&batches),
+                    _ => encode_parquet(&batches),
+                };
+                std::hint::black_box(n);
+                t.elapsed().as_secs_f64()
+            })
+            .fold(f64::MAX, f64::min);
+        eprintln!("write_object_store: {name}: {best:.2} s (best of 3)");
     }
     let mut g = c.benchmark_group("write_object_store");
     g.sample_size(10);

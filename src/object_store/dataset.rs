@@ -7,7 +7,7 @@ use std::sync::Arc;
 use ::object_store::path::Path;
 use ::object_store::ObjectStore;
 
-use super::upload::{ObjectWriteOptions, Upload};
+use super::upload::{ObjectWriteOptions, Spool, Upload};
 use crate::array::Array;
 use crate::column::Column;
 use crate::metadata::SchemaElement;
@@ -16,8 +16,6 @@ use crate::write::dataset::{columns_to_arrays, DatasetOptions, WrittenFile};
 use crate::{Error, Result};
 
 /// What a file's writer writes into: the bytes since they were last moved into its upload.
-type Spool = Vec<u8>;
-
 /// Writes a partitioned dataset of Parquet files under a prefix of an object store, the
 /// async twin of [`DatasetWriter`](crate::write::dataset::DatasetWriter) (the same options,
 /// folders, names and listing; paths in the listing are relative to the prefix).
@@ -173,7 +171,7 @@ impl ObjectDatasetWriter {
                     self.object_path(&path)?,
                     self.upload.clone(),
                 )?;
-                self.core.open(part, path, Vec::new(), upload)?;
+                self.core.open(part, path, upload.spool(), upload)?;
             }
             let (rows, full) = self.core.write(part, offset)?;
             offset += rows;
@@ -204,7 +202,7 @@ impl ObjectDatasetWriter {
         let mut upload = closed.extra;
         match closed.result {
             Ok((meta, tail, _)) => {
-                upload.push(tail).await?;
+                upload.push_spool(tail).await?;
                 let object = upload.complete().await?;
                 self.core
                     .record(closed.path, closed.values, &meta, object.size);
@@ -239,12 +237,7 @@ impl ObjectDatasetWriter {
     }
 }
 
-/// Move what `file`'s writer has written so far into its upload.
+/// Send the full parts `file`'s writer has written so far.
 async fn drain(file: &mut OpenFile<Spool, Upload>) -> Result<()> {
-    let spool = &mut file.writer.sink_mut().inner;
-    if spool.is_empty() {
-        return Ok(());
-    }
-    let bytes = std::mem::replace(spool, Vec::with_capacity(spool.len()));
-    file.extra.push(bytes).await
+    file.extra.drain(&mut file.writer.sink_mut().inner).await
 }

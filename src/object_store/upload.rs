@@ -6,6 +6,7 @@
 //! (`Bytes::slice`), so what is held is the pushed buffers that still have a part in flight
 //! or not yet sent.
 
+use std::io::Write;
 use std::time::Duration;
 
 use ::object_store::path::Path;
@@ -28,8 +29,9 @@ pub struct ObjectWriteOptions {
     /// by a single PUT. 10 MiB by default.
     pub part_size: usize,
     /// Parts uploading at once, at most (at least 1). The writer waits for one to finish
-    /// before it sends another, so at most this many parts of bytes are in flight. 4 by
-    /// default.
+    /// before it sends another, so at most this many parts of bytes are in flight. 8 by
+    /// default (as object_store's `BufWriter`): a row group of 64 MiB is then on the wire
+    /// while the next one encodes, where 4 would make the writer wait on every row group.
     pub max_parts_in_flight: usize,
     /// How long one request (a part, the PUT, starting or completing the upload) may take
     /// before the upload fails and is aborted. `None` (the default) leaves timeouts to the
@@ -41,7 +43,7 @@ impl Default for ObjectWriteOptions {
     fn default() -> Self {
         ObjectWriteOptions {
             part_size: 10 << 20,
-            max_parts_in_flight: 4,
+            max_parts_in_flight: 8,
             request_timeout: None,
         }
     }
@@ -92,6 +94,56 @@ pub struct UploadedObject {
     pub e_tag: Option<String>,
     /// The store's version, when it keeps versions.
     pub version: Option<String>,
+}
+
+/// A writer's sink: the bytes written, cut into buffers of one part as they arrive, so that
+/// no buffer grows past a part (nor is copied to grow) and a full one leaves as a part as is.
+#[derive(Debug)]
+pub(crate) struct Spool {
+    part_size: usize,
+    full: Vec<Bytes>,
+    current: Vec<u8>,
+}
+
+impl Spool {
+    pub(crate) fn new(part_size: usize) -> Self {
+        Spool {
+            part_size: part_size.max(1),
+            full: Vec::new(),
+            current: Vec::new(),
+        }
+    }
+
+    /// Everything written and not yet taken, in order (the last buffer may be short).
+    pub(crate) fn into_buffers(mut self) -> Vec<Bytes> {
+        if !self.current.is_empty() {
+            self.full.push(Bytes::from(self.current));
+        }
+        self.full
+    }
+}
+
+impl Write for Spool {
+    fn write(&mut self, mut buf: &[u8]) -> std::io::Result<usize> {
+        let n = buf.len();
+        while !buf.is_empty() {
+            if self.current.capacity() == 0 {
+                self.current.reserve_exact(self.part_size);
+            }
+            let take = (self.part_size - self.current.len()).min(buf.len());
+            self.current.extend_from_slice(&buf[..take]);
+            buf = &buf[take..];
+            if self.current.len() == self.part_size {
+                self.full
+                    .push(Bytes::from(std::mem::take(&mut self.current)));
+            }
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// One object being uploaded (see the module docs).
@@ -182,15 +234,37 @@ impl Upload {
         Ok(())
     }
 
+    /// A sink for a writer whose bytes go to this upload, cut in its parts.
+    pub(crate) fn spool(&self) -> Spool {
+        Spool::new(self.options.part_size)
+    }
+
+    /// Send the full parts `spool` holds (waiting while the parts in flight are at their
+    /// limit); what is left is shorter than a part.
+    pub(crate) async fn drain(&mut self, spool: &mut Spool) -> Result<()> {
+        self.check_live()?;
+        for part in std::mem::take(&mut spool.full) {
+            self.push(part).await?;
+        }
+        Ok(())
+    }
+
+    /// Append what is left in `spool` (the file's tail).
+    pub(crate) async fn push_spool(&mut self, spool: Spool) -> Result<()> {
+        for bytes in spool.into_buffers() {
+            self.push(bytes).await?;
+        }
+        Ok(())
+    }
+
     /// Append `bytes` to the object; every part they fill is sent (waiting while the parts in
     /// flight are at their limit). On a failed request the upload is aborted.
-    pub(crate) async fn push(&mut self, bytes: Vec<u8>) -> Result<()> {
+    pub(crate) async fn push(&mut self, mut bytes: Bytes) -> Result<()> {
         self.check_live()?;
         if bytes.is_empty() {
             return Ok(());
         }
         self.size += bytes.len() as u64;
-        let mut bytes = Bytes::from(bytes);
         while self.pending_len + bytes.len() >= self.options.part_size {
             let rest = bytes.split_off(self.options.part_size - self.pending_len);
             self.pending.push(bytes);
@@ -343,5 +417,23 @@ impl Drop for Upload {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spool_cuts_what_is_written_into_whole_parts() {
+        let mut spool = Spool::new(4);
+        spool.write_all(b"ab").unwrap();
+        spool.write_all(b"cdefghij").unwrap();
+        spool.write_all(b"").unwrap();
+        assert_eq!(spool.full, [&b"abcd"[..], b"efgh"]);
+        assert_eq!(spool.current, b"ij");
+        spool.full.clear();
+        spool.write_all(b"kl").unwrap();
+        assert_eq!(spool.into_buffers(), [&b"ijkl"[..]]);
     }
 }

@@ -6,23 +6,16 @@ use std::sync::Arc;
 use ::object_store::path::Path;
 use ::object_store::ObjectStore;
 
-use super::upload::{ObjectWriteOptions, Upload, UploadedObject};
+use super::upload::{ObjectWriteOptions, Spool, Upload, UploadedObject};
 use crate::column::Column;
 use crate::metadata::FileMetaData;
 use crate::write::{ParquetWriter, WriterOptions};
 use crate::Result;
 
 /// The sync writer's sink: the bytes of the row groups closed since the last call.
-type Spool = Vec<u8>;
-
-/// Move what `writer` has written so far into `upload`.
+/// Send the full parts `writer` has written so far.
 async fn drain(writer: &mut ParquetWriter<Spool>, upload: &mut Upload) -> Result<()> {
-    let spool = writer.sink_mut();
-    if spool.is_empty() {
-        return Ok(());
-    }
-    let bytes = std::mem::replace(spool, Vec::with_capacity(spool.len()));
-    upload.push(bytes).await
+    upload.drain(writer.sink_mut()).await
 }
 
 /// Write the footer, upload it and complete the upload; any failure aborts the upload.
@@ -32,7 +25,7 @@ async fn close(
 ) -> Result<(FileMetaData, UploadedObject)> {
     match writer.close() {
         Ok((metadata, tail)) => {
-            upload.push(tail).await?;
+            upload.push_spool(tail).await?;
             Ok((metadata, upload.complete().await?))
         }
         Err(e) => {
@@ -92,9 +85,10 @@ impl ObjectWriter {
         options: WriterOptions,
         upload: ObjectWriteOptions,
     ) -> Result<Self> {
+        let upload = Upload::new(store, path, upload)?;
         Ok(ObjectWriter {
-            upload: Upload::new(store, path, upload)?,
-            writer: ParquetWriter::new(Vec::new(), fields, options)?,
+            writer: ParquetWriter::new(upload.spool(), fields, options)?,
+            upload,
         })
     }
 
@@ -106,9 +100,10 @@ impl ObjectWriter {
         options: WriterOptions,
         upload: ObjectWriteOptions,
     ) -> Result<Self> {
+        let upload = Upload::new(store, path, upload)?;
         Ok(ObjectWriter {
-            upload: Upload::new(store, path, upload)?,
-            writer: ParquetWriter::with_fields(Vec::new(), fields, options)?,
+            writer: ParquetWriter::with_fields(upload.spool(), fields, options)?,
+            upload,
         })
     }
 
@@ -121,9 +116,10 @@ impl ObjectWriter {
         options: WriterOptions,
         upload: ObjectWriteOptions,
     ) -> Result<Self> {
+        let upload = Upload::new(store, path, upload)?;
         Ok(ObjectWriter {
-            upload: Upload::new(store, path, upload)?,
-            writer: ParquetWriter::from_schema_elements(Vec::new(), elements, options)?,
+            writer: ParquetWriter::from_schema_elements(upload.spool(), elements, options)?,
+            upload,
         })
     }
 
@@ -197,9 +193,10 @@ impl AsyncArrowWriter {
         options: WriterOptions,
         upload: ObjectWriteOptions,
     ) -> Result<Self> {
+        let upload = Upload::new(store, path, upload)?;
         Ok(AsyncArrowWriter {
-            upload: Upload::new(store, path, upload)?,
-            writer: crate::arrow::ArrowWriter::try_new(Vec::new(), schema, options)?,
+            writer: crate::arrow::ArrowWriter::try_new(upload.spool(), schema, options)?,
+            upload,
         })
     }
 
