@@ -6,11 +6,12 @@ read_file:      the parquet-testing files: the argument, else $PARQUET_TEST_DATA
                 Among them every nested one (NESTED below: lists, structs, maps, legacy
                 spellings), so the target reaches record assembly from the first run.
 read_arrow:     the same parquet-testing files as read_file.
-read_file, read_arrow, push_decoder, read_filtered: also the real files of other projects:
+read_file, read_arrow, push_decoder, read_filtered, read_builder: also the real files of other projects:
                 DuckDB's (testdata/duckdb/) and parquet-go's, old Arrow's, parquet2's,
                 polars', Impala's and Drill's (testdata/<project>/, CORPORA below).
 read_filtered:  the read_file seeds behind 8 control bytes (predicate, batch size, offset,
                 limit).
+read_builder:   the same seeds as read_filtered (its 8 bytes draw the builder's settings).
 push_decoder:   the read_file seeds behind 8 control bytes (piece sizes, push order, request
                 shape).
 read_footer:    their footers (the thrift FileMetaData) and their first page headers.
@@ -141,6 +142,7 @@ def seed_duckdb(root, who="DuckDB"):
             put("read_arrow", data)
             put("push_decoder", struct.pack("<Q", files * 0x2545F4914F6CDD1D % (1 << 64)) + data)
             put("read_filtered", struct.pack("<Q", files * 0x9E3779B97F4A7C15 % (1 << 64)) + data)
+            put("read_builder", struct.pack("<Q", files * 0x9E3779B97F4A7C15 % (1 << 64)) + data)
     print(f"read_file, read_arrow, push_decoder, read_filtered: {files} {who} files from {root}")
 
 
@@ -171,6 +173,7 @@ def main():
             put("push_decoder", struct.pack("<Q", files * 0x9E3779B97F4A7C15 % (1 << 64)) + data)
             # read_filtered: 8 control bytes (predicate, batch size, offset, limit), the file.
             put("read_filtered", struct.pack("<Q", files * 0x2545F4914F6CDD1D % (1 << 64)) + data)
+            put("read_builder", struct.pack("<Q", files * 0x2545F4914F6CDD1D % (1 << 64)) + data)
             if len(data) >= 12 and data[-4:] == b"PAR1":
                 (n,) = struct.unpack("<I", data[-8:-4])
                 if n <= len(data) - 12:
