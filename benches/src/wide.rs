@@ -8,7 +8,7 @@ use parq::write::{Field, ParquetWriter, WriterOptions};
 use crate::Rng;
 
 /// Rows per row group.
-const ROWS: usize = 100;
+pub const ROWS: usize = 100;
 
 /// The footer cases: name, columns, kinds cycled through (see [`kind`]), row groups.
 pub const CASES: [(&str, usize, usize, usize); 2] = [("wide", 1000, 2, 10), ("wide5k", 5000, 3, 4)];
