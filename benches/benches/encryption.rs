@@ -103,15 +103,12 @@ fn write_parquet(batch: &RecordBatch, encrypted: bool) -> Vec<u8> {
 }
 
 fn read_parq(file: &Bytes, encrypted: bool) -> usize {
-    let options = ReadOptions {
-        decryption: encrypted.then(|| {
-            FileDecryptionProperties::builder()
-                .with_footer_key(KEY.to_vec())
-                .build()
-                .expect("props")
-        }),
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_decryption(encrypted.then(|| {
+        FileDecryptionProperties::builder()
+            .with_footer_key(KEY.to_vec())
+            .build()
+            .expect("props")
+    }));
     let reader = ParquetReader::with_options(file.clone(), options).expect("open");
     (0..reader.schema().leaves.len())
         .map(|i| reader.read_column(i).expect("read").len)

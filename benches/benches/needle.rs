@@ -137,10 +137,7 @@ fn needle_rows(reader: &ParquetReader, needle: i64) -> Range<u64> {
 }
 
 fn parq_read(bytes: &Bytes, selection: Option<RowSelection>) -> usize {
-    let options = ReadOptions {
-        selection,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_selection(selection);
     let reader = ParquetReader::with_options(bytes.clone(), options).unwrap();
     reader
         .batches(&[0, 1, 2], 8192)

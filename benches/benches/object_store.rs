@@ -258,12 +258,10 @@ struct Seen {
 
 fn parq_options(files_in_flight: usize, requests: usize) -> ScanOptions {
     ScanOptions {
-        push: PushOptions {
-            batch_size: BATCH,
-            projection: Some(PROJECTION.iter().map(|s| (*s).into()).collect()),
-            memory_budget: BUDGET_PER_FILE,
-            ..PushOptions::default()
-        },
+        push: PushOptions::default()
+            .with_batch_size(BATCH)
+            .with_projection(Some(PROJECTION.iter().map(|s| (*s).into()).collect()))
+            .with_memory_budget(BUDGET_PER_FILE),
         read: ObjectReadOptions {
             max_requests_in_flight: requests,
             ..ObjectReadOptions::default()
@@ -472,13 +470,9 @@ fn report_needle(rt: &tokio::runtime::Runtime) {
         let mut reader = ParqObjectReader::open(Arc::clone(&store), &path)
             .await
             .unwrap();
-        let options = PushOptions {
-            read: ReadOptions {
-                selection: Some(RowSelection::from_ranges(std::iter::once(row..row + 1))),
-                ..ReadOptions::default()
-            },
-            ..PushOptions::default()
-        };
+        let options = PushOptions::default().with_read(ReadOptions::default().with_selection(
+            Some(RowSelection::from_ranges(std::iter::once(row..row + 1))),
+        ));
         let batches: Vec<_> = reader
             .batches(options)
             .await

@@ -18,7 +18,7 @@ use parq::codecs::compression::CodecKind;
 use parq::metadata::{Encoding, FileMetaData, PageType};
 use parq::object_store::object_store::ObjectStoreExt;
 use parq::object_store::{ObjectDatasetWriter, ObjectWriteOptions, ObjectWriter};
-use parq::read::{ParquetReader, ReadOptions};
+use parq::read::ParquetReader;
 use parq::write::dataset::{DatasetOptions, DatasetWriter, LocalDirectory, WrittenFile};
 use parq::write::{
     BloomFilterOptions, CdcOptions, ColumnOptions, EncodingPolicy, PageVersion, ParquetWriter,
@@ -504,10 +504,9 @@ fn write<S: Sink>(
     for (rg, group) in meta.row_groups.iter().enumerate() {
         let part = ParquetReader::with_options(
             bytes.clone(),
-            ReadOptions {
-                row_groups: Some(vec![rg]),
-                ..args.limits.apply(args.keys.read_options()?)
-            },
+            args.limits
+                .apply(args.keys.read_options()?)
+                .with_row_groups(Some(vec![rg])),
         )?;
         let groups = meta.row_groups.len();
         if reader.schema().is_flat() {

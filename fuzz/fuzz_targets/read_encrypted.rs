@@ -52,14 +52,12 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, file)) = data.split_first() else {
         return;
     };
-    let opts = ReadOptions {
-        max_page_values: 1 << 16,
-        limits: Limits {
+    let opts = ReadOptions::default()
+        .with_max_page_values(1 << 16)
+        .with_limits(Limits {
             max_uncompressed_size: 16 << 20,
-        },
-        decryption: Some(props(selector)),
-        ..Default::default()
-    };
+        })
+        .with_decryption(Some(props(selector)));
     let Ok(reader) = ParquetReader::with_options(bytes::Bytes::copy_from_slice(file), opts) else {
         return;
     };

@@ -23,10 +23,8 @@
 //! w.finish()?;
 //! assert_eq!(&file[..4], b"PARE"); // encrypted footer
 //!
-//! let options = ReadOptions {
-//!     decryption: Some(FileDecryptionProperties::builder().with_footer_key(footer_key).build()?),
-//!     ..ReadOptions::default()
-//! };
+//! let options = ReadOptions::default()
+//!     .with_decryption(Some(FileDecryptionProperties::builder().with_footer_key(footer_key).build()?));
 //! let reader = ParquetReader::with_options(bytes::Bytes::from(file.clone()), options)?;
 //! assert_eq!(reader.read_column(0)?.len, 3);
 //!
@@ -80,7 +78,7 @@
 //!     .with_footer_key(b"0123456789012345".to_vec()) // verifies the footer signature
 //!     .with_column_key("ssn", b"1234567890123450".to_vec())
 //!     .build()?;
-//! let options = ReadOptions { decryption: Some(decryption), ..ReadOptions::default() };
+//! let options = ReadOptions::default().with_decryption(Some(decryption));
 //! let reader = ParquetReader::with_options(file, options)?;
 //! assert_eq!(reader.read_column_by_path("ssn")?.len, 2);
 //! # Ok::<(), parq::Error>(())

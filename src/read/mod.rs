@@ -95,7 +95,7 @@
 //!
 //! // Rows 120..130 and 990..1000: two pages of ten are read, the other eight are skipped.
 //! let selection = RowSelection::from_ranges([120..130, 990..1000]);
-//! let options = ReadOptions { selection: Some(selection), ..ReadOptions::default() };
+//! let options = ReadOptions::default().with_selection(Some(selection));
 //! let reader = ParquetReader::with_options(bytes::Bytes::from(file), options)?;
 //! let ids = reader.read_column(0)?;
 //! let Values::Int64(v) = &ids.values else { unreachable!() };
@@ -120,7 +120,7 @@
 //! # w.finish()?;
 //! use parq::read::{ParquetReader, ReadOptions};
 //!
-//! let options = ReadOptions { threads: 2, ..ReadOptions::default() };
+//! let options = ReadOptions::default().with_threads(2);
 //! let reader = ParquetReader::with_options(bytes::Bytes::from(file), options)?;
 //! let columns = reader.read_leaves(&[0])?; // every listed column, all threads sharing the work
 //! assert_eq!(columns[0].len, 3);

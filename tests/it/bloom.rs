@@ -90,10 +90,7 @@ fn check_every_value_found(file: &Bytes) -> usize {
     for rg in 0..reader.metadata().row_groups.len() {
         let one = ParquetReader::with_options(
             file.clone(),
-            ReadOptions {
-                row_groups: Some(vec![rg]),
-                ..ReadOptions::default()
-            },
+            ReadOptions::default().with_row_groups(Some(vec![rg])),
         )
         .unwrap();
         for c in 0..reader.schema().leaves.len() {
@@ -325,10 +322,7 @@ fn parquet_crate_reads_parqs_filters() {
             let group = theirs.get_row_group(rg).unwrap();
             let one = ParquetReader::with_options(
                 file.clone(),
-                ReadOptions {
-                    row_groups: Some(vec![rg]),
-                    ..ReadOptions::default()
-                },
+                ReadOptions::default().with_row_groups(Some(vec![rg])),
             )
             .unwrap();
             for c in 0..fields.len() {

@@ -127,10 +127,7 @@ fn concat(batches: &[RecordBatch]) -> RecordBatch {
 }
 
 fn read_parq(bytes: Bytes, props: Option<FileDecryptionProperties>) -> parq::Result<RecordBatch> {
-    let options = ReadOptions {
-        decryption: props,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_decryption(props);
     let reader = ParquetReader::with_options(bytes, options)?;
     let batches = reader.record_batches(parq::read::EVERY_FIELD, 1000)?;
     let schema = batches.schema();
@@ -413,10 +410,7 @@ fn parq_encrypted_files_read_back_in_parq_and_the_parquet_crate() {
             assert_same(&batch, &theirs, &format!("parquet crate, {}", m.name));
         }
         // The page index decrypts too, and its locations point at the encrypted pages.
-        let options = ReadOptions {
-            decryption: Some(mode_parq_props(&m)),
-            ..ReadOptions::default()
-        };
+        let options = ReadOptions::default().with_decryption(Some(mode_parq_props(&m)));
         let reader = ParquetReader::with_options(file.clone(), options).unwrap();
         for rg in 0..reader.metadata().row_groups.len() {
             for c in 0..reader.schema().leaves.len() {
@@ -478,10 +472,7 @@ fn plaintext_footer_files_keep_plaintext_columns_readable_and_hide_encrypted_sta
         }
     }
     // With the keys, the statistics come back from the encrypted column metadata.
-    let options = ReadOptions {
-        decryption: Some(mode_parq_props(m)),
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_decryption(Some(mode_parq_props(m)));
     let reader = ParquetReader::with_options(file, options).unwrap();
     for rg in &reader.metadata().row_groups {
         for chunk in &rg.columns {
@@ -668,10 +659,7 @@ fn flipped_bits_are_clean_errors_naming_the_module() {
     read_all(file.clone(), props.clone()).unwrap();
     let reader = ParquetReader::with_options(
         file.clone(),
-        ReadOptions {
-            decryption: Some(props.clone()),
-            ..ReadOptions::default()
-        },
+        ReadOptions::default().with_decryption(Some(props.clone())),
     )
     .unwrap();
     let meta = reader.metadata().row_groups[0].columns[0]
@@ -717,10 +705,7 @@ fn flipped_bits_are_clean_errors_naming_the_module() {
     let oi = chunk.offset_index_offset.unwrap() as usize;
     let broken = ParquetReader::with_options(
         flip(&file, oi + 20),
-        ReadOptions {
-            decryption: Some(props.clone()),
-            ..ReadOptions::default()
-        },
+        ReadOptions::default().with_decryption(Some(props.clone())),
     )
     .unwrap();
     let e = broken.read_offset_index(0, 0).unwrap_err().to_string();
@@ -1144,11 +1129,9 @@ fn selected_reads_of_encrypted_files_skip_pages_by_the_offset_index() {
                 .unwrap()
         };
         let selection = RowSelection::from_ranges([150..160, 720..730]);
-        let options = ReadOptions {
-            decryption: Some(decryption()),
-            selection: Some(selection),
-            ..ReadOptions::default()
-        };
+        let options = ReadOptions::default()
+            .with_decryption(Some(decryption()))
+            .with_selection(Some(selection));
         probe::reset();
         let reader = ParquetReader::with_options(file, options).unwrap();
         let col = reader.read_column(0).unwrap();

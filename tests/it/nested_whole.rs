@@ -48,7 +48,7 @@ proptest! {
         };
         let reader = ParquetReader::new(bytes.clone()).expect("open");
         let fields = reader.fields().expect("fields");
-        let two = ParquetReader::with_options(bytes, ReadOptions { threads: 2, ..ReadOptions::default() })
+        let two = ParquetReader::with_options(bytes, ReadOptions::default().with_threads(2))
             .expect("open");
         for name in &nested {
             let i = fields.iter().position(|f| &f.name == name).expect("field");

@@ -67,10 +67,7 @@ fn local_read(file: &Bytes, options: &PushOptions) -> parq::Result<Vec<ArrayBatc
     for rg in whole.selected_row_groups() {
         let r = ParquetReader::with_options(
             file.clone(),
-            ReadOptions {
-                row_groups: Some(vec![rg]),
-                ..options.read.clone()
-            },
+            options.read.clone().with_row_groups(Some(vec![rg])),
         )?;
         for b in r.array_batches(&names, options.batch_size)? {
             out.push(b?);
@@ -119,10 +116,7 @@ async fn every_file_on_threads_equals_local(
     let mut ok = 0;
     for name in testing_files() {
         let file = Bytes::from(std::fs::read(data_dir().join(&name)).unwrap());
-        let options = PushOptions {
-            batch_size: 777,
-            ..PushOptions::default()
-        };
+        let options = PushOptions::default().with_batch_size(777);
         let path = Path::from(format!("{prefix}{name}"));
         let mut remote = options.clone();
         remote.read.threads = threads;
@@ -192,10 +186,7 @@ async fn blocking_pool_steps_decode_several_batches_each() {
         .unwrap()
         .with_options(read);
     probe::reset();
-    let options = PushOptions {
-        batch_size: 1000,
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default().with_batch_size(1000);
     let batches: Vec<ArrayBatch> = reader
         .batches(options)
         .await
@@ -223,15 +214,10 @@ async fn store_streamed(
         .await
         .unwrap()
         .with_options(read);
-    let options = PushOptions {
-        read: ReadOptions {
-            threads,
-            ..ReadOptions::default()
-        },
-        projection: Some(vec!["l".into(), "s".into()]),
-        batch_size: 1000,
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default()
+        .with_read(ReadOptions::default().with_threads(threads))
+        .with_projection(Some(vec!["l".into(), "s".into()]))
+        .with_batch_size(1000);
     let mut stream = reader.batches(options).await.unwrap();
     let mut batches = Vec::new();
     loop {
@@ -296,14 +282,9 @@ async fn a_stalled_get_of_a_row_group_ahead_holds_up_no_batch_before_it() {
     let mut reader = ParqObjectReader::open(counted, &Path::from("nested.parquet"))
         .await
         .unwrap();
-    let options = PushOptions {
-        read: ReadOptions {
-            row_groups: Some(vec![0]),
-            ..ReadOptions::default()
-        },
-        projection: Some(vec!["l".into(), "s".into()]),
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default()
+        .with_read(ReadOptions::default().with_row_groups(Some(vec![0])))
+        .with_projection(Some(vec!["l".into(), "s".into()]));
     let rows: usize = reader
         .batches(options)
         .await
@@ -599,13 +580,9 @@ async fn read_needle_file(options: PushOptions) -> (Vec<ArrayBatch>, usize, usiz
 #[cfg(feature = "probes")]
 #[tokio::test]
 async fn a_needle_query_with_a_page_index_costs_three_gets() {
-    let options = PushOptions {
-        read: ReadOptions {
-            selection: Some(RowSelection::from_ranges(std::iter::once(777_000..777_001))),
-            ..ReadOptions::default()
-        },
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default().with_read(ReadOptions::default().with_selection(Some(
+        RowSelection::from_ranges(std::iter::once(777_000..777_001)),
+    )));
     let (batches, gets, file_len) = read_needle_file(options).await;
     assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 1);
     let Values::Int64(v) = &match &batches[0].arrays[1] {
@@ -631,10 +608,7 @@ async fn a_needle_query_with_a_page_index_costs_three_gets() {
 /// the page holding the needle, and fetches that page of each column.
 #[tokio::test]
 async fn a_needle_predicate_with_a_page_index_costs_at_most_four_gets() {
-    let options = PushOptions {
-        predicate: Some(col("b").eq(777_000i64 * 3)),
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default().with_predicate(Some(col("b").eq(777_000i64 * 3)));
     let (batches, gets, file_len) = read_needle_file(options).await;
     // Pruning keeps the page of 1000 rows that may hold it.
     assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 1000);
@@ -678,10 +652,7 @@ async fn row_groups_are_fetched_ahead_within_the_budgets() {
         .await
         .unwrap();
     let mut batches = reader
-        .batches(PushOptions {
-            batch_size: 10_000,
-            ..PushOptions::default()
-        })
+        .batches(PushOptions::default().with_batch_size(10_000))
         .await
         .unwrap();
     // After the first batch, the following row groups are already asked for.
@@ -703,13 +674,10 @@ async fn fault_case(faults: Faults, timeout: Option<Duration>) -> (parq::Error, 
         request_timeout: timeout,
         ..ObjectReadOptions::default()
     };
-    let options = PushOptions {
-        io: IoOptions {
-            coalesce_gap: 0,
-            max_request_size: 50_000,
-        },
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default().with_io(IoOptions {
+        coalesce_gap: 0,
+        max_request_size: 50_000,
+    });
     let got = tokio::time::timeout(
         Duration::from_secs(20),
         remote_read(store, &Path::from("f.parquet"), read, options),
@@ -762,13 +730,10 @@ async fn a_failed_get_is_an_error_naming_the_object_and_range() {
 async fn a_failed_get_fetched_ahead_is_an_error_after_the_batches_before_it() {
     let file = int_file(100_000, 50_000);
     let store = store_with("f.parquet", &file).await;
-    let options = |row_groups| PushOptions {
-        read: ReadOptions {
-            row_groups,
-            ..ReadOptions::default()
-        },
-        batch_size: 1000,
-        ..PushOptions::default()
+    let options = |row_groups| {
+        PushOptions::default()
+            .with_read(ReadOptions::default().with_row_groups(row_groups))
+            .with_batch_size(1000)
     };
     // The GETs of a read of row group 0 alone: the footer's, then its data.
     let (counted, faults) = faulty(Arc::clone(&store), Faults::default());
@@ -975,10 +940,7 @@ async fn async_record_batches_ask_the_decoders_what_the_sync_ones_do() {
         let mut reader = ParqObjectReader::open(store, &Path::from("n.parquet"))
             .await
             .unwrap();
-        let options = PushOptions {
-            batch_size: 300,
-            ..PushOptions::default()
-        };
+        let options = PushOptions::default().with_batch_size(300);
         let (schema, stream) = reader.record_batches(options).await?;
         let batches: Vec<arrow_array::RecordBatch> = stream.try_collect().await?;
         Ok::<_, parq::Error>((schema, batches))
@@ -1091,13 +1053,9 @@ mod s3 {
             .await
             .unwrap();
         let (store, faults) = faulty(store, Faults::default());
-        let options = PushOptions {
-            read: ReadOptions {
-                selection: Some(RowSelection::from_ranges(std::iter::once(123_456..123_457))),
-                ..ReadOptions::default()
-            },
-            ..PushOptions::default()
-        };
+        let options = PushOptions::default().with_read(ReadOptions::default().with_selection(
+            Some(RowSelection::from_ranges(std::iter::once(123_456..123_457))),
+        ));
         let got = remote_read(
             store,
             &Path::from("big.parquet"),
@@ -1198,11 +1156,9 @@ async fn gets_asked_for_after_a_batch_start_before_the_next_batch() {
     let mut reader = ParqObjectReader::open(store, &Path::from("f.parquet"))
         .await
         .unwrap();
-    let options = PushOptions {
-        batch_size: 10_000,
-        memory_budget: 330_000,
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default()
+        .with_batch_size(10_000)
+        .with_memory_budget(330_000);
     let mut batches = reader.batches(options).await.unwrap();
     // This (current-thread) test never waits itself: the GET of row group 2, asked for
     // after the second batch, runs only if the stream lets it.

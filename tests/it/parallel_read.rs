@@ -24,11 +24,9 @@ fn data_dir() -> PathBuf {
 }
 
 fn open(bytes: &Bytes, threads: usize, layout: ByteArrayLayout) -> Option<ParquetReader> {
-    let options = ReadOptions {
-        threads,
-        byte_array_layout: layout,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default()
+        .with_threads(threads)
+        .with_byte_array_layout(layout);
     ParquetReader::with_options(bytes.clone(), options).ok()
 }
 
@@ -677,11 +675,9 @@ fn streamed_rows(
     columns: &[&str],
     selection: Option<RowSelection>,
 ) -> Streamed {
-    let options = ReadOptions {
-        threads,
-        selection,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default()
+        .with_threads(threads)
+        .with_selection(selection);
     let r = ParquetReader::with_options(file.clone(), options).unwrap();
     let mut batches = Vec::new();
     for batch in r.array_batches(columns, 1000).unwrap() {
@@ -837,11 +833,9 @@ fn selected_reads_ignore_no_rows_with_threads() {
     );
     let selection = RowSelection::from_ranges([5..17, 20_000..20_100, 39_990..40_000]);
     let read = |threads: usize| {
-        let options = ReadOptions {
-            threads,
-            selection: Some(selection.clone()),
-            ..ReadOptions::default()
-        };
+        let options = ReadOptions::default()
+            .with_threads(threads)
+            .with_selection(Some(selection.clone()));
         let reader = ParquetReader::with_options(file.clone(), options).unwrap();
         let whole = reader.read_leaves(&[0, 2, 4]).unwrap();
         let batched: Vec<usize> = reader

@@ -175,10 +175,7 @@ fn oracle(file: &Bytes, options: &PushOptions) -> parq::Result<Vec<ArrayBatch>> 
         let (kept, _) = ParquetReader::with_options(file.clone(), read.clone())?.prune(expr)?;
         read.selection = Some(kept);
     }
-    let options = &PushOptions {
-        read,
-        ..options.clone()
-    };
+    let options = &options.clone().with_read(read);
     let whole = ParquetReader::with_options(file.clone(), options.read.clone())?;
     let rgs = whole.selected_row_groups();
     let names: Vec<Select> = match &options.projection {
@@ -189,10 +186,7 @@ fn oracle(file: &Bytes, options: &PushOptions) -> parq::Result<Vec<ArrayBatch>> 
     for rg in rgs {
         let r = ParquetReader::with_options(
             file.clone(),
-            ReadOptions {
-                row_groups: Some(vec![rg]),
-                ..options.read.clone()
-            },
+            options.read.clone().with_row_groups(Some(vec![rg])),
         )?;
         out.extend(testing::direct_array_batches(
             &r,
@@ -247,10 +241,7 @@ fn every_testing_file_reads_as_the_reader_does() {
                 straddle: true,
             },
         ] {
-            let options = PushOptions {
-                batch_size: 1000,
-                ..PushOptions::default()
-            };
+            let options = PushOptions::default().with_batch_size(1000);
             read += agree(&name, &file, options, how) as usize;
         }
     }
@@ -298,18 +289,17 @@ proptest! {
             projection.push(leaf.path_string());
         }
         projection.dedup();
-        let options = PushOptions {
-            read: ReadOptions {
-                selection: rng.chance(0.6).then(|| selection(n, &mut rng)),
-                ..ReadOptions::default()
-            },
-            projection: (!projection.is_empty())
-                .then(|| projection.into_iter().map(Select::from).collect()),
-            batch_size: batch,
-            io: IoOptions { coalesce_gap: gap, max_request_size: max_request },
-            memory_budget: budget,
-            predicate: random_predicate(&reader, predicate),
-        };
+        let options = PushOptions::default()
+            .with_read(
+                ReadOptions::default()
+                    .with_selection(rng.chance(0.6).then(|| selection(n, &mut rng))),
+            )
+            .with_projection((!projection.is_empty())
+                .then(|| projection.into_iter().map(Select::from).collect()))
+            .with_batch_size(batch)
+            .with_io(IoOptions { coalesce_gap: gap, max_request_size: max_request })
+            .with_memory_budget(budget)
+            .with_predicate(random_predicate(&reader, predicate));
         agree(&path.display().to_string(), &file, options, Pushing { seed, pieces, extras, straddle });
     }
 }
@@ -388,11 +378,7 @@ fn ranges_are_coalesced_within_the_gap_and_split_past_the_maximum() {
     let file = int_file(20_000, false, 5_000);
     let read = |io: IoOptions| {
         probe::reset();
-        let options = PushOptions {
-            io,
-            memory_budget: 0,
-            ..PushOptions::default()
-        };
+        let options = PushOptions::default().with_io(io).with_memory_budget(0);
         let (_, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
         (asked, probe::get("io.coalesced"), probe::get("io.split"))
     };
@@ -439,14 +425,12 @@ fn distant_chunks_are_coalesced_when_the_gap_allows() {
     let file = Bytes::from(out);
     let read = |gap: u64| {
         probe::reset();
-        let options = PushOptions {
-            projection: Some(vec!["a".into(), "c".into()]),
-            io: IoOptions {
+        let options = PushOptions::default()
+            .with_projection(Some(vec!["a".into(), "c".into()]))
+            .with_io(IoOptions {
                 coalesce_gap: gap,
                 max_request_size: 0,
-            },
-            ..PushOptions::default()
-        };
+            });
         let (_, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
         (asked.len(), probe::get("io.coalesced"))
     };
@@ -462,17 +446,12 @@ fn under_a_selection_unselected_pages_are_never_asked_for() {
     let reader = ParquetReader::new(file.clone()).unwrap();
     let sel = RowSelection::from_ranges(std::iter::once(50_500..50_510));
     probe::reset();
-    let options = PushOptions {
-        read: ReadOptions {
-            selection: Some(sel.clone()),
-            ..ReadOptions::default()
-        },
-        io: IoOptions {
+    let options = PushOptions::default()
+        .with_read(ReadOptions::default().with_selection(Some(sel.clone())))
+        .with_io(IoOptions {
             coalesce_gap: 0,
             max_request_size: 0,
-        },
-        ..PushOptions::default()
-    };
+        });
     let (batches, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
     assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 10);
     assert!(probe::get("io.page_ranges") >= 2, "{:?}", probe::snapshot());
@@ -519,10 +498,7 @@ fn released_ranges_and_the_budget_bound_what_is_held() {
         .iter()
         .map(|c| c.meta_data.as_ref().unwrap().total_compressed_size as u64)
         .sum();
-    let options = PushOptions {
-        memory_budget: 2 * rg_bytes + 200,
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default().with_memory_budget(2 * rg_bytes + 200);
     let mut d = PushDecoder::try_new(f, options).unwrap();
     let mut released = 0;
     let mut max_planned = 0;
@@ -706,10 +682,7 @@ fn local_whole_reads_are_driven_through_the_push_decoder() {
     let want = [want("a"), want("c")];
     let projected = chunks(&[0, 2]);
     for threads in [1, 2] {
-        let options = ReadOptions {
-            threads,
-            ..ReadOptions::default()
-        };
+        let options = ReadOptions::default().with_threads(threads);
         let r = ParquetReader::with_options(file.clone(), options.clone()).unwrap();
         check("bytes", &r, &want, projected);
         // SAFETY: the file is this test's own and nothing writes it while it is mapped.
@@ -778,14 +751,12 @@ fn a_predicate_prunes_through_decoder_requests() {
         asked.iter().any(|a| a.start < r.end && r.start < a.end)
     };
     let run = |predicate: Option<Expr>| {
-        let options = PushOptions {
-            io: IoOptions {
+        let options = PushOptions::default()
+            .with_io(IoOptions {
                 coalesce_gap: 0,
                 max_request_size: 0,
-            },
-            predicate,
-            ..PushOptions::default()
-        };
+            })
+            .with_predicate(predicate);
         probe::reset();
         let (batches, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
         (batches, asked)

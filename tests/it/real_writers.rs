@@ -311,10 +311,7 @@ fn v2_pages_whose_num_rows_count_values_read_by_their_levels() {
     let sel = RowSelection::from_ranges([120..130, 260..261]);
     for edited in [rebuild(&file, values_as_rows), rebuild(&file, one_row_each)] {
         for sel in [None, Some(&sel)] {
-            let options = ReadOptions {
-                selection: sel.cloned(),
-                ..ReadOptions::default()
-            };
+            let options = ReadOptions::default().with_selection(sel.cloned());
             let want = want(sel);
             #[cfg(feature = "probes")]
             probe::reset();

@@ -27,15 +27,13 @@ fn write(fields: Vec<Field>, options: WriterOptions, columns: &[Column]) -> Byte
 }
 
 fn open(bytes: &Bytes, selection: Option<RowSelection>, views: bool) -> ParquetReader {
-    let options = ReadOptions {
-        selection,
-        byte_array_layout: if views {
+    let options = ReadOptions::default()
+        .with_selection(selection)
+        .with_byte_array_layout(if views {
             ByteArrayLayout::Views
         } else {
             ByteArrayLayout::Offsets
-        },
-        ..ReadOptions::default()
-    };
+        });
     ParquetReader::with_options(bytes.clone(), options).unwrap()
 }
 
@@ -293,11 +291,9 @@ fn an_empty_selection_reads_no_rows_and_a_full_one_all() {
     );
     assert_eq!(past.read_column(0).unwrap(), col.slice(95, 5));
     // With chosen row groups: the selected rows of those row groups, in their order.
-    let options = ReadOptions {
-        row_groups: Some(vec![2, 0]),
-        selection: Some(RowSelection::from_ranges([10..20, 25..70])),
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default()
+        .with_row_groups(Some(vec![2, 0]))
+        .with_selection(Some(RowSelection::from_ranges([10..20, 25..70])));
     let r = ParquetReader::with_options(bytes.clone(), options).unwrap();
     let got = r.read_column(0).unwrap();
     let want = Column::concat(&[col.slice(60, 10), col.slice(10, 10), col.slice(25, 5)]);

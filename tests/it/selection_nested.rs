@@ -14,10 +14,7 @@ use proptest::prelude::*;
 use support_nested::{Rng, *};
 
 fn open(bytes: &[u8], selection: Option<RowSelection>) -> ParquetReader {
-    let options = ReadOptions {
-        selection,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_selection(selection);
     ParquetReader::with_options(Bytes::from(bytes.to_vec()), options).unwrap()
 }
 

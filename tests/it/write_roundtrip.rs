@@ -170,10 +170,7 @@ fn small_offsets_write_like_offsets() {
         };
         assert_eq!(write_list(&small), write_list(&wide));
     }
-    let options = parq::read::ReadOptions {
-        small_offsets: vec![0],
-        ..Default::default()
-    };
+    let options = parq::read::ReadOptions::default().with_small_offsets(vec![0]);
     let r = ParquetReader::with_options(Bytes::from(got), options).unwrap();
     let mut back = Vec::new();
     for b in r.array_batches(&["s"], 100).unwrap() {

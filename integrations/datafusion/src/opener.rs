@@ -257,10 +257,7 @@ async fn prune(
         .prefetch(&plan.page_index_ranges(&expr, &candidates))
         .await
         .map_err(parq_err)?;
-    let options = ReadOptions {
-        row_groups: Some(candidates.clone()),
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_row_groups(Some(candidates.clone()));
     let reader = metadata_reader(source, footer, options)?;
     let pruned = tokio::task::spawn_blocking(move || reader.prune(&expr))
         .await
@@ -457,17 +454,15 @@ fn decode(
             .map(|(n, dt)| Field::new(n, dt.clone(), true))
             .collect::<Vec<_>>(),
     ));
-    let mut options = PushOptions {
-        read: ReadOptions {
-            row_groups: Some(row_groups),
-            selection,
-            byte_array_layout: plan.layout,
-            ..ReadOptions::default()
-        },
-        projection: Some(names.into_iter().map(Into::into).collect()),
-        batch_size,
-        ..PushOptions::default()
-    };
+    let mut options = PushOptions::default()
+        .with_read(
+            ReadOptions::default()
+                .with_row_groups(Some(row_groups))
+                .with_selection(selection)
+                .with_byte_array_layout(plan.layout),
+        )
+        .with_projection(Some(names.into_iter().map(Into::into).collect()))
+        .with_batch_size(batch_size);
     // Asks the decoders for the layouts the decoded types take as they are: Dictionary
     // columns as keys (not values hashed back into a dictionary every batch), Utf8 and
     // Binary with i32 offsets.
