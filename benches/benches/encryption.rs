@@ -70,12 +70,10 @@ fn encryption(algorithm: Option<Algorithm>) -> Option<FileEncryptionProperties> 
 }
 
 fn write_parq(batch: &RecordBatch, algorithm: Option<Algorithm>) -> Vec<u8> {
-    let options = WriterOptions {
-        compression: CodecKind::Zstd,
-        row_group_rows: usize::MAX,
-        encryption: encryption(algorithm),
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default()
+        .with_compression(CodecKind::Zstd)
+        .with_row_group_rows(usize::MAX)
+        .with_encryption(encryption(algorithm));
     let mut w =
         parq::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), options).expect("writer");
     w.write(batch).expect("write");

@@ -83,12 +83,10 @@ fn file(n: usize) -> Bytes {
                 .into(),
         ),
     };
-    let options = WriterOptions {
-        data_page_row_limit: PAGE_ROWS,
-        row_group_rows: RG_ROWS,
-        ..WriterOptions::default()
-    }
-    .with_compression(CodecKind::Snappy);
+    let options = WriterOptions::default()
+        .with_data_page_row_limit(PAGE_ROWS)
+        .with_row_group_rows(RG_ROWS)
+        .with_compression(CodecKind::Snappy);
     let fields = vec![
         Field::int64("id"),
         Field::string("name"),

@@ -56,9 +56,7 @@ fn pieces(file: &Bytes, ranges: &[Range<u64>], c: &mut Control) -> Vec<(u64, Byt
 
 fn options() -> ReadOptions {
     ReadOptions::default()
-        .with_limits(Limits {
-            max_uncompressed_size: 16 << 20,
-        })
+        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
         .with_max_page_values(1 << 16)
         .with_max_footer_size(1 << 20)
 }
@@ -88,11 +86,9 @@ fn push_read(
 ) -> parq::Result<Vec<ArrayBatch>> {
     let mut footer = FooterDecoder::new(
         file.len() as u64,
-        FooterOptions {
-            suffix_len: [64 << 10, 16, 1000][(c.next() % 3) as usize],
-            max_footer_size: 1 << 20,
-            ..FooterOptions::default()
-        },
+        FooterOptions::default()
+            .with_suffix_len([64 << 10, 16, 1000][(c.next() % 3) as usize])
+            .with_max_footer_size(1 << 20),
     );
     let footer = loop {
         match footer.try_next()? {
@@ -110,10 +106,11 @@ fn push_read(
     let push = PushOptions::default()
         .with_read(options().with_threads(threads))
         .with_batch_size(batch_size)
-        .with_io(IoOptions {
-            coalesce_gap: [0, 100, 1 << 20][(c.next() % 3) as usize],
-            max_request_size: [0, 37, 4096][(c.next() % 3) as usize],
-        })
+        .with_io(
+            IoOptions::default()
+                .with_coalesce_gap([0, 100, 1 << 20][(c.next() % 3) as usize])
+                .with_max_request_size([0, 37, 4096][(c.next() % 3) as usize]),
+        )
         .with_memory_budget([0, 10_000, 1 << 30][(c.next() % 3) as usize])
         .with_projection(None)
         .with_predicate(predicate(&footer, c));

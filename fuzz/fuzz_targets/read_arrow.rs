@@ -17,9 +17,7 @@ use parq_codecs::compression::Limits;
 fn read(data: &bytes::Bytes, threads: usize, batch_size: usize) -> Option<Vec<RecordBatch>> {
     let options = ReadOptions::default()
         .with_threads(threads)
-        .with_limits(Limits {
-            max_uncompressed_size: 16 << 20,
-        })
+        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
         .with_max_memory(256 << 20);
     let reader = ParquetReader::with_options(data.clone(), options).ok()?;
     let batches = reader

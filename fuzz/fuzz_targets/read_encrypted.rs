@@ -54,9 +54,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let opts = ReadOptions::default()
         .with_max_page_values(1 << 16)
-        .with_limits(Limits {
-            max_uncompressed_size: 16 << 20,
-        })
+        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
         .with_decryption(Some(props(selector)));
     let Ok(reader) = ParquetReader::with_options(bytes::Bytes::copy_from_slice(file), opts) else {
         return;

@@ -168,9 +168,7 @@ fuzz_target!(|data: &[u8]| {
         .with_max_page_values(1 << 16)
         // Well inside the smoke run's -malloc_limit_mb=256 (footers and outputs both).
         .with_max_memory(64 << 20)
-        .with_limits(Limits {
-            max_uncompressed_size: 16 << 20,
-        })
+        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
         .with_byte_array_layout(if data.len() % 2 == 0 {
             ByteArrayLayout::Offsets
         } else {

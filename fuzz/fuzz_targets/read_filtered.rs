@@ -17,9 +17,7 @@ const MAX_ROWS: usize = 1 << 14;
 
 fn options() -> ReadOptions {
     ReadOptions::default()
-        .with_limits(Limits {
-            max_uncompressed_size: 16 << 20,
-        })
+        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
         .with_max_page_values(1 << 16)
         .with_max_memory(64 << 20)
 }

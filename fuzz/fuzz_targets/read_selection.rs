@@ -15,9 +15,7 @@ use parq_codecs::compression::Limits;
 fn options(selection: Option<RowSelection>) -> ReadOptions {
     ReadOptions::default()
         .with_max_page_values(1 << 16)
-        .with_limits(Limits {
-            max_uncompressed_size: 16 << 20,
-        })
+        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
         .with_selection(selection)
 }
 

@@ -180,9 +180,7 @@ pub fn fuzz_decompress(kind: CodecKind, data: &[u8]) {
         return;
     };
     let declared = u32::from_le_bytes(*head) as usize % (MAX_UNCOMPRESSED + 2);
-    let limits = Limits {
-        max_uncompressed_size: MAX_UNCOMPRESSED,
-    };
+    let limits = Limits::default().with_max_uncompressed_size(MAX_UNCOMPRESSED);
     let mut d = Decompressor::new(limits);
     let prefix = [0xa5u8; 3];
     let mut out = prefix.to_vec();

@@ -13,10 +13,8 @@
 //! use parq::write::{Field, ParquetWriter, WriterOptions};
 //!
 //! let footer_key = b"0123456789012345".to_vec();
-//! let options = WriterOptions {
-//!     encryption: Some(FileEncryptionProperties::builder(footer_key.clone()).build()?),
-//!     ..WriterOptions::default()
-//! };
+//! let options = WriterOptions::default()
+//!     .with_encryption(Some(FileEncryptionProperties::builder(footer_key.clone()).build()?));
 //! let mut file = Vec::new();
 //! let mut w = ParquetWriter::new(&mut file, vec![Field::int64("id")], options)?;
 //! w.write_batch(&[Column { len: 3, validity: None, values: Values::Int64(vec![1i64, 2, 3].into()) }])?;
@@ -61,7 +59,7 @@
 //!     .with_column_key("ssn", b"1234567890123450".to_vec()) // only `ssn` is encrypted
 //!     .with_plaintext_footer(true)
 //!     .build()?;
-//! let options = WriterOptions { encryption: Some(encryption), ..WriterOptions::default() };
+//! let options = WriterOptions::default().with_encryption(Some(encryption));
 //! let mut file = Vec::new();
 //! let mut w = ParquetWriter::new(&mut file, vec![Field::int64("id"), Field::int64("ssn")], options)?;
 //! let col = |v: Vec<i64>| Column { len: v.len(), validity: None, values: Values::Int64(v.into()) };

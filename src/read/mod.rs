@@ -88,7 +88,7 @@
 //!
 //! let ids = Column { len: 1000, validity: None, values: Values::Int64((0..1000i64).collect::<Vec<_>>().into()) };
 //! let mut file = Vec::new();
-//! let options = WriterOptions { data_page_row_limit: 100, ..WriterOptions::default() };
+//! let options = WriterOptions::default().with_data_page_row_limit(100);
 //! let mut writer = ParquetWriter::new(&mut file, vec![Field::int64("id")], options)?;
 //! writer.write_batch(&[ids])?;
 //! writer.finish()?;

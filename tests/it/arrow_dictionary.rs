@@ -98,11 +98,9 @@ fn write(batch: &RecordBatch, options: WriterOptions) -> Bytes {
 
 /// Several row groups, pages of at most 1000 rows.
 fn options() -> WriterOptions {
-    WriterOptions {
-        row_group_rows: 3000,
-        data_page_row_limit: 1000,
-        ..WriterOptions::default()
-    }
+    WriterOptions::default()
+        .with_row_group_rows(3000)
+        .with_data_page_row_limit(1000)
 }
 
 fn parquet_crate(file: &Bytes) -> Vec<RecordBatch> {
@@ -252,11 +250,9 @@ fn page_ranges_of_a_chunk_share_its_dictionary_on_two_threads() {
         .collect();
     let batch =
         RecordBatch::try_from_iter([("d", dictionary_column(&DataType::Int32, &strings))]).unwrap();
-    let options = WriterOptions {
-        row_group_rows: rows,
-        data_page_row_limit: 5000,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default()
+        .with_row_group_rows(rows)
+        .with_data_page_row_limit(5000);
     let file = write(&batch, options);
     let one = parq_batches(&file, ReadOptions::default(), 8192);
     let threads = ReadOptions::default().with_threads(2);
@@ -311,13 +307,7 @@ fn batches_of_a_chunk_share_its_dictionary() {
 #[test]
 fn chunks_that_fall_back_to_plain_read_the_same() {
     let source = batch();
-    let file = write(
-        &source,
-        WriterOptions {
-            dictionary_size_limit: 600,
-            ..options()
-        },
-    );
+    let file = write(&source, options().with_dictionary_size_limit(600));
     let expected = parquet_crate(&file);
     assert_same(
         std::slice::from_ref(&source),
@@ -509,10 +499,7 @@ fn dictionary_chunks_take_the_keys_path_and_plain_chunks_do_not() {
     let mut plain = options();
     plain.columns.insert(
         "c".into(),
-        ColumnOptions {
-            encoding: Some(EncodingPolicy::Plain),
-            ..ColumnOptions::default()
-        },
+        ColumnOptions::default().with_encoding(Some(EncodingPolicy::Plain)),
     );
     let file = write(&source, plain);
     probe::reset();

@@ -230,13 +230,11 @@ fn sample(rows: usize, seed: u64) -> RecordBatch {
 
 /// Small pages and row groups: several of each, dictionary pages for `name`.
 fn writer_options(encryption: FileEncryptionProperties) -> parq::write::WriterOptions {
-    parq::write::WriterOptions {
-        encryption: Some(encryption),
-        data_page_size: 2048,
-        row_group_rows: 1500,
-        compression: parq::codecs::compression::CodecKind::Zstd,
-        ..parq::write::WriterOptions::default()
-    }
+    parq::write::WriterOptions::default()
+        .with_encryption(Some(encryption))
+        .with_data_page_size(2048)
+        .with_row_group_rows(1500)
+        .with_compression(parq::codecs::compression::CodecKind::Zstd)
 }
 
 fn write_parq(batch: &RecordBatch, options: parq::write::WriterOptions) -> Bytes {
@@ -1052,29 +1050,26 @@ fn pyarrow_reads_parq_uniform_files_and_parq_reads_pyarrows() {
 fn bloom_filters_only_on_plaintext_columns() {
     use parq::column::{Column, Values};
     use parq::write::{BloomFilterOptions, Field, ParquetWriter, WriterOptions};
-    let bloom = BloomFilterOptions {
-        ndv: Some(10),
-        fpp: 0.01,
-    };
+    let bloom = BloomFilterOptions::default()
+        .with_ndv(Some(10))
+        .with_fpp(0.01);
     let encryption = FileEncryptionProperties::builder(b"0123456789012345".to_vec())
         .with_column_key("secret", b"1234567890123450".to_vec())
         .with_plaintext_footer(true)
         .build()
         .unwrap();
     let fields = || vec![Field::int64("id"), Field::int64("secret")];
-    let refused = WriterOptions {
-        encryption: Some(encryption.clone()),
-        ..WriterOptions::default().with_bloom_filter("secret", bloom)
-    };
+    let refused = WriterOptions::default()
+        .with_bloom_filter("secret", bloom)
+        .with_encryption(Some(encryption.clone()));
     let Err(err) = ParquetWriter::new(Vec::new(), fields(), refused) else {
         panic!("a bloom filter on an encrypted column was accepted");
     };
     assert!(err.to_string().contains("secret"), "{err}");
 
-    let kept = WriterOptions {
-        encryption: Some(encryption),
-        ..WriterOptions::default().with_bloom_filter("id", bloom)
-    };
+    let kept = WriterOptions::default()
+        .with_bloom_filter("id", bloom)
+        .with_encryption(Some(encryption));
     let mut file = Vec::new();
     let mut w = ParquetWriter::new(&mut file, fields(), kept).unwrap();
     let col = |v: Vec<i64>| Column {
@@ -1106,11 +1101,9 @@ fn selected_reads_of_encrypted_files_skip_pages_by_the_offset_index() {
             .with_algorithm(algorithm)
             .build()
             .unwrap();
-        let options = WriterOptions {
-            encryption: Some(encryption),
-            data_page_row_limit: 100,
-            ..WriterOptions::default()
-        };
+        let options = WriterOptions::default()
+            .with_encryption(Some(encryption))
+            .with_data_page_row_limit(100);
         let mut file = Vec::new();
         let mut w = ParquetWriter::new(&mut file, vec![Field::int64("id")], options).unwrap();
         let ids: Vec<i64> = (0..1000).collect();

@@ -218,13 +218,7 @@ fn string_file(values: &[Option<Vec<u8>>], encoding: EncodingPolicy, rg_rows: us
         values: Values::Int64((0..values.len() as i64).collect::<Vec<_>>().into()),
     };
     let options = WriterOptions::default()
-        .with_column(
-            "s",
-            ColumnOptions {
-                encoding: Some(encoding),
-                ..ColumnOptions::default()
-            },
-        )
+        .with_column("s", ColumnOptions::default().with_encoding(Some(encoding)))
         .with_data_page_size(512)
         .with_row_group_rows(rg_rows);
     let fields = vec![Field::string("s").optional(), Field::int64("id")];

@@ -155,11 +155,9 @@ async fn every_testing_file_from_memory_equals_the_local_read() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_testing_file_decoded_on_the_blocking_pool_equals_the_local_read() {
     let store = memory_store_with_testing_files().await;
-    let read = ObjectReadOptions {
-        decode_on_blocking_pool: true,
-        max_requests_in_flight: 2,
-        ..ObjectReadOptions::default()
-    };
+    let read = ObjectReadOptions::default()
+        .with_decode_on_blocking_pool(true)
+        .with_max_requests_in_flight(2);
     every_file_equals_local(store, "data/", read).await;
 }
 
@@ -177,10 +175,7 @@ async fn every_testing_file_on_two_threads_equals_the_local_read() {
 async fn blocking_pool_steps_decode_several_batches_each() {
     let file = int_file(100_000, 50_000);
     let store = store_with("f.parquet", &file).await;
-    let read = ObjectReadOptions {
-        decode_on_blocking_pool: true,
-        ..ObjectReadOptions::default()
-    };
+    let read = ObjectReadOptions::default().with_decode_on_blocking_pool(true);
     let mut reader = ParqObjectReader::open(store, &Path::from("f.parquet"))
         .await
         .unwrap()
@@ -260,10 +255,7 @@ async fn nested_fields_decoded_ahead_on_the_blocking_pool_read_the_same() {
     let file = nested_file(175_000, 25_000);
     let one = streamed(&file, 1, &["l", "s"]);
     let store = store_with("nested.parquet", &file).await;
-    let read = ObjectReadOptions {
-        decode_on_blocking_pool: true,
-        ..ObjectReadOptions::default()
-    };
+    let read = ObjectReadOptions::default().with_decode_on_blocking_pool(true);
     for threads in [2, 3] {
         let got = store_streamed(Arc::clone(&store), threads, read.clone(), None).await;
         assert!(got == one, "{threads} threads: {}", summary(&got));
@@ -469,12 +461,10 @@ fn int_file(rows: i64, row_group_rows: usize) -> Bytes {
 
 /// How [`int_file`] writes.
 fn int_file_options(row_group_rows: usize) -> WriterOptions {
-    WriterOptions {
-        data_page_row_limit: 1000,
-        row_group_rows,
-        page_index: true,
-        ..WriterOptions::default()
-    }
+    WriterOptions::default()
+        .with_data_page_row_limit(1000)
+        .with_row_group_rows(row_group_rows)
+        .with_page_index(true)
 }
 
 async fn store_with(name: &str, file: &Bytes) -> Arc<dyn ObjectStore> {
@@ -670,14 +660,12 @@ async fn row_groups_are_fetched_ahead_within_the_budgets() {
 async fn fault_case(faults: Faults, timeout: Option<Duration>) -> (parq::Error, Arc<Faults>) {
     let file = int_file(40_000, 10_000);
     let (store, faults) = faulty(store_with("f.parquet", &file).await, faults);
-    let read = ObjectReadOptions {
-        request_timeout: timeout,
-        ..ObjectReadOptions::default()
-    };
-    let options = PushOptions::default().with_io(IoOptions {
-        coalesce_gap: 0,
-        max_request_size: 50_000,
-    });
+    let read = ObjectReadOptions::default().with_request_timeout(timeout);
+    let options = PushOptions::default().with_io(
+        IoOptions::default()
+            .with_coalesce_gap(0)
+            .with_max_request_size(50_000),
+    );
     let got = tokio::time::timeout(
         Duration::from_secs(20),
         remote_read(store, &Path::from("f.parquet"), read, options),
@@ -864,12 +852,10 @@ async fn a_scan_reads_files_in_order_prunes_by_statistics_and_counts_progress() 
         .await
         .unwrap();
     let cache = Arc::new(FooterCache::new(16));
-    let options = ScanOptions {
-        predicate: Some(col("a").ge(2500).and(col("a").lt(4200))),
-        footer_cache: Some(Arc::clone(&cache)),
-        files_in_flight: 3,
-        ..ScanOptions::default()
-    };
+    let options = ScanOptions::default()
+        .with_predicate(Some(col("a").ge(2500).and(col("a").lt(4200))))
+        .with_footer_cache(Some(Arc::clone(&cache)))
+        .with_files_in_flight(3);
     let scan = Scan::prefix(Arc::clone(&store), &Path::from("ds"), options.clone())
         .await
         .unwrap();
@@ -1125,10 +1111,7 @@ async fn a_scan_opens_files_ahead_while_earlier_ones_stream() {
             .unwrap();
     }
     let (store, faults) = faulty(memory, Faults::default());
-    let options = ScanOptions {
-        files_in_flight: 3,
-        ..ScanOptions::default()
-    };
+    let options = ScanOptions::default().with_files_in_flight(3);
     let scan = Scan::prefix(store, &Path::from("ds"), options)
         .await
         .unwrap();

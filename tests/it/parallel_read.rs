@@ -228,14 +228,12 @@ fn plain_strings_file(
     row_group_rows: usize,
     page: usize,
 ) -> Bytes {
-    let options = WriterOptions {
-        compression: codec,
-        page_version: version,
-        encoding: EncodingPolicy::Plain,
-        data_page_size: page,
-        row_group_rows,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default()
+        .with_compression(codec)
+        .with_page_version(version)
+        .with_encoding(EncodingPolicy::Plain)
+        .with_data_page_size(page)
+        .with_row_group_rows(row_group_rows);
     write(
         vec![
             Field::string("unique"),
@@ -282,15 +280,13 @@ fn mixed_file(
         // Too many distinct values for the small dictionary: plain pages follow.
         strings(15_000, Some(11)),
     ];
-    let options = WriterOptions {
-        compression: codec,
-        page_version: version,
-        encoding,
-        data_page_size: 4 << 10,
-        row_group_rows,
-        dictionary_size_limit: 32 << 10,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default()
+        .with_compression(codec)
+        .with_page_version(version)
+        .with_encoding(encoding)
+        .with_data_page_size(4 << 10)
+        .with_row_group_rows(row_group_rows)
+        .with_dictionary_size_limit(32 << 10);
     write(fields, &columns, options)
 }
 
@@ -337,11 +333,9 @@ mod probes {
     use parq::codecs::probe;
 
     fn one_big_column() -> Bytes {
-        let options = WriterOptions {
-            compression: CodecKind::Zstd,
-            data_page_size: 8 << 10,
-            ..WriterOptions::default()
-        };
+        let options = WriterOptions::default()
+            .with_compression(CodecKind::Zstd)
+            .with_data_page_size(8 << 10);
         write(
             vec![Field::string("s").optional()],
             &[strings(usize::MAX, Some(9))],
@@ -387,13 +381,11 @@ mod probes {
         // Strings with nulls (and int64 with nulls) in two row groups, pages of 8 KiB: the
         // chunks are cut into page ranges, and every column's pieces are copied into one
         // reserved output as they are decoded.
-        let options = WriterOptions {
-            compression: CodecKind::Zstd,
-            data_page_size: 8 << 10,
-            row_group_rows: ROWS / 2,
-            encoding: EncodingPolicy::Plain,
-            ..WriterOptions::default()
-        };
+        let options = WriterOptions::default()
+            .with_compression(CodecKind::Zstd)
+            .with_data_page_size(8 << 10)
+            .with_row_group_rows(ROWS / 2)
+            .with_encoding(EncodingPolicy::Plain);
         let file = write(
             vec![Field::string("s").optional(), Field::int64("i").optional()],
             &[strings(usize::MAX, Some(9)), int64s(Some(7))],
@@ -614,11 +606,9 @@ pub(crate) fn nested_file(rows: usize, group_rows: usize) -> Bytes {
         F::structure("s", vec![F::primitive("x", Type::INT32)]),
     ];
     let mut out = Vec::new();
-    let options = WriterOptions {
-        row_group_rows: group_rows,
-        data_page_size: 2 << 10,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default()
+        .with_row_group_rows(group_rows)
+        .with_data_page_size(2 << 10);
     let mut w = ParquetWriter::with_fields(&mut out, schema, options).unwrap();
     w.write_arrays(&[list, st]).unwrap();
     w.finish().unwrap();

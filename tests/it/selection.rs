@@ -127,22 +127,20 @@ fn spec() -> impl Strategy<Value = Spec> {
 fn run_spec(s: &Spec) {
     let all = kinds();
     let mut r = Rng::new(s.seed);
-    let mut options = WriterOptions {
-        compression: if s.codec {
+    let mut options = WriterOptions::default()
+        .with_compression(if s.codec {
             CodecKind::Snappy
         } else {
             CodecKind::Uncompressed
-        },
-        page_version: if s.v2 {
+        })
+        .with_page_version(if s.v2 {
             PageVersion::V2
         } else {
             PageVersion::V1
-        },
-        data_page_row_limit: s.page_rows,
-        row_group_rows: s.rg_rows,
-        page_index: s.page_index,
-        ..WriterOptions::default()
-    };
+        })
+        .with_data_page_row_limit(s.page_rows)
+        .with_row_group_rows(s.rg_rows)
+        .with_page_index(s.page_index);
     let mut fields = Vec::new();
     let mut columns = Vec::new();
     for (i, &(k, optional, nulls, policy)) in s.columns.iter().enumerate() {
@@ -165,10 +163,7 @@ fn run_spec(s: &Spec) {
         };
         options.columns.insert(
             field.name.clone(),
-            ColumnOptions {
-                encoding: Some(policy),
-                ..ColumnOptions::default()
-            },
+            ColumnOptions::default().with_encoding(Some(policy)),
         );
         fields.push(field);
     }
@@ -314,11 +309,9 @@ fn record_batches_honour_the_selection() {
     let names = gen_column(&kinds()[10], n, 0.2, &mut r);
     let bytes = write(
         vec![Field::int64("id"), Field::string("s").optional()],
-        WriterOptions {
-            data_page_row_limit: 32,
-            row_group_rows: 200,
-            ..WriterOptions::default()
-        },
+        WriterOptions::default()
+            .with_data_page_row_limit(32)
+            .with_row_group_rows(200),
         &[ids, names],
     );
     let sel = RowSelection::from_ranges([3..9, 150..260, 499..500]);
@@ -382,27 +375,13 @@ mod probes {
             EncodingPolicy::Explicit(_) => EncodingPolicy::Plain,
             p => p,
         };
-        let options = WriterOptions {
-            data_page_row_limit: 100,
-            row_group_rows: 1000,
-            page_index,
-            page_version: if v2 { PageVersion::V2 } else { PageVersion::V1 },
-            ..WriterOptions::default()
-        }
-        .with_column(
-            "id",
-            ColumnOptions {
-                encoding: Some(policy),
-                ..ColumnOptions::default()
-            },
-        )
-        .with_column(
-            "s",
-            ColumnOptions {
-                encoding: Some(strings),
-                ..ColumnOptions::default()
-            },
-        );
+        let options = WriterOptions::default()
+            .with_data_page_row_limit(100)
+            .with_row_group_rows(1000)
+            .with_page_index(page_index)
+            .with_page_version(if v2 { PageVersion::V2 } else { PageVersion::V1 })
+            .with_column("id", ColumnOptions::default().with_encoding(Some(policy)))
+            .with_column("s", ColumnOptions::default().with_encoding(Some(strings)));
         let cols = vec![ids, strs];
         let bytes = write(
             vec![Field::int64("id"), Field::string("s").optional()],
@@ -518,12 +497,10 @@ mod probes {
         };
         let names = gen_column(&kinds()[10], n, 0.0, &mut r);
         let scores = gen_column(&kinds()[7], n, 0.0, &mut r);
-        let options = WriterOptions {
-            data_page_row_limit: 8192,
-            row_group_rows: 32768,
-            ..WriterOptions::default()
-        }
-        .with_compression(CodecKind::Snappy);
+        let options = WriterOptions::default()
+            .with_data_page_row_limit(8192)
+            .with_row_group_rows(32768)
+            .with_compression(CodecKind::Snappy);
         let bytes = write(
             vec![
                 Field::int64("id"),
@@ -578,18 +555,15 @@ mod probes {
         let n = 2000;
         let mut r = Rng::new(5);
         let col = gen_column(&kinds()[10], n, 0.3, &mut r);
-        let options = WriterOptions {
-            data_page_row_limit: 100,
-            row_group_rows: 1000,
-            ..WriterOptions::default()
-        }
-        .with_column(
-            "s",
-            ColumnOptions {
-                encoding: Some(EncodingPolicy::Explicit(Encoding::DELTA_LENGTH_BYTE_ARRAY)),
-                ..ColumnOptions::default()
-            },
-        );
+        let options = WriterOptions::default()
+            .with_data_page_row_limit(100)
+            .with_row_group_rows(1000)
+            .with_column(
+                "s",
+                ColumnOptions::default().with_encoding(Some(EncodingPolicy::Explicit(
+                    Encoding::DELTA_LENGTH_BYTE_ARRAY,
+                ))),
+            );
         let bytes = write(vec![Field::string("s").optional()], options, &[col]);
         for views in [false, true] {
             let want = filter(

@@ -118,12 +118,12 @@ pub(crate) async fn footer(
 ) -> Result<(ParqObjectReader, Footer)> {
     let mut reader = ParqObjectReader::new(store, meta.clone())
         .with_footer_cache(Arc::clone(footers))
-        .with_options(ObjectReadOptions {
-            // Decode on the task that polls the stream, as DataFusion's own reader does: on
-            // the blocking pool each step was a thread round trip (see BENCHMARKS.md).
-            decode_on_blocking_pool: false,
-            ..ObjectReadOptions::default()
-        });
+        .with_options(
+            ObjectReadOptions::default()
+                // Decode on the task that polls the stream, as DataFusion's own reader does: on
+                // the blocking pool each step was a thread round trip (see BENCHMARKS.md).
+                .with_decode_on_blocking_pool(false),
+        );
     let footer = reader.footer().await.map_err(parq_err)?;
     Ok((reader, footer))
 }
