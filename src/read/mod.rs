@@ -157,7 +157,9 @@ pub use decode::{ByteArrayLayout, DEFAULT_MAX_MEMORY};
 pub use file::{ParquetReader, ReadOptions};
 #[cfg(feature = "arrow")]
 pub(crate) use nested::FieldLeaves;
-pub use nested::{testing, ArrayBatch, ArrayBatchReader};
+#[cfg(feature = "internals")]
+pub use nested::testing;
+pub use nested::{ArrayBatch, ArrayBatchReader};
 pub(crate) use select::selects;
 pub use select::{Select, EVERY_FIELD};
 pub use selection::RowSelection;

@@ -671,6 +671,8 @@ pub(crate) type PartitionValues = Vec<(String, Option<String>)>;
 pub(crate) struct Closed<S, E> {
     pub(crate) path: String,
     pub(crate) values: PartitionValues,
+    /// The object-store writer's upload; the local writer has none (`()`).
+    #[cfg_attr(not(feature = "object_store"), allow(dead_code))]
     pub(crate) extra: E,
     /// The footer, the sink and the bytes written into it, or why the footer failed.
     pub(crate) result: Result<(FileMetaData, S, u64)>,
