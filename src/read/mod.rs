@@ -155,10 +155,10 @@ mod source;
 pub use batch::{Batch, BatchReader};
 pub use decode::{ByteArrayLayout, DEFAULT_MAX_MEMORY};
 pub use file::{ParquetReader, ReadOptions};
-#[cfg(feature = "arrow")]
-pub(crate) use nested::FieldLeaves;
 #[cfg(feature = "internals")]
 pub use nested::testing;
+#[cfg(feature = "arrow")]
+pub(crate) use nested::FieldLeaves;
 pub use nested::{ArrayBatch, ArrayBatchReader};
 pub(crate) use select::selects;
 pub use select::{Select, EVERY_FIELD};
