@@ -44,7 +44,7 @@
 //! use parq::write::{BloomFilterOptions, Field, ParquetWriter, WriterOptions};
 //!
 //! let options = WriterOptions::default()
-//!     .with_bloom_filter("id", BloomFilterOptions { ndv: Some(1000), fpp: 0.01 });
+//!     .with_bloom_filter("id", BloomFilterOptions::default().with_ndv(Some(1000)).with_fpp(0.01));
 //! let mut file = Vec::new();
 //! let mut writer = ParquetWriter::new(&mut file, vec![Field::int64("id")], options)?;
 //! let ids = Column { len: 3, validity: None, values: Values::Int64(vec![7i64, 8, 9].into()) };

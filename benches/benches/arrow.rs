@@ -127,10 +127,7 @@ fn threads() -> usize {
 
 /// A reader of `file` on [`threads`] threads.
 fn reader(file: &Bytes) -> ParquetReader<Bytes> {
-    let options = ReadOptions {
-        threads: threads(),
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_threads(threads());
     ParquetReader::with_options(file.clone(), options).expect("open")
 }
 

@@ -70,12 +70,10 @@ fn encryption(algorithm: Option<Algorithm>) -> Option<FileEncryptionProperties> 
 }
 
 fn write_parq(batch: &RecordBatch, algorithm: Option<Algorithm>) -> Vec<u8> {
-    let options = WriterOptions {
-        compression: CodecKind::Zstd,
-        row_group_rows: usize::MAX,
-        encryption: encryption(algorithm),
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default()
+        .with_compression(CodecKind::Zstd)
+        .with_row_group_rows(usize::MAX)
+        .with_encryption(encryption(algorithm));
     let mut w =
         parq::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), options).expect("writer");
     w.write(batch).expect("write");
@@ -103,15 +101,12 @@ fn write_parquet(batch: &RecordBatch, encrypted: bool) -> Vec<u8> {
 }
 
 fn read_parq(file: &Bytes, encrypted: bool) -> usize {
-    let options = ReadOptions {
-        decryption: encrypted.then(|| {
-            FileDecryptionProperties::builder()
-                .with_footer_key(KEY.to_vec())
-                .build()
-                .expect("props")
-        }),
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_decryption(encrypted.then(|| {
+        FileDecryptionProperties::builder()
+            .with_footer_key(KEY.to_vec())
+            .build()
+            .expect("props")
+    }));
     let reader = ParquetReader::with_options(file.clone(), options).expect("open");
     (0..reader.schema().leaves.len())
         .map(|i| reader.read_column(i).expect("read").len)

@@ -83,12 +83,10 @@ fn file(n: usize) -> Bytes {
                 .into(),
         ),
     };
-    let options = WriterOptions {
-        data_page_row_limit: PAGE_ROWS,
-        row_group_rows: RG_ROWS,
-        ..WriterOptions::default()
-    }
-    .with_compression(CodecKind::Snappy);
+    let options = WriterOptions::default()
+        .with_data_page_row_limit(PAGE_ROWS)
+        .with_row_group_rows(RG_ROWS)
+        .with_compression(CodecKind::Snappy);
     let fields = vec![
         Field::int64("id"),
         Field::string("name"),
@@ -137,10 +135,7 @@ fn needle_rows(reader: &ParquetReader, needle: i64) -> Range<u64> {
 }
 
 fn parq_read(bytes: &Bytes, selection: Option<RowSelection>) -> usize {
-    let options = ReadOptions {
-        selection,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_selection(selection);
     let reader = ParquetReader::with_options(bytes.clone(), options).unwrap();
     reader
         .batches(&[0, 1, 2], 8192)

@@ -257,20 +257,15 @@ struct Seen {
 }
 
 fn parq_options(files_in_flight: usize, requests: usize) -> ScanOptions {
-    ScanOptions {
-        push: PushOptions {
-            batch_size: BATCH,
-            projection: Some(PROJECTION.iter().map(|s| (*s).into()).collect()),
-            memory_budget: BUDGET_PER_FILE,
-            ..PushOptions::default()
-        },
-        read: ObjectReadOptions {
-            max_requests_in_flight: requests,
-            ..ObjectReadOptions::default()
-        },
-        files_in_flight,
-        ..ScanOptions::default()
-    }
+    ScanOptions::default()
+        .with_push(
+            PushOptions::default()
+                .with_batch_size(BATCH)
+                .with_projection(Some(PROJECTION.iter().map(|s| (*s).into()).collect()))
+                .with_memory_budget(BUDGET_PER_FILE),
+        )
+        .with_read(ObjectReadOptions::default().with_max_requests_in_flight(requests))
+        .with_files_in_flight(files_in_flight)
 }
 
 async fn parq_scan(store: &Arc<dyn ObjectStore>, objects: &[ObjectMeta], o: ScanOptions) -> Seen {
@@ -438,12 +433,10 @@ fn measure_memory(
 fn needle_file() -> Bytes {
     let rows = 1_000_000i64;
     let mut out = Vec::new();
-    let options = WriterOptions {
-        data_page_row_limit: 1000,
-        row_group_rows: 1 << 20,
-        page_index: true,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default()
+        .with_data_page_row_limit(1000)
+        .with_row_group_rows(1 << 20)
+        .with_page_index(true);
     let mut w = ParquetWriter::new(
         &mut out,
         vec![Field::int64("a"), Field::int64("b")],
@@ -472,13 +465,9 @@ fn report_needle(rt: &tokio::runtime::Runtime) {
         let mut reader = ParqObjectReader::open(Arc::clone(&store), &path)
             .await
             .unwrap();
-        let options = PushOptions {
-            read: ReadOptions {
-                selection: Some(RowSelection::from_ranges(std::iter::once(row..row + 1))),
-                ..ReadOptions::default()
-            },
-            ..PushOptions::default()
-        };
+        let options = PushOptions::default().with_read(ReadOptions::default().with_selection(
+            Some(RowSelection::from_ranges(std::iter::once(row..row + 1))),
+        ));
         let batches: Vec<_> = reader
             .batches(options)
             .await

@@ -276,10 +276,7 @@ fn write_file_with(
 }
 
 fn read_parq(file: &Bytes, layout: ByteArrayLayout) -> Vec<parq::read::Batch> {
-    let options = ReadOptions {
-        byte_array_layout: layout,
-        ..Default::default()
-    };
+    let options = ReadOptions::default().with_byte_array_layout(layout);
     let reader = ParquetReader::with_options(file.clone(), options).expect("open");
     reader
         .batches(&[0], BATCH)

@@ -99,10 +99,7 @@ fn read_parq_arrow(file: &Bytes) -> Vec<RecordBatch> {
 /// [`read_parq_arrow`] on `threads` threads.
 #[inline(never)]
 fn read_parq_arrow_threads(file: &Bytes, threads: usize) -> Vec<RecordBatch> {
-    let options = parq::read::ReadOptions {
-        threads,
-        ..Default::default()
-    };
+    let options = parq::read::ReadOptions::default().with_threads(threads);
     let reader = ParquetReader::with_options(file.clone(), options).expect("open");
     reader
         .record_batches(&["c"], BATCH)
@@ -123,15 +120,10 @@ fn read_parq_store(
         let mut reader = ParqObjectReader::open(Arc::clone(store), &path)
             .await
             .expect("open");
-        let options = PushOptions {
-            read: parq::read::ReadOptions {
-                threads,
-                ..Default::default()
-            },
-            projection: Some(vec!["c".into()]),
-            batch_size: BATCH,
-            ..PushOptions::default()
-        };
+        let options = PushOptions::default()
+            .with_read(parq::read::ReadOptions::default().with_threads(threads))
+            .with_projection(Some(vec!["c".into()]))
+            .with_batch_size(BATCH);
         let (_, batches) = reader.record_batches(options).await.expect("batches");
         batches.try_collect().await.expect("read")
     })

@@ -136,10 +136,7 @@ fn read_parquet(file: &Bytes) -> Vec<RecordBatch> {
 }
 
 fn reader(file: &Bytes, threads: usize) -> ParquetReader {
-    let options = ReadOptions {
-        threads,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_threads(threads);
     ParquetReader::with_options(file.clone(), options).expect("open")
 }
 

@@ -185,10 +185,7 @@ fn file(keys: &[i32], nulls: bool) -> Bytes {
 }
 
 fn parq_reader(bytes: &Bytes) -> ParquetReader<Bytes> {
-    let options = ReadOptions {
-        threads: 1,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_threads(1);
     ParquetReader::with_options(bytes.clone(), options).unwrap()
 }
 

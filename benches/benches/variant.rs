@@ -82,10 +82,7 @@ fn file(rows: usize) -> Bytes {
     let schema = schema();
     let mut rng = Rng::new(42);
     let mut out = Vec::new();
-    let options = WriterOptions {
-        row_group_rows: rows.max(1),
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default().with_row_group_rows(rows.max(1));
     let mut w = variant_writer(
         &mut out,
         vec![variant_field("var", &schema)],

@@ -33,10 +33,7 @@ impl InvalidUtf8 {
     /// `options` reading string columns as this asks: checked for `Error` (in the decoder,
     /// where the bytes are hot), as stored for `Escape`.
     pub fn apply(self, options: parq::read::ReadOptions) -> parq::read::ReadOptions {
-        parq::read::ReadOptions {
-            check_strings: self == InvalidUtf8::Error,
-            ..options
-        }
+        options.with_check_strings(self == InvalidUtf8::Error)
     }
 }
 

@@ -70,18 +70,12 @@ impl KeyArgs {
 
     /// Default read options with these keys.
     pub fn read_options(&self) -> Result<ReadOptions> {
-        Ok(ReadOptions {
-            decryption: self.decryption()?,
-            ..ReadOptions::default()
-        })
+        Ok(ReadOptions::default().with_decryption(self.decryption()?))
     }
 
     /// [`Self::read_options`] decoding on `threads` threads.
     pub fn read_options_with(&self, threads: u16) -> Result<ReadOptions> {
-        Ok(ReadOptions {
-            threads: threads.into(),
-            ..self.read_options()?
-        })
+        Ok(self.read_options()?.with_threads(threads.into()))
     }
 }
 

@@ -31,9 +31,7 @@ impl LimitArgs {
     /// `options` with these limits.
     pub fn apply(&self, mut options: ReadOptions) -> ReadOptions {
         if let Some(max) = self.max_page_size {
-            options.limits = Limits {
-                max_uncompressed_size: max,
-            };
+            options.limits = Limits::default().with_max_uncompressed_size(max);
         }
         if let Some(max) = self.max_page_values {
             options.max_page_values = max;

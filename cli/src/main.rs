@@ -199,12 +199,9 @@ impl ReadArgs {
 /// past it are not decoded (nor checked: a string that is not UTF-8 after them is no error).
 fn first_rows(options: ReadOptions, limit: Option<usize>, filter: Option<&Expr>) -> ReadOptions {
     match (limit, filter) {
-        (Some(n), None) => ReadOptions {
-            selection: Some(parq::read::RowSelection::from_ranges(std::iter::once(
-                0..n as u64,
-            ))),
-            ..options
-        },
+        (Some(n), None) => options.with_selection(Some(parq::read::RowSelection::from_ranges(
+            std::iter::once(0..n as u64),
+        ))),
         _ => options,
     }
 }
@@ -461,15 +458,14 @@ fn run(cli: Cli) -> parq::Result<()> {
             read,
         } => {
             let filter = read.filter()?;
-            let options = ReadOptions {
-                byte_array_layout: if views {
+            let options = read
+                .options()?
+                .with_byte_array_layout(if views {
                     ByteArrayLayout::Views
                 } else {
                     ByteArrayLayout::Offsets
-                },
-                check_strings,
-                ..read.options()?
-            };
+                })
+                .with_check_strings(check_strings);
             let args = scan::ScanArgs {
                 columns: columns.as_deref(),
                 repeat,

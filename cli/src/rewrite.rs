@@ -18,7 +18,7 @@ use parq::codecs::compression::CodecKind;
 use parq::metadata::{Encoding, FileMetaData, PageType};
 use parq::object_store::object_store::ObjectStoreExt;
 use parq::object_store::{ObjectDatasetWriter, ObjectWriteOptions, ObjectWriter};
-use parq::read::{ParquetReader, ReadOptions};
+use parq::read::ParquetReader;
 use parq::write::dataset::{DatasetOptions, DatasetWriter, LocalDirectory, WrittenFile};
 use parq::write::{
     BloomFilterOptions, CdcOptions, ColumnOptions, EncodingPolicy, PageVersion, ParquetWriter,
@@ -154,16 +154,16 @@ pub fn run(args: &Args) -> Result<()> {
         2 => PageVersion::V2,
         v => return Err(Error::InvalidArgument(format!("page version {v} (1 or 2)"))),
     };
-    let mut options = WriterOptions {
-        encoding,
-        page_version,
-        key_value_metadata: meta.key_value_metadata.clone().unwrap_or_default(),
-        row_group_rows: args.row_group_rows.unwrap_or(usize::MAX),
-        row_group_bytes: usize::MAX,
-        encryption: args.encrypt.encryption()?,
-        content_defined_chunking: args.cdc.then(CdcOptions::default),
-        ..WriterOptions::default()
-    };
+    let mut options = WriterOptions::default()
+        .with_encoding(encoding)
+        .with_page_version(page_version)
+        .with_key_value_metadata(meta.key_value_metadata.clone().unwrap_or_default())
+        .with_row_group_rows(args.row_group_rows.unwrap_or(usize::MAX))
+        .with_row_group_bytes(usize::MAX)
+        .with_encryption(args.encrypt.encryption()?);
+    if args.cdc {
+        options = options.with_content_defined_chunking(CdcOptions::default());
+    }
     if let Some(c) = &args.compression {
         (options.compression, options.compression_level) = codec(c)?;
     } else if let Some(rg) = meta.row_groups.first() {
@@ -177,10 +177,7 @@ pub fn run(args: &Args) -> Result<()> {
                 .unwrap_or(CodecKind::Uncompressed);
             options.columns.insert(
                 leaf.path_string(),
-                ColumnOptions {
-                    compression: Some(kind),
-                    ..ColumnOptions::default()
-                },
+                ColumnOptions::default().with_compression(Some(kind)),
             );
         }
     }
@@ -504,10 +501,9 @@ fn write<S: Sink>(
     for (rg, group) in meta.row_groups.iter().enumerate() {
         let part = ParquetReader::with_options(
             bytes.clone(),
-            ReadOptions {
-                row_groups: Some(vec![rg]),
-                ..args.limits.apply(args.keys.read_options()?)
-            },
+            args.limits
+                .apply(args.keys.read_options()?)
+                .with_row_groups(Some(vec![rg])),
         )?;
         let groups = meta.row_groups.len();
         if reader.schema().is_flat() {

@@ -101,16 +101,14 @@ pub fn run_many(listing: &Listing, args: &ScanArgs, read: ReadOptions) -> parq::
     };
     let mut columns = 0;
     let (samples, decoded_bytes, rows) = time_runs(args, |bytes, n| {
-        let options = ScanOptions {
-            push: PushOptions {
-                read: read.clone(),
-                projection: projection.clone(),
-                batch_size: args.batch_size.unwrap_or(8192),
-                ..PushOptions::default()
-            },
-            predicate: args.filter.cloned(),
-            ..ScanOptions::default()
-        };
+        let options = ScanOptions::default()
+            .with_push(
+                PushOptions::default()
+                    .with_read(read.clone())
+                    .with_projection(projection.clone())
+                    .with_batch_size(args.batch_size.unwrap_or(8192)),
+            )
+            .with_predicate(args.filter.cloned());
         let (scan, runtime) = listing.scan(options);
         let progress = scan.progress();
         let bar = progress_bar(&progress);

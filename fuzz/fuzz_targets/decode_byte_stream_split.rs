@@ -31,7 +31,11 @@ fuzz_target!(|input: Input| {
     assert_eq!(out.len(), prefix + n * width);
     for i in 0..n {
         for k in 0..width {
-            assert_eq!(out[prefix + i * width + k], data[k * n + i], "value {i} byte {k}");
+            assert_eq!(
+                out[prefix + i * width + k],
+                data[k * n + i],
+                "value {i} byte {k}"
+            );
         }
     }
 });

@@ -21,9 +21,19 @@ struct Input {
 fn check_offsets(offsets: &[i64], data: &[u8], base: Option<u16>, max_values: usize) {
     let b = base.map_or(0, |b| b as i64);
     assert_eq!(offsets[0], b);
-    assert!(offsets.len() - 1 <= max_values, "more values than max_values");
-    assert!(offsets.windows(2).all(|w| w[0] <= w[1]), "offsets not monotonic");
-    assert_eq!((*offsets.last().unwrap() - b) as usize, data.len(), "last offset");
+    assert!(
+        offsets.len() - 1 <= max_values,
+        "more values than max_values"
+    );
+    assert!(
+        offsets.windows(2).all(|w| w[0] <= w[1]),
+        "offsets not monotonic"
+    );
+    assert_eq!(
+        (*offsets.last().unwrap() - b) as usize,
+        data.len(),
+        "last offset"
+    );
 }
 
 fuzz_target!(|input: Input| {
@@ -53,7 +63,9 @@ fuzz_target!(|input: Input| {
         1 => {
             let mut offsets = input.base.map(|b| vec![b as i64]).unwrap_or_default();
             let mut out = Vec::new();
-            if let Ok(used) = delta::decode_length_byte_array(data, max_values, &mut offsets, &mut out) {
+            if let Ok(used) =
+                delta::decode_length_byte_array(data, max_values, &mut offsets, &mut out)
+            {
                 assert!(used <= data.len());
                 check_offsets(&offsets, &out, input.base, max_values);
             }

@@ -43,7 +43,11 @@ fuzz_target!(|input: Input| {
                 .collect();
             let mut out = vec![7u64; prefix];
             let r = rle::gather_dictionary(&mut dec, &dict, n, &mut out);
-            assert_eq!(r.is_ok(), ok, "gather_dictionary: {r:?}, n {n}, oracle {o:?}");
+            assert_eq!(
+                r.is_ok(),
+                ok,
+                "gather_dictionary: {r:?}, n {n}, oracle {o:?}"
+            );
             if ok {
                 assert_eq!(out.len(), prefix + n);
                 assert!(out[..prefix].iter().all(|&v| v == 7));

@@ -47,7 +47,11 @@ fuzz_target!(|input: Input| {
     assert_eq!(dict.get(n), None);
 
     let indices: Vec<u32> = input.indices.iter().map(|&i| i as u32).collect();
-    let mut out_offsets = if input.start_empty { Vec::new() } else { vec![input.prefix.len() as i64] };
+    let mut out_offsets = if input.start_empty {
+        Vec::new()
+    } else {
+        vec![input.prefix.len() as i64]
+    };
     let mut out = input.prefix.clone();
     let r = dict.gather(&indices, &mut out_offsets, &mut out);
     let in_range = indices.iter().all(|&i| (i as usize) < n);

@@ -31,7 +31,11 @@ fuzz_target!(|input: Input| {
         b2.append_n(prefix, true);
         let r1 = levels::def_levels_to_bitmap(data, n, &mut b1);
         let r2 = levels::naive::def_levels_to_bitmap_via_i16(data, n, &mut b2);
-        assert_eq!(r1.is_ok(), ok, "def_levels_to_bitmap {r1:?}, n {n}, oracle {o:?}");
+        assert_eq!(
+            r1.is_ok(),
+            ok,
+            "def_levels_to_bitmap {r1:?}, n {n}, oracle {o:?}"
+        );
         assert_eq!(r2.is_ok(), ok, "naive {r2:?}");
         if ok {
             let valid = o.values[..n].iter().filter(|&&v| v == 1).count();
@@ -54,7 +58,11 @@ fuzz_target!(|input: Input| {
         }
         let o = naive_rle(data, width, MAX_VALUES);
         let ok = n <= o.values.len() && o.values[..n].iter().all(|&v| v <= i16::MAX as u64);
-        assert_eq!(r.is_ok(), ok, "decode_levels {r:?}, width {width}, n {n}, oracle {o:?}");
+        assert_eq!(
+            r.is_ok(),
+            ok,
+            "decode_levels {r:?}, width {width}, n {n}, oracle {o:?}"
+        );
         if ok {
             assert_eq!(out.len(), prefix + n);
             assert!(out[..prefix].iter().all(|&v| v == -3));

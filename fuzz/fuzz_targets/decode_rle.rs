@@ -52,14 +52,23 @@ fn batch<T: BitPackable + std::fmt::Debug>(
     let mut out = vec![T::default(); n];
     let r = dec.get_batch(&mut out);
     if dec.bit_width() > T::BITS {
-        assert!(r.is_err(), "width {} accepted into {} bits", dec.bit_width(), T::BITS);
+        assert!(
+            r.is_err(),
+            "width {} accepted into {} bits",
+            dec.bit_width(),
+            T::BITS
+        );
         return true;
     }
     match (r, expect(o, *pos, n)) {
         (Ok(k), Some(e)) => {
             assert_eq!(k, e, "get_batch count at value {pos}");
             let got: Vec<u64> = out[..k].iter().map(|v| v.to_u64()).collect();
-            assert_eq!(got, &o.values[*pos..*pos + k], "get_batch values at value {pos}");
+            assert_eq!(
+                got,
+                &o.values[*pos..*pos + k],
+                "get_batch values at value {pos}"
+            );
             *pos += k;
             true
         }
@@ -121,7 +130,10 @@ fn check(data: &[u8], width: u32, ops: &[Op]) {
                         false
                     }
                     Ok(None) => {
-                        assert!(run.is_none() && !o.error, "next_run at value {pos}: early None");
+                        assert!(
+                            run.is_none() && !o.error,
+                            "next_run at value {pos}: early None"
+                        );
                         true
                     }
                     Ok(Some(got)) => {
@@ -135,7 +147,11 @@ fn check(data: &[u8], width: u32, ops: &[Op]) {
                                 assert_eq!(value, o.values[pos], "repeated value");
                                 len
                             }
-                            Run::Packed { width: w, bytes, len } => {
+                            Run::Packed {
+                                width: w,
+                                bytes,
+                                len,
+                            } => {
                                 assert!(run.packed, "packed run where a repeated one is");
                                 assert_eq!(w, width);
                                 assert_eq!(len, rest, "packed run length");

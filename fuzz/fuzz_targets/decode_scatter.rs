@@ -5,9 +5,9 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
+use arrow_buffer::BooleanBufferBuilder;
 use libfuzzer_sys::fuzz_target;
 use parq_codecs::levels;
-use arrow_buffer::BooleanBufferBuilder;
 use parq_fuzz::{bit, bits_of};
 
 #[derive(Arbitrary, Debug)]
@@ -30,7 +30,9 @@ fuzz_target!(|input: Input| {
     let len = input.len as usize;
     // An empty range reads no bit, so any offset is fine (e13a7c8).
     let covered = len == 0 || (bit_offset + len).div_ceil(8) <= validity.len();
-    let set: Vec<bool> = (bit_offset..bit_offset + len).map(|i| bit(validity, i)).collect();
+    let set: Vec<bool> = (bit_offset..bit_offset + len)
+        .map(|i| bit(validity, i))
+        .collect();
     let popcount = set.iter().filter(|&&b| b).count();
     let n_dense = if input.matching && covered {
         popcount
@@ -40,7 +42,9 @@ fuzz_target!(|input: Input| {
     let ok = covered && n_dense == popcount;
     match input.kind % 5 {
         0 | 1 => {
-            let dense: Vec<u32> = (0..n_dense as u32).map(|i| i.wrapping_mul(2_654_435_761) | 1).collect();
+            let dense: Vec<u32> = (0..n_dense as u32)
+                .map(|i| i.wrapping_mul(2_654_435_761) | 1)
+                .collect();
             let mut out = vec![9u32; 3];
             let r = if input.kind % 5 == 0 {
                 levels::scatter_fixed(&dense, validity, bit_offset, len, &mut out)
@@ -92,7 +96,11 @@ fuzz_target!(|input: Input| {
             for (i, &b) in set.iter().enumerate() {
                 let l = out[i + 1].wrapping_sub(out[i]);
                 if b {
-                    assert_eq!(l, dense_offsets[d + 1] - dense_offsets[d], "slot {i} length");
+                    assert_eq!(
+                        l,
+                        dense_offsets[d + 1] - dense_offsets[d],
+                        "slot {i} length"
+                    );
                     d += 1;
                 } else {
                     assert_eq!(l, 0, "null slot {i} not empty");

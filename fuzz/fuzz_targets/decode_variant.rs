@@ -26,7 +26,11 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let owned = v.to_owned_variant();
-    assert_eq!(owned.is_ok(), v.validate().is_ok(), "validate and to_owned_variant agree");
+    assert_eq!(
+        owned.is_ok(),
+        v.validate().is_ok(),
+        "validate and to_owned_variant agree"
+    );
     let Ok(owned) = owned else {
         let _ = v.to_json();
         return;
@@ -41,7 +45,10 @@ fuzz_target!(|data: &[u8]| {
     assert!(same(&again, &owned), "re-encoded value differs");
     // With a fresh dictionary.
     let fresh = owned.encode().expect("encodes");
-    assert!(same(&fresh.decode().expect("decodes"), &owned), "fresh encoding differs");
+    assert!(
+        same(&fresh.decode().expect("decodes"), &owned),
+        "fresh encoding differs"
+    );
 });
 
 /// Equality with NaN equal to itself (bit patterns of floats compared).

@@ -11,10 +11,10 @@ use std::ops::Range;
 
 use bytes::Bytes;
 use libfuzzer_sys::fuzz_target;
+use parq::predicate::{col, Expr};
 use parq::read::push::{
     DecodeResult, FooterDecoder, FooterOptions, FooterStep, IoOptions, PushDecoder, PushOptions,
 };
-use parq::predicate::{col, Expr};
 use parq::read::{ArrayBatch, ParquetReader, ReadOptions};
 use parq_codecs::compression::Limits;
 
@@ -55,14 +55,10 @@ fn pieces(file: &Bytes, ranges: &[Range<u64>], c: &mut Control) -> Vec<(u64, Byt
 }
 
 fn options() -> ReadOptions {
-    ReadOptions {
-        limits: Limits {
-            max_uncompressed_size: 16 << 20,
-        },
-        max_page_values: 1 << 16,
-        max_footer_size: 1 << 20,
-        ..ReadOptions::default()
-    }
+    ReadOptions::default()
+        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
+        .with_max_page_values(1 << 16)
+        .with_max_footer_size(1 << 20)
 }
 
 /// Sometimes a predicate on one of the file's leaves (a null test or an integer
@@ -90,11 +86,9 @@ fn push_read(
 ) -> parq::Result<Vec<ArrayBatch>> {
     let mut footer = FooterDecoder::new(
         file.len() as u64,
-        FooterOptions {
-            suffix_len: [64 << 10, 16, 1000][(c.next() % 3) as usize],
-            max_footer_size: 1 << 20,
-            ..FooterOptions::default()
-        },
+        FooterOptions::default()
+            .with_suffix_len([64 << 10, 16, 1000][(c.next() % 3) as usize])
+            .with_max_footer_size(1 << 20),
     );
     let footer = loop {
         match footer.try_next()? {
@@ -109,20 +103,17 @@ fn push_read(
     // On 2 or 3 threads a projection with a nested field decodes row groups ahead (a
     // decoder its caller drives starts them once their bytes are pushed).
     let threads = 1 + (c.next() % 3) as usize;
-    let push = PushOptions {
-        read: ReadOptions {
-            threads,
-            ..options()
-        },
-        batch_size,
-        io: IoOptions {
-            coalesce_gap: [0, 100, 1 << 20][(c.next() % 3) as usize],
-            max_request_size: [0, 37, 4096][(c.next() % 3) as usize],
-        },
-        memory_budget: [0, 10_000, 1 << 30][(c.next() % 3) as usize],
-        projection: None,
-        predicate: predicate(&footer, c),
-    };
+    let push = PushOptions::default()
+        .with_read(options().with_threads(threads))
+        .with_batch_size(batch_size)
+        .with_io(
+            IoOptions::default()
+                .with_coalesce_gap([0, 100, 1 << 20][(c.next() % 3) as usize])
+                .with_max_request_size([0, 37, 4096][(c.next() % 3) as usize]),
+        )
+        .with_memory_budget([0, 10_000, 1 << 30][(c.next() % 3) as usize])
+        .with_projection(None)
+        .with_predicate(predicate(&footer, c));
     expr.clone_from(&push.predicate);
     let mut d = PushDecoder::try_new(footer, push)?;
     let mut out = Vec::new();
@@ -170,10 +161,7 @@ fn local_read(
     for rg in whole.selected_row_groups() {
         let r = ParquetReader::with_options(
             file.clone(),
-            ReadOptions {
-                row_groups: Some(vec![rg]),
-                ..read.clone()
-            },
+            read.clone().with_row_groups(Some(vec![rg])),
         )?;
         for b in r.array_batches(&names, batch_size)? {
             out.push(b?);

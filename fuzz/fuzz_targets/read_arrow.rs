@@ -15,16 +15,14 @@ use parq_codecs::compression::Limits;
 /// Every batch of `record_batches` on `threads` threads, each fully validated; `None` at
 /// the first error.
 fn read(data: &bytes::Bytes, threads: usize, batch_size: usize) -> Option<Vec<RecordBatch>> {
-    let options = ReadOptions {
-        threads,
-        limits: Limits {
-            max_uncompressed_size: 16 << 20,
-        },
-        max_memory: 256 << 20,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default()
+        .with_threads(threads)
+        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
+        .with_max_memory(256 << 20);
     let reader = ParquetReader::with_options(data.clone(), options).ok()?;
-    let batches = reader.record_batches(parq::read::EVERY_FIELD, batch_size).ok()?;
+    let batches = reader
+        .record_batches(parq::read::EVERY_FIELD, batch_size)
+        .ok()?;
     let mut out = Vec::new();
     for b in batches {
         let b = b.ok()?;

@@ -16,13 +16,10 @@ use parq_codecs::compression::Limits;
 const MAX_ROWS: usize = 1 << 14;
 
 fn options() -> ReadOptions {
-    let mut o = ReadOptions::default();
-    o.limits = Limits {
-        max_uncompressed_size: 16 << 20,
-    };
-    o.max_page_values = 1 << 16;
-    o.max_memory = 64 << 20;
-    o
+    ReadOptions::default()
+        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
+        .with_max_page_values(1 << 16)
+        .with_max_memory(64 << 20)
 }
 
 /// What a read set up from `c` returned: per row, its values, position and row group; `None`
@@ -75,7 +72,11 @@ fn read(
     let mut last: Option<(Value, Value)> = None;
     for batch in batches {
         let batch = batch.ok()?;
-        assert!(batch.num_rows > 0 && batch.num_rows <= batch_size, "a batch of {} rows", batch.num_rows);
+        assert!(
+            batch.num_rows > 0 && batch.num_rows <= batch_size,
+            "a batch of {} rows",
+            batch.num_rows
+        );
         assert_eq!(batch.arrays.len(), width, "arrays in a batch");
         for a in &batch.arrays {
             assert_eq!(a.len(), batch.num_rows, "batch array length");
@@ -91,9 +92,16 @@ fn read(
                 }
             }
             last = Some((pos.clone(), group.clone()));
-            rows.push((batch.arrays[..n].iter().map(|a| a.value(i)).collect(), pos, group));
+            rows.push((
+                batch.arrays[..n].iter().map(|a| a.value(i)).collect(),
+                pos,
+                group,
+            ));
         }
-        assert!(limit.is_none_or(|l| rows.len() as u64 <= l), "past the limit");
+        assert!(
+            limit.is_none_or(|l| rows.len() as u64 <= l),
+            "past the limit"
+        );
         if rows.len() >= MAX_ROWS {
             return None;
         }

@@ -52,14 +52,10 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, file)) = data.split_first() else {
         return;
     };
-    let opts = ReadOptions {
-        max_page_values: 1 << 16,
-        limits: Limits {
-            max_uncompressed_size: 16 << 20,
-        },
-        decryption: Some(props(selector)),
-        ..Default::default()
-    };
+    let opts = ReadOptions::default()
+        .with_max_page_values(1 << 16)
+        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
+        .with_decryption(Some(props(selector)));
     let Ok(reader) = ParquetReader::with_options(bytes::Bytes::copy_from_slice(file), opts) else {
         return;
     };

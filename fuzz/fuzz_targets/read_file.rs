@@ -59,7 +59,10 @@ fn check_column(c: &Column) {
             assert_eq!(keys.len(), c.len, "keys length");
             for (i, &k) in keys.iter().enumerate() {
                 if c.is_valid(i) {
-                    assert!((k as u32 as usize) < dictionary.len, "key past the dictionary");
+                    assert!(
+                        (k as u32 as usize) < dictionary.len,
+                        "key past the dictionary"
+                    );
                 }
             }
             check_column(dictionary);
@@ -161,21 +164,17 @@ fn nested(reader: &ParquetReader<bytes::Bytes>, batch_size: usize) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let opts = ReadOptions {
-        max_page_values: 1 << 16,
+    let opts = ReadOptions::default()
+        .with_max_page_values(1 << 16)
         // Well inside the smoke run's -malloc_limit_mb=256 (footers and outputs both).
-        max_memory: 64 << 20,
-        limits: Limits {
-            max_uncompressed_size: 16 << 20,
-        },
-        byte_array_layout: if data.len() % 2 == 0 {
+        .with_max_memory(64 << 20)
+        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
+        .with_byte_array_layout(if data.len() % 2 == 0 {
             ByteArrayLayout::Offsets
         } else {
             ByteArrayLayout::Views
-        },
-        verify_crc: data.len() % 3 == 0,
-        ..Default::default()
-    };
+        })
+        .with_verify_crc(data.len() % 3 == 0);
     let Ok(reader) = ParquetReader::with_options(bytes::Bytes::copy_from_slice(data), opts) else {
         return;
     };

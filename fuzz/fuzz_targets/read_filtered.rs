@@ -16,14 +16,10 @@ use parq_codecs::compression::Limits;
 const MAX_ROWS: usize = 1 << 14;
 
 fn options() -> ReadOptions {
-    ReadOptions {
-        limits: Limits {
-            max_uncompressed_size: 16 << 20,
-        },
-        max_page_values: 1 << 16,
-        max_memory: 64 << 20,
-        ..ReadOptions::default()
-    }
+    ReadOptions::default()
+        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
+        .with_max_page_values(1 << 16)
+        .with_max_memory(64 << 20)
 }
 
 /// A null test or an integer comparison on leaf `c` % the leaves (the latter an error on
@@ -65,7 +61,11 @@ fn streamed(
     let mut total = 0u64;
     for b in batches {
         let b = b.ok()?;
-        assert!(b.num_rows > 0 && b.num_rows <= batch_size, "a batch of {} rows", b.num_rows);
+        assert!(
+            b.num_rows > 0 && b.num_rows <= batch_size,
+            "a batch of {} rows",
+            b.num_rows
+        );
         assert_eq!(b.arrays.len(), fields.len(), "arrays in a batch");
         total += b.num_rows as u64;
         assert!(limit.is_none_or(|l| total <= l), "past the limit");
@@ -87,7 +87,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let c = u64::from_le_bytes(data[..8].try_into().unwrap());
-    let Ok(reader) = ParquetReader::with_options(bytes::Bytes::copy_from_slice(&data[8..]), options())
+    let Ok(reader) =
+        ParquetReader::with_options(bytes::Bytes::copy_from_slice(&data[8..]), options())
     else {
         return;
     };
@@ -100,7 +101,13 @@ fuzz_target!(|data: &[u8]| {
     // By index: a fuzzed schema may repeat names.
     let fields: Vec<Select> = (0..n).map(Select::Field).collect();
     let batch_size = [1, 3, 100, 8192][((c >> 24) % 4) as usize];
-    let all = streamed(&reader, &fields, &expr, Materialise::Auto, (batch_size, 0, None));
+    let all = streamed(
+        &reader,
+        &fields,
+        &expr,
+        Materialise::Auto,
+        (batch_size, 0, None),
+    );
     for how in [Materialise::Selected, Materialise::Masked] {
         let got = streamed(&reader, &fields, &expr, how, (batch_size, 0, None));
         if let (Some(a), Some(g)) = (&all, &got) {
@@ -109,7 +116,13 @@ fuzz_target!(|data: &[u8]| {
     }
     // An offset and a limit cut the same rows out of the whole stream.
     let (offset, limit) = ((c >> 32) % 8, (c >> 40) % 16);
-    let cut = streamed(&reader, &fields, &expr, Materialise::Masked, (batch_size, offset, Some(limit)));
+    let cut = streamed(
+        &reader,
+        &fields,
+        &expr,
+        Materialise::Masked,
+        (batch_size, offset, Some(limit)),
+    );
     if let (Some(a), Some(cut)) = (&all, &cut) {
         for (w, g) in a.iter().zip(cut) {
             let from = (offset as usize).min(w.len());
@@ -120,9 +133,16 @@ fuzz_target!(|data: &[u8]| {
     if let (Some(a), Ok((whole, _))) = (&all, reader.read_filtered(&fields, &expr)) {
         for (w, (_, arr)) in a.iter().zip(&whole) {
             let arr: &Array = arr;
-            assert_eq!(arr.len(), w.len(), "read_filtered and filtered_batches disagree on rows");
+            assert_eq!(
+                arr.len(),
+                w.len(),
+                "read_filtered and filtered_batches disagree on rows"
+            );
             for (i, v) in w.iter().enumerate() {
-                assert!(&arr.value(i) == v, "read_filtered and filtered_batches, row {i}");
+                assert!(
+                    &arr.value(i) == v,
+                    "read_filtered and filtered_batches, row {i}"
+                );
             }
         }
     }

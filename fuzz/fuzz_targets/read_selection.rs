@@ -13,14 +13,10 @@ use parq::read::{ParquetReader, ReadOptions, RowSelection};
 use parq_codecs::compression::Limits;
 
 fn options(selection: Option<RowSelection>) -> ReadOptions {
-    ReadOptions {
-        max_page_values: 1 << 16,
-        limits: Limits {
-            max_uncompressed_size: 16 << 20,
-        },
-        selection,
-        ..Default::default()
-    }
+    ReadOptions::default()
+        .with_max_page_values(1 << 16)
+        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
+        .with_selection(selection)
 }
 
 /// Up to 4 ranges from the 16 bytes before the footer's length: (start, length) pairs of
@@ -70,7 +66,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(full) = ParquetReader::with_options(bytes.clone(), options(None)) else {
         return;
     };
-    let Ok(selected) = ParquetReader::with_options(bytes.clone(), options(Some(sel.clone()))) else {
+    let Ok(selected) = ParquetReader::with_options(bytes.clone(), options(Some(sel.clone())))
+    else {
         return;
     };
     let indexed = full
@@ -89,7 +86,10 @@ fuzz_target!(|data: &[u8]| {
         }
         if let Ok(all) = full.read_column(i) {
             if rows_hold(&bytes, full.metadata().row_groups.len(), i) {
-                assert!(got == filter(&all, &sel), "column {i}: selected != filtered");
+                assert!(
+                    got == filter(&all, &sel),
+                    "column {i}: selected != filtered"
+                );
             }
         }
     }

@@ -25,13 +25,20 @@ fn check<T: BitPackable + std::fmt::Debug>(raw: &[u64], width: u32, prefix: usiz
         return;
     }
     r.unwrap();
-    assert!(buf[..prefix].iter().all(|&b| b == 0xee), "prefix overwritten");
+    assert!(
+        buf[..prefix].iter().all(|&b| b == 0xee),
+        "prefix overwritten"
+    );
     let packed = &buf[prefix..];
     let n = values.len();
     if width == 0 {
         assert!(packed.is_empty());
     } else {
-        assert_eq!(packed.len(), (n * width as usize).div_ceil(8), "packed length");
+        assert_eq!(
+            packed.len(),
+            (n * width as usize).div_ceil(8),
+            "packed length"
+        );
     }
     let expected: Vec<u64> = values.iter().map(|v| v.to_u64() & mask(width)).collect();
     assert_eq!(naive_unpack(packed, width, n), expected, "bit layout");

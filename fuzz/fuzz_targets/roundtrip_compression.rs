@@ -32,7 +32,11 @@ fuzz_target!(|input: Input| {
     if input.twice {
         let mut again = Vec::new();
         codec.compress(data, &mut again).unwrap();
-        assert_eq!(again, compressed[1..], "{kind}: compression not deterministic across calls");
+        assert_eq!(
+            again,
+            compressed[1..],
+            "{kind}: compression not deterministic across calls"
+        );
     }
     let compressed = &compressed[1..];
     let mut d = Decompressor::new(Limits::default());

@@ -36,7 +36,11 @@ fn byte_arrays(values: &[Vec<u8>], front: bool) {
     assert_eq!(used, buf.len(), "consumed");
     assert_eq!(offsets.len(), values.len() + 1);
     for (i, v) in values.iter().enumerate() {
-        assert_eq!(&data[offsets[i] as usize..offsets[i + 1] as usize], &v[..], "value {i}");
+        assert_eq!(
+            &data[offsets[i] as usize..offsets[i + 1] as usize],
+            &v[..],
+            "value {i}"
+        );
     }
 }
 

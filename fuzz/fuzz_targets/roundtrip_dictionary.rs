@@ -30,7 +30,11 @@ enum Kind {
 
 fn first_seen<T: Clone + Eq + std::hash::Hash>(values: &[T]) -> Vec<T> {
     let mut seen = HashSet::new();
-    values.iter().filter(|v| seen.insert((*v).clone())).cloned().collect()
+    values
+        .iter()
+        .filter(|v| seen.insert((*v).clone()))
+        .cloned()
+        .collect()
 }
 
 fn fixed<T: bytemuck::Pod + Eq + std::hash::Hash + std::fmt::Debug>(values: &[T], input: &Input) {
@@ -107,7 +111,11 @@ fuzz_target!(|input: Input| match &input.kind {
                 assert_eq!(a, f2);
                 assert!(a.at_value >= 1 && a.at_value <= values.len(), "{a:?}");
             }
-            (p, f1, f2) => panic!("push {p:?}, finish_borrowed {:?}, finish {:?}", f1.is_ok(), f2.is_ok()),
+            (p, f1, f2) => panic!(
+                "push {p:?}, finish_borrowed {:?}, finish {:?}",
+                f1.is_ok(),
+                f2.is_ok()
+            ),
         }
     }
 });

@@ -22,7 +22,10 @@ fuzz_target!(|input: Input| match input {
     Input::I64(values) => {
         let mut buf = vec![0u8];
         plain::encode_fixed(&values, &mut buf);
-        assert_eq!(&*plain::decode_fixed::<i64>(&buf[1..], values.len()).unwrap(), &values[..]);
+        assert_eq!(
+            &*plain::decode_fixed::<i64>(&buf[1..], values.len()).unwrap(),
+            &values[..]
+        );
     }
     Input::F64(bits) => {
         let values: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b)).collect();
@@ -53,10 +56,14 @@ fuzz_target!(|input: Input| match input {
         plain::encode_byte_arrays(values.iter().map(|v| &v[..]), &mut buf);
         let mut offsets = Vec::<i64>::new();
         let mut data = Vec::new();
-        let used = plain::decode_byte_array_offsets(&buf, values.len(), &mut offsets, &mut data).unwrap();
+        let used =
+            plain::decode_byte_array_offsets(&buf, values.len(), &mut offsets, &mut data).unwrap();
         assert_eq!(used, buf.len());
         let mut views = Vec::new();
-        assert_eq!(plain::decode_byte_array_views(&buf, values.len(), 0, &mut views).unwrap(), buf.len());
+        assert_eq!(
+            plain::decode_byte_array_views(&buf, values.len(), 0, &mut views).unwrap(),
+            buf.len()
+        );
         assert_eq!(views.len(), values.len());
         for (i, v) in values.iter().enumerate() {
             assert_eq!(&data[offsets[i] as usize..offsets[i + 1] as usize], &v[..]);

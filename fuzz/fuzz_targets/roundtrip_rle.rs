@@ -31,7 +31,10 @@ fuzz_target!(|input: Input| {
         total += n;
         runs.push((v & m, n));
     }
-    let values: Vec<u64> = runs.iter().flat_map(|&(v, n)| std::iter::repeat_n(v, n)).collect();
+    let values: Vec<u64> = runs
+        .iter()
+        .flat_map(|&(v, n)| std::iter::repeat_n(v, n))
+        .collect();
 
     let mut a = Vec::new();
     rle::encode(&values, width, &mut a);
@@ -58,9 +61,16 @@ fuzz_target!(|input: Input| {
     let mut dec = RleDecoder::new(&a, width).unwrap();
     let mut out = vec![0u64; values.len() + 8];
     let k = dec.get_batch(&mut out).unwrap();
-    assert!(k >= values.len() && k < values.len() + 8, "decoded {k} of {}", values.len());
+    assert!(
+        k >= values.len() && k < values.len() + 8,
+        "decoded {k} of {}",
+        values.len()
+    );
     assert_eq!(&out[..values.len()], &values[..], "round trip");
-    assert!(out[values.len()..k].iter().all(|&v| v == 0), "padding not zero");
+    assert!(
+        out[values.len()..k].iter().all(|&v| v == 0),
+        "padding not zero"
+    );
     assert_eq!(dec.position(), a.len());
     // The naive reader agrees (the stream is well formed).
     let o = naive_rle(&a, width, MAX_VALUES + 8);

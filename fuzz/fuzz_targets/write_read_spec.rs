@@ -33,10 +33,7 @@ fn check_batches(
     layout: ByteArrayLayout,
     batch: usize,
 ) {
-    let options = ReadOptions {
-        byte_array_layout: layout,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_byte_array_layout(layout);
     let reader = ParquetReader::with_options(Bytes::copy_from_slice(bytes), options).unwrap();
     let names: Vec<&str> = spec.fields.iter().map(|f| f.name.as_str()).collect();
     let mut at = 0;

@@ -96,7 +96,8 @@ pub fn naive_rle(data: &[u8], width: u32, cap: usize) -> Oracle {
         let body = pos + n;
         let count = (header >> 1) as usize;
         if header & 1 == 1 {
-            let (Some(len), Some(nbytes)) = (count.checked_mul(8), count.checked_mul(width as usize))
+            let (Some(len), Some(nbytes)) =
+                (count.checked_mul(8), count.checked_mul(width as usize))
             else {
                 o.error = true;
                 return o;
@@ -179,16 +180,18 @@ pub fn fuzz_decompress(kind: CodecKind, data: &[u8]) {
         return;
     };
     let declared = u32::from_le_bytes(*head) as usize % (MAX_UNCOMPRESSED + 2);
-    let limits = Limits {
-        max_uncompressed_size: MAX_UNCOMPRESSED,
-    };
+    let limits = Limits::default().with_max_uncompressed_size(MAX_UNCOMPRESSED);
     let mut d = Decompressor::new(limits);
     let prefix = [0xa5u8; 3];
     let mut out = prefix.to_vec();
     let r = d.decompress(kind, input, declared, &mut out);
     match &r {
         Ok(()) => {
-            assert_eq!(out.len(), prefix.len() + declared, "{kind}: wrong output size");
+            assert_eq!(
+                out.len(),
+                prefix.len() + declared,
+                "{kind}: wrong output size"
+            );
             assert_eq!(&out[..3], &prefix, "{kind}: prefix overwritten");
         }
         Err(_) => assert_eq!(out, prefix, "{kind}: out changed on error"),

@@ -910,10 +910,8 @@ pub struct ParquetRecordBatchReader<S: Source> {
 ///         FooterStep::Done(f) => break f,
 ///     }
 /// };
-/// let mut options = PushOptions {
-///     projection: Some(vec!["id".into(), "string_col".into()]),
-///     ..PushOptions::default()
-/// };
+/// let mut options = PushOptions::default()
+///     .with_projection(Some(vec!["id".into(), "string_col".into()]));
 /// let mut converter = RecordBatchConverter::for_push(&footer, &mut options).unwrap();
 /// let mut decoder = PushDecoder::try_new(footer, options).unwrap();
 /// let mut rows = 0;

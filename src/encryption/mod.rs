@@ -13,20 +13,16 @@
 //! use parq::write::{Field, ParquetWriter, WriterOptions};
 //!
 //! let footer_key = b"0123456789012345".to_vec();
-//! let options = WriterOptions {
-//!     encryption: Some(FileEncryptionProperties::builder(footer_key.clone()).build()?),
-//!     ..WriterOptions::default()
-//! };
+//! let options = WriterOptions::default()
+//!     .with_encryption(Some(FileEncryptionProperties::builder(footer_key.clone()).build()?));
 //! let mut file = Vec::new();
 //! let mut w = ParquetWriter::new(&mut file, vec![Field::int64("id")], options)?;
 //! w.write_batch(&[Column { len: 3, validity: None, values: Values::Int64(vec![1i64, 2, 3].into()) }])?;
 //! w.finish()?;
 //! assert_eq!(&file[..4], b"PARE"); // encrypted footer
 //!
-//! let options = ReadOptions {
-//!     decryption: Some(FileDecryptionProperties::builder().with_footer_key(footer_key).build()?),
-//!     ..ReadOptions::default()
-//! };
+//! let options = ReadOptions::default()
+//!     .with_decryption(Some(FileDecryptionProperties::builder().with_footer_key(footer_key).build()?));
 //! let reader = ParquetReader::with_options(bytes::Bytes::from(file.clone()), options)?;
 //! assert_eq!(reader.read_column(0)?.len, 3);
 //!
@@ -63,7 +59,7 @@
 //!     .with_column_key("ssn", b"1234567890123450".to_vec()) // only `ssn` is encrypted
 //!     .with_plaintext_footer(true)
 //!     .build()?;
-//! let options = WriterOptions { encryption: Some(encryption), ..WriterOptions::default() };
+//! let options = WriterOptions::default().with_encryption(Some(encryption));
 //! let mut file = Vec::new();
 //! let mut w = ParquetWriter::new(&mut file, vec![Field::int64("id"), Field::int64("ssn")], options)?;
 //! let col = |v: Vec<i64>| Column { len: v.len(), validity: None, values: Values::Int64(v.into()) };
@@ -80,7 +76,7 @@
 //!     .with_footer_key(b"0123456789012345".to_vec()) // verifies the footer signature
 //!     .with_column_key("ssn", b"1234567890123450".to_vec())
 //!     .build()?;
-//! let options = ReadOptions { decryption: Some(decryption), ..ReadOptions::default() };
+//! let options = ReadOptions::default().with_decryption(Some(decryption));
 //! let reader = ParquetReader::with_options(file, options)?;
 //! assert_eq!(reader.read_column_by_path("ssn")?.len, 2);
 //! # Ok::<(), parq::Error>(())

@@ -26,6 +26,7 @@ pub use page::{
     ColumnIndex, DataPageHeader, DataPageHeaderV2, DictionaryPageHeader, IndexPageHeader,
     OffsetIndex, PageHeader, PageLocation,
 };
+// Public whatever the features: every metadata struct reads and writes through them.
 pub use thrift::{CompactReader, CompactWriter};
 pub use types::{
     BoundaryOrder, ColumnOrder, CompressionCodec, ConvertedType, EdgeInterpolationAlgorithm,
@@ -37,7 +38,12 @@ mod thrift_struct;
 mod bloom;
 mod file;
 mod page;
+// Unstable internals for parq's own fuzz targets, benches and integrations (feature
+// `internals`); crate-private otherwise, so they carry no semver promise.
+#[cfg(feature = "internals")]
 pub mod thrift;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod thrift;
 mod types;
 
 #[cfg(test)]

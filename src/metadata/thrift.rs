@@ -480,7 +480,7 @@ impl<'a> CompactReader<'a> {
     }
 
     /// A list or set header: `(element type, length)`. Bool elements are reported as
-    /// [`ty::BOOL_ELEM`]. The length is checked against the remaining bytes (every element
+    /// `ty::BOOL_ELEM`. The length is checked against the remaining bytes (every element
     /// takes at least one byte).
     pub fn read_list_header(&mut self) -> Result<(u8, usize)> {
         let start = self.pos;
@@ -650,7 +650,7 @@ impl<'a> CompactWriter<'a> {
         self.last = self.stack.pop().unwrap_or(0);
     }
 
-    /// A field header of type `t` (for bools: [`ty::BOOL_TRUE`] or [`ty::BOOL_FALSE`]).
+    /// A field header of type `t` (for bools: `ty::BOOL_TRUE` or `ty::BOOL_FALSE`).
     pub fn field_header(&mut self, t: u8, id: i16) {
         let delta = i32::from(id) - i32::from(self.last);
         if (1..=15).contains(&delta) {

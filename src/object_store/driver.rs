@@ -25,6 +25,7 @@ use crate::{Error, Result};
 
 /// How the async readers fetch and decode.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ObjectReadOptions {
     /// GETs in flight at once, at most (at least 1).
     pub max_requests_in_flight: usize,
@@ -55,6 +56,38 @@ impl Default for ObjectReadOptions {
             decode_on_blocking_pool: false,
             footer_suffix: crate::read::push::DEFAULT_FOOTER_SUFFIX,
         }
+    }
+}
+
+impl ObjectReadOptions {
+    /// These options with [`max_requests_in_flight`](Self::max_requests_in_flight) set to `v`.
+    pub fn with_max_requests_in_flight(mut self, v: usize) -> Self {
+        self.max_requests_in_flight = v;
+        self
+    }
+
+    /// These options with [`max_bytes_in_flight`](Self::max_bytes_in_flight) set to `v`.
+    pub fn with_max_bytes_in_flight(mut self, v: u64) -> Self {
+        self.max_bytes_in_flight = v;
+        self
+    }
+
+    /// These options with [`request_timeout`](Self::request_timeout) set to `v`.
+    pub fn with_request_timeout(mut self, v: Option<Duration>) -> Self {
+        self.request_timeout = v;
+        self
+    }
+
+    /// These options with [`decode_on_blocking_pool`](Self::decode_on_blocking_pool) set to `v`.
+    pub fn with_decode_on_blocking_pool(mut self, v: bool) -> Self {
+        self.decode_on_blocking_pool = v;
+        self
+    }
+
+    /// These options with [`footer_suffix`](Self::footer_suffix) set to `v`.
+    pub fn with_footer_suffix(mut self, v: u64) -> Self {
+        self.footer_suffix = v;
+        self
     }
 }
 

@@ -160,7 +160,7 @@ impl FooterCache {
 /// store.put(&Path::from("t/a.parquet"), file.into()).await.unwrap();
 ///
 /// let mut reader = ParqObjectReader::open(store, &Path::from("t/a.parquet")).await?;
-/// let options = PushOptions { projection: Some(vec!["id".into()]), ..PushOptions::default() };
+/// let options = PushOptions::default().with_projection(Some(vec!["id".into()]));
 /// let batches: Vec<_> = reader.batches(options).await?.try_collect().await?;
 /// assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 8);
 /// # Ok::<(), parq::Error>(())

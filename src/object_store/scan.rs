@@ -15,6 +15,7 @@ use crate::{Error, Result};
 
 /// Options of a [`Scan`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ScanOptions {
     /// What each file's decoder reads: projection, batch size, budgets. Its
     /// `read.row_groups` is replaced by the row groups the predicate leaves.
@@ -42,6 +43,38 @@ impl Default for ScanOptions {
             predicate: None,
             footer_cache: None,
         }
+    }
+}
+
+impl ScanOptions {
+    /// These options with [`push`](Self::push) set to `v`.
+    pub fn with_push(mut self, v: PushOptions) -> Self {
+        self.push = v;
+        self
+    }
+
+    /// These options with [`read`](Self::read) set to `v`.
+    pub fn with_read(mut self, v: ObjectReadOptions) -> Self {
+        self.read = v;
+        self
+    }
+
+    /// These options with [`files_in_flight`](Self::files_in_flight) set to `v`.
+    pub fn with_files_in_flight(mut self, v: usize) -> Self {
+        self.files_in_flight = v;
+        self
+    }
+
+    /// These options with [`predicate`](Self::predicate) set to `v`.
+    pub fn with_predicate(mut self, v: Option<Expr>) -> Self {
+        self.predicate = v;
+        self
+    }
+
+    /// These options with [`footer_cache`](Self::footer_cache) set to `v`.
+    pub fn with_footer_cache(mut self, v: Option<Arc<FooterCache>>) -> Self {
+        self.footer_cache = v;
+        self
     }
 }
 

@@ -10,7 +10,7 @@
 //! 3. bloom filters, for `=` and `IN` (looked up in every stored form of the value: both
 //!    zeros of a float),
 //! 4. dictionary pages, when every data page of a chunk is dictionary-encoded,
-//! 5. and exactly, on the decoded rows ([`eval`]).
+//! 5. and exactly, on the decoded rows ([`BoundPredicate::evaluate`]).
 //!
 //! Steps 1–4 only ever say "no row here can match" or "maybe": a matching row is never
 //! dropped. Comparisons follow SQL's three-valued logic; a row is kept when the predicate is
@@ -122,10 +122,17 @@
 mod bloom;
 mod bound;
 mod dictionary;
+// Unstable internals for parq's own fuzz targets, benches and integrations (feature
+// `internals`); crate-private otherwise, so they carry no semver promise.
+#[cfg(feature = "internals")]
 pub mod eval;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod eval;
 mod expr;
 mod filter;
 mod footer_stats;
+// Only the fuzz target `predicate_prune` calls it (feature `internals`).
+#[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod fuzzing;
 mod geo;

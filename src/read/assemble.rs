@@ -67,7 +67,9 @@ fn mismatch(plan: &FieldPlan, want: usize, got: usize) -> Error {
 }
 
 /// Assemble `plan`'s array of `slots` slots from one run of the leaves' levels and their
-/// values (`(column, slots)` pairs, each taken once).
+/// values (`(column, slots)` pairs, each taken once). Only `read::testing` assembles a
+/// whole run at once (feature `internals`).
+#[cfg(feature = "internals")]
 pub(crate) fn assemble(
     plan: &FieldPlan,
     views: &[LeafView<'_>],

@@ -31,7 +31,7 @@ impl<S: Source> ParquetReader<S> {
     /// use parq::write::{BloomFilterOptions, Field, ParquetWriter, WriterOptions};
     ///
     /// let options = WriterOptions::default()
-    ///     .with_bloom_filter("id", BloomFilterOptions { ndv: None, fpp: 0.01 });
+    ///     .with_bloom_filter("id", BloomFilterOptions::default().with_ndv(None).with_fpp(0.01));
     /// let mut file = Vec::new();
     /// let mut w = ParquetWriter::new(&mut file, vec![Field::int64("id")], options)?;
     /// w.write_batch(&[Column { len: 3, validity: None, values: Values::Int64(vec![1i64, 5, 9].into()) }])?;

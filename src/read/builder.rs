@@ -285,7 +285,9 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
         let columns = if projection.is_empty() {
             None
         } else {
-            Some(Box::new(reader.array_batches(&projection, self.batch_size)?))
+            Some(Box::new(
+                reader.array_batches(&projection, self.batch_size)?,
+            ))
         };
         let mut fields = match &columns {
             Some(c) => c.fields().to_vec(),

@@ -20,6 +20,7 @@ use crate::{Error, Result};
 
 /// Options for reading.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ReadOptions {
     /// Row groups to read (`None` = all), in the order given.
     pub row_groups: Option<Vec<usize>>,
@@ -129,6 +130,96 @@ impl Default for ReadOptions {
     }
 }
 
+impl ReadOptions {
+    /// These options with [`row_groups`](Self::row_groups) set to `v`.
+    pub fn with_row_groups(mut self, v: Option<Vec<usize>>) -> Self {
+        self.row_groups = v;
+        self
+    }
+
+    /// These options with [`byte_array_layout`](Self::byte_array_layout) set to `v`.
+    pub fn with_byte_array_layout(mut self, v: ByteArrayLayout) -> Self {
+        self.byte_array_layout = v;
+        self
+    }
+
+    /// These options with [`verify_crc`](Self::verify_crc) set to `v`.
+    pub fn with_verify_crc(mut self, v: bool) -> Self {
+        self.verify_crc = v;
+        self
+    }
+
+    /// These options with [`limits`](Self::limits) set to `v`.
+    pub fn with_limits(mut self, v: Limits) -> Self {
+        self.limits = v;
+        self
+    }
+
+    /// These options with [`max_page_values`](Self::max_page_values) set to `v`.
+    pub fn with_max_page_values(mut self, v: usize) -> Self {
+        self.max_page_values = v;
+        self
+    }
+
+    /// These options with [`max_footer_size`](Self::max_footer_size) set to `v`.
+    pub fn with_max_footer_size(mut self, v: usize) -> Self {
+        self.max_footer_size = v;
+        self
+    }
+
+    /// These options with [`max_memory`](Self::max_memory) set to `v`.
+    pub fn with_max_memory(mut self, v: u64) -> Self {
+        self.max_memory = v;
+        self
+    }
+
+    /// These options with [`selection`](Self::selection) set to `v`.
+    pub fn with_selection(mut self, v: Option<RowSelection>) -> Self {
+        self.selection = v;
+        self
+    }
+
+    /// These options with [`threads`](Self::threads) set to `v`.
+    pub fn with_threads(mut self, v: usize) -> Self {
+        self.threads = v;
+        self
+    }
+
+    /// These options with [`dictionary_keys`](Self::dictionary_keys) set to `v`.
+    pub fn with_dictionary_keys(mut self, v: Vec<usize>) -> Self {
+        self.dictionary_keys = v;
+        self
+    }
+
+    /// These options with [`utf8_columns`](Self::utf8_columns) set to `v`.
+    pub fn with_utf8_columns(mut self, v: Vec<usize>) -> Self {
+        self.utf8_columns = v;
+        self
+    }
+
+    /// These options with [`check_strings`](Self::check_strings) set to `v`.
+    pub fn with_check_strings(mut self, v: bool) -> Self {
+        self.check_strings = v;
+        self
+    }
+
+    /// These options with [`small_offsets`](Self::small_offsets) set to `v`.
+    pub fn with_small_offsets(mut self, v: Vec<usize>) -> Self {
+        self.small_offsets = v;
+        self
+    }
+
+    /// These options with [`decryption`](Self::decryption) set to `v`.
+    #[cfg(feature = "encryption")]
+    pub fn with_decryption(
+        mut self,
+        v: Option<crate::encryption::FileDecryptionProperties>,
+    ) -> Self {
+        self.decryption = v;
+        self
+    }
+}
+
 /// An open Parquet file: its metadata, schema and source.
 pub struct ParquetReader<S: Source = Bytes> {
     pub(crate) source: Arc<S>,
@@ -193,11 +284,9 @@ impl<S: Source> ParquetReader<S> {
     /// # w.finish()?;
     /// use parq::read::{ByteArrayLayout, ParquetReader, ReadOptions};
     ///
-    /// let options = ReadOptions {
-    ///     row_groups: Some(vec![0]),                  // only these row groups
-    ///     byte_array_layout: ByteArrayLayout::Views,  // strings as views into the pages
-    ///     ..ReadOptions::default()
-    /// };
+    /// let options = ReadOptions::default()
+    ///     .with_row_groups(Some(vec![0])) // only these row groups
+    ///     .with_byte_array_layout(ByteArrayLayout::Views); // strings as views into the pages
     /// let reader = ParquetReader::with_options(bytes::Bytes::from(file), options)?;
     /// let names = reader.read_column(1)?;
     /// assert_eq!((names.len, names.null_count()), (3, 1));

@@ -88,14 +88,14 @@
 //!
 //! let ids = Column { len: 1000, validity: None, values: Values::Int64((0..1000i64).collect::<Vec<_>>().into()) };
 //! let mut file = Vec::new();
-//! let options = WriterOptions { data_page_row_limit: 100, ..WriterOptions::default() };
+//! let options = WriterOptions::default().with_data_page_row_limit(100);
 //! let mut writer = ParquetWriter::new(&mut file, vec![Field::int64("id")], options)?;
 //! writer.write_batch(&[ids])?;
 //! writer.finish()?;
 //!
 //! // Rows 120..130 and 990..1000: two pages of ten are read, the other eight are skipped.
 //! let selection = RowSelection::from_ranges([120..130, 990..1000]);
-//! let options = ReadOptions { selection: Some(selection), ..ReadOptions::default() };
+//! let options = ReadOptions::default().with_selection(Some(selection));
 //! let reader = ParquetReader::with_options(bytes::Bytes::from(file), options)?;
 //! let ids = reader.read_column(0)?;
 //! let Values::Int64(v) = &ids.values else { unreachable!() };
@@ -120,7 +120,7 @@
 //! # w.finish()?;
 //! use parq::read::{ParquetReader, ReadOptions};
 //!
-//! let options = ReadOptions { threads: 2, ..ReadOptions::default() };
+//! let options = ReadOptions::default().with_threads(2);
 //! let reader = ParquetReader::with_options(bytes::Bytes::from(file), options)?;
 //! let columns = reader.read_leaves(&[0])?; // every listed column, all threads sharing the work
 //! assert_eq!(columns[0].len, 3);
@@ -158,9 +158,11 @@ pub use batch::{Batch, BatchReader};
 pub use builder::{ReadBuilder, RowBatches, DEFAULT_BATCH_SIZE};
 pub use decode::{ByteArrayLayout, DEFAULT_MAX_MEMORY};
 pub use file::{ParquetReader, ReadOptions};
+#[cfg(feature = "internals")]
+pub use nested::testing;
 #[cfg(feature = "arrow")]
 pub(crate) use nested::FieldLeaves;
-pub use nested::{testing, ArrayBatch, ArrayBatchReader};
+pub use nested::{ArrayBatch, ArrayBatchReader};
 pub(crate) use select::selects;
 pub use select::{Select, EVERY_FIELD};
 pub use selection::RowSelection;

@@ -10,7 +10,9 @@ use std::ops::Range;
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
 use parq_codecs::{nested_levels, probe};
 
-use super::assemble::{assemble, Assembly, LeafView};
+#[cfg(feature = "internals")]
+use super::assemble::assemble;
+use super::assemble::{Assembly, LeafView};
 use super::decode::{ChunkDecoder, Cuts};
 use super::drive::PushDriver;
 use super::file::{ColumnReader, ParquetReader};
@@ -1378,6 +1380,8 @@ fn empty_array<S: Source>(plan: &FieldPlan, file: &ParquetReader<S>) -> Result<A
 }
 
 /// Record assembly without pages, for fuzzing and property tests against a naive oracle.
+// For the tests and fuzz targets outside the crate only (feature `internals`).
+#[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod testing {
     use super::*;

@@ -181,7 +181,7 @@ impl<S: Source> ParquetReader<S> {
     /// # w.finish()?;
     /// use parq::read::{ParquetReader, ReadOptions};
     ///
-    /// let options = ReadOptions { threads: 2, ..ReadOptions::default() };
+    /// let options = ReadOptions::default().with_threads(2);
     /// let reader = ParquetReader::with_options(bytes::Bytes::from(file), options)?;
     /// let columns = reader.read_leaves(&[0, 1])?;
     /// assert_eq!(columns[1].bytes(2), Some(&b"bc"[..]));

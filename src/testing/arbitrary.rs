@@ -20,10 +20,8 @@
 //! struct NoInt96;
 //! impl ConfigSource for NoInt96 {
 //!     fn config() -> SpecConfig {
-//!         SpecConfig {
-//!             leaves: LeafFilter::all().without_physical(Type::INT96),
-//!             ..SpecConfig::default()
-//!         }
+//!         SpecConfig::default()
+//!             .with_leaves(LeafFilter::all().without_physical(Type::INT96))
 //!     }
 //! }
 //! // fuzz_target!(|spec: Configured<NoInt96>| { ... spec.spec ... });

@@ -5,12 +5,10 @@
 //! ```
 //! use parq::metadata::Type;
 //! use parq::testing::{LeafFilter, LogicalKind, SpecConfig};
-//! let config = SpecConfig {
-//!     leaves: LeafFilter::all()
+//! let config = SpecConfig::default()
+//!     .with_leaves(LeafFilter::all()
 //!         .without_physical(Type::INT96)
-//!         .without_logical(LogicalKind::Interval),
-//!     ..SpecConfig::default()
-//! };
+//!         .without_logical(LogicalKind::Interval));
 //! assert!(config.leaves.admitted().iter().all(|f| !format!("{f:?}").contains("INT96")));
 //! ```
 

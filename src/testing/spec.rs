@@ -15,6 +15,7 @@ use crate::Result;
 
 /// Bounds of generated specs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SpecConfig {
     /// Most top-level fields (at least one is always drawn).
     pub max_fields: usize,
@@ -50,6 +51,42 @@ impl SpecConfig {
             max_depth: 0,
             ..SpecConfig::default()
         }
+    }
+
+    /// These options with [`max_fields`](Self::max_fields) set to `v`.
+    pub fn with_max_fields(mut self, v: usize) -> Self {
+        self.max_fields = v;
+        self
+    }
+
+    /// These options with [`max_depth`](Self::max_depth) set to `v`.
+    pub fn with_max_depth(mut self, v: usize) -> Self {
+        self.max_depth = v;
+        self
+    }
+
+    /// These options with [`max_rows`](Self::max_rows) set to `v`.
+    pub fn with_max_rows(mut self, v: usize) -> Self {
+        self.max_rows = v;
+        self
+    }
+
+    /// These options with [`max_long`](Self::max_long) set to `v`.
+    pub fn with_max_long(mut self, v: u16) -> Self {
+        self.max_long = v;
+        self
+    }
+
+    /// These options with [`max_batches`](Self::max_batches) set to `v`.
+    pub fn with_max_batches(mut self, v: usize) -> Self {
+        self.max_batches = v;
+        self
+    }
+
+    /// These options with [`leaves`](Self::leaves) set to `v`.
+    pub fn with_leaves(mut self, v: LeafFilter) -> Self {
+        self.leaves = v;
+        self
     }
 }
 

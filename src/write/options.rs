@@ -291,6 +291,7 @@ pub enum PageVersion {
 
 /// Per-column overrides of [`WriterOptions`]; `None` keeps the file-wide setting.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ColumnOptions {
     /// Compression codec.
     pub compression: Option<CodecKind>,
@@ -307,9 +308,48 @@ pub struct ColumnOptions {
     pub bloom_filter: Option<BloomFilterOptions>,
 }
 
+impl ColumnOptions {
+    /// These options with [`compression`](Self::compression) set to `v`.
+    pub fn with_compression(mut self, v: Option<CodecKind>) -> Self {
+        self.compression = v;
+        self
+    }
+
+    /// These options with [`compression_level`](Self::compression_level) set to `v`.
+    pub fn with_compression_level(mut self, v: Option<Option<i32>>) -> Self {
+        self.compression_level = v;
+        self
+    }
+
+    /// These options with [`encoding`](Self::encoding) set to `v`.
+    pub fn with_encoding(mut self, v: Option<EncodingPolicy>) -> Self {
+        self.encoding = v;
+        self
+    }
+
+    /// These options with [`dictionary_size_limit`](Self::dictionary_size_limit) set to `v`.
+    pub fn with_dictionary_size_limit(mut self, v: Option<usize>) -> Self {
+        self.dictionary_size_limit = v;
+        self
+    }
+
+    /// These options with [`statistics`](Self::statistics) set to `v`.
+    pub fn with_statistics(mut self, v: Option<bool>) -> Self {
+        self.statistics = v;
+        self
+    }
+
+    /// These options with [`bloom_filter`](Self::bloom_filter) set to `v`.
+    pub fn with_bloom_filter(mut self, v: Option<BloomFilterOptions>) -> Self {
+        self.bloom_filter = v;
+        self
+    }
+}
+
 /// A column's bloom filter: sized for `ndv` distinct values at false-positive probability
 /// `fpp`, as `BloomFilter.md` gives (see [`crate::bloom::optimal_num_bytes`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct BloomFilterOptions {
     /// Distinct values per column chunk. `None` takes the chunk's own count: the dictionary
     /// size when the chunk is dictionary-encoded, else its number of non-null values.
@@ -328,10 +368,25 @@ impl Default for BloomFilterOptions {
     }
 }
 
+impl BloomFilterOptions {
+    /// These options with [`ndv`](Self::ndv) set to `v`.
+    pub fn with_ndv(mut self, v: Option<u64>) -> Self {
+        self.ndv = v;
+        self
+    }
+
+    /// These options with [`fpp`](Self::fpp) set to `v`.
+    pub fn with_fpp(mut self, v: f64) -> Self {
+        self.fpp = v;
+        self
+    }
+}
+
 /// How to write a file. `WriterOptions::default()` writes what every reader opens: v1 pages
 /// of about 1 MiB, uncompressed, row groups of up to 1 Mi rows, automatic dictionary
 /// encoding, statistics and the page index.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct WriterOptions {
     /// Compression codec of every column chunk (unless overridden per column).
     pub compression: CodecKind,
@@ -452,6 +507,82 @@ impl WriterOptions {
     /// Write a bloom filter for the column at `path` (keeping its other overrides).
     pub fn with_bloom_filter(mut self, path: impl Into<String>, bloom: BloomFilterOptions) -> Self {
         self.columns.entry(path.into()).or_default().bloom_filter = Some(bloom);
+        self
+    }
+
+    /// These options with [`compression_level`](Self::compression_level) set to `v`.
+    pub fn with_compression_level(mut self, v: Option<i32>) -> Self {
+        self.compression_level = v;
+        self
+    }
+
+    /// These options with [`data_page_row_limit`](Self::data_page_row_limit) set to `v`.
+    pub fn with_data_page_row_limit(mut self, v: usize) -> Self {
+        self.data_page_row_limit = v;
+        self
+    }
+
+    /// These options with [`row_group_bytes`](Self::row_group_bytes) set to `v`.
+    pub fn with_row_group_bytes(mut self, v: usize) -> Self {
+        self.row_group_bytes = v;
+        self
+    }
+
+    /// These options with [`dictionary_size_limit`](Self::dictionary_size_limit) set to `v`.
+    pub fn with_dictionary_size_limit(mut self, v: usize) -> Self {
+        self.dictionary_size_limit = v;
+        self
+    }
+
+    /// These options with [`statistics`](Self::statistics) set to `v`.
+    pub fn with_statistics(mut self, v: bool) -> Self {
+        self.statistics = v;
+        self
+    }
+
+    /// These options with [`page_header_statistics`](Self::page_header_statistics) set to `v`.
+    pub fn with_page_header_statistics(mut self, v: bool) -> Self {
+        self.page_header_statistics = v;
+        self
+    }
+
+    /// These options with [`statistics_truncate_length`](Self::statistics_truncate_length) set to `v`.
+    pub fn with_statistics_truncate_length(mut self, v: Option<usize>) -> Self {
+        self.statistics_truncate_length = v;
+        self
+    }
+
+    /// These options with [`page_index`](Self::page_index) set to `v`.
+    pub fn with_page_index(mut self, v: bool) -> Self {
+        self.page_index = v;
+        self
+    }
+
+    /// These options with [`key_value_metadata`](Self::key_value_metadata) set to `v`.
+    pub fn with_key_value_metadata(mut self, v: Vec<KeyValue>) -> Self {
+        self.key_value_metadata = v;
+        self
+    }
+
+    /// These options with [`created_by`](Self::created_by) set to `v`.
+    pub fn with_created_by(mut self, v: String) -> Self {
+        self.created_by = v;
+        self
+    }
+
+    /// These options with [`columns`](Self::columns) set to `v`.
+    pub fn with_columns(mut self, v: HashMap<String, ColumnOptions>) -> Self {
+        self.columns = v;
+        self
+    }
+
+    /// These options with [`encryption`](Self::encryption) set to `v`.
+    #[cfg(feature = "encryption")]
+    pub fn with_encryption(
+        mut self,
+        v: Option<crate::encryption::FileEncryptionProperties>,
+    ) -> Self {
+        self.encryption = v;
         self
     }
 }

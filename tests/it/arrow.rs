@@ -62,10 +62,7 @@ fn parq_batches(
     layout: ByteArrayLayout,
 ) -> Result<(SchemaRef, Vec<RecordBatch>), String> {
     let bytes = Bytes::from(std::fs::read(path).unwrap());
-    let options = ReadOptions {
-        byte_array_layout: layout,
-        ..Default::default()
-    };
+    let options = ReadOptions::default().with_byte_array_layout(layout);
     let reader = ParquetReader::with_options(bytes, options).map_err(|e| format!("open: {e}"))?;
     let batches = reader
         .record_batches(parq::read::EVERY_FIELD, batch_size)
@@ -968,10 +965,7 @@ fn byte_array_file(
 fn string_batches(file: &bytes::Bytes, threads: usize) -> Result<Vec<Vec<Option<String>>>, String> {
     use arrow_array::{Array, LargeStringArray, StringArray};
     use parq::read::ParquetReader;
-    let options = ReadOptions {
-        threads,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_threads(threads);
     let reader = ParquetReader::with_options(file.clone(), options).map_err(|e| e.to_string())?;
     let batches = reader
         .record_batches(&["s"], 300)
@@ -1144,10 +1138,8 @@ fn utf8_and_binary_batches_wrap_the_decoders_i32_offsets() {
                     assert_eq!(probe::get("read.small_offsets_widened"), 0, "{case}");
                     assert_eq!(narrowed(), 0, "{case}");
                 }
-                let selected = ReadOptions {
-                    selection: Some(RowSelection::from_ranges(selection.clone())),
-                    ..ReadOptions::default()
-                };
+                let selected = ReadOptions::default()
+                    .with_selection(Some(RowSelection::from_ranges(selection.clone())));
                 let want_selected: Vec<Option<Vec<u8>>> = selection
                     .iter()
                     .flat_map(|r| want[r.start as usize..r.end as usize].iter().cloned())
@@ -1159,10 +1151,7 @@ fn utf8_and_binary_batches_wrap_the_decoders_i32_offsets() {
                     assert_eq!(narrowed(), 0, "{case} selected");
                 }
                 probe::reset();
-                let threads = ReadOptions {
-                    threads: 2,
-                    ..ReadOptions::default()
-                };
+                let threads = ReadOptions::default().with_threads(2);
                 assert_eq!(read(threads), want, "{case} on two threads");
                 if probe::ENABLED {
                     let pieces = probe::get("parallel.chunk") + probe::get("parallel.page_range");
@@ -1341,10 +1330,7 @@ fn nested_string_leaves_are_checked_by_their_decoders() {
             assert_eq!(narrowed(), 0, "{encoding:?}");
         }
         probe::reset();
-        let threads = ReadOptions {
-            threads: 2,
-            ..ReadOptions::default()
-        };
+        let threads = ReadOptions::default().with_threads(2);
         same(&read(&file, threads).expect("two threads"), "two threads");
         if probe::ENABLED {
             // Nested fields stream on the calling thread, asked the same as on one.
@@ -1359,10 +1345,7 @@ fn nested_string_leaves_are_checked_by_their_decoders() {
             for bad in [&b"bad \xff byte"[..], &e[..1]] {
                 let file = nested_strings_file(encoding, Some((field, bad)));
                 for threads in [1, 2] {
-                    let options = ReadOptions {
-                        threads,
-                        ..ReadOptions::default()
-                    };
+                    let options = ReadOptions::default().with_threads(threads);
                     let err = read(&file, options).expect_err("invalid UTF-8");
                     assert!(err.contains("UTF-8"), "{encoding:?} field {field}: {err}");
                 }
@@ -1382,10 +1365,7 @@ fn small_offsets_are_wrapped_without_a_copy() {
         .map(|i| (i % 3 != 0).then_some(&b"some bytes"[..(i % 10)]))
         .collect();
     let file = string_file(&values, parq::write::EncodingPolicy::Plain);
-    let options = ReadOptions {
-        small_offsets: vec![0],
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_small_offsets(vec![0]);
     let reader = ParquetReader::with_options(file, options).unwrap();
     for batch in reader.array_batches(&["s"], 128).unwrap() {
         let batch = batch.unwrap();
@@ -1463,10 +1443,10 @@ fn a_callers_converter_asks_the_decoders_for_layouts_and_checks_utf8_itself() {
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        let push_options = || PushOptions {
-            projection: Some(vec!["s".into()]),
-            batch_size: 300,
-            ..PushOptions::default()
+        let push_options = || {
+            PushOptions::default()
+                .with_projection(Some(vec!["s".into()]))
+                .with_batch_size(300)
         };
         let mut options = push_options();
         let mut converter =

@@ -98,11 +98,9 @@ fn write(batch: &RecordBatch, options: WriterOptions) -> Bytes {
 
 /// Several row groups, pages of at most 1000 rows.
 fn options() -> WriterOptions {
-    WriterOptions {
-        row_group_rows: 3000,
-        data_page_row_limit: 1000,
-        ..WriterOptions::default()
-    }
+    WriterOptions::default()
+        .with_row_group_rows(3000)
+        .with_data_page_row_limit(1000)
 }
 
 fn parquet_crate(file: &Bytes) -> Vec<RecordBatch> {
@@ -192,18 +190,12 @@ fn dictionary_columns_of_every_key_type_equal_the_parquet_crate() {
         assert_same(&expected, &got, &format!("batches of {batch_size}"));
     }
     // Byte arrays as views read as Utf8 the same.
-    let views = ReadOptions {
-        byte_array_layout: parq::read::ByteArrayLayout::Views,
-        ..ReadOptions::default()
-    };
+    let views = ReadOptions::default().with_byte_array_layout(parq::read::ByteArrayLayout::Views);
     assert_same(&expected, &parq_batches(&file, views, 1000), "views");
     // On two threads the same: the parallel feed's pieces read keys too, batches within a
     // page and across pages alike.
     for batch_size in [1000, 700] {
-        let threads = ReadOptions {
-            threads: 2,
-            ..ReadOptions::default()
-        };
+        let threads = ReadOptions::default().with_threads(2);
         parq::codecs::probe::reset();
         let got = parq_batches(&file, threads, batch_size);
         assert_same(
@@ -223,14 +215,8 @@ fn dictionary_columns_of_every_key_type_equal_the_parquet_crate() {
     // Arrow: its keys' values are looked up), the same.
     let reader = ParquetReader::new(file.clone()).unwrap();
     let leaves = reader.schema().leaves.len();
-    let every_leaf = ReadOptions {
-        dictionary_keys: (0..leaves).collect(),
-        ..ReadOptions::default()
-    };
-    let few = ReadOptions {
-        dictionary_keys: vec![leaves - 1],
-        ..ReadOptions::default()
-    };
+    let every_leaf = ReadOptions::default().with_dictionary_keys((0..leaves).collect());
+    let few = ReadOptions::default().with_dictionary_keys(vec![leaves - 1]);
     let batches = ParquetReader::with_options(file.clone(), few)
         .unwrap()
         .array_batches(&["few"], 1000)
@@ -264,17 +250,12 @@ fn page_ranges_of_a_chunk_share_its_dictionary_on_two_threads() {
         .collect();
     let batch =
         RecordBatch::try_from_iter([("d", dictionary_column(&DataType::Int32, &strings))]).unwrap();
-    let options = WriterOptions {
-        row_group_rows: rows,
-        data_page_row_limit: 5000,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default()
+        .with_row_group_rows(rows)
+        .with_data_page_row_limit(5000);
     let file = write(&batch, options);
     let one = parq_batches(&file, ReadOptions::default(), 8192);
-    let threads = ReadOptions {
-        threads: 2,
-        ..ReadOptions::default()
-    };
+    let threads = ReadOptions::default().with_threads(2);
     probe::reset();
     let two = parq_batches(&file, threads, 8192);
     assert_same(&one, &two, "two threads");
@@ -326,13 +307,7 @@ fn batches_of_a_chunk_share_its_dictionary() {
 #[test]
 fn chunks_that_fall_back_to_plain_read_the_same() {
     let source = batch();
-    let file = write(
-        &source,
-        WriterOptions {
-            dictionary_size_limit: 600,
-            ..options()
-        },
-    );
+    let file = write(&source, options().with_dictionary_size_limit(600));
     let expected = parquet_crate(&file);
     assert_same(
         std::slice::from_ref(&source),
@@ -367,12 +342,9 @@ fn selected_rows_read_the_same() {
     )
     .unwrap();
     for batch_size in [8192, 100] {
-        let options = ReadOptions {
-            selection: Some(RowSelection::from_ranges(
-                ranges.iter().map(|r| r.start as u64..r.end as u64),
-            )),
-            ..ReadOptions::default()
-        };
+        let options = ReadOptions::default().with_selection(Some(RowSelection::from_ranges(
+            ranges.iter().map(|r| r.start as u64..r.end as u64),
+        )));
         let got = parq_batches(&file, options, batch_size);
         assert_eq!(flat(&got), expected, "batches of {batch_size}");
     }
@@ -392,10 +364,7 @@ fn key_types_too_narrow_for_the_dictionary_fall_back() {
         DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8)),
         true,
     )]));
-    let options = ReadOptions {
-        dictionary_keys: vec![0],
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_dictionary_keys(vec![0]);
     let reader = ParquetReader::with_options(file, options).unwrap();
     parq::codecs::probe::reset();
     let mut n = 0;
@@ -478,10 +447,7 @@ pq.write_table(t, sys.argv[1], row_group_size=7000, data_page_size=4096,
         .iter()
         .position(|l| l.path_string() == "plain_big")
         .unwrap();
-    let options = ReadOptions {
-        dictionary_keys: vec![leaf],
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_dictionary_keys(vec![leaf]);
     let reader = ParquetReader::with_options(file.clone(), options).unwrap();
     let schema = Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new(
         "plain_big",
@@ -533,10 +499,7 @@ fn dictionary_chunks_take_the_keys_path_and_plain_chunks_do_not() {
     let mut plain = options();
     plain.columns.insert(
         "c".into(),
-        ColumnOptions {
-            encoding: Some(EncodingPolicy::Plain),
-            ..ColumnOptions::default()
-        },
+        ColumnOptions::default().with_encoding(Some(EncodingPolicy::Plain)),
     );
     let file = write(&source, plain);
     probe::reset();
@@ -560,15 +523,12 @@ fn array_batches_hold_values_unless_asked_for_keys() {
             parq::column::Values::Binary { .. }
         ));
     }
-    let options = ReadOptions {
-        dictionary_keys: vec![reader
-            .schema()
-            .leaves
-            .iter()
-            .position(|l| l.path_string() == "Int32_nulls")
-            .unwrap()],
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_dictionary_keys(vec![reader
+        .schema()
+        .leaves
+        .iter()
+        .position(|l| l.path_string() == "Int32_nulls")
+        .unwrap()]);
     let keyed = ParquetReader::with_options(file, options).unwrap();
     let values: Vec<_> = reader
         .array_batches(&["Int32_nulls"], 1000)

@@ -90,10 +90,7 @@ fn check_every_value_found(file: &Bytes) -> usize {
     for rg in 0..reader.metadata().row_groups.len() {
         let one = ParquetReader::with_options(
             file.clone(),
-            ReadOptions {
-                row_groups: Some(vec![rg]),
-                ..ReadOptions::default()
-            },
+            ReadOptions::default().with_row_groups(Some(vec![rg])),
         )
         .unwrap();
         for c in 0..reader.schema().leaves.len() {
@@ -177,7 +174,7 @@ proptest! {
         let base = WriterOptions::default()
             .with_encoding(policy)
             .with_row_group_rows(row_group_rows);
-        let options = all_bloom(&fields, BloomFilterOptions { ndv, fpp: 0.05 }, base);
+        let options = all_bloom(&fields, BloomFilterOptions::default().with_ndv(ndv).with_fpp(0.05), base);
         let file = write(fields, &columns, options);
         let groups = i.len().div_ceil(row_group_rows);
         prop_assert_eq!(check_every_value_found(&file), 7 * groups);
@@ -304,10 +301,7 @@ fn parquet_crate_reads_parqs_filters() {
             .with_row_group_rows(1500);
         let options = all_bloom(
             &fields,
-            BloomFilterOptions {
-                ndv: None,
-                fpp: 0.01,
-            },
+            BloomFilterOptions::default().with_ndv(None).with_fpp(0.01),
             base,
         );
         let file = write(fields.clone(), &columns, options);
@@ -325,10 +319,7 @@ fn parquet_crate_reads_parqs_filters() {
             let group = theirs.get_row_group(rg).unwrap();
             let one = ParquetReader::with_options(
                 file.clone(),
-                ReadOptions {
-                    row_groups: Some(vec![rg]),
-                    ..ReadOptions::default()
-                },
+                ReadOptions::default().with_row_groups(Some(vec![rg])),
             )
             .unwrap();
             for c in 0..fields.len() {
@@ -493,10 +484,9 @@ fn nested_leaf_columns_get_filters() {
         parq::field::Field::list("ids", parq::field::Field::primitive("element", Type::INT64));
     let options = WriterOptions::default().with_bloom_filter(
         "ids.list.element",
-        BloomFilterOptions {
-            ndv: Some(3000),
-            fpp: 0.01,
-        },
+        BloomFilterOptions::default()
+            .with_ndv(Some(3000))
+            .with_fpp(0.01),
     );
     let mut out = Vec::new();
     let mut w = ParquetWriter::with_fields(&mut out, vec![field], options).unwrap();
@@ -512,8 +502,10 @@ fn nested_leaf_columns_get_filters() {
 fn bad_bloom_options_are_refused() {
     let bad = |field: Field, fpp: f64| {
         let name = field.name.clone();
-        let options =
-            WriterOptions::default().with_bloom_filter(name, BloomFilterOptions { ndv: None, fpp });
+        let options = WriterOptions::default().with_bloom_filter(
+            name,
+            BloomFilterOptions::default().with_ndv(None).with_fpp(fpp),
+        );
         let e = ParquetWriter::new(Vec::new(), vec![field], options).unwrap_err();
         assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
     };

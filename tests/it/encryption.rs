@@ -127,10 +127,7 @@ fn concat(batches: &[RecordBatch]) -> RecordBatch {
 }
 
 fn read_parq(bytes: Bytes, props: Option<FileDecryptionProperties>) -> parq::Result<RecordBatch> {
-    let options = ReadOptions {
-        decryption: props,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_decryption(props);
     let reader = ParquetReader::with_options(bytes, options)?;
     let batches = reader.record_batches(parq::read::EVERY_FIELD, 1000)?;
     let schema = batches.schema();
@@ -233,13 +230,11 @@ fn sample(rows: usize, seed: u64) -> RecordBatch {
 
 /// Small pages and row groups: several of each, dictionary pages for `name`.
 fn writer_options(encryption: FileEncryptionProperties) -> parq::write::WriterOptions {
-    parq::write::WriterOptions {
-        encryption: Some(encryption),
-        data_page_size: 2048,
-        row_group_rows: 1500,
-        compression: parq::codecs::compression::CodecKind::Zstd,
-        ..parq::write::WriterOptions::default()
-    }
+    parq::write::WriterOptions::default()
+        .with_encryption(Some(encryption))
+        .with_data_page_size(2048)
+        .with_row_group_rows(1500)
+        .with_compression(parq::codecs::compression::CodecKind::Zstd)
 }
 
 fn write_parq(batch: &RecordBatch, options: parq::write::WriterOptions) -> Bytes {
@@ -413,10 +408,7 @@ fn parq_encrypted_files_read_back_in_parq_and_the_parquet_crate() {
             assert_same(&batch, &theirs, &format!("parquet crate, {}", m.name));
         }
         // The page index decrypts too, and its locations point at the encrypted pages.
-        let options = ReadOptions {
-            decryption: Some(mode_parq_props(&m)),
-            ..ReadOptions::default()
-        };
+        let options = ReadOptions::default().with_decryption(Some(mode_parq_props(&m)));
         let reader = ParquetReader::with_options(file.clone(), options).unwrap();
         for rg in 0..reader.metadata().row_groups.len() {
             for c in 0..reader.schema().leaves.len() {
@@ -478,10 +470,7 @@ fn plaintext_footer_files_keep_plaintext_columns_readable_and_hide_encrypted_sta
         }
     }
     // With the keys, the statistics come back from the encrypted column metadata.
-    let options = ReadOptions {
-        decryption: Some(mode_parq_props(m)),
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_decryption(Some(mode_parq_props(m)));
     let reader = ParquetReader::with_options(file, options).unwrap();
     for rg in &reader.metadata().row_groups {
         for chunk in &rg.columns {
@@ -668,10 +657,7 @@ fn flipped_bits_are_clean_errors_naming_the_module() {
     read_all(file.clone(), props.clone()).unwrap();
     let reader = ParquetReader::with_options(
         file.clone(),
-        ReadOptions {
-            decryption: Some(props.clone()),
-            ..ReadOptions::default()
-        },
+        ReadOptions::default().with_decryption(Some(props.clone())),
     )
     .unwrap();
     let meta = reader.metadata().row_groups[0].columns[0]
@@ -717,10 +703,7 @@ fn flipped_bits_are_clean_errors_naming_the_module() {
     let oi = chunk.offset_index_offset.unwrap() as usize;
     let broken = ParquetReader::with_options(
         flip(&file, oi + 20),
-        ReadOptions {
-            decryption: Some(props.clone()),
-            ..ReadOptions::default()
-        },
+        ReadOptions::default().with_decryption(Some(props.clone())),
     )
     .unwrap();
     let e = broken.read_offset_index(0, 0).unwrap_err().to_string();
@@ -1067,29 +1050,26 @@ fn pyarrow_reads_parq_uniform_files_and_parq_reads_pyarrows() {
 fn bloom_filters_only_on_plaintext_columns() {
     use parq::column::{Column, Values};
     use parq::write::{BloomFilterOptions, Field, ParquetWriter, WriterOptions};
-    let bloom = BloomFilterOptions {
-        ndv: Some(10),
-        fpp: 0.01,
-    };
+    let bloom = BloomFilterOptions::default()
+        .with_ndv(Some(10))
+        .with_fpp(0.01);
     let encryption = FileEncryptionProperties::builder(b"0123456789012345".to_vec())
         .with_column_key("secret", b"1234567890123450".to_vec())
         .with_plaintext_footer(true)
         .build()
         .unwrap();
     let fields = || vec![Field::int64("id"), Field::int64("secret")];
-    let refused = WriterOptions {
-        encryption: Some(encryption.clone()),
-        ..WriterOptions::default().with_bloom_filter("secret", bloom)
-    };
+    let refused = WriterOptions::default()
+        .with_bloom_filter("secret", bloom)
+        .with_encryption(Some(encryption.clone()));
     let Err(err) = ParquetWriter::new(Vec::new(), fields(), refused) else {
         panic!("a bloom filter on an encrypted column was accepted");
     };
     assert!(err.to_string().contains("secret"), "{err}");
 
-    let kept = WriterOptions {
-        encryption: Some(encryption),
-        ..WriterOptions::default().with_bloom_filter("id", bloom)
-    };
+    let kept = WriterOptions::default()
+        .with_bloom_filter("id", bloom)
+        .with_encryption(Some(encryption));
     let mut file = Vec::new();
     let mut w = ParquetWriter::new(&mut file, fields(), kept).unwrap();
     let col = |v: Vec<i64>| Column {
@@ -1121,11 +1101,9 @@ fn selected_reads_of_encrypted_files_skip_pages_by_the_offset_index() {
             .with_algorithm(algorithm)
             .build()
             .unwrap();
-        let options = WriterOptions {
-            encryption: Some(encryption),
-            data_page_row_limit: 100,
-            ..WriterOptions::default()
-        };
+        let options = WriterOptions::default()
+            .with_encryption(Some(encryption))
+            .with_data_page_row_limit(100);
         let mut file = Vec::new();
         let mut w = ParquetWriter::new(&mut file, vec![Field::int64("id")], options).unwrap();
         let ids: Vec<i64> = (0..1000).collect();
@@ -1144,11 +1122,9 @@ fn selected_reads_of_encrypted_files_skip_pages_by_the_offset_index() {
                 .unwrap()
         };
         let selection = RowSelection::from_ranges([150..160, 720..730]);
-        let options = ReadOptions {
-            decryption: Some(decryption()),
-            selection: Some(selection),
-            ..ReadOptions::default()
-        };
+        let options = ReadOptions::default()
+            .with_decryption(Some(decryption()))
+            .with_selection(Some(selection));
         probe::reset();
         let reader = ParquetReader::with_options(file, options).unwrap();
         let col = reader.read_column(0).unwrap();

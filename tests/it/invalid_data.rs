@@ -30,10 +30,7 @@ fn duckdb(name: &str) -> Bytes {
 }
 
 fn checked() -> ReadOptions {
-    ReadOptions {
-        check_strings: true,
-        ..ReadOptions::default()
-    }
+    ReadOptions::default().with_check_strings(true)
 }
 
 /// Where an invalid-UTF-8 error (which `e` must be) is: column, row group, row.
@@ -111,10 +108,7 @@ fn duckdb_invalid_utf8_is_an_error_at_its_row() {
         assert_eq!(utf8_location(&e).column.as_deref(), Some("X1"), "{name}");
         // A selection without the bad row reads it without complaint.
         let others = RowSelection::from_ranges([(row + 1)..2, 0..row]);
-        let options = ReadOptions {
-            selection: Some(others),
-            ..checked()
-        };
+        let options = checked().with_selection(Some(others));
         let kept = read_batches(&file, options, 1024).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(
             kept.iter().map(|c| c.len).sum::<usize>() as u64,
@@ -224,13 +218,7 @@ fn string_file(values: &[Option<Vec<u8>>], encoding: EncodingPolicy, rg_rows: us
         values: Values::Int64((0..values.len() as i64).collect::<Vec<_>>().into()),
     };
     let options = WriterOptions::default()
-        .with_column(
-            "s",
-            ColumnOptions {
-                encoding: Some(encoding),
-                ..ColumnOptions::default()
-            },
-        )
+        .with_column("s", ColumnOptions::default().with_encoding(Some(encoding)))
         .with_data_page_size(512)
         .with_row_group_rows(rg_rows);
     let fields = vec![Field::string("s").optional(), Field::int64("id")];
@@ -317,7 +305,7 @@ proptest! {
                 prop_assert_eq!(at.row, Some((row % rg_rows) as u64), "{}", e);
                 // Left out by a selection, or by a filter on another column: not checked.
                 let others = RowSelection::from_ranges([0..row as u64, row as u64 + 1..values.len() as u64]);
-                let options = ReadOptions { selection: Some(others), ..checked() };
+                let options = checked().with_selection(Some(others));
                 prop_assert!(read_batches(&file, options, batch).is_ok());
                 let reader = ParquetReader::with_options(file.clone(), checked()).unwrap();
                 let expr = Expr::parse(&format!("id != {row}")).unwrap();
@@ -580,10 +568,7 @@ fn a_bad_string_in_a_nested_field_is_caught_at_its_row() {
             }
             // Under a selection that keeps the bad row among others, and one that leaves it out.
             let around = (bad_row as u64).saturating_sub(20)..(bad_row as u64 + 3).min(rows as u64);
-            let options = ReadOptions {
-                selection: Some(RowSelection::from_ranges([around])),
-                ..checked()
-            };
+            let options = checked().with_selection(Some(RowSelection::from_ranges([around])));
             let reader = ParquetReader::with_options(file.clone(), options).unwrap();
             let e = reader
                 .array_batches(&[field], 7)
@@ -597,10 +582,7 @@ fn a_bad_string_in_a_nested_field_is_caught_at_its_row() {
             );
             let others =
                 RowSelection::from_ranges([0..bad_row as u64, bad_row as u64 + 1..rows as u64]);
-            let options = ReadOptions {
-                selection: Some(others),
-                ..checked()
-            };
+            let options = checked().with_selection(Some(others));
             let reader = ParquetReader::with_options(file.clone(), options).unwrap();
             let read: parq::Result<usize> = reader
                 .array_batches(&[field], 64)

@@ -18,10 +18,7 @@ fn rows(a: &Array) -> Vec<Value> {
 /// fields' names, and the arrays every field must read back as.
 fn nested_file(seed: u64, rows: usize) -> Option<(Bytes, Vec<String>, Vec<Array>)> {
     let mut e = Rng::new(seed);
-    let config = SpecConfig {
-        max_long: 20,
-        ..SpecConfig::default()
-    };
+    let config = SpecConfig::default().with_max_long(20);
     let fields = gen_schema(&mut e, 1 + (seed % 2) as usize, 3, &LeafFilter::all());
     let nested: Vec<String> = fields
         .iter()
@@ -48,7 +45,7 @@ proptest! {
         };
         let reader = ParquetReader::new(bytes.clone()).expect("open");
         let fields = reader.fields().expect("fields");
-        let two = ParquetReader::with_options(bytes, ReadOptions { threads: 2, ..ReadOptions::default() })
+        let two = ParquetReader::with_options(bytes, ReadOptions::default().with_threads(2))
             .expect("open");
         for name in &nested {
             let i = fields.iter().position(|f| &f.name == name).expect("field");

@@ -67,10 +67,7 @@ fn local_read(file: &Bytes, options: &PushOptions) -> parq::Result<Vec<ArrayBatc
     for rg in whole.selected_row_groups() {
         let r = ParquetReader::with_options(
             file.clone(),
-            ReadOptions {
-                row_groups: Some(vec![rg]),
-                ..options.read.clone()
-            },
+            options.read.clone().with_row_groups(Some(vec![rg])),
         )?;
         for b in r.array_batches(&names, options.batch_size)? {
             out.push(b?);
@@ -119,10 +116,7 @@ async fn every_file_on_threads_equals_local(
     let mut ok = 0;
     for name in testing_files() {
         let file = Bytes::from(std::fs::read(data_dir().join(&name)).unwrap());
-        let options = PushOptions {
-            batch_size: 777,
-            ..PushOptions::default()
-        };
+        let options = PushOptions::default().with_batch_size(777);
         let path = Path::from(format!("{prefix}{name}"));
         let mut remote = options.clone();
         remote.read.threads = threads;
@@ -161,11 +155,9 @@ async fn every_testing_file_from_memory_equals_the_local_read() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_testing_file_decoded_on_the_blocking_pool_equals_the_local_read() {
     let store = memory_store_with_testing_files().await;
-    let read = ObjectReadOptions {
-        decode_on_blocking_pool: true,
-        max_requests_in_flight: 2,
-        ..ObjectReadOptions::default()
-    };
+    let read = ObjectReadOptions::default()
+        .with_decode_on_blocking_pool(true)
+        .with_max_requests_in_flight(2);
     every_file_equals_local(store, "data/", read).await;
 }
 
@@ -183,19 +175,13 @@ async fn every_testing_file_on_two_threads_equals_the_local_read() {
 async fn blocking_pool_steps_decode_several_batches_each() {
     let file = int_file(100_000, 50_000);
     let store = store_with("f.parquet", &file).await;
-    let read = ObjectReadOptions {
-        decode_on_blocking_pool: true,
-        ..ObjectReadOptions::default()
-    };
+    let read = ObjectReadOptions::default().with_decode_on_blocking_pool(true);
     let mut reader = ParqObjectReader::open(store, &Path::from("f.parquet"))
         .await
         .unwrap()
         .with_options(read);
     probe::reset();
-    let options = PushOptions {
-        batch_size: 1000,
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default().with_batch_size(1000);
     let batches: Vec<ArrayBatch> = reader
         .batches(options)
         .await
@@ -223,15 +209,10 @@ async fn store_streamed(
         .await
         .unwrap()
         .with_options(read);
-    let options = PushOptions {
-        read: ReadOptions {
-            threads,
-            ..ReadOptions::default()
-        },
-        projection: Some(vec!["l".into(), "s".into()]),
-        batch_size: 1000,
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default()
+        .with_read(ReadOptions::default().with_threads(threads))
+        .with_projection(Some(vec!["l".into(), "s".into()]))
+        .with_batch_size(1000);
     let mut stream = reader.batches(options).await.unwrap();
     let mut batches = Vec::new();
     loop {
@@ -274,10 +255,7 @@ async fn nested_fields_decoded_ahead_on_the_blocking_pool_read_the_same() {
     let file = nested_file(175_000, 25_000);
     let one = streamed(&file, 1, &["l", "s"]);
     let store = store_with("nested.parquet", &file).await;
-    let read = ObjectReadOptions {
-        decode_on_blocking_pool: true,
-        ..ObjectReadOptions::default()
-    };
+    let read = ObjectReadOptions::default().with_decode_on_blocking_pool(true);
     for threads in [2, 3] {
         let got = store_streamed(Arc::clone(&store), threads, read.clone(), None).await;
         assert!(got == one, "{threads} threads: {}", summary(&got));
@@ -296,14 +274,9 @@ async fn a_stalled_get_of_a_row_group_ahead_holds_up_no_batch_before_it() {
     let mut reader = ParqObjectReader::open(counted, &Path::from("nested.parquet"))
         .await
         .unwrap();
-    let options = PushOptions {
-        read: ReadOptions {
-            row_groups: Some(vec![0]),
-            ..ReadOptions::default()
-        },
-        projection: Some(vec!["l".into(), "s".into()]),
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default()
+        .with_read(ReadOptions::default().with_row_groups(Some(vec![0])))
+        .with_projection(Some(vec!["l".into(), "s".into()]));
     let rows: usize = reader
         .batches(options)
         .await
@@ -488,12 +461,10 @@ fn int_file(rows: i64, row_group_rows: usize) -> Bytes {
 
 /// How [`int_file`] writes.
 fn int_file_options(row_group_rows: usize) -> WriterOptions {
-    WriterOptions {
-        data_page_row_limit: 1000,
-        row_group_rows,
-        page_index: true,
-        ..WriterOptions::default()
-    }
+    WriterOptions::default()
+        .with_data_page_row_limit(1000)
+        .with_row_group_rows(row_group_rows)
+        .with_page_index(true)
 }
 
 async fn store_with(name: &str, file: &Bytes) -> Arc<dyn ObjectStore> {
@@ -599,13 +570,9 @@ async fn read_needle_file(options: PushOptions) -> (Vec<ArrayBatch>, usize, usiz
 #[cfg(feature = "probes")]
 #[tokio::test]
 async fn a_needle_query_with_a_page_index_costs_three_gets() {
-    let options = PushOptions {
-        read: ReadOptions {
-            selection: Some(RowSelection::from_ranges(std::iter::once(777_000..777_001))),
-            ..ReadOptions::default()
-        },
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default().with_read(ReadOptions::default().with_selection(Some(
+        RowSelection::from_ranges(std::iter::once(777_000..777_001)),
+    )));
     let (batches, gets, file_len) = read_needle_file(options).await;
     assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 1);
     let Values::Int64(v) = &match &batches[0].arrays[1] {
@@ -631,10 +598,7 @@ async fn a_needle_query_with_a_page_index_costs_three_gets() {
 /// the page holding the needle, and fetches that page of each column.
 #[tokio::test]
 async fn a_needle_predicate_with_a_page_index_costs_at_most_four_gets() {
-    let options = PushOptions {
-        predicate: Some(col("b").eq(777_000i64 * 3)),
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default().with_predicate(Some(col("b").eq(777_000i64 * 3)));
     let (batches, gets, file_len) = read_needle_file(options).await;
     // Pruning keeps the page of 1000 rows that may hold it.
     assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 1000);
@@ -678,10 +642,7 @@ async fn row_groups_are_fetched_ahead_within_the_budgets() {
         .await
         .unwrap();
     let mut batches = reader
-        .batches(PushOptions {
-            batch_size: 10_000,
-            ..PushOptions::default()
-        })
+        .batches(PushOptions::default().with_batch_size(10_000))
         .await
         .unwrap();
     // After the first batch, the following row groups are already asked for.
@@ -699,17 +660,12 @@ async fn row_groups_are_fetched_ahead_within_the_budgets() {
 async fn fault_case(faults: Faults, timeout: Option<Duration>) -> (parq::Error, Arc<Faults>) {
     let file = int_file(40_000, 10_000);
     let (store, faults) = faulty(store_with("f.parquet", &file).await, faults);
-    let read = ObjectReadOptions {
-        request_timeout: timeout,
-        ..ObjectReadOptions::default()
-    };
-    let options = PushOptions {
-        io: IoOptions {
-            coalesce_gap: 0,
-            max_request_size: 50_000,
-        },
-        ..PushOptions::default()
-    };
+    let read = ObjectReadOptions::default().with_request_timeout(timeout);
+    let options = PushOptions::default().with_io(
+        IoOptions::default()
+            .with_coalesce_gap(0)
+            .with_max_request_size(50_000),
+    );
     let got = tokio::time::timeout(
         Duration::from_secs(20),
         remote_read(store, &Path::from("f.parquet"), read, options),
@@ -762,13 +718,10 @@ async fn a_failed_get_is_an_error_naming_the_object_and_range() {
 async fn a_failed_get_fetched_ahead_is_an_error_after_the_batches_before_it() {
     let file = int_file(100_000, 50_000);
     let store = store_with("f.parquet", &file).await;
-    let options = |row_groups| PushOptions {
-        read: ReadOptions {
-            row_groups,
-            ..ReadOptions::default()
-        },
-        batch_size: 1000,
-        ..PushOptions::default()
+    let options = |row_groups| {
+        PushOptions::default()
+            .with_read(ReadOptions::default().with_row_groups(row_groups))
+            .with_batch_size(1000)
     };
     // The GETs of a read of row group 0 alone: the footer's, then its data.
     let (counted, faults) = faulty(Arc::clone(&store), Faults::default());
@@ -899,12 +852,10 @@ async fn a_scan_reads_files_in_order_prunes_by_statistics_and_counts_progress() 
         .await
         .unwrap();
     let cache = Arc::new(FooterCache::new(16));
-    let options = ScanOptions {
-        predicate: Some(col("a").ge(2500).and(col("a").lt(4200))),
-        footer_cache: Some(Arc::clone(&cache)),
-        files_in_flight: 3,
-        ..ScanOptions::default()
-    };
+    let options = ScanOptions::default()
+        .with_predicate(Some(col("a").ge(2500).and(col("a").lt(4200))))
+        .with_footer_cache(Some(Arc::clone(&cache)))
+        .with_files_in_flight(3);
     let scan = Scan::prefix(Arc::clone(&store), &Path::from("ds"), options.clone())
         .await
         .unwrap();
@@ -975,10 +926,7 @@ async fn async_record_batches_ask_the_decoders_what_the_sync_ones_do() {
         let mut reader = ParqObjectReader::open(store, &Path::from("n.parquet"))
             .await
             .unwrap();
-        let options = PushOptions {
-            batch_size: 300,
-            ..PushOptions::default()
-        };
+        let options = PushOptions::default().with_batch_size(300);
         let (schema, stream) = reader.record_batches(options).await?;
         let batches: Vec<arrow_array::RecordBatch> = stream.try_collect().await?;
         Ok::<_, parq::Error>((schema, batches))
@@ -1091,13 +1039,9 @@ mod s3 {
             .await
             .unwrap();
         let (store, faults) = faulty(store, Faults::default());
-        let options = PushOptions {
-            read: ReadOptions {
-                selection: Some(RowSelection::from_ranges(std::iter::once(123_456..123_457))),
-                ..ReadOptions::default()
-            },
-            ..PushOptions::default()
-        };
+        let options = PushOptions::default().with_read(ReadOptions::default().with_selection(
+            Some(RowSelection::from_ranges(std::iter::once(123_456..123_457))),
+        ));
         let got = remote_read(
             store,
             &Path::from("big.parquet"),
@@ -1167,10 +1111,7 @@ async fn a_scan_opens_files_ahead_while_earlier_ones_stream() {
             .unwrap();
     }
     let (store, faults) = faulty(memory, Faults::default());
-    let options = ScanOptions {
-        files_in_flight: 3,
-        ..ScanOptions::default()
-    };
+    let options = ScanOptions::default().with_files_in_flight(3);
     let scan = Scan::prefix(store, &Path::from("ds"), options)
         .await
         .unwrap();
@@ -1198,11 +1139,9 @@ async fn gets_asked_for_after_a_batch_start_before_the_next_batch() {
     let mut reader = ParqObjectReader::open(store, &Path::from("f.parquet"))
         .await
         .unwrap();
-    let options = PushOptions {
-        batch_size: 10_000,
-        memory_budget: 330_000,
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default()
+        .with_batch_size(10_000)
+        .with_memory_budget(330_000);
     let mut batches = reader.batches(options).await.unwrap();
     // This (current-thread) test never waits itself: the GET of row group 2, asked for
     // after the second batch, runs only if the stream lets it.

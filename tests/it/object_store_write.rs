@@ -182,10 +182,7 @@ fn fields() -> Vec<Field> {
 
 /// Row groups of 20,000 rows: ten of about 160 KB each, uncompressed.
 fn options() -> WriterOptions {
-    WriterOptions {
-        row_group_rows: 20_000,
-        ..WriterOptions::default()
-    }
+    WriterOptions::default().with_row_group_rows(20_000)
 }
 
 fn batch(from: i64, rows: i64) -> Vec<Column> {

@@ -24,11 +24,9 @@ fn data_dir() -> PathBuf {
 }
 
 fn open(bytes: &Bytes, threads: usize, layout: ByteArrayLayout) -> Option<ParquetReader> {
-    let options = ReadOptions {
-        threads,
-        byte_array_layout: layout,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default()
+        .with_threads(threads)
+        .with_byte_array_layout(layout);
     ParquetReader::with_options(bytes.clone(), options).ok()
 }
 
@@ -230,14 +228,12 @@ fn plain_strings_file(
     row_group_rows: usize,
     page: usize,
 ) -> Bytes {
-    let options = WriterOptions {
-        compression: codec,
-        page_version: version,
-        encoding: EncodingPolicy::Plain,
-        data_page_size: page,
-        row_group_rows,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default()
+        .with_compression(codec)
+        .with_page_version(version)
+        .with_encoding(EncodingPolicy::Plain)
+        .with_data_page_size(page)
+        .with_row_group_rows(row_group_rows);
     write(
         vec![
             Field::string("unique"),
@@ -284,15 +280,13 @@ fn mixed_file(
         // Too many distinct values for the small dictionary: plain pages follow.
         strings(15_000, Some(11)),
     ];
-    let options = WriterOptions {
-        compression: codec,
-        page_version: version,
-        encoding,
-        data_page_size: 4 << 10,
-        row_group_rows,
-        dictionary_size_limit: 32 << 10,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default()
+        .with_compression(codec)
+        .with_page_version(version)
+        .with_encoding(encoding)
+        .with_data_page_size(4 << 10)
+        .with_row_group_rows(row_group_rows)
+        .with_dictionary_size_limit(32 << 10);
     write(fields, &columns, options)
 }
 
@@ -339,11 +333,9 @@ mod probes {
     use parq::codecs::probe;
 
     fn one_big_column() -> Bytes {
-        let options = WriterOptions {
-            compression: CodecKind::Zstd,
-            data_page_size: 8 << 10,
-            ..WriterOptions::default()
-        };
+        let options = WriterOptions::default()
+            .with_compression(CodecKind::Zstd)
+            .with_data_page_size(8 << 10);
         write(
             vec![Field::string("s").optional()],
             &[strings(usize::MAX, Some(9))],
@@ -389,13 +381,11 @@ mod probes {
         // Strings with nulls (and int64 with nulls) in two row groups, pages of 8 KiB: the
         // chunks are cut into page ranges, and every column's pieces are copied into one
         // reserved output as they are decoded.
-        let options = WriterOptions {
-            compression: CodecKind::Zstd,
-            data_page_size: 8 << 10,
-            row_group_rows: ROWS / 2,
-            encoding: EncodingPolicy::Plain,
-            ..WriterOptions::default()
-        };
+        let options = WriterOptions::default()
+            .with_compression(CodecKind::Zstd)
+            .with_data_page_size(8 << 10)
+            .with_row_group_rows(ROWS / 2)
+            .with_encoding(EncodingPolicy::Plain);
         let file = write(
             vec![Field::string("s").optional(), Field::int64("i").optional()],
             &[strings(usize::MAX, Some(9)), int64s(Some(7))],
@@ -616,11 +606,9 @@ pub(crate) fn nested_file(rows: usize, group_rows: usize) -> Bytes {
         F::structure("s", vec![F::primitive("x", Type::INT32)]),
     ];
     let mut out = Vec::new();
-    let options = WriterOptions {
-        row_group_rows: group_rows,
-        data_page_size: 2 << 10,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default()
+        .with_row_group_rows(group_rows)
+        .with_data_page_size(2 << 10);
     let mut w = ParquetWriter::with_fields(&mut out, schema, options).unwrap();
     w.write_arrays(&[list, st]).unwrap();
     w.finish().unwrap();
@@ -677,11 +665,9 @@ fn streamed_rows(
     columns: &[&str],
     selection: Option<RowSelection>,
 ) -> Streamed {
-    let options = ReadOptions {
-        threads,
-        selection,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default()
+        .with_threads(threads)
+        .with_selection(selection);
     let r = ParquetReader::with_options(file.clone(), options).unwrap();
     let mut batches = Vec::new();
     for batch in r.array_batches(columns, 1000).unwrap() {
@@ -837,11 +823,9 @@ fn selected_reads_ignore_no_rows_with_threads() {
     );
     let selection = RowSelection::from_ranges([5..17, 20_000..20_100, 39_990..40_000]);
     let read = |threads: usize| {
-        let options = ReadOptions {
-            threads,
-            selection: Some(selection.clone()),
-            ..ReadOptions::default()
-        };
+        let options = ReadOptions::default()
+            .with_threads(threads)
+            .with_selection(Some(selection.clone()));
         let reader = ParquetReader::with_options(file.clone(), options).unwrap();
         let whole = reader.read_leaves(&[0, 2, 4]).unwrap();
         let batched: Vec<usize> = reader

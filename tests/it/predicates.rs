@@ -52,11 +52,10 @@ fn strings(values: &[Option<&str>]) -> Column {
 
 /// 1000 sorted ids in 10 row groups of 100 rows, pages of 10 rows, with a page index.
 fn sorted_ids(page_index: bool) -> Bytes {
-    let options = WriterOptions {
-        data_page_row_limit: 10,
-        page_index,
-        ..WriterOptions::default().with_row_group_rows(100)
-    };
+    let options = WriterOptions::default()
+        .with_row_group_rows(100)
+        .with_data_page_row_limit(10)
+        .with_page_index(page_index);
     let ids = int64(0..1000);
     let other = int64((0..1000).map(|i| i * 7 % 13));
     write(
@@ -160,10 +159,9 @@ fn a_filter_every_row_passes_reads_as_a_plain_scan() {
 
 /// 1000 rows in one row group, pages of 100: `id` 0..1000 and `other` = -id.
 fn id_and_other() -> ParquetReader {
-    let options = WriterOptions {
-        data_page_row_limit: 100,
-        ..WriterOptions::default().with_row_group_rows(1000)
-    };
+    let options = WriterOptions::default()
+        .with_row_group_rows(1000)
+        .with_data_page_row_limit(100);
     let file = write(
         vec![Field::int64("id"), Field::int64("other")],
         &[int64(0..1000), int64((0..1000).map(|i| -i))],
@@ -254,10 +252,9 @@ fn without_a_page_index_only_row_groups_are_pruned() {
 fn page_index_prunes_a_whole_row_group() {
     // Row group 0 holds 0..50 and 100..150: its statistics say 0..=149, its pages say no 75.
     let ids = int64((0..50).chain(100..150).chain(50..100).chain(150..200));
-    let options = WriterOptions {
-        data_page_row_limit: 50,
-        ..WriterOptions::default().with_row_group_rows(100)
-    };
+    let options = WriterOptions::default()
+        .with_row_group_rows(100)
+        .with_data_page_row_limit(50);
     let reader = ParquetReader::new(write(vec![Field::int64("id")], &[ids], options)).unwrap();
     probe::reset();
     let (sel, stats) = reader.prune(&col("id").eq(75)).unwrap();
@@ -321,11 +318,10 @@ fn truncated_string_statistics_keep_every_match() {
     // Long strings with a shared prefix: bounds are truncated to 4 bytes.
     let values: Vec<String> = (0..300).map(|i| format!("prefix-{:05}", i)).collect();
     let refs: Vec<Option<&str>> = values.iter().map(|s| Some(s.as_str())).collect();
-    let options = WriterOptions {
-        statistics_truncate_length: Some(4),
-        data_page_row_limit: 20,
-        ..WriterOptions::default().with_row_group_rows(100)
-    };
+    let options = WriterOptions::default()
+        .with_row_group_rows(100)
+        .with_statistics_truncate_length(Some(4))
+        .with_data_page_row_limit(20);
     let file = write(vec![Field::string("s")], &[strings(&refs)], options);
     let reader = ParquetReader::new(file).unwrap();
     let (rows, _) = reader.filter_rows(&col("s").eq("prefix-00150")).unwrap();
@@ -552,17 +548,15 @@ fn file_of(
         ),
     };
     let s: Vec<Option<&str>> = rows.iter().map(|r| r.s.as_deref()).collect();
-    let options = WriterOptions {
-        data_page_row_limit: page_rows,
-        page_index,
-        ..WriterOptions::default()
-            .with_row_group_rows(rg_rows)
-            .with_encoding(if dict {
-                EncodingPolicy::Dictionary
-            } else {
-                EncodingPolicy::Plain
-            })
-    };
+    let options = (WriterOptions::default()
+        .with_row_group_rows(rg_rows)
+        .with_encoding(if dict {
+            EncodingPolicy::Dictionary
+        } else {
+            EncodingPolicy::Plain
+        }))
+    .with_data_page_row_limit(page_rows)
+    .with_page_index(page_index);
     let options = if bloom {
         ["i", "u", "f", "s"].iter().fold(options, |o, c| {
             o.with_bloom_filter(*c, BloomFilterOptions::default())
@@ -867,17 +861,11 @@ fn bloom_filters_prune_equality_misses() {
         .with_encoding(EncodingPolicy::Plain)
         .with_bloom_filter(
             "v",
-            BloomFilterOptions {
-                ndv: None,
-                fpp: 0.001,
-            },
+            BloomFilterOptions::default().with_ndv(None).with_fpp(0.001),
         )
         .with_bloom_filter(
             "z",
-            BloomFilterOptions {
-                ndv: None,
-                fpp: 0.001,
-            },
+            BloomFilterOptions::default().with_ndv(None).with_fpp(0.001),
         );
     let z = Column {
         len: zeros.len(),
@@ -953,11 +941,9 @@ fn a_null_page_in_the_column_index_still_prunes_pages() {
         validity: Some(NullBuffer::from_iter(values.iter().map(Option::is_some))),
         values: Values::Int64(values.iter().map(|v| v.unwrap_or(0)).collect()),
     };
-    let options = WriterOptions {
-        data_page_row_limit: 10,
-        page_index: true,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default()
+        .with_data_page_row_limit(10)
+        .with_page_index(true);
     let file = write(vec![Field::int64("v").optional()], &[column], options);
     let reader = ParquetReader::new(file).unwrap();
     let index = reader
@@ -988,10 +974,7 @@ fn bloom_filters_prune_uint32() {
         .with_encoding(EncodingPolicy::Plain)
         .with_bloom_filter(
             "u",
-            BloomFilterOptions {
-                ndv: None,
-                fpp: 0.001,
-            },
+            BloomFilterOptions::default().with_ndv(None).with_fpp(0.001),
         );
     let field = Field::int32("u").with_logical_type(LogicalType::Integer {
         bit_width: 32,

@@ -175,10 +175,7 @@ fn oracle(file: &Bytes, options: &PushOptions) -> parq::Result<Vec<ArrayBatch>> 
         let (kept, _) = ParquetReader::with_options(file.clone(), read.clone())?.prune(expr)?;
         read.selection = Some(kept);
     }
-    let options = &PushOptions {
-        read,
-        ..options.clone()
-    };
+    let options = &options.clone().with_read(read);
     let whole = ParquetReader::with_options(file.clone(), options.read.clone())?;
     let rgs = whole.selected_row_groups();
     let names: Vec<Select> = match &options.projection {
@@ -189,10 +186,7 @@ fn oracle(file: &Bytes, options: &PushOptions) -> parq::Result<Vec<ArrayBatch>> 
     for rg in rgs {
         let r = ParquetReader::with_options(
             file.clone(),
-            ReadOptions {
-                row_groups: Some(vec![rg]),
-                ..options.read.clone()
-            },
+            options.read.clone().with_row_groups(Some(vec![rg])),
         )?;
         out.extend(testing::direct_array_batches(
             &r,
@@ -247,10 +241,7 @@ fn every_testing_file_reads_as_the_reader_does() {
                 straddle: true,
             },
         ] {
-            let options = PushOptions {
-                batch_size: 1000,
-                ..PushOptions::default()
-            };
+            let options = PushOptions::default().with_batch_size(1000);
             read += agree(&name, &file, options, how) as usize;
         }
     }
@@ -298,18 +289,19 @@ proptest! {
             projection.push(leaf.path_string());
         }
         projection.dedup();
-        let options = PushOptions {
-            read: ReadOptions {
-                selection: rng.chance(0.6).then(|| selection(n, &mut rng)),
-                ..ReadOptions::default()
-            },
-            projection: (!projection.is_empty())
-                .then(|| projection.into_iter().map(Select::from).collect()),
-            batch_size: batch,
-            io: IoOptions { coalesce_gap: gap, max_request_size: max_request },
-            memory_budget: budget,
-            predicate: random_predicate(&reader, predicate),
-        };
+        let options = PushOptions::default()
+            .with_read(
+                ReadOptions::default()
+                    .with_selection(rng.chance(0.6).then(|| selection(n, &mut rng))),
+            )
+            .with_projection((!projection.is_empty())
+                .then(|| projection.into_iter().map(Select::from).collect()))
+            .with_batch_size(batch)
+            .with_io(IoOptions::default()
+                .with_coalesce_gap(gap)
+                .with_max_request_size(max_request))
+            .with_memory_budget(budget)
+            .with_predicate(random_predicate(&reader, predicate));
         agree(&path.display().to_string(), &file, options, Pushing { seed, pieces, extras, straddle });
     }
 }
@@ -336,12 +328,10 @@ fn random_predicate<S: Source>(reader: &ParquetReader<S>, seed: u64) -> Option<E
 
 fn int_file(rows: i64, page_index: bool, row_group_rows: usize) -> Bytes {
     let mut out = Vec::new();
-    let options = WriterOptions {
-        data_page_row_limit: 1000,
-        row_group_rows,
-        page_index,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default()
+        .with_data_page_row_limit(1000)
+        .with_row_group_rows(row_group_rows)
+        .with_page_index(page_index);
     let fields = vec![Field::int64("a"), Field::int64("b")];
     let mut w = ParquetWriter::new(&mut out, fields, options).unwrap();
     let col = |k: i64| Column {
@@ -372,10 +362,7 @@ fn a_footer_under_64_kib_costs_one_request_and_a_larger_one_two() {
     assert_eq!(probe::get("io.footer_second_request"), 0);
     // A suffix shorter than the footer: one more request, for the rest of it.
     let mut requests = 0;
-    let options = FooterOptions {
-        suffix_len: 16,
-        ..FooterOptions::default()
-    };
+    let options = FooterOptions::default().with_suffix_len(16);
     footer(&small, options, Pushing::WHOLE, &mut requests).unwrap();
     assert_eq!(requests, 2);
     assert_eq!(probe::get("io.footer_second_request"), 1);
@@ -388,32 +375,31 @@ fn ranges_are_coalesced_within_the_gap_and_split_past_the_maximum() {
     let file = int_file(20_000, false, 5_000);
     let read = |io: IoOptions| {
         probe::reset();
-        let options = PushOptions {
-            io,
-            memory_budget: 0,
-            ..PushOptions::default()
-        };
+        let options = PushOptions::default().with_io(io).with_memory_budget(0);
         let (_, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
         (asked, probe::get("io.coalesced"), probe::get("io.split"))
     };
     // Four row groups of two chunks side by side: one range per row group, whatever the
     // gap (touching ranges are one range, not a coalescing).
-    let (asked, coalesced, split) = read(IoOptions {
-        coalesce_gap: 1 << 20,
-        max_request_size: 0,
-    });
+    let (asked, coalesced, split) = read(
+        IoOptions::default()
+            .with_coalesce_gap(1 << 20)
+            .with_max_request_size(0),
+    );
     assert_eq!(asked.len(), 4, "{asked:?}");
     assert_eq!((coalesced, split), (0, 0));
-    let (asked, _, _) = read(IoOptions {
-        coalesce_gap: 0,
-        max_request_size: 0,
-    });
+    let (asked, _, _) = read(
+        IoOptions::default()
+            .with_coalesce_gap(0)
+            .with_max_request_size(0),
+    );
     assert_eq!(asked.len(), 4, "{asked:?}");
     // Split: each request at most 1000 bytes.
-    let (asked, _, split) = read(IoOptions {
-        coalesce_gap: 1 << 20,
-        max_request_size: 1000,
-    });
+    let (asked, _, split) = read(
+        IoOptions::default()
+            .with_coalesce_gap(1 << 20)
+            .with_max_request_size(1000),
+    );
     assert!(
         split > 4 && asked.iter().all(|r| r.end - r.start <= 1000),
         "{asked:?}"
@@ -439,14 +425,13 @@ fn distant_chunks_are_coalesced_when_the_gap_allows() {
     let file = Bytes::from(out);
     let read = |gap: u64| {
         probe::reset();
-        let options = PushOptions {
-            projection: Some(vec!["a".into(), "c".into()]),
-            io: IoOptions {
-                coalesce_gap: gap,
-                max_request_size: 0,
-            },
-            ..PushOptions::default()
-        };
+        let options = PushOptions::default()
+            .with_projection(Some(vec!["a".into(), "c".into()]))
+            .with_io(
+                IoOptions::default()
+                    .with_coalesce_gap(gap)
+                    .with_max_request_size(0),
+            );
         let (_, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
         (asked.len(), probe::get("io.coalesced"))
     };
@@ -462,17 +447,13 @@ fn under_a_selection_unselected_pages_are_never_asked_for() {
     let reader = ParquetReader::new(file.clone()).unwrap();
     let sel = RowSelection::from_ranges(std::iter::once(50_500..50_510));
     probe::reset();
-    let options = PushOptions {
-        read: ReadOptions {
-            selection: Some(sel.clone()),
-            ..ReadOptions::default()
-        },
-        io: IoOptions {
-            coalesce_gap: 0,
-            max_request_size: 0,
-        },
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default()
+        .with_read(ReadOptions::default().with_selection(Some(sel.clone())))
+        .with_io(
+            IoOptions::default()
+                .with_coalesce_gap(0)
+                .with_max_request_size(0),
+        );
     let (batches, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
     assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 10);
     assert!(probe::get("io.page_ranges") >= 2, "{:?}", probe::snapshot());
@@ -519,10 +500,7 @@ fn released_ranges_and_the_budget_bound_what_is_held() {
         .iter()
         .map(|c| c.meta_data.as_ref().unwrap().total_compressed_size as u64)
         .sum();
-    let options = PushOptions {
-        memory_budget: 2 * rg_bytes + 200,
-        ..PushOptions::default()
-    };
+    let options = PushOptions::default().with_memory_budget(2 * rg_bytes + 200);
     let mut d = PushDecoder::try_new(f, options).unwrap();
     let mut released = 0;
     let mut max_planned = 0;
@@ -643,10 +621,7 @@ fn local_batches_are_driven_through_the_push_decoder_without_copies() {
 #[test]
 fn local_whole_reads_are_driven_through_the_push_decoder() {
     let mut file = Vec::new();
-    let options = WriterOptions {
-        row_group_rows: 20_000,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default().with_row_group_rows(20_000);
     let fields = vec![Field::int64("a"), Field::int64("b"), Field::int64("c")];
     let mut w = ParquetWriter::new(&mut file, fields, options).unwrap();
     let col = |k: i64| Column {
@@ -706,10 +681,7 @@ fn local_whole_reads_are_driven_through_the_push_decoder() {
     let want = [want("a"), want("c")];
     let projected = chunks(&[0, 2]);
     for threads in [1, 2] {
-        let options = ReadOptions {
-            threads,
-            ..ReadOptions::default()
-        };
+        let options = ReadOptions::default().with_threads(threads);
         let r = ParquetReader::with_options(file.clone(), options.clone()).unwrap();
         check("bytes", &r, &want, projected);
         // SAFETY: the file is this test's own and nothing writes it while it is mapped.
@@ -743,19 +715,14 @@ fn local_whole_reads_are_driven_through_the_push_decoder() {
 fn a_predicate_prunes_through_decoder_requests() {
     use parq::write::BloomFilterOptions;
     let rows = 100_000i64;
-    let options = WriterOptions {
-        data_page_row_limit: 1000,
-        row_group_rows: 25_000,
-        page_index: true,
-        ..WriterOptions::default()
-    }
-    .with_bloom_filter(
-        "b",
-        BloomFilterOptions {
-            ndv: None,
-            fpp: 0.01,
-        },
-    );
+    let options = WriterOptions::default()
+        .with_data_page_row_limit(1000)
+        .with_row_group_rows(25_000)
+        .with_page_index(true)
+        .with_bloom_filter(
+            "b",
+            BloomFilterOptions::default().with_ndv(None).with_fpp(0.01),
+        );
     let mut out = Vec::new();
     let fields = vec![Field::int64("a"), Field::int64("b")];
     let mut w = ParquetWriter::new(&mut out, fields, options).unwrap();
@@ -778,14 +745,13 @@ fn a_predicate_prunes_through_decoder_requests() {
         asked.iter().any(|a| a.start < r.end && r.start < a.end)
     };
     let run = |predicate: Option<Expr>| {
-        let options = PushOptions {
-            io: IoOptions {
-                coalesce_gap: 0,
-                max_request_size: 0,
-            },
-            predicate,
-            ..PushOptions::default()
-        };
+        let options = PushOptions::default()
+            .with_io(
+                IoOptions::default()
+                    .with_coalesce_gap(0)
+                    .with_max_request_size(0),
+            )
+            .with_predicate(predicate);
         probe::reset();
         let (batches, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
         (batches, asked)

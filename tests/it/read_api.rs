@@ -71,10 +71,7 @@ fn row_group_choice_and_projection() {
     let n = all.metadata().row_groups.len();
     let picked = ParquetReader::with_options(
         bytes(name),
-        ReadOptions {
-            row_groups: Some(vec![n - 1]),
-            ..ReadOptions::default()
-        },
+        ReadOptions::default().with_row_groups(Some(vec![n - 1])),
     )
     .unwrap();
     assert_eq!(
@@ -88,20 +85,14 @@ fn row_group_choice_and_projection() {
     assert!(all.read_column_by_path("no_such_column").is_err());
     let bad = ParquetReader::with_options(
         bytes(name),
-        ReadOptions {
-            row_groups: Some(vec![n]),
-            ..ReadOptions::default()
-        },
+        ReadOptions::default().with_row_groups(Some(vec![n])),
     );
     assert!(bad.is_err());
 }
 
 #[test]
 fn crc_is_checked_when_asked() {
-    let crc = ReadOptions {
-        verify_crc: true,
-        ..ReadOptions::default()
-    };
+    let crc = ReadOptions::default().with_verify_crc(true);
     for good in [
         "datapage_v1-uncompressed-checksum.parquet",
         "datapage_v1-snappy-compressed-checksum.parquet",
@@ -246,11 +237,9 @@ fn reads_stay_within_the_memory_budget() {
     let with = |max_memory: u64, threads: usize| {
         ParquetReader::with_options(
             file.clone(),
-            ReadOptions {
-                max_memory,
-                threads,
-                ..ReadOptions::default()
-            },
+            ReadOptions::default()
+                .with_max_memory(max_memory)
+                .with_threads(threads),
         )
     };
     // 800,000 bytes of values: over a budget of 100,000, on every path.

@@ -423,10 +423,7 @@ fn views_point_into_page_buffers() {
         },
     };
     let file = write(vec![Field::string("s")], &[col], options(PageVersion::V1));
-    let opts = ReadOptions {
-        byte_array_layout: ByteArrayLayout::Views,
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions::default().with_byte_array_layout(ByteArrayLayout::Views);
     let reader = ParquetReader::with_options(file.clone(), opts).unwrap();
     let pages = data_pages(&file, &reader).len() as u64;
     let cols = read_all_batches(&reader);
@@ -516,10 +513,7 @@ fn batch_runs_reserve_their_bytes_once() {
         assert_eq!(probe::get("read.batch_copied_together"), 0);
         assert!(Column::concat(&cols) == col, "{policy:?} {nulls:?}");
         // Views split pages the same way.
-        let views = ReadOptions {
-            byte_array_layout: ByteArrayLayout::Views,
-            ..ReadOptions::default()
-        };
+        let views = ReadOptions::default().with_byte_array_layout(ByteArrayLayout::Views);
         let view_reader = ParquetReader::with_options(file.clone(), views).unwrap();
         let cols = read_all_batches(&view_reader);
         assert!(

@@ -17,12 +17,10 @@ use parq::write::{Field, PageVersion, ParquetWriter, WriterOptions};
 
 /// parq's file of `rows` values of an optional INT32 column, with `valid` set where not null.
 fn parq_file(codec: CodecKind, version: PageVersion, valid: &[bool]) -> Vec<u8> {
-    let options = WriterOptions {
-        page_index: false,
-        ..WriterOptions::default()
-            .with_compression(codec)
-            .with_page_version(version)
-    };
+    let options = (WriterOptions::default()
+        .with_compression(codec)
+        .with_page_version(version))
+    .with_page_index(false);
     let column = Column {
         len: valid.len(),
         validity: Some(valid.to_vec().into()),
@@ -265,11 +263,10 @@ fn v2_pages_whose_num_rows_count_values_read_by_their_levels() {
             values: Values::Int64(items.into()),
         })),
     });
-    let options = WriterOptions {
-        page_index: false,
-        data_page_row_limit: 50,
-        ..WriterOptions::default().with_page_version(PageVersion::V2)
-    };
+    let options = WriterOptions::default()
+        .with_page_version(PageVersion::V2)
+        .with_page_index(false)
+        .with_data_page_row_limit(50);
     let mut file = Vec::new();
     let mut w = ParquetWriter::with_fields(&mut file, vec![field], options).unwrap();
     w.write_arrays(&[array]).unwrap();
@@ -311,10 +308,7 @@ fn v2_pages_whose_num_rows_count_values_read_by_their_levels() {
     let sel = RowSelection::from_ranges([120..130, 260..261]);
     for edited in [rebuild(&file, values_as_rows), rebuild(&file, one_row_each)] {
         for sel in [None, Some(&sel)] {
-            let options = ReadOptions {
-                selection: sel.cloned(),
-                ..ReadOptions::default()
-            };
+            let options = ReadOptions::default().with_selection(sel.cloned());
             let want = want(sel);
             #[cfg(feature = "probes")]
             probe::reset();

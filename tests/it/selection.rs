@@ -27,15 +27,13 @@ fn write(fields: Vec<Field>, options: WriterOptions, columns: &[Column]) -> Byte
 }
 
 fn open(bytes: &Bytes, selection: Option<RowSelection>, views: bool) -> ParquetReader {
-    let options = ReadOptions {
-        selection,
-        byte_array_layout: if views {
+    let options = ReadOptions::default()
+        .with_selection(selection)
+        .with_byte_array_layout(if views {
             ByteArrayLayout::Views
         } else {
             ByteArrayLayout::Offsets
-        },
-        ..ReadOptions::default()
-    };
+        });
     ParquetReader::with_options(bytes.clone(), options).unwrap()
 }
 
@@ -129,22 +127,20 @@ fn spec() -> impl Strategy<Value = Spec> {
 fn run_spec(s: &Spec) {
     let all = kinds();
     let mut r = Rng::new(s.seed);
-    let mut options = WriterOptions {
-        compression: if s.codec {
+    let mut options = WriterOptions::default()
+        .with_compression(if s.codec {
             CodecKind::Snappy
         } else {
             CodecKind::Uncompressed
-        },
-        page_version: if s.v2 {
+        })
+        .with_page_version(if s.v2 {
             PageVersion::V2
         } else {
             PageVersion::V1
-        },
-        data_page_row_limit: s.page_rows,
-        row_group_rows: s.rg_rows,
-        page_index: s.page_index,
-        ..WriterOptions::default()
-    };
+        })
+        .with_data_page_row_limit(s.page_rows)
+        .with_row_group_rows(s.rg_rows)
+        .with_page_index(s.page_index);
     let mut fields = Vec::new();
     let mut columns = Vec::new();
     for (i, &(k, optional, nulls, policy)) in s.columns.iter().enumerate() {
@@ -167,10 +163,7 @@ fn run_spec(s: &Spec) {
         };
         options.columns.insert(
             field.name.clone(),
-            ColumnOptions {
-                encoding: Some(policy),
-                ..ColumnOptions::default()
-            },
+            ColumnOptions::default().with_encoding(Some(policy)),
         );
         fields.push(field);
     }
@@ -293,11 +286,9 @@ fn an_empty_selection_reads_no_rows_and_a_full_one_all() {
     );
     assert_eq!(past.read_column(0).unwrap(), col.slice(95, 5));
     // With chosen row groups: the selected rows of those row groups, in their order.
-    let options = ReadOptions {
-        row_groups: Some(vec![2, 0]),
-        selection: Some(RowSelection::from_ranges([10..20, 25..70])),
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default()
+        .with_row_groups(Some(vec![2, 0]))
+        .with_selection(Some(RowSelection::from_ranges([10..20, 25..70])));
     let r = ParquetReader::with_options(bytes.clone(), options).unwrap();
     let got = r.read_column(0).unwrap();
     let want = Column::concat(&[col.slice(60, 10), col.slice(10, 10), col.slice(25, 5)]);
@@ -318,11 +309,9 @@ fn record_batches_honour_the_selection() {
     let names = gen_column(&kinds()[10], n, 0.2, &mut r);
     let bytes = write(
         vec![Field::int64("id"), Field::string("s").optional()],
-        WriterOptions {
-            data_page_row_limit: 32,
-            row_group_rows: 200,
-            ..WriterOptions::default()
-        },
+        WriterOptions::default()
+            .with_data_page_row_limit(32)
+            .with_row_group_rows(200),
         &[ids, names],
     );
     let sel = RowSelection::from_ranges([3..9, 150..260, 499..500]);
@@ -386,27 +375,13 @@ mod probes {
             EncodingPolicy::Explicit(_) => EncodingPolicy::Plain,
             p => p,
         };
-        let options = WriterOptions {
-            data_page_row_limit: 100,
-            row_group_rows: 1000,
-            page_index,
-            page_version: if v2 { PageVersion::V2 } else { PageVersion::V1 },
-            ..WriterOptions::default()
-        }
-        .with_column(
-            "id",
-            ColumnOptions {
-                encoding: Some(policy),
-                ..ColumnOptions::default()
-            },
-        )
-        .with_column(
-            "s",
-            ColumnOptions {
-                encoding: Some(strings),
-                ..ColumnOptions::default()
-            },
-        );
+        let options = WriterOptions::default()
+            .with_data_page_row_limit(100)
+            .with_row_group_rows(1000)
+            .with_page_index(page_index)
+            .with_page_version(if v2 { PageVersion::V2 } else { PageVersion::V1 })
+            .with_column("id", ColumnOptions::default().with_encoding(Some(policy)))
+            .with_column("s", ColumnOptions::default().with_encoding(Some(strings)));
         let cols = vec![ids, strs];
         let bytes = write(
             vec![Field::int64("id"), Field::string("s").optional()],
@@ -522,12 +497,10 @@ mod probes {
         };
         let names = gen_column(&kinds()[10], n, 0.0, &mut r);
         let scores = gen_column(&kinds()[7], n, 0.0, &mut r);
-        let options = WriterOptions {
-            data_page_row_limit: 8192,
-            row_group_rows: 32768,
-            ..WriterOptions::default()
-        }
-        .with_compression(CodecKind::Snappy);
+        let options = WriterOptions::default()
+            .with_data_page_row_limit(8192)
+            .with_row_group_rows(32768)
+            .with_compression(CodecKind::Snappy);
         let bytes = write(
             vec![
                 Field::int64("id"),
@@ -582,18 +555,15 @@ mod probes {
         let n = 2000;
         let mut r = Rng::new(5);
         let col = gen_column(&kinds()[10], n, 0.3, &mut r);
-        let options = WriterOptions {
-            data_page_row_limit: 100,
-            row_group_rows: 1000,
-            ..WriterOptions::default()
-        }
-        .with_column(
-            "s",
-            ColumnOptions {
-                encoding: Some(EncodingPolicy::Explicit(Encoding::DELTA_LENGTH_BYTE_ARRAY)),
-                ..ColumnOptions::default()
-            },
-        );
+        let options = WriterOptions::default()
+            .with_data_page_row_limit(100)
+            .with_row_group_rows(1000)
+            .with_column(
+                "s",
+                ColumnOptions::default().with_encoding(Some(EncodingPolicy::Explicit(
+                    Encoding::DELTA_LENGTH_BYTE_ARRAY,
+                ))),
+            );
         let bytes = write(vec![Field::string("s").optional()], options, &[col]);
         for views in [false, true] {
             let want = filter(

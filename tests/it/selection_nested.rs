@@ -14,10 +14,7 @@ use proptest::prelude::*;
 use support_nested::{Rng, *};
 
 fn open(bytes: &[u8], selection: Option<RowSelection>) -> ParquetReader {
-    let options = ReadOptions {
-        selection,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_selection(selection);
     ParquetReader::with_options(Bytes::from(bytes.to_vec()), options).unwrap()
 }
 
@@ -88,13 +85,11 @@ proptest! {
             .iter()
             .map(|f| (0..rows).map(|_| random_value(f, &mut rng, null_rate, 3)).collect())
             .collect();
-        let options = WriterOptions {
-            data_page_row_limit: page_rows,
-            page_version: if v2 { PageVersion::V2 } else { PageVersion::V1 },
-            row_group_rows: 1 + rng.below(200) as usize,
-            page_index,
-            ..WriterOptions::default()
-        };
+        let options = WriterOptions::default()
+            .with_data_page_row_limit(page_rows)
+            .with_page_version(if v2 { PageVersion::V2 } else { PageVersion::V1 })
+            .with_row_group_rows(1 + rng.below(200) as usize)
+            .with_page_index(page_index);
         let bytes = write_rows(&fields, &columns, options, seed);
         let sel = RowSelection::from_ranges(ranges.iter().map(|&(a, l)| a..a + l));
         check(&bytes, &sel, batch);
@@ -125,12 +120,10 @@ fn nested_pages_outside_the_selection_are_skipped() {
         // levels are decoded, so every page is read and unselected records dropped.
         (false, false, 10, 0, 0),
     ] {
-        let options = WriterOptions {
-            data_page_row_limit: 100,
-            page_version: if v2 { PageVersion::V2 } else { PageVersion::V1 },
-            page_index,
-            ..WriterOptions::default()
-        };
+        let options = WriterOptions::default()
+            .with_data_page_row_limit(100)
+            .with_page_version(if v2 { PageVersion::V2 } else { PageVersion::V1 })
+            .with_page_index(page_index);
         let bytes = write_rows(
             std::slice::from_ref(&field),
             std::slice::from_ref(&rows),

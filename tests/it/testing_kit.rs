@@ -34,7 +34,7 @@ proptest! {
     }
 
     #[test]
-    fn flat_specs_round_trip(spec in file_spec(SpecConfig { max_rows: 2000, ..SpecConfig::flat() })) {
+    fn flat_specs_round_trip(spec in file_spec(SpecConfig::flat().with_max_rows(2000))) {
         if let Err(m) = check_roundtrip(&spec) {
             return Err(TestCaseError::fail(format!("{m}\n{spec:#?}")));
         }
@@ -156,11 +156,9 @@ fn mutation_targets() -> Vec<(String, Vec<u8>)> {
                 fields: vec![field.clone()],
                 columns: vec![build_array(&field, &rows, &profile)],
                 batches: vec![],
-                options: WriterOptions {
-                    encoding: EncodingPolicy::Dictionary,
-                    page_version: if v2 { PageVersion::V2 } else { PageVersion::V1 },
-                    ..WriterOptions::default()
-                },
+                options: WriterOptions::default()
+                    .with_encoding(EncodingPolicy::Dictionary)
+                    .with_page_version(if v2 { PageVersion::V2 } else { PageVersion::V1 }),
                 profiles: vec![profile],
             };
             let (bytes, _) = spec.write().unwrap();
@@ -428,10 +426,7 @@ fn leaf_filters_hold() {
                 && LogicalKind::of(&p) != LogicalKind::Decimal
         })
     };
-    let config = SpecConfig {
-        leaves: filter,
-        ..SpecConfig::default()
-    };
+    let config = SpecConfig::default().with_leaves(filter);
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
         cases: 64,
         failure_persistence: None,
@@ -446,12 +441,11 @@ fn leaf_filters_hold() {
     struct Filtered;
     impl ConfigSource for Filtered {
         fn config() -> SpecConfig {
-            SpecConfig {
-                leaves: LeafFilter::all()
+            SpecConfig::default().with_leaves(
+                LeafFilter::all()
                     .without_physical(parq::metadata::Type::INT96)
                     .without_logical(LogicalKind::Decimal),
-                ..SpecConfig::default()
-            }
+            )
         }
     }
     let mut seen_decimal = false;

@@ -36,11 +36,9 @@ fn read(file: Bytes) -> Vec<Option<Variant>> {
 }
 
 fn small_pages() -> WriterOptions {
-    WriterOptions {
-        data_page_size: 64,
-        row_group_rows: 7,
-        ..WriterOptions::default()
-    }
+    WriterOptions::default()
+        .with_data_page_size(64)
+        .with_row_group_rows(7)
 }
 
 proptest! {

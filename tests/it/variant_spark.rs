@@ -30,10 +30,7 @@ fn write(path: &PathBuf, rows: &[Option<Variant>], schema: &Shredding) {
         values: Values::Int64((0..rows.len() as i64).collect::<Vec<_>>().into()),
     };
     let mut file = Vec::new();
-    let options = WriterOptions {
-        row_group_rows: 37,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default().with_row_group_rows(37);
     let fields = vec![
         Field::primitive("id", Type::INT64).required(),
         variant_field("var", schema),

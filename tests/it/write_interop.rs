@@ -94,17 +94,15 @@ fn build_cases(dir: &std::path::Path) -> Vec<Case> {
             let mut r = Rng::new((pi * 100 + ci) as u64);
             let mut fields = Vec::new();
             let mut columns = Vec::new();
-            let mut options = WriterOptions {
-                compression: codec,
-                page_version: version,
-                row_group_rows: if ci % 3 == 0 { 100 } else { 1000 },
-                data_page_row_limit: if pi % 2 == 0 { 37 } else { 20_000 },
-                key_value_metadata: vec![KeyValue {
+            let mut options = WriterOptions::default()
+                .with_compression(codec)
+                .with_page_version(version)
+                .with_row_group_rows(if ci % 3 == 0 { 100 } else { 1000 })
+                .with_data_page_row_limit(if pi % 2 == 0 { 37 } else { 20_000 })
+                .with_key_value_metadata(vec![KeyValue {
                     key: "case".into(),
                     value: Some(format!("{policy:?}/{codec}/{version:?}")),
-                }],
-                ..WriterOptions::default()
-            };
+                }]);
             options.encoding = match policy {
                 Policy::Auto => EncodingPolicy::Auto,
                 Policy::Dictionary => EncodingPolicy::Dictionary,
@@ -122,10 +120,8 @@ fn build_cases(dir: &std::path::Path) -> Vec<Case> {
                     if let Some(e) = explicit(policy, field.physical_type) {
                         options.columns.insert(
                             field.name.clone(),
-                            ColumnOptions {
-                                encoding: Some(EncodingPolicy::Explicit(e)),
-                                ..ColumnOptions::default()
-                            },
+                            ColumnOptions::default()
+                                .with_encoding(Some(EncodingPolicy::Explicit(e))),
                         );
                     }
                     columns.push(gen_column(

@@ -111,20 +111,18 @@ fn shapes_round_trip_over_pages_and_codecs() {
                     let rows: Vec<_> = (0..n)
                         .map(|_| random_value(&field, &mut rng, null_rate, 4))
                         .collect();
-                    let options = WriterOptions {
-                        compression: codec,
-                        page_version: version,
-                        encoding: if dict {
+                    let options = WriterOptions::default()
+                        .with_compression(codec)
+                        .with_page_version(version)
+                        .with_encoding(if dict {
                             EncodingPolicy::Dictionary
                         } else {
                             EncodingPolicy::Plain
-                        },
+                        })
                         // Tiny pages: records of several pairs would cross them.
-                        data_page_size: [1, 64, 1 << 20][(seed % 3) as usize],
-                        data_page_row_limit: [3, 20_000][(seed % 2) as usize],
-                        row_group_rows: [100, 1 << 20][(seed / 2 % 2) as usize],
-                        ..WriterOptions::default()
-                    };
+                        .with_data_page_size([1, 64, 1 << 20][(seed % 3) as usize])
+                        .with_data_page_row_limit([3, 20_000][(seed % 2) as usize])
+                        .with_row_group_rows([100, 1 << 20][(seed / 2 % 2) as usize]);
                     round_trip(&field, &rows, options, seed);
                 }
             }
@@ -150,11 +148,9 @@ fn empty_null_lists_and_null_elements() {
         round_trip(
             &field,
             &rows,
-            WriterOptions {
-                page_version: version,
-                data_page_size: 1,
-                ..WriterOptions::default()
-            },
+            WriterOptions::default()
+                .with_page_version(version)
+                .with_data_page_size(1),
             1,
         );
     }
@@ -162,10 +158,7 @@ fn empty_null_lists_and_null_elements() {
     let bytes = write_rows(
         std::slice::from_ref(&field),
         std::slice::from_ref(&rows),
-        WriterOptions {
-            data_page_row_limit: 1,
-            ..WriterOptions::default()
-        },
+        WriterOptions::default().with_data_page_row_limit(1),
         0,
     );
     let levels = chunk_levels(&bytes, 0);
@@ -240,10 +233,7 @@ fn arrow_layout_quirks_write_the_same_file_contents() {
             let bytes = write_arrays(
                 std::slice::from_ref(&field),
                 &[vec![array]],
-                WriterOptions {
-                    data_page_size: 128,
-                    ..WriterOptions::default()
-                },
+                WriterOptions::default().with_data_page_size(128),
             );
             check_read_back(&bytes, std::slice::from_ref(&field), &[rows], &field.name);
             check_pages(&bytes, &field.name);
@@ -310,11 +300,9 @@ fn a_batch_straddling_row_groups_is_cut_between_records() {
     let bytes = write_rows(
         std::slice::from_ref(&field),
         std::slice::from_ref(&rows),
-        WriterOptions {
-            row_group_rows: 333,
-            data_page_size: 100,
-            ..WriterOptions::default()
-        },
+        WriterOptions::default()
+            .with_row_group_rows(333)
+            .with_data_page_size(100),
         3,
     );
     let meta = parq::metadata::decode_footer(&bytes).unwrap();
@@ -346,12 +334,10 @@ proptest! {
             .iter()
             .map(|f| (0..rows).map(|_| random_value(f, &mut rng, null_rate, 3)).collect())
             .collect();
-        let options = WriterOptions {
-            data_page_size: page,
-            page_version: if v2 { PageVersion::V2 } else { PageVersion::V1 },
-            row_group_rows: 1 + rng.below(200) as usize,
-            ..WriterOptions::default()
-        };
+        let options = WriterOptions::default()
+            .with_data_page_size(page)
+            .with_page_version(if v2 { PageVersion::V2 } else { PageVersion::V1 })
+            .with_row_group_rows(1 + rng.below(200) as usize);
         let bytes = write_rows(&fields, &columns, options, seed);
         check_read_back(&bytes, &fields, &columns, &format!("seed {seed}"));
         check_pages(&bytes, &format!("seed {seed}"));
@@ -383,18 +369,16 @@ fn pyarrow_and_duckdb_read_parq_nested_files() {
                 let bytes = write_rows(
                     &fields,
                     &columns,
-                    WriterOptions {
-                        compression: codec,
-                        page_version: version,
-                        encoding: if dict {
+                    WriterOptions::default()
+                        .with_compression(codec)
+                        .with_page_version(version)
+                        .with_encoding(if dict {
                             EncodingPolicy::Dictionary
                         } else {
                             EncodingPolicy::Plain
-                        },
-                        data_page_size: 64,
-                        row_group_rows: 70,
-                        ..WriterOptions::default()
-                    },
+                        })
+                        .with_data_page_size(64)
+                        .with_row_group_rows(70),
                     seed,
                 );
                 let path = dir.join(format!("case{seed}.parquet"));

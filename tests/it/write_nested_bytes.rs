@@ -24,10 +24,7 @@ fn fnv(bytes: &[u8]) -> u64 {
 /// Random schemas (up to 3 levels deep), columns and writer options.
 #[test]
 fn random_specs_write_the_same_bytes() {
-    let config = SpecConfig {
-        max_rows: 2000,
-        ..SpecConfig::default()
-    };
+    let config = SpecConfig::default().with_max_rows(2000);
     let mut all = 0u64;
     for seed in 0..300u64 {
         let spec = gen_spec(&mut Rng::new(seed), &config);

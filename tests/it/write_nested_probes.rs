@@ -247,17 +247,11 @@ fn columns_of_one_codec_and_level_share_its_compressor() {
         .with_compression(CodecKind::Zstd)
         .with_column(
             "c3",
-            ColumnOptions {
-                compression: Some(CodecKind::Snappy),
-                ..ColumnOptions::default()
-            },
+            ColumnOptions::default().with_compression(Some(CodecKind::Snappy)),
         )
         .with_column(
             "c4",
-            ColumnOptions {
-                compression_level: Some(Some(9)),
-                ..ColumnOptions::default()
-            },
+            ColumnOptions::default().with_compression_level(Some(Some(9))),
         );
     probe::reset();
     let mut file = Vec::new();

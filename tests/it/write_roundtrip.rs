@@ -87,11 +87,9 @@ proptest! {
     })]
     #[test]
     fn random_schemas_round_trip(
-        spec in parq::testing::spec::file_spec(parq::testing::SpecConfig {
-            max_fields: 5,
-            max_rows: 700,
-            ..parq::testing::SpecConfig::flat()
-        })
+        spec in parq::testing::spec::file_spec(parq::testing::SpecConfig::flat()
+            .with_max_fields(5)
+            .with_max_rows(700))
     ) {
         let (bytes, meta) = spec.write_with_metadata().unwrap();
         let rows = spec.num_rows();
@@ -133,10 +131,7 @@ fn small_offsets_write_like_offsets() {
     let (got, _) = write(fields(), WriterOptions::default(), &batches(&small));
     assert_eq!(got, want);
     // Row groups cut by bytes: i32 offsets count as the i64 ones, the cuts do not move.
-    let by_bytes = || WriterOptions {
-        row_group_bytes: 1500,
-        ..WriterOptions::default()
-    };
+    let by_bytes = || WriterOptions::default().with_row_group_bytes(1500);
     let (want_cut, meta) = write(fields(), by_bytes(), &batches(&wide));
     assert!(meta.row_groups.len() > 2);
     let (got_cut, _) = write(fields(), by_bytes(), &batches(&small));
@@ -170,10 +165,7 @@ fn small_offsets_write_like_offsets() {
         };
         assert_eq!(write_list(&small), write_list(&wide));
     }
-    let options = parq::read::ReadOptions {
-        small_offsets: vec![0],
-        ..Default::default()
-    };
+    let options = parq::read::ReadOptions::default().with_small_offsets(vec![0]);
     let r = ParquetReader::with_options(Bytes::from(got), options).unwrap();
     let mut back = Vec::new();
     for b in r.array_batches(&["s"], 100).unwrap() {
@@ -579,10 +571,7 @@ fn page_index_describes_the_pages() {
         values: Values::Int64(ScalarBuffer::from((0..n as i64).collect::<Vec<_>>())),
     };
     let strs: Vec<String> = (0..n).map(|i| format!("s{i:05}")).collect();
-    let opts = WriterOptions {
-        data_page_row_limit: 100,
-        ..WriterOptions::default()
-    };
+    let opts = WriterOptions::default().with_data_page_row_limit(100);
     let (bytes, meta) = write(
         vec![Field::int64("a").optional(), Field::string("s")],
         opts,
@@ -660,10 +649,7 @@ fn row_groups_close_by_rows_and_by_bytes() {
     );
     let rows: Vec<i64> = meta.row_groups.iter().map(|g| g.num_rows).collect();
     assert_eq!(rows, vec![300, 300, 300, 100]);
-    let opts = WriterOptions {
-        row_group_bytes: 8 * 250,
-        ..WriterOptions::default()
-    };
+    let opts = WriterOptions::default().with_row_group_bytes(8 * 250);
     let (bytes, meta) = write(
         vec![Field::int64("a")],
         opts,
@@ -782,11 +768,9 @@ fn dictionary_probes_count_each_path() {
     // The same data with the halfway column's dictionary limited: a forced dictionary that
     // outgrows the limit also falls back (aborted).
     probe::reset();
-    let o = WriterOptions {
-        encoding: EncodingPolicy::Dictionary,
-        dictionary_size_limit: 4096,
-        ..WriterOptions::default()
-    };
+    let o = WriterOptions::default()
+        .with_encoding(EncodingPolicy::Dictionary)
+        .with_dictionary_size_limit(4096);
     let (_, meta) = write(vec![fields[2].clone()], o, &[vec![cols[2].clone()]]);
     assert_eq!(probe::get("write.dictionary_aborted"), 1);
     assert_eq!(chosen_encodings(&meta), vec![false]);
@@ -809,13 +793,11 @@ fn dictionary_probes_count_each_path() {
 }
 
 fn chunk_size(field: Field, col: &Column, policy: EncodingPolicy, limit: usize) -> i64 {
-    let o = WriterOptions {
-        encoding: policy,
-        dictionary_size_limit: limit,
-        statistics: false,
-        page_index: false,
-        ..WriterOptions::default()
-    };
+    let o = WriterOptions::default()
+        .with_encoding(policy)
+        .with_dictionary_size_limit(limit)
+        .with_statistics(false)
+        .with_page_index(false);
     let (_, meta) = write(vec![field], o, &[vec![col.clone()]]);
     meta.row_groups[0].columns[0]
         .meta_data
@@ -909,13 +891,11 @@ fn arrow_rs_reads_a_parq_file() {
         (CodecKind::Snappy, PageVersion::V1),
         (CodecKind::Zstd, PageVersion::V2),
     ] {
-        let opts = WriterOptions {
-            compression: codec,
-            page_version: version,
-            data_page_row_limit: 700,
-            row_group_rows: 2000,
-            ..WriterOptions::default()
-        };
+        let opts = WriterOptions::default()
+            .with_compression(codec)
+            .with_page_version(version)
+            .with_data_page_row_limit(700)
+            .with_row_group_rows(2000);
         let (bytes, _) = write(
             vec![
                 Field::int64("id"),

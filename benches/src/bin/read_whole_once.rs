@@ -48,10 +48,7 @@ fn main() {
         .expect("write");
     w.close().expect("close");
     let file = Bytes::from(out);
-    let options = ReadOptions {
-        threads: 1,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_threads(1);
     let reader = ParquetReader::with_options(file.clone(), options).expect("open");
     let mut times = Vec::new();
     for _ in 0..reads {

@@ -20,10 +20,7 @@ fn write_file(path: &Path) {
         validity: None,
         values: Values::Int64((0..200_000i64).collect::<Vec<_>>().into()),
     };
-    let options = WriterOptions {
-        data_page_row_limit: 10,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default().with_data_page_row_limit(10);
     write_parquet(path, vec![Field::int64("id")], &[ids], options);
 }
 
@@ -77,10 +74,7 @@ fn write_wide_file(path: &Path) {
             ),
         })
         .collect();
-    let options = WriterOptions {
-        data_page_row_limit: 4,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default().with_data_page_row_limit(4);
     write_parquet(path, fields, &columns, options);
 }
 

@@ -30,12 +30,10 @@ fn write_big_page(path: &Path) {
             data: Buffer::from(data),
         },
     };
-    let options = WriterOptions {
-        encoding: parq::write::EncodingPolicy::Plain,
+    let options = WriterOptions::default()
+        .with_encoding(parq::write::EncodingPolicy::Plain)
         // The limit guards decompression; an uncompressed page is borrowed, never allocated.
-        compression: parq::codecs::compression::CodecKind::Snappy,
-        ..WriterOptions::default()
-    };
+        .with_compression(parq::codecs::compression::CodecKind::Snappy);
     write_parquet(path, vec![Field::string("s")], &[column], options);
 }
 

@@ -42,10 +42,7 @@ fn write_wide(path: &std::path::Path) {
             });
         }
     }
-    let options = WriterOptions {
-        compression: CodecKind::Zstd,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default().with_compression(CodecKind::Zstd);
     write_parquet(path, fields, &columns, options);
 }
 

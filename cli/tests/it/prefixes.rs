@@ -58,10 +58,7 @@ fn file(k: i64) -> Vec<u8> {
             },
         },
     ];
-    let options = WriterOptions {
-        data_page_row_limit: 10,
-        ..WriterOptions::default()
-    };
+    let options = WriterOptions::default().with_data_page_row_limit(10);
     let mut out = Vec::new();
     let mut w = ParquetWriter::new(
         &mut out,

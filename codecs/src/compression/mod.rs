@@ -447,6 +447,7 @@ fn check_exact_len(input_len: usize, uncompressed_size: usize) -> Result<()> {
 
 /// Caps on what a decompression may allocate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// The largest decompressed page accepted, in bytes. Default [`Limits::DEFAULT_MAX_UNCOMPRESSED_SIZE`].
     pub max_uncompressed_size: usize,
@@ -456,6 +457,12 @@ impl Limits {
     /// 1 GiB: above any page a mainstream writer produces (they aim at 1 MiB), below what
     /// would exhaust a typical machine's memory from one forged header.
     pub const DEFAULT_MAX_UNCOMPRESSED_SIZE: usize = 1 << 30;
+
+    /// These options with [`max_uncompressed_size`](Self::max_uncompressed_size) set to `v`.
+    pub fn with_max_uncompressed_size(mut self, v: usize) -> Self {
+        self.max_uncompressed_size = v;
+        self
+    }
 }
 
 impl Default for Limits {

@@ -118,12 +118,12 @@ pub(crate) async fn footer(
 ) -> Result<(ParqObjectReader, Footer)> {
     let mut reader = ParqObjectReader::new(store, meta.clone())
         .with_footer_cache(Arc::clone(footers))
-        .with_options(ObjectReadOptions {
-            // Decode on the task that polls the stream, as DataFusion's own reader does: on
-            // the blocking pool each step was a thread round trip (see BENCHMARKS.md).
-            decode_on_blocking_pool: false,
-            ..ObjectReadOptions::default()
-        });
+        .with_options(
+            ObjectReadOptions::default()
+                // Decode on the task that polls the stream, as DataFusion's own reader does: on
+                // the blocking pool each step was a thread round trip (see BENCHMARKS.md).
+                .with_decode_on_blocking_pool(false),
+        );
     let footer = reader.footer().await.map_err(parq_err)?;
     Ok((reader, footer))
 }
@@ -257,10 +257,7 @@ async fn prune(
         .prefetch(&plan.page_index_ranges(&expr, &candidates))
         .await
         .map_err(parq_err)?;
-    let options = ReadOptions {
-        row_groups: Some(candidates.clone()),
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_row_groups(Some(candidates.clone()));
     let reader = metadata_reader(source, footer, options)?;
     let pruned = tokio::task::spawn_blocking(move || reader.prune(&expr))
         .await
@@ -457,17 +454,15 @@ fn decode(
             .map(|(n, dt)| Field::new(n, dt.clone(), true))
             .collect::<Vec<_>>(),
     ));
-    let mut options = PushOptions {
-        read: ReadOptions {
-            row_groups: Some(row_groups),
-            selection,
-            byte_array_layout: plan.layout,
-            ..ReadOptions::default()
-        },
-        projection: Some(names.into_iter().map(Into::into).collect()),
-        batch_size,
-        ..PushOptions::default()
-    };
+    let mut options = PushOptions::default()
+        .with_read(
+            ReadOptions::default()
+                .with_row_groups(Some(row_groups))
+                .with_selection(selection)
+                .with_byte_array_layout(plan.layout),
+        )
+        .with_projection(Some(names.into_iter().map(Into::into).collect()))
+        .with_batch_size(batch_size);
     // Asks the decoders for the layouts the decoded types take as they are: Dictionary
     // columns as keys (not values hashed back into a dictionary every batch), Utf8 and
     // Binary with i32 offsets.

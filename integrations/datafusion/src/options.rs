@@ -121,14 +121,12 @@ pub fn writer_options(options: &TableParquetOptions, schema: &Schema) -> Result<
             "encrypt with parq's own WriterOptions::encryption",
         );
     }
-    let mut w = WriterOptions {
-        data_page_size: g.data_pagesize_limit,
-        data_page_row_limit: g.data_page_row_count_limit,
-        row_group_rows: g.max_row_group_size,
-        dictionary_size_limit: g.dictionary_page_size_limit,
-        statistics_truncate_length: g.statistics_truncate_length,
-        ..WriterOptions::default()
-    };
+    let mut w = WriterOptions::default()
+        .with_data_page_size(g.data_pagesize_limit)
+        .with_data_page_row_limit(g.data_page_row_count_limit)
+        .with_row_group_rows(g.max_row_group_size)
+        .with_dictionary_size_limit(g.dictionary_page_size_limit)
+        .with_statistics_truncate_length(g.statistics_truncate_length);
     // DataFusion's default names DataFusion as the writer; readers work around writers' bugs
     // by that name, so a file parq wrote says parq unless the session chose a name.
     if g.created_by != default.created_by {
@@ -152,9 +150,10 @@ pub fn writer_options(options: &TableParquetOptions, schema: &Schema) -> Result<
     if let Some(s) = &g.statistics_enabled {
         (w.statistics, w.page_index) = statistics(s)?;
     }
-    let bloom = |fpp: Option<f64>, ndv: Option<u64>| BloomFilterOptions {
-        fpp: fpp.unwrap_or(BloomFilterOptions::default().fpp),
-        ndv,
+    let bloom = |fpp: Option<f64>, ndv: Option<u64>| {
+        BloomFilterOptions::default()
+            .with_fpp(fpp.unwrap_or(BloomFilterOptions::default().fpp))
+            .with_ndv(ndv)
     };
     let global_bloom = g
         .bloom_filter_on_write

@@ -24,6 +24,7 @@ use crate::{Error, Result};
 
 /// Options of a [`PushDecoder`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct PushOptions {
     /// Row groups, selection, byte-array layout, checks and threads, as for
     /// [`ParquetReader`].
@@ -61,6 +62,44 @@ impl Default for PushOptions {
             memory_budget: 128 << 20,
             predicate: None,
         }
+    }
+}
+
+impl PushOptions {
+    /// These options with [`read`](Self::read) set to `v`.
+    pub fn with_read(mut self, v: ReadOptions) -> Self {
+        self.read = v;
+        self
+    }
+
+    /// These options with [`projection`](Self::projection) set to `v`.
+    pub fn with_projection(mut self, v: Option<Vec<Select>>) -> Self {
+        self.projection = v;
+        self
+    }
+
+    /// These options with [`batch_size`](Self::batch_size) set to `v`.
+    pub fn with_batch_size(mut self, v: usize) -> Self {
+        self.batch_size = v;
+        self
+    }
+
+    /// These options with [`io`](Self::io) set to `v`.
+    pub fn with_io(mut self, v: IoOptions) -> Self {
+        self.io = v;
+        self
+    }
+
+    /// These options with [`memory_budget`](Self::memory_budget) set to `v`.
+    pub fn with_memory_budget(mut self, v: u64) -> Self {
+        self.memory_budget = v;
+        self
+    }
+
+    /// These options with [`predicate`](Self::predicate) set to `v`.
+    pub fn with_predicate(mut self, v: Option<Expr>) -> Self {
+        self.predicate = v;
+        self
     }
 }
 
@@ -227,7 +266,7 @@ struct Group {
 ///         FooterStep::Done(f) => break f,
 ///     }
 /// };
-/// let options = PushOptions { projection: Some(vec!["id".into()]), ..PushOptions::default() };
+/// let options = PushOptions::default().with_projection(Some(vec!["id".into()]));
 /// let mut decoder = PushDecoder::try_new(footer, options)?;
 /// let mut rows = 0;
 /// loop {

@@ -23,6 +23,7 @@ use crate::read::{ParquetReader, RowSelection, Source};
 
 /// How a decoder shapes its requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct IoOptions {
     /// Ranges less than this many bytes apart are fetched as one (the bytes between are
     /// fetched and dropped). Default 1 MiB, as object stores charge per request and a
@@ -39,6 +40,20 @@ impl Default for IoOptions {
             coalesce_gap: 1 << 20,
             max_request_size: 8 << 20,
         }
+    }
+}
+
+impl IoOptions {
+    /// These options with [`coalesce_gap`](Self::coalesce_gap) set to `v`.
+    pub fn with_coalesce_gap(mut self, v: u64) -> Self {
+        self.coalesce_gap = v;
+        self
+    }
+
+    /// These options with [`max_request_size`](Self::max_request_size) set to `v`.
+    pub fn with_max_request_size(mut self, v: u64) -> Self {
+        self.max_request_size = v;
+        self
     }
 }
 

@@ -70,6 +70,7 @@ impl Footer {
 
 /// Options of a [`FooterDecoder`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct FooterOptions {
     /// Bytes of the first (suffix) request.
     pub suffix_len: u64,
@@ -97,6 +98,42 @@ impl Default for FooterOptions {
             #[cfg(feature = "encryption")]
             decryption: None,
         }
+    }
+}
+
+impl FooterOptions {
+    /// These options with [`suffix_len`](Self::suffix_len) set to `v`.
+    pub fn with_suffix_len(mut self, v: u64) -> Self {
+        self.suffix_len = v;
+        self
+    }
+
+    /// These options with [`max_footer_size`](Self::max_footer_size) set to `v`.
+    pub fn with_max_footer_size(mut self, v: usize) -> Self {
+        self.max_footer_size = v;
+        self
+    }
+
+    /// These options with [`max_memory`](Self::max_memory) set to `v`.
+    pub fn with_max_memory(mut self, v: u64) -> Self {
+        self.max_memory = v;
+        self
+    }
+
+    /// These options with [`verify_head`](Self::verify_head) set to `v`.
+    pub fn with_verify_head(mut self, v: bool) -> Self {
+        self.verify_head = v;
+        self
+    }
+
+    /// These options with [`decryption`](Self::decryption) set to `v`.
+    #[cfg(feature = "encryption")]
+    pub fn with_decryption(
+        mut self,
+        v: Option<crate::encryption::FileDecryptionProperties>,
+    ) -> Self {
+        self.decryption = v;
+        self
     }
 }
 

@@ -279,11 +279,9 @@ async fn dictionary_columns_read_as_keys_equal_the_builtin_reader() {
         ("s", Arc::new(s) as ArrayRef),
     ])
     .unwrap();
-    let options = parq::write::WriterOptions {
-        row_group_rows: 20_000,
-        data_page_row_limit: 4000,
-        ..parq::write::WriterOptions::default()
-    };
+    let options = parq::write::WriterOptions::default()
+        .with_row_group_rows(20_000)
+        .with_data_page_row_limit(4000);
     let mut w = parq::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), options).unwrap();
     w.write(&batch).unwrap();
     let bytes = w.into_inner().unwrap();
