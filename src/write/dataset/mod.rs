@@ -4,8 +4,7 @@
 //! [`DatasetWriter`] takes batches (parq's arrays or columns, or Arrow `RecordBatch`es with
 //! the `arrow` feature) and writes them through a [`FileSink`] ([`LocalDirectory`] for a
 //! folder on disk). Its async twin over an object store is
-//! [`ObjectDatasetWriter`](crate::object_store::ObjectDatasetWriter) (feature
-//! `object_store`); both share the partitioning, rolling and bookkeeping, and only differ in
+//! `parq::object_store::ObjectDatasetWriter` (feature `object_store`); both share the partitioning, rolling and bookkeeping, and only differ in
 //! where a file's bytes go.
 //!
 //! * **Partitions.** The rows of each batch are split by the values of
