@@ -80,24 +80,24 @@ pub(crate) struct Positions {
     /// The next run, and the rows of it already handed out.
     at: usize,
     done: u64,
+    /// Rows not yet handed out (kept, not summed: asked once per batch).
+    left: u64,
 }
 
 impl Positions {
     pub(crate) fn new(runs: Vec<(Range<u64>, usize)>) -> Self {
+        let left = runs.iter().map(|(r, _)| r.end - r.start).sum();
         Positions {
             runs,
             at: 0,
             done: 0,
+            left,
         }
     }
 
     /// Rows not yet handed out.
     pub(crate) fn remaining(&self) -> u64 {
-        let rest: u64 = self.runs[self.at.min(self.runs.len())..]
-            .iter()
-            .map(|(r, _)| r.end - r.start)
-            .sum();
-        rest - self.done
+        self.left
     }
 
     /// Pass over the next `n` rows.
@@ -110,6 +110,7 @@ impl Positions {
             let k = (run.end - run.start - self.done).min(n);
             n -= k;
             self.done += k;
+            self.left -= k;
             if run.start + self.done == run.end {
                 self.at += 1;
                 self.done = 0;
@@ -138,6 +139,7 @@ impl Positions {
             }
             groups.resize(groups.len() + k as usize, group);
             self.done += k;
+            self.left -= k;
             if start + k == run.end {
                 self.at += 1;
                 self.done = 0;
