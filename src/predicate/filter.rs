@@ -98,8 +98,6 @@ pub struct FilteredBatches<S: Source> {
     /// Matching rows still to pass over, and to return (`None`: all).
     offset: u64,
     limit: Option<u64>,
-    /// Appended after the projected fields.
-    virtual_columns: VirtualColumns,
 }
 
 /// Rows per batch of [`FilteredBatches`] unless [`FilteredBatches::with_batch_size`] says.
@@ -144,13 +142,6 @@ impl<S: Source> FilteredBatches<S> {
         self
     }
 
-    /// Append `columns` to every batch (their positions are those of the matching rows).
-    pub(crate) fn with_virtual_columns(mut self, columns: VirtualColumns) -> Self {
-        self.fields.extend(columns.fields());
-        self.virtual_columns = columns;
-        self
-    }
-
     fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
         loop {
             if self.limit == Some(0) {
@@ -188,7 +179,6 @@ impl<S: Source> FilteredBatches<S> {
                 return Ok(None);
             };
             self.next += 1;
-            let row_group = g.row_group;
             let e = self.file.evaluate_groups(
                 &self.pruned.node,
                 std::slice::from_ref(g),
@@ -200,22 +190,14 @@ impl<S: Source> FilteredBatches<S> {
                 self.offset -= matched;
                 continue;
             }
-            let positions = (!self.virtual_columns.is_empty()).then(|| {
-                let runs = e.matched.ranges().iter().map(|r| (r.clone(), row_group));
-                Positions::new(runs.collect())
-            });
-            let mut group = GroupBatches::new(
+            let by_selection = e.by_selection(self.materialise, self.file.checks_strings());
+            self.group = Some(GroupBatches::new(
                 &self.file,
                 e,
                 &self.columns,
                 self.batch_size,
-                self.materialise,
-            )?;
-            if let Some(positions) = positions {
-                group.positions = positions;
-                group.virtual_columns = self.virtual_columns.clone();
-            }
-            self.group = Some(group);
+                by_selection,
+            )?);
         }
     }
 }
@@ -261,7 +243,7 @@ enum Rest<S: Source> {
 }
 
 /// The filtered batches of one row group.
-struct GroupBatches<S: Source> {
+pub(crate) struct GroupBatches<S: Source> {
     slots: Vec<Slot>,
     kept: Vec<Array>,
     rest: Rest<S>,
@@ -273,12 +255,15 @@ struct GroupBatches<S: Source> {
 }
 
 impl<S: Source> GroupBatches<S> {
-    fn new(
+    /// The batches of `e`'s matches: `columns` the predicate decoded are sliced from what it
+    /// kept, the rest read from `file` through the matches' selection (`by_selection`, see
+    /// [`Evaluated::by_selection`]) or for every pruned row and filtered.
+    pub(crate) fn new(
         file: &ParquetReader<S>,
         e: Evaluated<S>,
         columns: &[Select],
         batch_size: usize,
-        materialise: Materialise,
+        by_selection: bool,
     ) -> Result<Self> {
         let matched = e.matched.row_count() as usize;
         let mut slots = Vec::with_capacity(columns.len());
@@ -298,7 +283,7 @@ impl<S: Source> GroupBatches<S> {
         }
         let rest = if rest.is_empty() {
             Rest::Nothing
-        } else if e.by_selection(materialise, file.checks_strings()) {
+        } else if by_selection {
             Rest::Selected(e.matched_reader.array_batches(&rest, batch_size)?)
         } else {
             // Rows in, so that a batch of matches comes out about full.
@@ -325,9 +310,25 @@ impl<S: Source> GroupBatches<S> {
         })
     }
 
+    /// Append `columns` to every batch: the positions of the matches of `row_group`
+    /// (`matched`, file row numbers).
+    pub(crate) fn with_virtual_columns(
+        mut self,
+        columns: VirtualColumns,
+        matched: &RowSelection,
+        row_group: usize,
+    ) -> Self {
+        if !columns.is_empty() {
+            let runs = matched.ranges().iter().map(|r| (r.clone(), row_group));
+            self.positions = Positions::new(runs.collect());
+            self.virtual_columns = columns;
+        }
+        self
+    }
+
     /// The next batch of at most `batch_size` matching rows: its rows and arrays, in the
     /// projection's order.
-    fn next(&mut self, batch_size: usize) -> Result<Option<(usize, Vec<Array>)>> {
+    pub(crate) fn next(&mut self, batch_size: usize) -> Result<Option<(usize, Vec<Array>)>> {
         let left = self.matched - self.returned;
         if left == 0 {
             return Ok(None);
@@ -428,7 +429,7 @@ impl Keep {
 const EVAL_BATCH: usize = 1 << 16;
 
 /// Row groups after exact evaluation.
-struct Evaluated<S: Source> {
+pub(crate) struct Evaluated<S: Source> {
     /// The rows (file row numbers) that satisfy the predicate.
     matched: RowSelection,
     /// A reader of the row groups with a matching row, selecting exactly the matching rows:
@@ -497,9 +498,42 @@ impl<S: Source> Evaluated<S> {
         Some((leaf, col))
     }
 
+    /// The rows (file row numbers) that satisfy the predicate.
+    pub(crate) fn matched(&self) -> &RowSelection {
+        &self.matched
+    }
+
+    /// Of `columns`, those the predicate did not decode (they are read after it).
+    pub(crate) fn rest(&self, file: &ParquetReader<S>, columns: &[Select]) -> Vec<Select> {
+        columns
+            .iter()
+            .filter(|c| {
+                file.top_level_leaf(c)
+                    .is_none_or(|leaf| !self.kept.contains_key(&leaf))
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// The same evaluation, read on through `file`: the same file over other bytes (those of
+    /// the columns still to read).
+    pub(crate) fn rebase<T: Source>(self, file: &ParquetReader<T>) -> Evaluated<T> {
+        let over = |r: &ParquetReader<S>| {
+            let groups = r.options.row_groups.clone().unwrap_or_default();
+            file.with_rows(groups, r.options.selection.clone())
+        };
+        Evaluated {
+            matched_reader: over(&self.matched_reader),
+            pruned_reader: over(&self.pruned_reader),
+            matched: self.matched,
+            mask: self.mask,
+            kept: self.kept,
+        }
+    }
+
     /// Whether the columns the predicate did not decode are read through the matches'
     /// selection (else every pruned row, then the mask), as `how` and the matches say.
-    fn by_selection(&self, how: Materialise, checks_strings: bool) -> bool {
+    pub(crate) fn by_selection(&self, how: Materialise, checks_strings: bool) -> bool {
         let yes = how.by_selection(&self.matched, self.mask.len() as u64, checks_strings);
         probe::hit(if yes {
             "predicate.materialised_by_selection"
@@ -613,6 +647,60 @@ impl<S: Source> LeafStream<S> {
     }
 }
 
+/// An exact filter bound to one file and evaluated a row group at a time, as the push
+/// decoder runs it: the predicate's columns are fetched and evaluated first, then the other
+/// columns are planned for the matches alone.
+pub(crate) struct RowGroupFilter {
+    node: Node,
+    /// Every leaf column evaluation decodes, in schema order.
+    leaves: Vec<usize>,
+}
+
+impl RowGroupFilter {
+    /// `expr` bound to `file`'s schema.
+    pub(crate) fn bind<S: Source>(expr: &Expr, file: &ParquetReader<S>) -> Result<Self> {
+        let node = Node::bind(expr, &file.schema)?;
+        let mut leaves: Vec<usize> = node.inputs().iter().map(|&(c, _)| c).collect();
+        for v in node.variant_paths() {
+            for path in file.variant_path_leaves(&v.group, &v.path)? {
+                let leaf = file
+                    .schema
+                    .leaves
+                    .iter()
+                    .position(|l| l.path_string() == path);
+                leaves.extend(leaf);
+            }
+        }
+        leaves.sort_unstable();
+        leaves.dedup();
+        Ok(RowGroupFilter { node, leaves })
+    }
+
+    /// The leaf columns evaluation reads.
+    pub(crate) fn leaves(&self) -> &[usize] {
+        &self.leaves
+    }
+
+    /// Evaluate row group `rg` of `file` (`rows` rows from file row `first_row`) over the
+    /// rows `selection` (file row numbers) leaves, keeping the flat columns of `projection`
+    /// it decodes. `file` need hold only the bytes of [`Self::leaves`].
+    pub(crate) fn evaluate<S: Source>(
+        &self,
+        file: &ParquetReader<S>,
+        (rg, first_row, rows): (usize, u64, u64),
+        selection: RowSelection,
+        projection: &[Select],
+    ) -> Result<Evaluated<S>> {
+        let group = Group {
+            row_group: rg,
+            first_row,
+            rows,
+            selection,
+        };
+        file.evaluate_groups(&self.node, std::slice::from_ref(&group), projection)
+    }
+}
+
 /// A row group that pruning kept, with the rows of it that may match.
 struct Group {
     row_group: usize,
@@ -685,7 +773,7 @@ impl<S: Source> ParquetReader<S> {
     }
 
     /// Whether reads check strings for UTF-8 (some or all of them).
-    fn checks_strings(&self) -> bool {
+    pub(crate) fn checks_strings(&self) -> bool {
         self.options.check_strings || !self.options.utf8_columns.is_empty()
     }
 
@@ -903,7 +991,6 @@ impl<S: Source> ParquetReader<S> {
             group: None,
             offset: 0,
             limit: None,
-            virtual_columns: VirtualColumns::default(),
         })
     }
 

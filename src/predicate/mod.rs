@@ -129,7 +129,7 @@ pub mod eval;
 #[cfg(not(feature = "internals"))]
 pub(crate) mod eval;
 mod expr;
-mod filter;
+pub(crate) mod filter;
 mod footer_stats;
 // Only the fuzz target `predicate_prune` calls it (feature `internals`).
 #[cfg(feature = "internals")]

@@ -5,10 +5,11 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
+use super::drive::PushDriver;
 use super::positions::{Positions, VirtualColumns};
 use super::{ArrayBatch, ArrayBatchReader, ParquetReader, RowSelection, Select, Source};
 use crate::field::Field;
-use crate::predicate::{Expr, FilterStats, FilteredBatches, Materialise};
+use crate::predicate::{Expr, FilterStats, Materialise};
 use crate::{Error, Result};
 
 /// Rows per batch unless [`ReadBuilder::with_batch_size`] says.
@@ -245,21 +246,22 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
             }
         }
 
-        if let Some(filter) = &self.filter {
-            let mut batches = reader
-                .filtered_batches(&projection, filter)?
-                .with_batch_size(self.batch_size)
-                .with_materialise(self.materialise)
-                .with_offset(self.offset)
-                .with_virtual_columns(self.virtual_columns);
-            if let Some(limit) = self.limit {
-                batches = batches.with_limit(limit);
-            }
-            let fields = batches.fields().to_vec();
+        if let Some(filter) = self.filter {
+            let driver = PushDriver::filtered(
+                &reader,
+                &projection,
+                self.batch_size,
+                (filter, self.materialise),
+                self.virtual_columns,
+            )?;
             return Ok(RowBatches {
-                fields,
+                fields: driver.batch_fields().to_vec(),
                 stats,
-                inner: Inner::Filtered(Box::new(batches)),
+                inner: Inner::Filtered {
+                    driver: Box::new(driver),
+                    offset: self.offset,
+                    limit: self.limit,
+                },
             });
         }
 
@@ -375,7 +377,13 @@ enum Inner<S: Source> {
         virtual_columns: VirtualColumns,
         batch_size: usize,
     },
-    Filtered(Box<FilteredBatches<S>>),
+    /// Under an exact filter: the offset and the limit count the rows that pass.
+    Filtered {
+        driver: Box<PushDriver<S>>,
+        /// Matching rows still to pass over, and to return (`None`: all).
+        offset: u64,
+        limit: Option<u64>,
+    },
 }
 
 impl<S: Source> RowBatches<S> {
@@ -388,9 +396,9 @@ impl<S: Source> RowBatches<S> {
     pub fn stats(&self) -> FilterStats {
         match &self.inner {
             Inner::Plain { .. } => self.stats.clone(),
-            Inner::Filtered(f) => {
+            Inner::Filtered { driver, .. } => {
                 let mut s = self.stats.clone();
-                s.add(f.stats());
+                s.add(driver.filter_stats());
                 s
             }
         }
@@ -398,7 +406,36 @@ impl<S: Source> RowBatches<S> {
 
     fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
         match &mut self.inner {
-            Inner::Filtered(f) => f.next().transpose(),
+            Inner::Filtered {
+                driver,
+                offset,
+                limit,
+            } => loop {
+                if *limit == Some(0) {
+                    return Ok(None);
+                }
+                let Some(mut batch) = driver.next_batch()? else {
+                    return Ok(None);
+                };
+                // Rows up to the offset are passed over (slices: nothing is copied).
+                let skip = batch
+                    .num_rows
+                    .min(usize::try_from(*offset).unwrap_or(usize::MAX));
+                *offset -= skip as u64;
+                let mut n = batch.num_rows - skip;
+                if let Some(left) = limit {
+                    n = n.min(usize::try_from(*left).unwrap_or(usize::MAX));
+                    *left -= n as u64;
+                }
+                if n == 0 {
+                    continue;
+                }
+                if n < batch.num_rows {
+                    batch.arrays = batch.arrays.iter().map(|a| a.slice(skip, n)).collect();
+                    batch.num_rows = n;
+                }
+                return Ok(Some(batch));
+            },
             Inner::Plain {
                 columns,
                 positions,

@@ -16,11 +16,13 @@
 
 use std::sync::Arc;
 
+use super::positions::VirtualColumns;
 use super::push::whole::WholeItem;
 use super::push::{DecodeResult, IoOptions, PushDecoder, PushOptions};
 use super::{ArrayBatch, ParquetReader, ReadOptions, Select, Source};
 use crate::array::Array;
 use crate::field::Field;
+use crate::predicate::{Expr, FilterStats, Materialise};
 use crate::{Error, Result};
 
 /// A push decoder and the local source that feeds it.
@@ -52,6 +54,28 @@ impl<S: Source> PushDriver<S> {
         let mut decoder = PushDecoder::try_new(reader.footer(), options)?;
         decoder.ask_for_ahead_bytes_first();
         Ok(Self::over(reader, decoder))
+    }
+
+    /// Batches of the fields `columns` of `reader`'s file for the rows that satisfy `filter`
+    /// (see [`PushOptions::filter`]), then `virtual_columns`.
+    pub(crate) fn filtered(
+        reader: &ParquetReader<S>,
+        columns: &[Select],
+        batch_size: usize,
+        (filter, materialise): (Expr, Materialise),
+        virtual_columns: VirtualColumns,
+    ) -> Result<Self> {
+        let options = local_options(reader, batch_size, Some(columns.to_vec()))
+            .with_filter(Some(filter))
+            .with_materialise(materialise);
+        let decoder = PushDecoder::try_new(reader.footer(), options)?
+            .with_virtual_columns(virtual_columns)?;
+        Ok(Self::over(reader, decoder))
+    }
+
+    /// What pruning and the filter did so far.
+    pub(crate) fn filter_stats(&self) -> &FilterStats {
+        self.decoder.filter_stats()
     }
 
     /// Batches of the flat leaf columns `columns` of `reader`'s file, each batch's arrays
@@ -127,6 +151,6 @@ fn local_options<S: Source>(
             max_request_size: 0,
         },
         memory_budget: 0,
-        predicate: None,
+        ..PushOptions::default()
     }
 }

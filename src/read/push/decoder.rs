@@ -14,11 +14,13 @@ use super::footer::Footer;
 use super::whole::{WholeItem, WholeRead};
 use crate::array::Array;
 use crate::field::Field;
+use crate::predicate::filter::{Evaluated, GroupBatches, RowGroupFilter};
 use crate::predicate::prune_plan::PrunePlan;
-use crate::predicate::{Expr, FilterStats};
+use crate::predicate::{Expr, FilterStats, Materialise};
 use crate::read::batch::ColumnBatches;
 use crate::read::nested::FieldBatches;
 use crate::read::parallel::uncompressed_bytes;
+use crate::read::positions::VirtualColumns;
 use crate::read::{ArrayBatch, ParquetReader, ReadOptions, RowSelection, Select, Source};
 use crate::{Error, Result};
 
@@ -50,6 +52,16 @@ pub struct PushOptions {
     /// with [`ParquetReader::filtered_batches`]. [`PushDecoder::filter_stats`] says what
     /// was pruned.
     pub predicate: Option<Expr>,
+    /// Return only the rows that satisfy this predicate (exact, unlike
+    /// [`predicate`](Self::predicate)). It prunes as the predicate does; then, row group by
+    /// row group, the bytes of the columns it reads are asked for and it is evaluated; the
+    /// other projected columns are asked for and decoded only for the rows that match
+    /// (pages without a match are never fetched), or for every row pruning left and then
+    /// filtered, as [`materialise`](Self::materialise) decides. A projected column the
+    /// filter reads is decoded once. A row group without a match asks for nothing more.
+    pub filter: Option<Expr>,
+    /// How [`filter`](Self::filter) reads the columns it did not decode.
+    pub materialise: Materialise,
 }
 
 impl Default for PushOptions {
@@ -61,6 +73,8 @@ impl Default for PushOptions {
             io: IoOptions::default(),
             memory_budget: 128 << 20,
             predicate: None,
+            filter: None,
+            materialise: Materialise::Auto,
         }
     }
 }
@@ -99,6 +113,18 @@ impl PushOptions {
     /// These options with [`predicate`](Self::predicate) set to `v`.
     pub fn with_predicate(mut self, v: Option<Expr>) -> Self {
         self.predicate = v;
+        self
+    }
+
+    /// These options with [`filter`](Self::filter) set to `v`.
+    pub fn with_filter(mut self, v: Option<Expr>) -> Self {
+        self.filter = v;
+        self
+    }
+
+    /// These options with [`materialise`](Self::materialise) set to `v`.
+    pub fn with_materialise(mut self, v: Materialise) -> Self {
+        self.materialise = v;
         self
     }
 }
@@ -147,6 +173,8 @@ enum RowGroupBatches {
     Leaves(ColumnBatches<PushedBytes>),
     /// A row group decoded ahead on a thread of its own ([`Ahead`]).
     Decoded(std::vec::IntoIter<Result<ArrayBatch>>),
+    /// The matches of an exact filter ([`PushOptions::filter`]): fields, rows per batch.
+    Filtered(Box<GroupBatches<PushedBytes>>, Vec<Field>, usize),
 }
 
 impl RowGroupBatches {
@@ -156,7 +184,7 @@ impl RowGroupBatches {
         match self {
             RowGroupBatches::Fields(b) => Some(b.into_decoders()),
             RowGroupBatches::Leaves(b) => Some(b.into_decoders()),
-            RowGroupBatches::Decoded(_) => None,
+            RowGroupBatches::Decoded(_) | RowGroupBatches::Filtered(..) => None,
         }
     }
 
@@ -165,7 +193,7 @@ impl RowGroupBatches {
         match self {
             RowGroupBatches::Fields(b) => b.set_decoders(decoders),
             RowGroupBatches::Leaves(b) => b.set_decoders(decoders),
-            RowGroupBatches::Decoded(_) => {}
+            RowGroupBatches::Decoded(_) | RowGroupBatches::Filtered(..) => {}
         }
     }
 
@@ -178,6 +206,14 @@ impl RowGroupBatches {
                 arrays: b.columns.into_iter().map(Array::Primitive).collect(),
             })),
             RowGroupBatches::Decoded(b) => b.next(),
+            RowGroupBatches::Filtered(b, fields, batch_size) => {
+                let next = b.next(*batch_size).transpose()?;
+                Some(next.map(|(num_rows, arrays)| ArrayBatch {
+                    num_rows,
+                    fields: fields.clone(),
+                    arrays,
+                }))
+            }
         }
     }
 }
@@ -217,8 +253,31 @@ struct Group {
     spans: Spans,
     /// Pruning has asked for its bytes.
     prune_asked: bool,
-    /// Pruning ruled out every row.
+    /// Pruning (or the exact filter) ruled out every row.
     pruned: bool,
+    /// The leaf columns its next ranges are planned for (`None`: the projected ones).
+    leaves: Option<Vec<usize>>,
+    filter: FilterStage,
+}
+
+/// Where a row group stands under an exact filter ([`PushOptions::filter`]).
+enum FilterStage {
+    /// No filter.
+    Off,
+    /// Its bytes planned are those of the filter's columns, for the rows pruning left.
+    Predicate,
+    /// Evaluated; the other columns are planned for its matches, read by selection or not.
+    Evaluated(Box<Evaluated<PushedBytes>>, bool),
+}
+
+impl std::fmt::Debug for FilterStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FilterStage::Off => "Off",
+            FilterStage::Predicate => "Predicate",
+            FilterStage::Evaluated(..) => "Evaluated",
+        })
+    }
 }
 
 /// The push decoder: batches from pushed bytes, one row group at a time.
@@ -308,11 +367,15 @@ pub struct PushDecoder {
     /// Bytes of a row group to decode ahead were missing when the calling thread's row
     /// group started: try again at the next step, while that one streams.
     ahead_waiting: bool,
-    /// [`PushOptions::predicate`], bound.
-    prune: Option<PrunePlan>,
+    /// [`PushOptions::predicate`] and [`PushOptions::filter`], bound for pruning.
+    prune: Option<(PrunePlan, Expr)>,
+    /// [`PushOptions::filter`], bound.
+    filter: Option<RowGroupFilter>,
     stats: FilterStats,
     /// An error found while planning ahead, returned by the next step.
     planning_error: Option<Error>,
+    /// Appended to each filtered batch (see [`Self::with_virtual_columns`]).
+    virtual_columns: VirtualColumns,
     /// Bytes the driver already held ([`Self::hold`]), offered to every range planned.
     held: Vec<(u64, Bytes)>,
     failed: bool,
@@ -381,7 +444,8 @@ impl PushDecoder {
         // page ranges inside each row group instead.
         let nested = plans.iter().any(|p| !probe_reader.reads_flat(p));
         let mut decoder = Self::build(footer, options, Output::Fields(projection), fields, leaves)?;
-        if nested && decoder.options.read.threads > 1 {
+        // Filtered row groups stream on the calling thread.
+        if nested && decoder.options.read.threads > 1 && decoder.filter.is_none() {
             decoder.pipeline = Pipeline::WhenPushed;
         }
         Ok(decoder)
@@ -435,6 +499,11 @@ impl PushDecoder {
         if options.batch_size == 0 {
             return Err(Error::InvalidArgument("batch size 0".into()));
         }
+        if options.filter.is_some() && !matches!(output, Output::Fields(_)) {
+            return Err(Error::InvalidArgument(
+                "an exact filter reads fields, not leaves or whole columns".into(),
+            ));
+        }
         leaves.sort_unstable();
         leaves.dedup();
         let meta = &footer.metadata;
@@ -453,12 +522,27 @@ impl PushDecoder {
         let first = empty_reader(&footer, &options.read).row_group_first_rows();
         let selection = options.read.selection.as_ref();
         let mut stats = FilterStats::default();
-        let (prune, by_statistics) = match &options.predicate {
-            Some(expr) => (
-                Some(PrunePlan::bind(expr, &footer.schema)?),
-                Some(expr.row_groups_by_statistics(meta, &footer.schema)?),
-            ),
+        // The exact filter prunes too.
+        let prune_expr = match (&options.predicate, &options.filter) {
+            (Some(p), Some(f)) => Some(p.clone().and(f.clone())),
+            (p, f) => p.clone().or_else(|| f.clone()),
+        };
+        let (prune, by_statistics) = match prune_expr {
+            Some(expr) => {
+                let keep = expr.row_groups_by_statistics(meta, &footer.schema)?;
+                (
+                    Some((PrunePlan::bind(&expr, &footer.schema)?, expr)),
+                    Some(keep),
+                )
+            }
             None => (None, None),
+        };
+        let filter = match &options.filter {
+            Some(expr) => Some(RowGroupFilter::bind(
+                expr,
+                &empty_reader(&footer, &options.read),
+            )?),
+            None => None,
         };
         let groups = row_groups
             .into_iter()
@@ -492,6 +576,12 @@ impl PushDecoder {
                     spans: Spans::default(),
                     prune_asked: false,
                     pruned: false,
+                    leaves: filter.as_ref().map(|f| f.leaves().to_vec()),
+                    filter: if filter.is_some() {
+                        FilterStage::Predicate
+                    } else {
+                        FilterStage::Off
+                    },
                 })
             })
             .collect();
@@ -511,11 +601,26 @@ impl PushDecoder {
             ahead_decoders: Vec::new(),
             ahead_waiting: false,
             prune,
+            filter,
+            virtual_columns: VirtualColumns::default(),
             stats,
             planning_error: None,
             held: Vec::new(),
             failed: false,
         })
+    }
+
+    /// Append `columns` (the matches' positions in the file) to every batch; only under an
+    /// exact filter, whose batches know them.
+    pub(crate) fn with_virtual_columns(mut self, columns: VirtualColumns) -> Result<Self> {
+        if self.filter.is_none() && !columns.is_empty() {
+            return Err(Error::format(
+                "internal: virtual columns from a push decoder without a filter",
+            ));
+        }
+        self.fields.extend(columns.fields());
+        self.virtual_columns = columns;
+        Ok(self)
     }
 
     /// The fields of every batch, in projection order.
@@ -528,9 +633,10 @@ impl PushDecoder {
         &self.footer
     }
 
-    /// What [`PushOptions::predicate`] pruned so far: every row group's statistics are
-    /// counted from the start, the rest as row groups are pruned (before they are decoded).
-    /// `rows_matched` stays 0: the decoder does not evaluate the predicate.
+    /// What [`PushOptions::predicate`] and [`PushOptions::filter`] pruned so far: every row
+    /// group's statistics are counted from the start, the rest as row groups are pruned
+    /// (before they are decoded). `rows_matched` counts the rows the filter matched in the
+    /// row groups evaluated so far (0 without a filter).
     pub fn filter_stats(&self) -> &FilterStats {
         &self.stats
     }
@@ -658,6 +764,38 @@ impl PushDecoder {
                     let source = PushedBytes::one(snapshot, self.footer.file_len);
                     let reader = reader_over(&self.footer, &self.group_options(front), source);
                     let batch_size = self.options.batch_size;
+                    if let Some(g) = self.groups.front_mut() {
+                        if let FilterStage::Evaluated(..) = g.filter {
+                            let FilterStage::Evaluated(e, by_selection) =
+                                std::mem::replace(&mut g.filter, FilterStage::Predicate)
+                            else {
+                                unreachable!("matched just above")
+                            };
+                            let Output::Fields(projection) = &self.output else {
+                                return Err(Error::format("internal: a filter without fields"));
+                            };
+                            let e = (*e).rebase(&reader);
+                            let matched = e.matched().clone();
+                            let batches = GroupBatches::new(
+                                &reader,
+                                e,
+                                projection,
+                                batch_size,
+                                by_selection,
+                            )?
+                            .with_virtual_columns(
+                                self.virtual_columns.clone(),
+                                &matched,
+                                g.rg,
+                            );
+                            self.current = Some(RowGroupBatches::Filtered(
+                                Box::new(batches),
+                                self.fields.clone(),
+                                batch_size,
+                            ));
+                            continue;
+                        }
+                    }
                     let mut batches = match &mut self.output {
                         Output::Fields(projection) => {
                             RowGroupBatches::Fields(reader.field_batches(projection, batch_size)?)
@@ -840,6 +978,18 @@ impl PushDecoder {
             loop {
                 let g = &self.groups[i];
                 match g.phase {
+                    Phase::Data
+                        if matches!(g.filter, FilterStage::Predicate) && g.spans.complete() =>
+                    {
+                        match self.filter_step(i) {
+                            Err(e) => {
+                                self.planning_error = Some(e);
+                                return;
+                            }
+                            Ok(()) if self.groups[i].pruned => break,
+                            Ok(()) => continue,
+                        }
+                    }
                     Phase::Data => break,
                     Phase::Index | Phase::Prune if !g.spans.complete() => break,
                     Phase::Prune => match self.prune_step(i) {
@@ -864,7 +1014,7 @@ impl PushDecoder {
                     }
                 }
             }
-            if self.groups[i].phase == Phase::Prune && self.groups[i].pruned {
+            if self.groups[i].pruned {
                 if let Some(done) = self.groups.remove(i) {
                     self.released.extend(done.spans.ranges());
                 }
@@ -883,7 +1033,7 @@ impl PushDecoder {
     /// dictionary page, a bloom filter of unrecorded length).
     fn prune_step(&mut self, i: usize) -> Result<PruneStep> {
         let gap = self.options.io.coalesce_gap;
-        let (Some(plan), Some(expr)) = (&self.prune, &self.options.predicate) else {
+        let Some((plan, expr)) = &self.prune else {
             return Err(Error::format("internal: pruning without a predicate"));
         };
         let g = &mut self.groups[i];
@@ -935,6 +1085,47 @@ impl PushDecoder {
         Ok(PruneStep::Kept)
     }
 
+    /// Evaluate the exact filter over group `i`, whose filter columns' bytes are here; then
+    /// plan the other projected columns for its matches, or mark it pruned when none match.
+    fn filter_step(&mut self, i: usize) -> Result<()> {
+        let (Some(filter), Output::Fields(projection)) = (&self.filter, &self.output) else {
+            return Err(Error::format("internal: a filter step without a filter"));
+        };
+        let g = &self.groups[i];
+        let source = PushedBytes::one(g.spans.snapshot().unwrap_or_default(), self.footer.file_len);
+        let reader = reader_over(&self.footer, &self.group_options(g), source);
+        let n = self.footer.metadata.row_groups[g.rg].num_rows.max(0) as u64;
+        let rows = g.first_row..g.first_row + n;
+        let pruned = match reader.options.selection.clone() {
+            Some(s) => s,
+            None => RowSelection::from_ranges(std::iter::once(rows.clone())),
+        };
+        let e = filter.evaluate(&reader, (g.rg, g.first_row, n), pruned, projection)?;
+        let matched = e.matched().row_count();
+        self.stats.rows_matched += matched;
+        let g = &mut self.groups[i];
+        if matched == 0 {
+            probe::hit("push.filter_without_match");
+            g.pruned = true;
+            return Ok(());
+        }
+        let by_selection = e.by_selection(self.options.materialise, reader.checks_strings());
+        let rest = e.rest(&reader, projection);
+        let mut leaves = Vec::new();
+        for p in reader.projection(&rest)? {
+            p.leaves(&mut leaves);
+        }
+        leaves.sort_unstable();
+        leaves.dedup();
+        if by_selection {
+            g.partial = partial_selection(Some(e.matched()), rows);
+        }
+        g.leaves = Some(leaves);
+        g.filter = FilterStage::Evaluated(Box::new(e), by_selection);
+        g.phase = Phase::Unplanned;
+        Ok(())
+    }
+
     /// How group `g` is read: its row group, and its rows as file row numbers.
     fn group_options(&self, g: &Group) -> ReadOptions {
         let mut read = self.options.read.clone();
@@ -956,13 +1147,9 @@ impl PushDecoder {
     fn plan(&self, i: usize) -> (Vec<Range<u64>>, Phase) {
         let g = &self.groups[i];
         let gap = self.options.io.coalesce_gap;
+        let leaves = g.leaves.as_deref().unwrap_or(&self.leaves);
         if g.phase == Phase::Unplanned && g.partial.is_some() {
-            let index = index_ranges(
-                &self.footer.metadata,
-                self.footer.file_len,
-                g.rg,
-                &self.leaves,
-            );
+            let index = index_ranges(&self.footer.metadata, self.footer.file_len, g.rg, leaves);
             if !index.is_empty() {
                 return (coalesce(index, gap), Phase::Index);
             }
@@ -974,7 +1161,7 @@ impl PushDecoder {
         };
         let source = PushedBytes::one(snapshot, self.footer.file_len);
         let reader = reader_over(&self.footer, &self.group_options(g), source);
-        let data = data_ranges(&reader, g.rg, &self.leaves, g.partial.as_ref());
+        let data = data_ranges(&reader, g.rg, leaves, g.partial.as_ref());
         (coalesce(data, gap), Phase::Data)
     }
 }
