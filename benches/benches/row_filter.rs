@@ -1,6 +1,6 @@
-//! Filtered reads at six selectivities: parq's `filtered_batches` against parq reading every
-//! row and filtering after, and against the `parquet` crate's `RowFilter`; plain scans of
-//! both as baselines.
+//! Filtered reads at six selectivities: parq's exact filter (the read builder's, inside the
+//! push decoder) against parq reading every row and filtering after, and against the
+//! `parquet` crate's `RowFilter`; plain scans of both as baselines.
 //!
 //! Data: `PARQ_ROW_FILTER_ROWS` rows (default 4,000,000) of six columns, written by the
 //! `parquet` crate's `ArrowWriter` with zstd level 1, row groups of 1,048,576 rows, page-level
@@ -27,8 +27,9 @@
 //! Readers, one thread, each streaming batches of all six columns, counting the rows and
 //! dropping each batch (`black_box`):
 //!
-//! * `parq_filter`: `ParquetReader::filtered_batches(&[k, i, d, s1, s2, t], col("k").lt(x))`
-//!   (`ReadOptions::threads` 1): prunes with statistics and the column index, evaluates `k`,
+//! * `parq_filter`: `read_builder().with_projection([k, i, d, s1, s2, t])
+//!   .with_filter(col("k").lt(x))` (`ReadOptions::threads` 1): the push decoder prunes with
+//!   statistics and the column index, evaluates `k` row group by row group,
 //!   then decodes the other columns in batches of 8192 matching rows, either for the
 //!   matching rows only or, where matches are scattered, for every row then filtered
 //!   (`Materialise::Auto`, chosen per row group);
@@ -193,9 +194,12 @@ fn parq_reader(bytes: &Bytes) -> ParquetReader<Bytes> {
 fn parq_filter(bytes: &Bytes, x: i32, mut each: impl FnMut(usize, Vec<Array>)) {
     let reader = parq_reader(bytes);
     let batches = reader
-        .filtered_batches(&COLUMNS, &col("k").lt(x))
-        .unwrap()
-        .with_batch_size(BATCH);
+        .read_builder()
+        .with_projection(COLUMNS)
+        .with_filter(col("k").lt(x))
+        .with_batch_size(BATCH)
+        .build()
+        .unwrap();
     for b in batches {
         let b = b.unwrap();
         each(b.num_rows, b.arrays);

@@ -241,13 +241,16 @@ fn run_filtered<S: Source>(
             }
             Some(bs) => {
                 let mut batches = reader
-                    .filtered_batches(&columns, expr)?
+                    .read_builder()
+                    .with_projection(columns.iter().copied())
+                    .with_filter(expr.clone())
                     .with_batch_size(bs)
-                    .with_materialise(args.materialise);
+                    .with_materialise(args.materialise)
+                    .build()?;
                 for batch in &mut batches {
                     count_batch(batch?, n, bytes);
                 }
-                stats = batches.stats().clone();
+                stats = batches.stats();
             }
         }
         Ok(())

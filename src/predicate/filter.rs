@@ -650,6 +650,7 @@ impl<S: Source> LeafStream<S> {
 /// An exact filter bound to one file and evaluated a row group at a time, as the push
 /// decoder runs it: the predicate's columns are fetched and evaluated first, then the other
 /// columns are planned for the matches alone.
+#[derive(Debug)]
 pub(crate) struct RowGroupFilter {
     node: Node,
     /// Every leaf column evaluation decodes, in schema order.

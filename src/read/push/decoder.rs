@@ -9,6 +9,7 @@ use parq_codecs::probe;
 
 use super::ahead::Ahead;
 use super::buffer::{coalesce, split, Snapshot, Spans};
+use super::dynamic::DynamicFilter;
 use super::fetch_plan::{data_ranges, index_ranges, partial_selection, IoOptions};
 use super::footer::Footer;
 use super::whole::{WholeItem, WholeRead};
@@ -62,6 +63,9 @@ pub struct PushOptions {
     pub filter: Option<Expr>,
     /// How [`filter`](Self::filter) reads the columns it did not decode.
     pub materialise: Materialise,
+    /// A [`filter`](Self::filter) its owner may change during the read (see
+    /// [`DynamicFilter`]); with it, `filter` must be `None`.
+    pub dynamic_filter: Option<DynamicFilter>,
 }
 
 impl Default for PushOptions {
@@ -75,6 +79,7 @@ impl Default for PushOptions {
             predicate: None,
             filter: None,
             materialise: Materialise::Auto,
+            dynamic_filter: None,
         }
     }
 }
@@ -119,6 +124,12 @@ impl PushOptions {
     /// These options with [`filter`](Self::filter) set to `v`.
     pub fn with_filter(mut self, v: Option<Expr>) -> Self {
         self.filter = v;
+        self
+    }
+
+    /// These options with [`dynamic_filter`](Self::dynamic_filter) set to `v`.
+    pub fn with_dynamic_filter(mut self, v: Option<DynamicFilter>) -> Self {
+        self.dynamic_filter = v;
         self
     }
 
@@ -258,13 +269,16 @@ struct Group {
     /// The leaf columns its next ranges are planned for (`None`: the projected ones).
     leaves: Option<Vec<usize>>,
     filter: FilterStage,
+    /// The exact filter it is evaluated with (see [`FilterStage::Predicate`]).
+    row_filter: Option<Arc<RowGroupFilter>>,
 }
 
 /// Where a row group stands under an exact filter ([`PushOptions::filter`]).
 enum FilterStage {
     /// No filter.
     Off,
-    /// Its bytes planned are those of the filter's columns, for the rows pruning left.
+    /// Its bytes planned are those of its filter's columns ([`Group::row_filter`]), for
+    /// the rows pruning left.
     Predicate,
     /// Evaluated; the other columns are planned for its matches, read by selection or not.
     Evaluated(Box<Evaluated<PushedBytes>>, bool),
@@ -369,8 +383,10 @@ pub struct PushDecoder {
     ahead_waiting: bool,
     /// [`PushOptions::predicate`] and [`PushOptions::filter`], bound for pruning.
     prune: Option<(PrunePlan, Expr)>,
-    /// [`PushOptions::filter`], bound.
-    filter: Option<RowGroupFilter>,
+    /// [`PushOptions::filter`] (or the dynamic filter's version now), bound.
+    filter: Option<Arc<RowGroupFilter>>,
+    /// The dynamic filter's version `filter` holds.
+    filter_version: u64,
     stats: FilterStats,
     /// An error found while planning ahead, returned by the next step.
     planning_error: Option<Error>,
@@ -445,7 +461,8 @@ impl PushDecoder {
         let nested = plans.iter().any(|p| !probe_reader.reads_flat(p));
         let mut decoder = Self::build(footer, options, Output::Fields(projection), fields, leaves)?;
         // Filtered row groups stream on the calling thread.
-        if nested && decoder.options.read.threads > 1 && decoder.filter.is_none() {
+        let filtered = decoder.filter.is_some() || decoder.options.dynamic_filter.is_some();
+        if nested && decoder.options.read.threads > 1 && !filtered {
             decoder.pipeline = Pipeline::WhenPushed;
         }
         Ok(decoder)
@@ -499,10 +516,24 @@ impl PushDecoder {
         if options.batch_size == 0 {
             return Err(Error::InvalidArgument("batch size 0".into()));
         }
-        if options.filter.is_some() && !matches!(output, Output::Fields(_)) {
+        if (options.filter.is_some() || options.dynamic_filter.is_some())
+            && !matches!(output, Output::Fields(_))
+        {
             return Err(Error::InvalidArgument(
                 "an exact filter reads fields, not leaves or whole columns".into(),
             ));
+        }
+        let mut options = options;
+        let mut filter_version = 0;
+        if let Some(d) = &options.dynamic_filter {
+            if options.filter.is_some() {
+                return Err(Error::InvalidArgument(
+                    "both a filter and a dynamic filter".into(),
+                ));
+            }
+            let (version, expr) = d.latest();
+            filter_version = version;
+            options.filter = expr;
         }
         leaves.sort_unstable();
         leaves.dedup();
@@ -538,10 +569,10 @@ impl PushDecoder {
             None => (None, None),
         };
         let filter = match &options.filter {
-            Some(expr) => Some(RowGroupFilter::bind(
+            Some(expr) => Some(Arc::new(RowGroupFilter::bind(
                 expr,
                 &empty_reader(&footer, &options.read),
-            )?),
+            )?)),
             None => None,
         };
         let groups = row_groups
@@ -582,6 +613,7 @@ impl PushDecoder {
                     } else {
                         FilterStage::Off
                     },
+                    row_filter: filter.clone(),
                 })
             })
             .collect();
@@ -602,6 +634,7 @@ impl PushDecoder {
             ahead_waiting: false,
             prune,
             filter,
+            filter_version,
             virtual_columns: VirtualColumns::default(),
             stats,
             planning_error: None,
@@ -613,7 +646,7 @@ impl PushDecoder {
     /// Append `columns` (the matches' positions in the file) to every batch; only under an
     /// exact filter, whose batches know them.
     pub(crate) fn with_virtual_columns(mut self, columns: VirtualColumns) -> Result<Self> {
-        if self.filter.is_none() && !columns.is_empty() {
+        if (self.filter.is_none() || self.options.dynamic_filter.is_some()) && !columns.is_empty() {
             return Err(Error::format(
                 "internal: virtual columns from a push decoder without a filter",
             ));
@@ -963,6 +996,10 @@ impl PushDecoder {
     /// the budget (all of them for a whole read on several threads); move those whose
     /// offset indexes arrived on to their pages.
     fn plan_ahead(&mut self) {
+        if let Err(e) = self.refresh_filter() {
+            self.planning_error = Some(e);
+            return;
+        }
         let budget = if self.whole_parallel {
             u64::MAX
         } else {
@@ -1085,13 +1122,85 @@ impl PushDecoder {
         Ok(PruneStep::Kept)
     }
 
+    /// Take a new version of the dynamic filter, if there is one: the row groups not started
+    /// (nothing asked for but what pruning reads) are pruned by its statistics now, and
+    /// those left will be pruned again and evaluated with it.
+    fn refresh_filter(&mut self) -> Result<()> {
+        let Some(dynamic) = &self.options.dynamic_filter else {
+            return Ok(());
+        };
+        if dynamic.version() == self.filter_version {
+            return Ok(());
+        }
+        let (version, expr) = dynamic.latest();
+        self.filter_version = version;
+        probe::hit("push.dynamic_filter_taken");
+        let meta = &self.footer.metadata;
+        let schema = &self.footer.schema;
+        self.filter = match &expr {
+            Some(e) => Some(Arc::new(RowGroupFilter::bind(
+                e,
+                &empty_reader(&self.footer, &self.options.read),
+            )?)),
+            None => None,
+        };
+        let prune_expr = match (&self.options.predicate, expr) {
+            (Some(p), Some(f)) => Some(p.clone().and(f)),
+            (p, f) => p.clone().or(f),
+        };
+        let keep = match &prune_expr {
+            Some(e) => Some(e.row_groups_by_statistics(meta, schema)?),
+            None => None,
+        };
+        self.prune = match prune_expr {
+            Some(e) => Some((PrunePlan::bind(&e, schema)?, e)),
+            None => None,
+        };
+        let mut i = 0;
+        while i < self.groups.len() {
+            let g = &mut self.groups[i];
+            // Started: its filter's (or its data's) bytes are planned.
+            let started = matches!(g.phase, Phase::Index | Phase::Data)
+                || matches!(g.filter, FilterStage::Evaluated(..));
+            if started {
+                i += 1;
+                continue;
+            }
+            if keep.as_ref().is_some_and(|k| !k.contains(&g.rg)) {
+                let n = meta.row_groups[g.rg].num_rows.max(0) as u64;
+                self.stats.row_groups += 1;
+                self.stats.rows += n;
+                self.stats.row_groups_pruned += 1;
+                self.stats.pruned_by_statistics += 1;
+                probe::hit("predicate.row_group_pruned_by_statistics");
+                if let Some(done) = self.groups.remove(i) {
+                    self.released.extend(done.spans.ranges());
+                }
+                continue;
+            }
+            g.row_filter = self.filter.clone();
+            g.leaves = self.filter.as_ref().map(|f| f.leaves().to_vec());
+            g.filter = if self.filter.is_some() {
+                FilterStage::Predicate
+            } else {
+                FilterStage::Off
+            };
+            if self.prune.is_some() {
+                g.phase = Phase::Prune;
+                g.prune_asked = false;
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+
     /// Evaluate the exact filter over group `i`, whose filter columns' bytes are here; then
     /// plan the other projected columns for its matches, or mark it pruned when none match.
     fn filter_step(&mut self, i: usize) -> Result<()> {
-        let (Some(filter), Output::Fields(projection)) = (&self.filter, &self.output) else {
+        let g = &self.groups[i];
+        let (Some(filter), Output::Fields(projection)) = (&g.row_filter, &self.output) else {
             return Err(Error::format("internal: a filter step without a filter"));
         };
-        let g = &self.groups[i];
         let source = PushedBytes::one(g.spans.snapshot().unwrap_or_default(), self.footer.file_len);
         let reader = reader_over(&self.footer, &self.group_options(g), source);
         let n = self.footer.metadata.row_groups[g.rg].num_rows.max(0) as u64;

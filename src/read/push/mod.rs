@@ -16,6 +16,7 @@
 mod ahead;
 mod buffer;
 mod decoder;
+mod dynamic;
 mod fetch_plan;
 pub(crate) mod footer;
 pub(crate) mod whole;
@@ -23,5 +24,6 @@ pub(crate) mod whole;
 #[cfg(feature = "arrow")]
 pub(crate) use decoder::empty_reader;
 pub use decoder::{DecodeResult, PushDecoder, PushOptions};
+pub use dynamic::DynamicFilter;
 pub use fetch_plan::IoOptions;
 pub use footer::{Footer, FooterDecoder, FooterOptions, FooterStep, DEFAULT_FOOTER_SUFFIX};
