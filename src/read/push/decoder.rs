@@ -1122,9 +1122,9 @@ impl PushDecoder {
         Ok(PruneStep::Kept)
     }
 
-    /// Take a new version of the dynamic filter, if there is one: the row groups not started
-    /// (nothing asked for but what pruning reads) are pruned by its statistics now, and
-    /// those left will be pruned again and evaluated with it.
+    /// Take a new version of the dynamic filter, if there is one: every row group not yet
+    /// decoding nor evaluated is pruned by its statistics now (its bytes let go), and those
+    /// left are planned again, pruned and evaluated with it.
     fn refresh_filter(&mut self) -> Result<()> {
         let Some(dynamic) = &self.options.dynamic_filter else {
             return Ok(());
@@ -1156,13 +1156,11 @@ impl PushDecoder {
             Some(e) => Some((PrunePlan::bind(&e, schema)?, e)),
             None => None,
         };
-        let mut i = 0;
+        // The row group being decoded keeps its filter, and so does one already evaluated.
+        let mut i = usize::from(self.current.is_some());
         while i < self.groups.len() {
             let g = &mut self.groups[i];
-            // Started: its filter's (or its data's) bytes are planned.
-            let started = matches!(g.phase, Phase::Index | Phase::Data)
-                || matches!(g.filter, FilterStage::Evaluated(..));
-            if started {
+            if matches!(g.filter, FilterStage::Evaluated(..)) {
                 i += 1;
                 continue;
             }
@@ -1185,10 +1183,13 @@ impl PushDecoder {
             } else {
                 FilterStage::Off
             };
-            if self.prune.is_some() {
-                g.phase = Phase::Prune;
-                g.prune_asked = false;
-            }
+            // Planned again: what it holds already is not asked for twice.
+            g.phase = if self.prune.is_some() {
+                Phase::Prune
+            } else {
+                Phase::Unplanned
+            };
+            g.prune_asked = false;
             i += 1;
         }
         Ok(())

@@ -8,12 +8,12 @@ use crate::predicate::Expr;
 /// as an engine's dynamic filters: a hash join's build-side keys, a top-k bound.
 ///
 /// Its owner calls [`set`](Self::set) whenever the filter tightens; every clone shares the
-/// one filter. The decoder takes the latest version before planning each row group it has
-/// not started: those row groups are pruned by the new version's statistics at once, and
-/// later evaluated with it. Row groups already started keep the version they started with.
-/// So each row group is filtered by some version: use it where every version keeps every
-/// row the reader needs, as a dynamic filter does (it only ever narrows what a query
-/// already excludes).
+/// one filter. The decoder takes the latest version at its next step: the row groups it is
+/// not yet decoding (planned ahead or not) are pruned by the new version's statistics at
+/// once, their bytes let go, and the others evaluated with it. A row group already
+/// evaluated or decoding keeps the version it had. So each row group is filtered by some
+/// version: use it where every version keeps every row the reader needs, as a dynamic
+/// filter does (it only ever narrows what a query already excludes).
 #[derive(Debug, Clone, Default)]
 pub struct DynamicFilter {
     inner: Arc<Mutex<Versioned>>,
