@@ -141,6 +141,7 @@ pub(crate) fn push_read(
 ) -> parq::Result<(Vec<ArrayBatch>, Vec<Range<u64>>)> {
     let mut requests = 0;
     let f = footer(file, FooterOptions::default(), how, &mut requests)?;
+    let filtered = options.filter.is_some();
     let mut d = PushDecoder::try_new(f, options)?;
     let mut rng = Rng::new(how.seed ^ 0x55);
     let mut out = Vec::new();
@@ -159,8 +160,20 @@ pub(crate) fn push_read(
                     d.push(at, b);
                 }
             }
-            DecodeResult::Batch(b) => out.push(b),
-            DecodeResult::Finished => return Ok((out, asked)),
+            DecodeResult::Batch(b) => {
+                out.push(b);
+                if how.extras {
+                    // As a driver fetching ahead does.
+                    d.wanted();
+                }
+            }
+            DecodeResult::Finished => {
+                if filtered {
+                    let rows: usize = out.iter().map(|b| b.num_rows).sum();
+                    assert_eq!(d.filter_stats().rows_matched, rows as u64, "rows matched");
+                }
+                return Ok((out, asked));
+            }
         }
     }
     panic!("the push decoder did not finish");

@@ -282,6 +282,8 @@ enum FilterStage {
     Predicate,
     /// Evaluated; the other columns are planned for its matches, read by selection or not.
     Evaluated(Box<Evaluated<PushedBytes>>, bool),
+    /// Its matches are being decoded.
+    Decoding,
 }
 
 impl std::fmt::Debug for FilterStage {
@@ -290,6 +292,7 @@ impl std::fmt::Debug for FilterStage {
             FilterStage::Off => "Off",
             FilterStage::Predicate => "Predicate",
             FilterStage::Evaluated(..) => "Evaluated",
+            FilterStage::Decoding => "Decoding",
         })
     }
 }
@@ -800,7 +803,7 @@ impl PushDecoder {
                     if let Some(g) = self.groups.front_mut() {
                         if let FilterStage::Evaluated(..) = g.filter {
                             let FilterStage::Evaluated(e, by_selection) =
-                                std::mem::replace(&mut g.filter, FilterStage::Predicate)
+                                std::mem::replace(&mut g.filter, FilterStage::Decoding)
                             else {
                                 unreachable!("matched just above")
                             };
@@ -1160,7 +1163,7 @@ impl PushDecoder {
         let mut i = usize::from(self.current.is_some());
         while i < self.groups.len() {
             let g = &mut self.groups[i];
-            if matches!(g.filter, FilterStage::Evaluated(..)) {
+            if matches!(g.filter, FilterStage::Evaluated(..) | FilterStage::Decoding) {
                 i += 1;
                 continue;
             }
