@@ -1128,3 +1128,46 @@ fn a_dynamic_filter_prunes_the_row_groups_not_started() {
         }
     }
 }
+
+/// Bytes the driver holds serve what pruning finds it lacks (a dictionary page, read only
+/// when statistics and the page index leave the row group): with the whole file held, a
+/// read pruned by a dictionary asks for nothing.
+#[test]
+fn held_bytes_serve_what_pruning_finds_it_lacks() {
+    let rows = 10_000i64;
+    let mut out = Vec::new();
+    let options = WriterOptions::default()
+        .with_data_page_row_limit(1000)
+        .with_encoding(parq::write::EncodingPolicy::Dictionary)
+        .with_page_index(true);
+    let mut w = ParquetWriter::new(&mut out, vec![Field::int64("a")], options).unwrap();
+    // 0 and 2 in turn: every statistic holds 1, the dictionary does not.
+    let a = Column {
+        len: rows as usize,
+        validity: None,
+        values: Values::Int64((0..rows).map(|i| (i % 2) * 2).collect::<Vec<_>>().into()),
+    };
+    w.write_batch(&[a]).unwrap();
+    w.finish().unwrap();
+    let file = Bytes::from(out);
+    for options in [
+        PushOptions::default().with_predicate(Some(col("a").eq(1i64))),
+        PushOptions::default().with_filter(Some(col("a").eq(1i64))),
+    ] {
+        let mut requests = 0;
+        let f = footer(
+            &file,
+            FooterOptions::default(),
+            Pushing::WHOLE,
+            &mut requests,
+        )
+        .unwrap();
+        let mut d = PushDecoder::try_new(f, options).unwrap();
+        d.hold(0, file.clone());
+        match d.try_next().unwrap() {
+            DecodeResult::Finished => {}
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(d.filter_stats().pruned_by_dictionary, 1);
+    }
+}

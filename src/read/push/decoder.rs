@@ -1038,7 +1038,7 @@ impl PushDecoder {
                             return;
                         }
                         Ok(PruneStep::Waiting) => break,
-                        Ok(PruneStep::Kept) => continue,
+                        Ok(PruneStep::Kept | PruneStep::Again) => continue,
                         Ok(PruneStep::Pruned) => break,
                     },
                     Phase::Unplanned | Phase::Index => {
@@ -1111,6 +1111,10 @@ impl PushDecoder {
                 ));
             }
             probe::hit("push.prune_round");
+            // The bytes the driver holds may be all it lacked.
+            if g.spans.complete() {
+                return Ok(PruneStep::Again);
+            }
             return Ok(PruneStep::Waiting);
         }
         let (selection, stats) = pruned?;
@@ -1283,6 +1287,8 @@ impl PushDecoder {
 enum PruneStep {
     /// It waits for bytes.
     Waiting,
+    /// It read further than it had, and has those bytes now: prune again.
+    Again,
     /// It holds no row that may match.
     Pruned,
     /// Some rows are left ([`Group::partial`]); its data can be planned.
