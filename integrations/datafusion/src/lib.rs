@@ -19,14 +19,18 @@
 //! each file's footer by one suffix GET (cached, so planning and the scans fetch it once),
 //! then the projected columns of the row groups left after pruning, with the next row
 //! groups' GETs in flight while one decodes. It translates DataFusion's filters into parq
-//! predicates that prune row groups and pages ([`predicate`]); splits files by row groups
-//! across `target_partitions`; and reports row-group statistics to the planner
-//! ([`statistics`]). parq decodes on the runtime thread that polls the scan, as DataFusion's
-//! own Parquet reader does (the GETs run as their own tasks).
+//! predicates that prune row groups and pages ([`predicate`]), and filters rows exactly
+//! inside parq's decoder by the part it evaluates fast (comparisons of numbers, null tests):
+//! those columns first, the others only for the rows that match. Dynamic filters (a hash
+//! join's keys, a top-k bound) are followed as they tighten: the row groups not yet decoded
+//! are pruned and filtered by the newest. DataFusion's own filter still runs above the scan.
+//! It splits files by row groups across `target_partitions`, and reports row-group
+//! statistics to the planner ([`statistics`]). parq decodes on the runtime thread that
+//! polls the scan, as DataFusion's own Parquet reader does (the GETs run as their own tasks).
 //!
 //! Scan metrics (in `EXPLAIN ANALYZE`): `row_groups`, `row_groups_pruned`, `pages_pruned`,
-//! `rows_selected`, `rows_filtered` (rows the scan's own row filter dropped), `requests`,
-//! `bytes_fetched`, `on_demand_fetches`.
+//! `rows_selected`, `rows_filtered` (of those, rows parq's filter dropped, dynamic filters
+//! included), `requests`, `bytes_fetched`, `on_demand_fetches`.
 //!
 //! Distributed: with the feature `ballista`, the module `ballista` has the codecs that let a plan
 //! reading through parq (and its `STORED AS PARQ` tables, [`ParqTable`]) run on a Ballista

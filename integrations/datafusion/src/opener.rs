@@ -11,9 +11,10 @@
 //! 4. parq's object reader streams the projected columns of the row groups left: a push
 //!    decoder on the task that polls the scan, with the GETs of the next row groups in flight
 //!    while one decodes, and under a selection only the pages it needs.
-//! 5. Each batch is filtered with parq's evaluation of the vectorised part of the predicate
-//!    ([`RowFilter`]) where that drops most of its rows, so that DataFusion's filter above
-//!    (which still runs: filters are reported inexact) sees fewer rows.
+//! 5. The decoder filters exactly by the conjuncts of the predicate parq evaluates fast
+//!    ([`fast_conjuncts`]), row group by row group: their columns first, then the other
+//!    columns only for the rows that match (pages without one are not fetched). DataFusion's
+//!    filter above (which still runs: filters are reported inexact) sees fewer rows.
 //! 6. The batches are adapted to the table's types (missing columns as nulls, casts).
 //!
 //! Every GET goes through a [`CountingStore`], which feeds the `requests` and
@@ -30,18 +31,18 @@ use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::{FileOpenFuture, FileOpener};
 use datafusion::physical_expr::PhysicalExpr;
-use datafusion::physical_expr_common::physical_expr::snapshot_physical_expr;
+use datafusion::physical_expr_common::physical_expr::{
+    snapshot_generation, snapshot_physical_expr,
+};
 use datafusion::physical_plan::metrics::{Count, ExecutionPlanMetricsSet, MetricBuilder};
 use futures::StreamExt;
 use object_store::{ObjectMeta, ObjectStore};
-use parq::array::Array;
 use parq::arrow::RecordBatchConverter;
 use parq::metadata::FileMetaData;
 use parq::object_store::{FooterCache, ObjectReadOptions, ParqObjectReader};
-use parq::predicate::eval::filter_array;
-use parq::predicate::BoundPredicate;
-use parq::read::push::{Footer, PushOptions};
-use parq::read::{ArrayBatch, ByteArrayLayout, ParquetReader, ReadOptions, RowSelection};
+use parq::predicate::{BoundPredicate, Expr};
+use parq::read::push::{DynamicFilter, Footer, PushOptions};
+use parq::read::{ByteArrayLayout, ParquetReader, ReadOptions, RowSelection};
 
 use crate::counted_store::{CountingStore, FetchCounts};
 use crate::store_source::StoreSource;
@@ -57,7 +58,7 @@ pub(crate) struct ScanMetrics {
     pub pages_pruned: Count,
     /// Rows the predicate left to decode.
     pub rows_selected: Count,
-    /// Of those, rows the scan's row filter dropped (they did not match).
+    /// Of those, rows the decoder's exact filter dropped (they did not match).
     pub rows_filtered: Count,
     /// GET requests.
     pub requests: Count,
@@ -165,18 +166,36 @@ impl FileOpener for ParqOpener {
                 file.range.as_ref().map(|r| r.start..r.end),
             )?;
             metrics.row_groups.add(plan.row_groups.len());
-            // The predicate, with dynamic filters (join keys, top-k bounds) as they are now.
+            // A predicate with dynamic filters (join keys, top-k bounds) is followed as they
+            // tighten (see `decode`); pruning takes them as they are now.
+            let dynamic = predicate
+                .as_ref()
+                .map(|p| (Arc::clone(p), snapshot_generation(p)))
+                .filter(|(_, generation)| *generation != 0);
             let predicate = predicate
                 .and_then(|p| snapshot_physical_expr(p).ok())
                 .and_then(|p| crate::predicate::to_parq(&p, &file_schema));
             let row_filter = predicate
                 .as_ref()
-                .and_then(|expr| RowFilter::new(expr, &plan, metrics.rows_filtered.clone()));
+                .and_then(|expr| fast_conjuncts(expr, plan.footer.schema()));
+            let dynamic = dynamic.map(|(expr, generation)| FollowedFilter {
+                expr,
+                generation,
+                file_schema: Arc::clone(&file_schema),
+                filter: DynamicFilter::new(row_filter.clone()),
+            });
             let (row_groups, selection) = match predicate {
                 Some(expr) if !plan.row_groups.is_empty() => {
-                    prune(source, &footer, &plan, expr, &metrics).await?
+                    prune(source.clone(), &footer, &plan, expr, &metrics).await?
                 }
                 _ => (plan.row_groups.clone(), None),
+            };
+            // What pruning fetched (page indexes, bloom filters, dictionary pages), for the
+            // decoder's own pruning by the filter.
+            let held = if row_filter.is_some() || dynamic.is_some() {
+                source.pieces()
+            } else {
+                Vec::new()
             };
             let first_rows = first_rows(plan.footer.metadata());
             let selected: u64 = row_groups
@@ -201,10 +220,19 @@ impl FileOpener for ParqOpener {
                 limit,
                 output,
                 row_filter,
+                dynamic,
+                held,
             };
-            let stream = decode(reader, plan, scan)?;
+            let produced = Arc::new(std::sync::atomic::AtomicU64::new(0));
+            let stream = decode(reader, plan, scan, Arc::clone(&produced))?;
             let counted = stream.map(Some).chain(futures::stream::once(async move {
                 metrics.add_fetches(&counts);
+                let out = produced.load(Ordering::Relaxed);
+                if limit.is_none() {
+                    metrics
+                        .rows_filtered
+                        .add(selected.saturating_sub(out) as usize);
+                }
                 None
             }));
             Ok(counted.filter_map(futures::future::ready).boxed())
@@ -411,16 +439,22 @@ struct Scan {
     batch_size: usize,
     limit: Option<usize>,
     output: SchemaRef,
-    row_filter: Option<RowFilter>,
+    /// The decoder's exact filter.
+    row_filter: Option<Expr>,
+    /// The same, followed as DataFusion's dynamic filters tighten.
+    dynamic: Option<FollowedFilter>,
+    /// Bytes already fetched (page indexes), offered to the decoder.
+    held: Vec<(u64, bytes::Bytes)>,
 }
 
 /// The batches of the scan, up to `limit` rows: row counts only when no file column is
 /// wanted, else parq's object reader stream (see the module doc) as batches of `output`,
-/// each filtered by the [`RowFilter`] when there is one.
+/// filtered in the decoder when there is a row filter. Rows out are added to `produced`.
 fn decode(
     reader: ParqObjectReader,
     plan: ScanPlan,
     scan: Scan,
+    produced: Arc<std::sync::atomic::AtomicU64>,
 ) -> Result<futures::stream::BoxStream<'static, Result<RecordBatch>>> {
     let Scan {
         row_groups,
@@ -430,13 +464,15 @@ fn decode(
         limit,
         output,
         row_filter,
+        dynamic,
+        held,
     } = scan;
     let limit = limit.unwrap_or(usize::MAX);
     if row_groups.is_empty() || limit == 0 {
         return Ok(futures::stream::empty().boxed());
     }
     let names = plan.names();
-    if names.is_empty() {
+    if names.is_empty() && row_filter.is_none() && dynamic.is_none() {
         // No file column is wanted (`COUNT(*)`, or only columns the file lacks): only row
         // counts, and no request.
         let rows = (selected_rows as usize).min(limit);
@@ -463,40 +499,37 @@ fn decode(
         )
         .with_projection(Some(names.into_iter().map(Into::into).collect()))
         .with_batch_size(batch_size);
+    options = match &dynamic {
+        Some(d) => options.with_dynamic_filter(Some(d.filter.clone())),
+        None => options.with_filter(row_filter),
+    };
     // Asks the decoders for the layouts the decoded types take as they are: Dictionary
     // columns as keys (not values hashed back into a dictionary every batch), Utf8 and
     // Binary with i32 offsets.
     let converter =
         RecordBatchConverter::for_push_as(&plan.footer, &mut options, decoded).map_err(parq_err)?;
-    let decoder =
+    let mut decoder =
         parq::read::push::PushDecoder::try_new(plan.footer.clone(), options).map_err(parq_err)?;
+    for (offset, bytes) in held {
+        decoder.hold(offset, bytes);
+    }
     // The stream ends at the limit, before decoding more; dropping the object reader's
     // stream aborts the GETs still in flight.
     let plan = Arc::new(plan);
     let batches = reader.stream(decoder);
-    let state = (batches, limit, row_filter, converter);
+    let state = (batches, limit, converter, dynamic);
     let limited = futures::stream::unfold(state, move |state| {
-        let (mut batches, left, mut row_filter, mut converter) = state;
+        let (mut batches, left, mut converter, mut dynamic) = state;
         let (plan, output) = (Arc::clone(&plan), Arc::clone(&output));
+        let produced = Arc::clone(&produced);
         async move {
             if left == 0 {
                 return None;
             }
-            let next = loop {
-                let batch = match batches.next().await?.map_err(parq_err) {
-                    Ok(b) => b,
-                    Err(e) => break Err(e),
-                };
-                let Some(filter) = row_filter.as_mut() else {
-                    break Ok(batch);
-                };
-                match filter.apply(batch) {
-                    Ok(Some(b)) => break Ok(b),
-                    // No row of this batch matches: on to the next.
-                    Ok(None) => continue,
-                    Err(e) => break Err(parq_err(e)),
-                }
-            };
+            if let Some(d) = dynamic.as_mut() {
+                d.follow(&plan);
+            }
+            let next = batches.next().await?.map_err(parq_err);
             let out = next.and_then(|batch| {
                 let batch = converter.convert(&batch).map_err(parq_err)?;
                 let rows = batch.num_rows().min(left);
@@ -508,94 +541,75 @@ fn decode(
                 )
             });
             let left = match &out {
-                Ok(b) => left - b.num_rows(),
+                Ok(b) => {
+                    produced.fetch_add(b.num_rows() as u64, Ordering::Relaxed);
+                    left - b.num_rows()
+                }
                 Err(_) => 0,
             };
-            Some((out, (batches, left, row_filter, converter)))
+            Some((out, (batches, left, converter, dynamic)))
         }
     });
     Ok(limited.boxed())
 }
 
-/// Batches where most rows match, in a row, after which a file's [`RowFilter`] stops
-/// evaluating.
-const DENSE_BATCHES_TO_STOP: usize = 8;
-
-/// parq's exact evaluation of the scan's translated predicate on each decoded batch, before
-/// it becomes Arrow. DataFusion's filter above the scan then sees only the rows that may
-/// match (it still filters them: the filters are reported inexact, and the translation is
-/// only implied by the original), and the Arrow conversion (decimal widening) touches only
-/// them. A batch where more than half the rows match is passed on whole (filtering it would
-/// mostly copy), and after [`DENSE_BATCHES_TO_STOP`] of those in a row the file stops
-/// evaluating. It applies where every column the predicate reads is a projected flat column.
-struct RowFilter {
-    bound: BoundPredicate,
-    /// Per leaf the predicate reads: the index of its column in the decoded batch.
-    positions: Vec<(usize, usize)>,
-    dense_streak: usize,
-    /// Rows it dropped, for `EXPLAIN ANALYZE`.
-    dropped: Count,
+/// A scan predicate holding DataFusion dynamic filters, and the decoder's filter that
+/// follows it.
+struct FollowedFilter {
+    expr: Arc<dyn PhysicalExpr>,
+    /// `expr`'s generation the decoder's filter was made from.
+    generation: u64,
+    file_schema: SchemaRef,
+    filter: DynamicFilter,
 }
 
-impl RowFilter {
-    fn new(expr: &parq::predicate::Expr, plan: &ScanPlan, dropped: Count) -> Option<Self> {
-        // Only what evaluates fast: an `IN` list of strings, a value at a time, cost Q12 more
-        // than DataFusion's own filter saved.
-        let bound = BoundPredicate::bind(expr, plan.footer.schema())
-            .ok()?
-            .vectorised()?;
-        let names = plan.names();
-        let positions = bound
-            .leaves()
-            .iter()
-            .map(|&leaf| {
-                let path = plan.leaf_paths.get(leaf)?;
-                Some((leaf, names.iter().position(|n| n == path)?))
-            })
-            .collect::<Option<Vec<_>>>()?;
-        Some(RowFilter {
-            bound,
-            positions,
-            dense_streak: 0,
-            dropped,
-        })
+impl FollowedFilter {
+    /// Give the decoder the predicate as it is now, if it changed: the row groups it has not
+    /// started are pruned and filtered by it.
+    fn follow(&mut self, plan: &ScanPlan) {
+        let generation = snapshot_generation(&self.expr);
+        if generation == self.generation {
+            return;
+        }
+        self.generation = generation;
+        let now = snapshot_physical_expr(Arc::clone(&self.expr))
+            .ok()
+            .and_then(|p| crate::predicate::to_parq(&p, &self.file_schema))
+            .and_then(|e| fast_conjuncts(&e, plan.footer.schema()));
+        // A predicate that no longer translates filters nothing more: the last one stays,
+        // as it still holds.
+        if now.is_some() {
+            self.filter.set(now);
+        }
     }
+}
 
-    /// `batch` with only its matching rows (or whole, see the type's docs); `None` when no
-    /// row matches.
-    fn apply(&mut self, batch: ArrayBatch) -> parq::Result<Option<ArrayBatch>> {
-        if self.dense_streak >= DENSE_BATCHES_TO_STOP {
-            return Ok(Some(batch));
-        }
-        let positions = &self.positions;
-        let mask = self.bound.evaluate(batch.num_rows, |leaf| {
-            let &(_, k) = positions.iter().find(|(l, _)| *l == leaf)?;
-            match batch.arrays.get(k)? {
-                Array::Primitive(c) => Some(c),
-                _ => None,
+/// Of `expr`, the conjuncts parq evaluates fast (comparisons of numbers, null tests: see
+/// [`BoundPredicate::vectorised`]), as one expression; `None` when none is or `expr` does not
+/// bind to `schema`. What it keeps is implied by `expr`, so DataFusion's filter above stays
+/// exact. An `IN` list of strings, evaluated a value at a time, cost Q12 more than
+/// DataFusion's own filter saved.
+fn fast_conjuncts(expr: &Expr, schema: &parq::schema::SchemaDescriptor) -> Option<Expr> {
+    fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+        match e {
+            Expr::And(a, b) => {
+                conjuncts(a, out);
+                conjuncts(b, out);
             }
-        })?;
-        let kept = mask.count_set_bits();
-        if kept * 2 > batch.num_rows {
-            self.dense_streak += 1;
-            return Ok(Some(batch));
+            e => out.push(e),
         }
-        self.dense_streak = 0;
-        self.dropped.add(batch.num_rows - kept);
-        if kept == 0 {
-            return Ok(None);
-        }
-        let arrays = batch
-            .arrays
-            .iter()
-            .map(|a| filter_array(a, &mask))
-            .collect();
-        Ok(Some(ArrayBatch {
-            num_rows: kept,
-            fields: batch.fields,
-            arrays,
-        }))
     }
+    let mut all = Vec::new();
+    conjuncts(expr, &mut all);
+    all.into_iter()
+        .filter(|c| {
+            BoundPredicate::bind(c, schema)
+                .ok()
+                .and_then(|b| b.vectorised())
+                .is_some_and(|v| !v.leaves().is_empty())
+        })
+        .cloned()
+        .reduce(Expr::and)
 }
 
 /// The decoded columns (the file's, in output order) as a batch of the output schema: a

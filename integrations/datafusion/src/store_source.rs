@@ -84,6 +84,11 @@ impl StoreSource {
         Ok(())
     }
 
+    /// Every piece fetched so far, by start offset (shared, not copied).
+    pub fn pieces(&self) -> Vec<(u64, Bytes)> {
+        self.pieces.lock().expect("pieces lock").clone()
+    }
+
     fn lookup(&self, r: &Range<u64>) -> Option<Bytes> {
         let pieces = self.pieces.lock().expect("pieces lock");
         pieces.iter().find_map(|(start, b)| {
