@@ -252,16 +252,13 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
                 &projection,
                 self.batch_size,
                 (filter, self.materialise),
+                (self.offset, self.limit),
                 self.virtual_columns,
             )?;
             return Ok(RowBatches {
                 fields: driver.batch_fields().to_vec(),
                 stats,
-                inner: Inner::Filtered {
-                    driver: Box::new(driver),
-                    offset: self.offset,
-                    limit: self.limit,
-                },
+                inner: Inner::Filtered(Box::new(driver)),
             });
         }
 
@@ -311,7 +308,7 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
 
 /// The selected rows of `reader`'s row groups in its order, as runs of file rows with their
 /// row group, past the first `offset` of them and at most `limit` in all.
-fn cut_runs<S: Source>(
+pub(crate) fn cut_runs<S: Source>(
     reader: &ParquetReader<S>,
     selection: Option<&RowSelection>,
     mut offset: u64,
@@ -377,13 +374,9 @@ enum Inner<S: Source> {
         virtual_columns: VirtualColumns,
         batch_size: usize,
     },
-    /// Under an exact filter: the offset and the limit count the rows that pass.
-    Filtered {
-        driver: Box<PushDriver<S>>,
-        /// Matching rows still to pass over, and to return (`None`: all).
-        offset: u64,
-        limit: Option<u64>,
-    },
+    /// Under an exact filter, the push decoder's (with the offset and the limit, counted
+    /// over the rows that pass).
+    Filtered(Box<PushDriver<S>>),
 }
 
 impl<S: Source> RowBatches<S> {
@@ -396,7 +389,7 @@ impl<S: Source> RowBatches<S> {
     pub fn stats(&self) -> FilterStats {
         match &self.inner {
             Inner::Plain { .. } => self.stats.clone(),
-            Inner::Filtered { driver, .. } => {
+            Inner::Filtered(driver) => {
                 let mut s = self.stats.clone();
                 s.add(driver.filter_stats());
                 s
@@ -406,36 +399,7 @@ impl<S: Source> RowBatches<S> {
 
     fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
         match &mut self.inner {
-            Inner::Filtered {
-                driver,
-                offset,
-                limit,
-            } => loop {
-                if *limit == Some(0) {
-                    return Ok(None);
-                }
-                let Some(mut batch) = driver.next_batch()? else {
-                    return Ok(None);
-                };
-                // Rows up to the offset are passed over (slices: nothing is copied).
-                let skip = batch
-                    .num_rows
-                    .min(usize::try_from(*offset).unwrap_or(usize::MAX));
-                *offset -= skip as u64;
-                let mut n = batch.num_rows - skip;
-                if let Some(left) = limit {
-                    n = n.min(usize::try_from(*left).unwrap_or(usize::MAX));
-                    *left -= n as u64;
-                }
-                if n == 0 {
-                    continue;
-                }
-                if n < batch.num_rows {
-                    batch.arrays = batch.arrays.iter().map(|a| a.slice(skip, n)).collect();
-                    batch.num_rows = n;
-                }
-                return Ok(Some(batch));
-            },
+            Inner::Filtered(driver) => driver.next_batch(),
             Inner::Plain {
                 columns,
                 positions,

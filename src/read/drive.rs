@@ -57,17 +57,21 @@ impl<S: Source> PushDriver<S> {
     }
 
     /// Batches of the fields `columns` of `reader`'s file for the rows that satisfy `filter`
-    /// (see [`PushOptions::filter`]), then `virtual_columns`.
+    /// (see [`PushOptions::filter`]), past `offset` of them and at most `limit`, then
+    /// `virtual_columns`.
     pub(crate) fn filtered(
         reader: &ParquetReader<S>,
         columns: &[Select],
         batch_size: usize,
         (filter, materialise): (Expr, Materialise),
+        (offset, limit): (u64, Option<u64>),
         virtual_columns: VirtualColumns,
     ) -> Result<Self> {
         let options = local_options(reader, batch_size, Some(columns.to_vec()))
             .with_filter(Some(filter))
-            .with_materialise(materialise);
+            .with_materialise(materialise)
+            .with_offset(offset)
+            .with_limit(limit);
         let decoder = PushDecoder::try_new(reader.footer(), options)?
             .with_virtual_columns(virtual_columns)?;
         Ok(Self::over(reader, decoder))

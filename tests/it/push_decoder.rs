@@ -141,7 +141,8 @@ pub(crate) fn push_read(
 ) -> parq::Result<(Vec<ArrayBatch>, Vec<Range<u64>>)> {
     let mut requests = 0;
     let f = footer(file, FooterOptions::default(), how, &mut requests)?;
-    let filtered = options.filter.is_some();
+    // Every match is returned (and counted once) unless an offset or a limit cuts them.
+    let filtered = options.filter.is_some() && options.offset == 0 && options.limit.is_none();
     let mut d = PushDecoder::try_new(f, options)?;
     let mut rng = Rng::new(how.seed ^ 0x55);
     let mut out = Vec::new();
@@ -1170,4 +1171,81 @@ fn held_bytes_serve_what_pruning_finds_it_lacks() {
         }
         assert_eq!(d.filter_stats().pruned_by_dictionary, 1);
     }
+}
+
+/// Each row of `batches`, its values in order.
+fn rows_of(batches: &[ArrayBatch]) -> Vec<Vec<parq::array::Value>> {
+    batches
+        .iter()
+        .flat_map(|b| (0..b.num_rows).map(move |i| b.arrays.iter().map(|a| a.value(i)).collect()))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// An offset and a limit give the rows of the same read without them, past the offset
+    /// and at most the limit, with or without a selection, a predicate and a filter.
+    #[test]
+    fn offset_and_limit_cut_the_rows_of_the_read(
+        pick in any::<u64>(),
+        seed in any::<u64>(),
+        batch in 1usize..3000,
+        offset in prop_oneof![Just(0u64), 0u64..500, 0u64..5000],
+        limit in prop::option::of(prop_oneof![Just(0u64), 0u64..50, 0u64..5000]),
+        predicate in any::<u64>(),
+        filter in any::<u64>(),
+    ) {
+        let files = testing_files();
+        let path = &files[(pick % files.len() as u64) as usize];
+        let file = Bytes::from(std::fs::read(path).unwrap());
+        let mut rng = Rng::new(seed);
+        let Ok(reader) = ParquetReader::new(file.clone()) else { return Ok(()) };
+        let Ok(fields) = reader.fields() else { return Ok(()) };
+        let n = reader.num_rows();
+        let projection: Vec<Select> =
+            (0..fields.len()).filter(|_| rng.chance(0.6)).map(Select::Field).collect();
+        let options = PushOptions::default()
+            .with_read(
+                ReadOptions::default()
+                    .with_selection(rng.chance(0.4).then(|| selection(n, &mut rng))),
+            )
+            .with_projection(Some(projection))
+            .with_batch_size(batch)
+            .with_predicate(random_predicate(&reader, predicate))
+            .with_filter(random_predicate(&reader, filter));
+        let Ok((all, _)) = push_read(&file, options.clone(), Pushing::WHOLE) else { return Ok(()) };
+        let cut = options.with_offset(offset).with_limit(limit);
+        let (got, _) = push_read(&file, cut, Pushing::WHOLE).unwrap();
+        for b in &got {
+            prop_assert!(b.num_rows >= 1 && b.num_rows <= batch);
+        }
+        let want: Vec<_> = rows_of(&all)
+            .into_iter()
+            .skip(offset as usize)
+            .take(limit.map_or(usize::MAX, |l| l as usize))
+            .collect();
+        prop_assert_eq!(rows_of(&got), want, "{}", path.display());
+    }
+}
+
+/// Without a predicate or a filter, a limit narrows the selection before anything is
+/// planned: only the pages holding the rows returned are fetched.
+#[test]
+fn a_limit_fetches_only_the_pages_of_its_rows() {
+    let file = int_file(40_000, true, 10_000);
+    let options = PushOptions::default()
+        .with_offset(10_500)
+        .with_limit(Some(20))
+        .with_io(IoOptions::default().with_coalesce_gap(0));
+    let (batches, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
+    let rows = rows_of(&batches);
+    assert_eq!(rows.len(), 20);
+    assert_eq!(
+        rows[0][0],
+        parq::array::Value::Leaf(10_500i64.to_le_bytes().to_vec())
+    );
+    let data: u64 = asked.iter().map(|r| r.end - r.start).sum();
+    // Two pages of 1,000 int64 (8 KB each) and their indexes, not 40,000 rows' 640 KB.
+    assert!(data < 40_000, "{data} bytes asked: {asked:?}");
 }

@@ -19,6 +19,7 @@ use crate::predicate::filter::{Evaluated, GroupBatches, RowGroupFilter};
 use crate::predicate::prune_plan::PrunePlan;
 use crate::predicate::{Expr, FilterStats, Materialise};
 use crate::read::batch::ColumnBatches;
+use crate::read::builder::cut_runs;
 use crate::read::nested::FieldBatches;
 use crate::read::parallel::uncompressed_bytes;
 use crate::read::positions::VirtualColumns;
@@ -66,6 +67,14 @@ pub struct PushOptions {
     /// A [`filter`](Self::filter) its owner may change during the read (see
     /// [`DynamicFilter`]); with it, `filter` must be `None`.
     pub dynamic_filter: Option<DynamicFilter>,
+    /// Rows to pass over, counted over the rows the decoder returns (after the selection,
+    /// the predicate and the filter), in file order.
+    pub offset: u64,
+    /// At most this many rows in all, after the offset; nothing is asked for once they are
+    /// returned. Without a predicate or a filter, the offset and the limit narrow the
+    /// selection before anything is planned, so the row groups and pages outside are never
+    /// fetched.
+    pub limit: Option<u64>,
 }
 
 impl Default for PushOptions {
@@ -80,6 +89,8 @@ impl Default for PushOptions {
             filter: None,
             materialise: Materialise::Auto,
             dynamic_filter: None,
+            offset: 0,
+            limit: None,
         }
     }
 }
@@ -130,6 +141,18 @@ impl PushOptions {
     /// These options with [`dynamic_filter`](Self::dynamic_filter) set to `v`.
     pub fn with_dynamic_filter(mut self, v: Option<DynamicFilter>) -> Self {
         self.dynamic_filter = v;
+        self
+    }
+
+    /// These options with [`offset`](Self::offset) set to `v`.
+    pub fn with_offset(mut self, v: u64) -> Self {
+        self.offset = v;
+        self
+    }
+
+    /// These options with [`limit`](Self::limit) set to `v`.
+    pub fn with_limit(mut self, v: Option<u64>) -> Self {
+        self.limit = v;
         self
     }
 
@@ -395,6 +418,9 @@ pub struct PushDecoder {
     planning_error: Option<Error>,
     /// Appended to each filtered batch (see [`Self::with_virtual_columns`]).
     virtual_columns: VirtualColumns,
+    /// Rows still to pass over, and to return ([`PushOptions::offset`], `limit`).
+    offset_left: u64,
+    limit_left: Option<u64>,
     /// Bytes the driver already held ([`Self::hold`]), offered to every range planned.
     held: Vec<(u64, Bytes)>,
     failed: bool,
@@ -527,6 +553,36 @@ impl PushDecoder {
             ));
         }
         let mut options = options;
+        if (options.offset > 0 || options.limit.is_some()) && !matches!(output, Output::Fields(_)) {
+            return Err(Error::InvalidArgument(
+                "an offset or a limit reads fields, not leaves or whole columns".into(),
+            ));
+        }
+        let exact = options.predicate.is_none()
+            && options.filter.is_none()
+            && options.dynamic_filter.is_none();
+        if exact && (options.offset > 0 || options.limit.is_some()) {
+            // The rows out are the selected rows in order: the offset and the limit become a
+            // narrower selection, and row groups left without a row are not read.
+            let reader = empty_reader(&footer, &options.read);
+            let runs = cut_runs(
+                &reader,
+                options.read.selection.as_ref(),
+                options.offset,
+                options.limit,
+            );
+            let mut kept: Vec<usize> = Vec::new();
+            for (_, g) in &runs {
+                if kept.last() != Some(g) {
+                    kept.push(*g);
+                }
+            }
+            options.read.selection = Some(RowSelection::from_ranges(
+                runs.iter().map(|(r, _)| r.clone()),
+            ));
+            options.read.row_groups = Some(kept);
+            options.offset = 0;
+        }
         let mut filter_version = 0;
         if let Some(d) = &options.dynamic_filter {
             if options.filter.is_some() {
@@ -620,6 +676,7 @@ impl PushDecoder {
                 })
             })
             .collect();
+        let (offset_left, limit_left) = (options.offset, options.limit);
         Ok(PushDecoder {
             footer,
             options,
@@ -639,6 +696,8 @@ impl PushDecoder {
             filter,
             filter_version,
             virtual_columns: VirtualColumns::default(),
+            offset_left,
+            limit_left,
             stats,
             planning_error: None,
             held: Vec::new(),
@@ -720,6 +779,9 @@ impl PushDecoder {
     /// budget). A driver that fetches ahead calls it after each batch, to fetch the next
     /// row groups while this one decodes, or before the first step, to start early.
     pub fn wanted(&mut self) -> Vec<Range<u64>> {
+        if self.limit_left == Some(0) {
+            return Vec::new();
+        }
         self.plan_ahead();
         let mut ranges = Vec::new();
         for g in self.groups.iter().filter(|g| g.phase != Phase::Unplanned) {
@@ -753,6 +815,13 @@ impl PushDecoder {
 
     fn step(&mut self) -> Result<DecodeResult> {
         loop {
+            if self.limit_left == Some(0) {
+                self.current = None;
+                for done in self.groups.drain(..) {
+                    self.released.extend(done.spans.ranges());
+                }
+                return Ok(DecodeResult::Finished);
+            }
             if self.ahead_waiting && self.current.is_some() {
                 let missing = self.start_ahead();
                 if !missing.is_empty() && self.pipeline == Pipeline::AskFirst {
@@ -761,7 +830,11 @@ impl PushDecoder {
             }
             if let Some(reader) = &mut self.current {
                 match reader.next() {
-                    Some(batch) => return batch.map(DecodeResult::Batch),
+                    Some(batch) => match self.cut(batch?) {
+                        Some(batch) => return Ok(DecodeResult::Batch(batch)),
+                        // Passed over (the offset), or the limit was reached.
+                        None => continue,
+                    },
                     None => {
                         self.ahead_waiting = false;
                         if let Some(decoders) = self.current.take().and_then(|d| d.into_decoders())
@@ -870,6 +943,28 @@ impl PushDecoder {
             }
             return Ok(DecodeResult::NeedsData(ranges));
         }
+    }
+
+    /// `batch` past the offset and within the limit ([`PushOptions::offset`], `limit`), by
+    /// slices; `None` when nothing of it is left.
+    fn cut(&mut self, mut batch: ArrayBatch) -> Option<ArrayBatch> {
+        let skip = batch
+            .num_rows
+            .min(usize::try_from(self.offset_left).unwrap_or(usize::MAX));
+        self.offset_left -= skip as u64;
+        let mut n = batch.num_rows - skip;
+        if let Some(left) = &mut self.limit_left {
+            n = n.min(usize::try_from(*left).unwrap_or(usize::MAX));
+            *left -= n as u64;
+        }
+        if n == 0 {
+            return None;
+        }
+        if n < batch.num_rows {
+            batch.arrays = batch.arrays.iter().map(|a| a.slice(skip, n)).collect();
+            batch.num_rows = n;
+        }
+        Some(batch)
     }
 
     /// [`DecodeResult::Finished`], or first a whole read's batch (of no row group when
