@@ -225,18 +225,44 @@ impl FileOpener for ParqOpener {
             };
             let produced = Arc::new(std::sync::atomic::AtomicU64::new(0));
             let stream = decode(reader, plan, scan, Arc::clone(&produced))?;
-            let counted = stream.map(Some).chain(futures::stream::once(async move {
-                metrics.add_fetches(&counts);
-                let out = produced.load(Ordering::Relaxed);
-                if limit.is_none() {
-                    metrics
-                        .rows_filtered
-                        .add(selected.saturating_sub(out) as usize);
-                }
-                None
-            }));
-            Ok(counted.filter_map(futures::future::ready).boxed())
+            // Counted when the stream is dropped, also before its end (a limit above).
+            let done = Counted {
+                metrics,
+                counts,
+                produced,
+                selected,
+                limited: limit.is_some(),
+            };
+            Ok(stream
+                .map(move |batch| {
+                    let _ = &done;
+                    batch
+                })
+                .boxed())
         }))
+    }
+}
+
+/// What one file's scan adds to the metrics when its stream is dropped.
+struct Counted {
+    metrics: ScanMetrics,
+    counts: Arc<FetchCounts>,
+    /// Rows the stream returned, of the `selected` ones.
+    produced: Arc<std::sync::atomic::AtomicU64>,
+    selected: u64,
+    /// A limit cut the rows: those not returned were not all filtered.
+    limited: bool,
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.metrics.add_fetches(&self.counts);
+        if !self.limited {
+            let out = self.produced.load(Ordering::Relaxed);
+            self.metrics
+                .rows_filtered
+                .add(self.selected.saturating_sub(out) as usize);
+        }
     }
 }
 
@@ -498,7 +524,9 @@ fn decode(
                 .with_byte_array_layout(plan.layout),
         )
         .with_projection(Some(names.into_iter().map(Into::into).collect()))
-        .with_batch_size(batch_size);
+        .with_batch_size(batch_size)
+        // Without a filter the limit narrows what is fetched to the pages of its rows.
+        .with_limit((limit != usize::MAX).then_some(limit as u64));
     options = match &dynamic {
         Some(d) => options.with_dynamic_filter(Some(d.filter.clone())),
         None => options.with_filter(row_filter),
