@@ -1249,3 +1249,27 @@ fn a_limit_fetches_only_the_pages_of_its_rows() {
     // Two pages of 1,000 int64 (8 KB each) and their indexes, not 40,000 rows' 640 KB.
     assert!(data < 40_000, "{data} bytes asked: {asked:?}");
 }
+
+/// The other columns' bytes are planned apart from the filter's, so no read of them spans
+/// two pieces and nothing is joined by copying (probe `push.joined_spans`), whether they are
+/// read whole (then filtered) or by pages.
+#[cfg(feature = "probes")]
+#[test]
+fn under_a_filter_no_bytes_are_joined_by_copying() {
+    let file = sparse_match_file(1 << 20);
+    for how in [Materialise::Masked, Materialise::Selected] {
+        probe::reset();
+        let options = PushOptions::default()
+            .with_projection(Some(vec!["a".into(), "b".into()]))
+            .with_filter(Some(col("a").eq(1i64)))
+            .with_materialise(how)
+            .with_io(
+                IoOptions::default()
+                    .with_coalesce_gap(0)
+                    .with_max_request_size(0),
+            );
+        let (batches, _) = push_read(&file, options, Pushing::WHOLE).unwrap();
+        assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 10);
+        assert_eq!(probe::get("push.joined_spans"), 0, "{how:?}");
+    }
+}

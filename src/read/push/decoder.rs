@@ -1332,6 +1332,11 @@ impl PushDecoder {
         if by_selection {
             g.partial = partial_selection(Some(e.matched()), rows);
         }
+        // The filter's columns are decoded (those projected are kept in `e`): their bytes
+        // go, and the other columns' are planned afresh, as ranges of their own. Planned
+        // beside the filter's, a chunk's first bytes would sit in the span of the chunk
+        // before it (whose range reaches past its end), and a read of the chunk would copy.
+        self.released.extend(std::mem::take(&mut g.spans).ranges());
         g.leaves = Some(leaves);
         g.filter = FilterStage::Evaluated(Box::new(e), by_selection);
         g.phase = Phase::Unplanned;
