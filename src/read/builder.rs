@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use super::drive::PushDriver;
 use super::positions::{Positions, VirtualColumns};
+use super::push::{PushDecoder, PushOptions};
 use super::{ArrayBatch, ArrayBatchReader, ParquetReader, RowSelection, Select, Source};
 use crate::field::Field;
 use crate::predicate::{Expr, FilterStats, Materialise};
@@ -193,12 +194,31 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
         self
     }
 
-    /// Start the read: pruning runs now; the rows come from the iterator.
-    pub fn build(self) -> Result<RowBatches<S>> {
-        let file = self.file;
-        let groups = file.metadata.row_groups.len();
-        let mut reader = file.clone_handle();
-        if let Some(row_groups) = self.row_groups {
+    /// The read as a [`PushDecoder`] of this file's footer, for a caller that does its own
+    /// I/O (an object store, its own cache: see the decoder's docs); the same rows as
+    /// [`Self::build`]. Virtual columns only under an exact filter.
+    pub fn build_decoder(self) -> Result<PushDecoder> {
+        let reader = self.file.clone_handle();
+        let (reader, read) = self.checked_reader(reader)?;
+        let mut options = PushOptions::default()
+            .with_read(reader.options.clone())
+            .with_projection(read.projection)
+            .with_batch_size(read.batch_size)
+            .with_predicate(read.pruning)
+            .with_filter(read.filter)
+            .with_materialise(read.materialise)
+            .with_offset(read.offset)
+            .with_limit(read.limit);
+        if let Some(bytes) = read.max_memory {
+            options = options.with_memory_budget(bytes);
+        }
+        PushDecoder::try_new(reader.footer(), options)?.with_virtual_columns(read.virtual_columns)
+    }
+
+    /// `reader` with the row groups, selection, threads and memory of this read, checked.
+    fn checked_reader(self, mut reader: ParquetReader<S>) -> Result<(ParquetReader<S>, Self)> {
+        let groups = reader.metadata.row_groups.len();
+        if let Some(row_groups) = self.row_groups.clone() {
             let mut seen = HashSet::with_capacity(row_groups.len());
             for &g in &row_groups {
                 if g >= groups {
@@ -214,7 +234,7 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
             }
             reader.options.row_groups = Some(row_groups);
         }
-        if let Some(selection) = self.selection {
+        if let Some(selection) = self.selection.clone() {
             reader.options.selection = Some(match reader.options.selection.take() {
                 Some(own) => own.intersection(&selection),
                 None => selection,
@@ -226,16 +246,6 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
         if let Some(bytes) = self.max_memory {
             reader.options.max_memory = bytes;
         }
-        let mut stats = FilterStats::default();
-        if let Some(expr) = &self.pruning {
-            let (kept, s) = reader.prune(expr)?;
-            stats = s;
-            reader.options.selection = Some(kept);
-        }
-        let projection = match self.projection {
-            Some(p) => p,
-            None => (0..reader.fields()?.len()).map(Select::Field).collect(),
-        };
         let virtual_fields = self.virtual_columns.fields();
         if let [a, b] = &virtual_fields[..] {
             if a.name == b.name {
@@ -245,15 +255,33 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
                 )));
             }
         }
+        Ok((reader, self))
+    }
 
-        if let Some(filter) = self.filter {
+    /// Start the read: pruning runs now; the rows come from the iterator.
+    pub fn build(self) -> Result<RowBatches<S>> {
+        let reader = self.file.clone_handle();
+        let (mut reader, this) = self.checked_reader(reader)?;
+        let mut stats = FilterStats::default();
+        if let Some(expr) = &this.pruning {
+            let (kept, s) = reader.prune(expr)?;
+            stats = s;
+            reader.options.selection = Some(kept);
+        }
+        let projection = match this.projection {
+            Some(p) => p,
+            None => (0..reader.fields()?.len()).map(Select::Field).collect(),
+        };
+        let virtual_fields = this.virtual_columns.fields();
+
+        if let Some(filter) = this.filter {
             let driver = PushDriver::filtered(
                 &reader,
                 &projection,
-                self.batch_size,
-                (filter, self.materialise),
-                (self.offset, self.limit),
-                self.virtual_columns,
+                this.batch_size,
+                (filter, this.materialise),
+                (this.offset, this.limit),
+                this.virtual_columns,
             )?;
             return Ok(RowBatches {
                 fields: driver.batch_fields().to_vec(),
@@ -267,8 +295,8 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
         let runs = cut_runs(
             &reader,
             reader.options.selection.as_ref(),
-            self.offset,
-            self.limit,
+            this.offset,
+            this.limit,
         );
         let rows: u64 = runs.iter().map(|(r, _)| r.end - r.start).sum();
         let mut kept_groups: Vec<usize> = Vec::new();
@@ -285,7 +313,7 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
             None
         } else {
             Some(Box::new(
-                reader.array_batches(&projection, self.batch_size)?,
+                reader.array_batches(&projection, this.batch_size)?,
             ))
         };
         let mut fields = match &columns {
@@ -299,8 +327,8 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
             inner: Inner::Plain {
                 columns,
                 positions: Positions::new(runs),
-                virtual_columns: self.virtual_columns,
-                batch_size: self.batch_size,
+                virtual_columns: this.virtual_columns,
+                batch_size: this.batch_size,
             },
         })
     }

@@ -11,7 +11,7 @@ use arrow_schema::{DataType, Field, Schema};
 use bytes::Bytes;
 use parq::array::{Array, Value};
 use parq::predicate::col;
-use parq::read::{ParquetReader, RowSelection, Select};
+use parq::read::{ParquetReader, ReadBuilder, RowSelection, Select};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
@@ -174,15 +174,23 @@ fn case() -> impl Strategy<Value = Case> {
         )
 }
 
-fn read(c: &Case, file: &Bytes, groups: usize) -> (Got, Option<Vec<usize>>, usize) {
-    let reader = ParquetReader::new(file.clone()).unwrap();
+/// The builder of case `c` over `reader`, with the virtual columns or not.
+fn builder<'a>(
+    c: &Case,
+    reader: &'a ParquetReader<Bytes>,
+    groups: usize,
+    virtual_columns: bool,
+) -> (ReadBuilder<'a, Bytes>, Option<Vec<usize>>) {
     let mut b = reader
         .read_builder()
         .with_projection(c.projection.iter().map(|&f| Select::Field(f)))
         .with_offset(c.offset)
-        .with_batch_size(c.batch_size)
-        .with_row_number_column("_pos")
-        .with_row_group_column("_group");
+        .with_batch_size(c.batch_size);
+    if virtual_columns {
+        b = b
+            .with_row_number_column("_pos")
+            .with_row_group_column("_group");
+    }
     // Row groups: distinct, in the order drawn.
     let row_groups = c.row_groups.as_ref().map(|g| {
         let mut out: Vec<usize> = Vec::new();
@@ -213,6 +221,55 @@ fn read(c: &Case, file: &Bytes, groups: usize) -> (Got, Option<Vec<usize>>, usiz
     if let Some(l) = c.limit {
         b = b.with_limit(l);
     }
+    (b, row_groups)
+}
+
+/// Every batch of `b` as a push decoder fed from `file`.
+fn through_decoder(b: ReadBuilder<'_, Bytes>, file: &Bytes) -> Vec<parq::read::ArrayBatch> {
+    use parq::read::push::DecodeResult;
+    let mut d = b.build_decoder().unwrap();
+    let mut out = Vec::new();
+    loop {
+        match d.try_next().unwrap() {
+            DecodeResult::NeedsData(ranges) => {
+                for r in ranges {
+                    d.push(r.start, file.slice(r.start as usize..r.end as usize));
+                }
+            }
+            DecodeResult::Batch(batch) => out.push(batch),
+            DecodeResult::Finished => return out,
+        }
+    }
+}
+
+fn read(c: &Case, file: &Bytes, groups: usize) -> (Got, Option<Vec<usize>>, usize) {
+    let reader = ParquetReader::new(file.clone()).unwrap();
+    // The same read as a push decoder: the same batches (with the virtual columns only
+    // under a filter).
+    let with_virtual = c.filter_below.is_some();
+    let (b, _) = builder(c, &reader, groups, with_virtual);
+    let pushed = through_decoder(b, file);
+    let (b, _) = builder(c, &reader, groups, with_virtual);
+    let built: Vec<_> = b.build().unwrap().map(|b| b.unwrap()).collect();
+    // Rows, not batches: without a projection the builder's batches span row groups.
+    let rows = |batches: &[parq::read::ArrayBatch]| -> Vec<Vec<Value>> {
+        batches
+            .iter()
+            .flat_map(|b| {
+                (0..b.num_rows).map(move |i| b.arrays.iter().map(|a| a.value(i)).collect())
+            })
+            .collect()
+    };
+    let count =
+        |batches: &[parq::read::ArrayBatch]| batches.iter().map(|b| b.num_rows).sum::<usize>();
+    assert_eq!(
+        count(&pushed),
+        count(&built),
+        "rows through the push decoder"
+    );
+    assert_eq!(rows(&pushed), rows(&built), "through the push decoder");
+
+    let (b, row_groups) = builder(c, &reader, groups, true);
     let batches = b.build().unwrap();
     let fields = batches.fields().len();
     assert_eq!(

@@ -10,7 +10,8 @@
 //! scan share is what the file format can move; the rest is the plan's joins and aggregates.
 //!
 //! `cargo bench --bench tpch` (scale factor 1; `TPCH_SF`, `TPCH_RUNS`, `TPCH_QUERIES=1,6`
-//! override).
+//! override; `TPCH_PUSHDOWN=1` sets `datafusion.execution.parquet.pushdown_filters` in
+//! every session).
 
 #[path = "../tests/it/common/mod.rs"]
 mod common;
@@ -97,6 +98,12 @@ async fn sessions(dir: &std::path::Path, store: &Arc<InMemory>) -> Vec<SessionCo
     for memory in [false, true] {
         for reader in [Reader::Parq, Reader::Builtin] {
             let ctx = session(2);
+            if std::env::var("TPCH_PUSHDOWN").is_ok_and(|v| v == "1") {
+                // DataFusion's own row filter (parq filters in its decoder either way).
+                ctx.sql("SET datafusion.execution.parquet.pushdown_filters = true")
+                    .await
+                    .unwrap();
+            }
             ctx.register_object_store(&url::Url::parse("memory://").unwrap(), store.clone());
             for (table, _) in TABLES {
                 let url = if memory {

@@ -209,6 +209,8 @@ enum RowGroupBatches {
     Decoded(std::vec::IntoIter<Result<ArrayBatch>>),
     /// The matches of an exact filter ([`PushOptions::filter`]): fields, rows per batch.
     Filtered(Box<GroupBatches<PushedBytes>>, Vec<Field>, usize),
+    /// An empty projection: batches of rows without arrays (rows left, rows per batch).
+    Rows(u64, usize),
 }
 
 impl RowGroupBatches {
@@ -218,7 +220,9 @@ impl RowGroupBatches {
         match self {
             RowGroupBatches::Fields(b) => Some(b.into_decoders()),
             RowGroupBatches::Leaves(b) => Some(b.into_decoders()),
-            RowGroupBatches::Decoded(_) | RowGroupBatches::Filtered(..) => None,
+            RowGroupBatches::Decoded(_)
+            | RowGroupBatches::Filtered(..)
+            | RowGroupBatches::Rows(..) => None,
         }
     }
 
@@ -227,7 +231,9 @@ impl RowGroupBatches {
         match self {
             RowGroupBatches::Fields(b) => b.set_decoders(decoders),
             RowGroupBatches::Leaves(b) => b.set_decoders(decoders),
-            RowGroupBatches::Decoded(_) | RowGroupBatches::Filtered(..) => {}
+            RowGroupBatches::Decoded(_)
+            | RowGroupBatches::Filtered(..)
+            | RowGroupBatches::Rows(..) => {}
         }
     }
 
@@ -240,6 +246,17 @@ impl RowGroupBatches {
                 arrays: b.columns.into_iter().map(Array::Primitive).collect(),
             })),
             RowGroupBatches::Decoded(b) => b.next(),
+            RowGroupBatches::Rows(left, batch_size) => {
+                let n = (*left).min(*batch_size as u64) as usize;
+                *left -= n as u64;
+                (n > 0).then(|| {
+                    Ok(ArrayBatch {
+                        num_rows: n,
+                        fields: Vec::new(),
+                        arrays: Vec::new(),
+                    })
+                })
+            }
             RowGroupBatches::Filtered(b, fields, batch_size) => {
                 let next = b.next(*batch_size).transpose()?;
                 Some(next.map(|(num_rows, arrays)| ArrayBatch {
@@ -709,8 +726,8 @@ impl PushDecoder {
     /// exact filter, whose batches know them.
     pub(crate) fn with_virtual_columns(mut self, columns: VirtualColumns) -> Result<Self> {
         if (self.filter.is_none() || self.options.dynamic_filter.is_some()) && !columns.is_empty() {
-            return Err(Error::format(
-                "internal: virtual columns from a push decoder without a filter",
+            return Err(Error::InvalidArgument(
+                "a push decoder gives virtual columns only under an exact filter".into(),
             ));
         }
         self.fields.extend(columns.fields());
@@ -873,6 +890,8 @@ impl PushDecoder {
                     let source = PushedBytes::one(snapshot, self.footer.file_len);
                     let reader = reader_over(&self.footer, &self.group_options(front), source);
                     let batch_size = self.options.batch_size;
+                    let n = self.footer.metadata.row_groups[front.rg].num_rows.max(0) as u64;
+                    let selected_rows = front.partial.as_ref().map_or(n, |p| p.row_count());
                     if let Some(g) = self.groups.front_mut() {
                         if let FilterStage::Evaluated(..) = g.filter {
                             let FilterStage::Evaluated(e, by_selection) =
@@ -906,6 +925,10 @@ impl PushDecoder {
                         }
                     }
                     let mut batches = match &mut self.output {
+                        Output::Fields(projection) if projection.is_empty() => {
+                            // No column to read: the row count is the selection's.
+                            RowGroupBatches::Rows(selected_rows, batch_size)
+                        }
                         Output::Fields(projection) => {
                             RowGroupBatches::Fields(reader.field_batches(projection, batch_size)?)
                         }
