@@ -6,9 +6,13 @@
 //! - [`ParqPhysicalCodec`]: a `DataSourceExec` whose source is a [`ParqSource`] (its
 //!   `FileScanConfig` — file groups and their row-group ranges, schema, projection, limit,
 //!   statistics, ordering — through `datafusion-proto`'s own file-scan message, plus the
-//!   pruning predicate);
+//!   pruning predicate),
+//!   and a write: a `DataSinkExec` over a [`ParqSink`] (its `FileSinkConfig` and
+//!   DataFusion's Parquet options, through `datafusion-proto`'s messages);
 //! - [`ParqLogicalCodec`]: a [`ParqTable`] (the `STORED AS PARQ` tables of
-//!   [`crate::register`]: its paths, file schema, partition columns and file extension).
+//!   [`crate::register`]: its paths, file schema, partition columns and file extension),
+//!   and parq's file format for `COPY … STORED AS PARQ` (or `PARQUET` where parq is the
+//!   session's Parquet).
 //!
 //! Each wraps Ballista's own codec and passes everything else to it; a node of parq's is
 //! told apart by a leading tag. Set both on the session config that the client, the
@@ -39,7 +43,8 @@ use datafusion::datasource::file_format::FileFormatFactory;
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
-use datafusion::datasource::physical_plan::FileScanConfig;
+use datafusion::datasource::physical_plan::{FileScanConfig, FileSink};
+use datafusion::datasource::sink::DataSinkExec;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{AggregateUDF, Extension, LogicalPlan, ScalarUDF, WindowUDF};
@@ -52,15 +57,21 @@ use datafusion_proto::physical_plan::{
     PhysicalExtensionCodec, PhysicalPlanDecodeContext, PhysicalProtoConverterExtension,
 };
 use datafusion_proto::protobuf;
+use datafusion_proto_common::protobuf_common;
 use parq::object_store::FooterCache;
 use prost::Message;
 
-use crate::{ParqFormat, ParqSource, ParqTable};
+use crate::{ParqFormat, ParqFormatFactory, ParqSink, ParqSource, ParqTable};
 
 /// The tag in front of a scan node of parq's.
 const SCAN_TAG: &[u8] = b"parq-scan/1\0";
 /// The tag in front of a table of parq's.
 const TABLE_TAG: &[u8] = b"parq-table/1\0";
+/// The tag in front of a write of parq's (a `DataSinkExec` over a [`ParqSink`]).
+const SINK_TAG: &[u8] = b"parq-sink/1\0";
+/// The tag in front of parq's file format (`COPY … STORED AS PARQ`, or `PARQUET` in a
+/// session where parq is the Parquet).
+const FORMAT_TAG: &[u8] = b"parq-format/1\0";
 
 /// A `DataSourceExec` over a [`ParqSource`], on the wire.
 #[derive(Clone, PartialEq, Message)]
@@ -71,6 +82,26 @@ struct ParqScanNode {
     /// The pruning predicate, over the table schema.
     #[prost(message, optional, tag = "2")]
     predicate: Option<protobuf::PhysicalExprNode>,
+}
+
+/// A `DataSinkExec` over a [`ParqSink`], on the wire (its input goes as the node's input).
+#[derive(Clone, PartialEq, Message)]
+struct ParqSinkNode {
+    #[prost(message, optional, tag = "1")]
+    config: Option<protobuf::FileSinkConfig>,
+    /// DataFusion's Parquet options the sink was made with.
+    #[prost(message, optional, tag = "2")]
+    options: Option<protobuf_common::TableParquetOptions>,
+}
+
+/// A [`ParqFormatFactory`], on the wire.
+#[derive(Clone, PartialEq, Message)]
+struct ParqFormatNode {
+    /// `parq` or `parquet`.
+    #[prost(string, tag = "1")]
+    name: String,
+    #[prost(message, optional, tag = "2")]
+    options: Option<protobuf_common::TableParquetOptions>,
 }
 
 /// A [`ParqTable`], on the wire.
@@ -90,6 +121,31 @@ struct ParqTableNode {
 
 fn decode_err(what: &str, e: prost::DecodeError) -> datafusion::common::DataFusionError {
     internal_datafusion_err!("decoding a {what} of parq: {e}")
+}
+
+/// A `DataSinkExec` over a [`ParqSink`] from its message and its input.
+fn decode_sink(body: &[u8], inputs: &[Arc<dyn ExecutionPlan>]) -> Result<Arc<dyn ExecutionPlan>> {
+    let node = ParqSinkNode::decode(body).map_err(|e| decode_err("write", e))?;
+    let [input] = inputs else {
+        return Err(internal_datafusion_err!(
+            "a parq write with {} inputs",
+            inputs.len()
+        ));
+    };
+    let config = node
+        .config
+        .as_ref()
+        .ok_or_else(|| internal_datafusion_err!("a parq write without its file sink"))?;
+    let options = node
+        .options
+        .as_ref()
+        .ok_or_else(|| internal_datafusion_err!("a parq write without its options"))?;
+    let sink = ParqSink::try_new(config.try_into()?, options.try_into()?)?;
+    Ok(Arc::new(DataSinkExec::new(
+        Arc::clone(input),
+        Arc::new(sink),
+        None,
+    )))
 }
 
 /// Ballista's physical codec, plus scans that read through parq; see the
@@ -124,6 +180,9 @@ impl PhysicalExtensionCodec for ParqPhysicalCodec {
         ctx: &TaskContext,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<Arc<dyn ExecutionPlan>> {
+        if let Some(body) = buf.strip_prefix(SINK_TAG) {
+            return decode_sink(body, inputs);
+        }
         let Some(body) = buf.strip_prefix(SCAN_TAG) else {
             return self.inner.try_decode(buf, inputs, ctx, proto_converter);
         };
@@ -151,6 +210,21 @@ impl PhysicalExtensionCodec for ParqPhysicalCodec {
         buf: &mut Vec<u8>,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<()> {
+        let sink = node
+            .downcast_ref::<DataSinkExec>()
+            .and_then(|e| e.sink().downcast_ref::<ParqSink>());
+        if let Some(sink) = sink {
+            // The input goes as the extension node's input; the sort the input was
+            // planned under is not needed to run it.
+            let message = ParqSinkNode {
+                config: Some(sink.config().try_into()?),
+                options: Some(sink.table_options().try_into()?),
+            };
+            buf.extend_from_slice(SINK_TAG);
+            return message
+                .encode(buf)
+                .map_err(|e| internal_datafusion_err!("encoding a parq write: {e}"));
+        }
         let scan = node
             .downcast_ref::<DataSourceExec>()
             .and_then(|e| e.downcast_to_file_source::<ParqSource>());
@@ -329,7 +403,19 @@ impl LogicalExtensionCodec for ParqLogicalCodec {
         buf: &[u8],
         ctx: &TaskContext,
     ) -> Result<Arc<dyn FileFormatFactory>> {
-        self.inner.try_decode_file_format(buf, ctx)
+        let Some(body) = buf.strip_prefix(FORMAT_TAG) else {
+            return self.inner.try_decode_file_format(buf, ctx);
+        };
+        let node = ParqFormatNode::decode(body).map_err(|e| decode_err("format", e))?;
+        let mut factory = match node.name.as_str() {
+            "parq" => ParqFormatFactory::new(),
+            "parquet" => ParqFormatFactory::for_parquet(),
+            other => return Err(internal_datafusion_err!("a parq format named {other:?}")),
+        };
+        if let Some(options) = &node.options {
+            factory = factory.with_options(options.try_into()?);
+        }
+        Ok(Arc::new(factory))
     }
 
     fn try_encode_file_format(
@@ -337,7 +423,18 @@ impl LogicalExtensionCodec for ParqLogicalCodec {
         buf: &mut Vec<u8>,
         node: Arc<dyn FileFormatFactory>,
     ) -> Result<()> {
-        self.inner.try_encode_file_format(buf, node)
+        let Some(factory) = node.as_ref().downcast_ref::<ParqFormatFactory>() else {
+            return self.inner.try_encode_file_format(buf, node);
+        };
+        let (name, options) = factory.parts();
+        let message = ParqFormatNode {
+            name: name.to_string(),
+            options: options.map(TryInto::try_into).transpose()?,
+        };
+        buf.extend_from_slice(FORMAT_TAG);
+        message
+            .encode(buf)
+            .map_err(|e| internal_datafusion_err!("encoding a parq format: {e}"))
     }
 
     fn try_decode_udf(&self, name: &str, buf: &[u8]) -> Result<Arc<ScalarUDF>> {

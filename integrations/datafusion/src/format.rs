@@ -287,6 +287,13 @@ impl ParqFormatFactory {
     }
 }
 
+impl ParqFormatFactory {
+    /// The factory's `STORED AS` name and preset options, to send it (Ballista).
+    pub(crate) fn parts(&self) -> (&'static str, Option<&TableParquetOptions>) {
+        (self.name, self.options.as_ref())
+    }
+}
+
 impl GetExt for ParqFormatFactory {
     /// The `STORED AS` name: `parq`, or `parquet` ([`ParqFormatFactory::for_parquet`]).
     fn get_ext(&self) -> String {

@@ -29,7 +29,9 @@ use parq::write::WriterOptions;
 #[derive(Debug)]
 pub struct ParqSink {
     config: FileSinkConfig,
-    /// DataFusion's options as parq's, for the files' schema.
+    /// DataFusion's options, as given (a plan sent to Ballista's executors carries them).
+    table_options: TableParquetOptions,
+    /// The same as parq's, for the files' schema.
     options: WriterOptions,
     upload: ObjectWriteOptions,
     metrics: ExecutionPlanMetricsSet,
@@ -39,10 +41,11 @@ impl ParqSink {
     /// A sink for `config`, writing as `options` say (checked now: an option parq cannot
     /// honour is refused by name before anything is written).
     pub fn try_new(config: FileSinkConfig, options: TableParquetOptions) -> Result<Self> {
-        let options = crate::options::writer_options(&options, &get_writer_schema(&config))?;
+        let writer = crate::options::writer_options(&options, &get_writer_schema(&config))?;
         Ok(ParqSink {
             config,
-            options,
+            table_options: options,
+            options: writer,
             upload: ObjectWriteOptions::default(),
             metrics: ExecutionPlanMetricsSet::new(),
         })
@@ -52,6 +55,11 @@ impl ParqSink {
     pub fn with_upload_options(mut self, upload: ObjectWriteOptions) -> Self {
         self.upload = upload;
         self
+    }
+
+    /// DataFusion's options the sink was made with.
+    pub fn table_options(&self) -> &TableParquetOptions {
+        &self.table_options
     }
 
     /// parq's options the files are written with.
