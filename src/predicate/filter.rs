@@ -287,8 +287,8 @@ impl<S: Source> GroupBatches<S> {
             Rest::Selected(e.matched_reader.array_batches(&rest, batch_size)?)
         } else {
             // Rows in, so that a batch of matches comes out fuller, but at most two batches'
-            // worth: decoded 16 batches at a time, strings fell out of cache (10 % of random
-            // rows took 443 ms against 351 ms, `row_filter` in BENCHMARKS.md).
+            // worth, so that the decoded strings stay in cache (`row_filter` in
+            // BENCHMARKS.md).
             let (batch, pruned) = (batch_size as u64, e.mask.len() as u64);
             let rows_in = (batch.saturating_mul(pruned) / matched.max(1) as u64)
                 .clamp(batch, batch.saturating_mul(2))
