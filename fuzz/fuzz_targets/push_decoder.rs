@@ -1,10 +1,11 @@
 //! The push decoder over a whole file from arbitrary bytes (seeded with the read_file seeds,
 //! behind 8 control bytes): the control bytes choose the piece sizes, the push order and
 //! extra pieces nobody asked for, and the request shape (coalescing gap, maximum request,
-//! memory budget, threads, and sometimes a predicate to prune by). Errors are fine; a panic, a
-//! hang, or a read that disagrees with `ParquetReader` (one row group at a time, as the
-//! push decoder's batches stop at row group ends; under a predicate, the rows
-//! `ParquetReader::prune` keeps) is not.
+//! memory budget, threads, and sometimes a predicate to prune by, an exact filter, or a
+//! dynamic filter set after the first batch). Errors are fine; a panic, a hang, or a read
+//! that disagrees with `ParquetReader` (one row group at a time, as the push decoder's
+//! batches stop at row group ends; under a predicate, the rows `ParquetReader::prune` keeps;
+//! under a filter, `ParquetReader::filtered_batches`) is not.
 #![no_main]
 
 use std::ops::Range;
@@ -13,7 +14,8 @@ use bytes::Bytes;
 use libfuzzer_sys::fuzz_target;
 use parq::predicate::{col, Expr};
 use parq::read::push::{
-    DecodeResult, FooterDecoder, FooterOptions, FooterStep, IoOptions, PushDecoder, PushOptions,
+    DecodeResult, DynamicFilter, FooterDecoder, FooterOptions, FooterStep, IoOptions, PushDecoder,
+    PushOptions,
 };
 use parq::read::{ArrayBatch, ParquetReader, ReadOptions};
 use parq_codecs::compression::Limits;
@@ -78,11 +80,23 @@ fn predicate(footer: &parq::read::push::Footer, c: &mut Control) -> Option<Expr>
     })
 }
 
+/// How the read's rows are chosen.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// Pruned by the predicate, if there is one.
+    Prune,
+    /// Filtered exactly by it.
+    Filter,
+    /// Filtered by it from after the first batch on (a dynamic filter).
+    Dynamic,
+}
+
 fn push_read(
     file: &Bytes,
     batch_size: usize,
     c: &mut Control,
     expr: &mut Option<Expr>,
+    mode: Mode,
 ) -> parq::Result<Vec<ArrayBatch>> {
     let mut footer = FooterDecoder::new(
         file.len() as u64,
@@ -112,9 +126,14 @@ fn push_read(
                 .with_max_request_size([0, 37, 4096][(c.next() % 3) as usize]),
         )
         .with_memory_budget([0, 10_000, 1 << 30][(c.next() % 3) as usize])
-        .with_projection(None)
-        .with_predicate(predicate(&footer, c));
-    expr.clone_from(&push.predicate);
+        .with_projection(None);
+    *expr = predicate(&footer, c);
+    let dynamic = DynamicFilter::new(None);
+    let push = match mode {
+        Mode::Prune => push.with_predicate(expr.clone()),
+        Mode::Filter => push.with_filter(expr.clone()),
+        Mode::Dynamic => push.with_dynamic_filter(Some(dynamic.clone())),
+    };
     let mut d = PushDecoder::try_new(footer, push)?;
     let mut out = Vec::new();
     let mut rows = 0;
@@ -129,6 +148,9 @@ fn push_read(
             }
             DecodeResult::Batch(b) => {
                 assert!(b.num_rows <= batch_size, "a batch larger than asked");
+                if out.is_empty() && mode == Mode::Dynamic {
+                    dynamic.set(expr.clone());
+                }
                 rows += b.num_rows;
                 // Kept, so that the caller sees the read was cut short (its rows pass the cap).
                 out.push(b);
@@ -170,6 +192,18 @@ fn local_read(
     Ok(out)
 }
 
+/// The rows that satisfy `expr`, as `ParquetReader::filtered_batches` gives them.
+fn filtered_read(file: &Bytes, batch_size: usize, expr: &Expr) -> parq::Result<Vec<ArrayBatch>> {
+    let reader = ParquetReader::with_options(file.clone(), options())?;
+    let names: Vec<parq::read::Select> = (0..reader.fields()?.len())
+        .map(parq::read::Select::Field)
+        .collect();
+    reader
+        .filtered_batches(&names, expr)?
+        .with_batch_size(batch_size)
+        .collect()
+}
+
 fuzz_target!(|data: &[u8]| {
     if data.len() < 8 {
         return;
@@ -179,14 +213,21 @@ fuzz_target!(|data: &[u8]| {
     let mut c = Control(seed);
     let batch_size = 1 + (c.next() % 3000) as usize;
     let mut expr = None;
-    let Ok(got) = push_read(&file, batch_size, &mut c, &mut expr) else {
+    let mode = [Mode::Prune, Mode::Prune, Mode::Filter, Mode::Dynamic][(c.next() % 4) as usize];
+    let Ok(got) = push_read(&file, batch_size, &mut c, &mut expr, mode) else {
         return;
     };
     let rows: usize = got.iter().map(|b| b.num_rows).sum();
     if rows >= 1 << 16 || got.is_empty() {
         return;
     }
-    if let Ok(want) = local_read(&file, batch_size, expr.as_ref()) {
+    let want = match (mode, &expr) {
+        // Which rows pass depends on when the filter arrived: finishing is the check.
+        (Mode::Dynamic, _) => return,
+        (Mode::Filter, Some(expr)) => filtered_read(&file, batch_size, expr),
+        (Mode::Filter, None) | (Mode::Prune, _) => local_read(&file, batch_size, expr.as_ref()),
+    };
+    if let Ok(want) = want {
         assert_eq!(got.len(), want.len(), "batch count");
         for (g, w) in got.iter().zip(&want) {
             assert_eq!(g.num_rows, w.num_rows);
