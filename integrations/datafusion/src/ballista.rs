@@ -82,6 +82,9 @@ struct ParqScanNode {
     /// The pruning predicate, over the table schema.
     #[prost(message, optional, tag = "2")]
     predicate: Option<protobuf::PhysicalExprNode>,
+    /// The scan does not filter inside parq's decoder (`SET parq.row_filter = false`).
+    #[prost(bool, tag = "3")]
+    no_row_filter: bool,
 }
 
 /// A `DataSinkExec` over a [`ParqSink`], on the wire (its input goes as the node's input).
@@ -192,8 +195,9 @@ impl PhysicalExtensionCodec for ParqPhysicalCodec {
             .ok_or_else(|| internal_datafusion_err!("a parq scan without its file scan"))?;
         let table_schema = FileScanConfig::parse_table_schema_from_proto(&conf)?;
         let decode_ctx = PhysicalPlanDecodeContext::new(ctx, self);
-        let mut source =
-            ParqSource::new(table_schema.clone()).with_footer_cache(Arc::clone(&self.footers));
+        let mut source = ParqSource::new(table_schema.clone())
+            .with_footer_cache(Arc::clone(&self.footers))
+            .with_row_filter(!node.no_row_filter);
         if let Some(p) = &node.predicate {
             let schema = table_schema.table_schema();
             let p = proto_converter.proto_to_physical_expr(p, schema, &decode_ctx)?;
@@ -241,6 +245,7 @@ impl PhysicalExtensionCodec for ParqPhysicalCodec {
         let message = ParqScanNode {
             base_conf: Some(serialize_file_scan_config(conf, self, proto_converter)?),
             predicate,
+            no_row_filter: !source.row_filter(),
         };
         buf.extend_from_slice(SCAN_TAG);
         message

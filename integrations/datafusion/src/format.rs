@@ -13,7 +13,7 @@ use datafusion::common::{
 };
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
-use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};
+use datafusion::datasource::physical_plan::{FileScanConfig, FileScanConfigBuilder, FileSource};
 use datafusion::datasource::sink::DataSinkExec;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
@@ -214,9 +214,18 @@ impl FileFormat for ParqFormat {
         conf: FileScanConfig,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         crate::options::check_read_options(&self.options_for(state))?;
-        if conf.file_source().downcast_ref::<ParqSource>().is_none() {
+        let Some(source) = conf.file_source().downcast_ref::<ParqSource>() else {
             return Err(internal_datafusion_err!("expected a ParqSource"));
-        }
+        };
+        let row_filter = crate::config::row_filter(state.config_options());
+        let conf = if source.row_filter() == row_filter {
+            conf
+        } else {
+            let source = source.clone().with_row_filter(row_filter);
+            FileScanConfigBuilder::from(conf)
+                .with_source(Arc::new(source))
+                .build()
+        };
         Ok(DataSourceExec::from_data_source(conf))
     }
 

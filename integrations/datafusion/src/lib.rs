@@ -71,6 +71,7 @@
 
 #[cfg(feature = "ballista")]
 pub mod ballista;
+mod config;
 mod counted_store;
 mod drop_in;
 mod format;
@@ -85,6 +86,7 @@ mod table;
 
 use std::sync::Arc;
 
+pub use config::ParqConfig;
 pub use drop_in::{register_as_parquet, with_parquet_through_parq, ParquetThroughParq};
 pub use format::{ParqFormat, ParqFormatFactory};
 pub use sink::ParqSink;
@@ -96,6 +98,10 @@ pub use table::{ParqTable, ParqTableFactory};
 pub fn register(ctx: &datafusion::prelude::SessionContext) -> datafusion::common::Result<()> {
     let state = ctx.state_ref();
     let mut state = state.write();
+    let options = state.config_mut().options_mut();
+    if options.extensions.get::<ParqConfig>().is_none() {
+        options.extensions.insert(ParqConfig::default());
+    }
     state
         .table_factories_mut()
         .insert("PARQ".into(), Arc::new(ParqTableFactory::new()));

@@ -103,6 +103,8 @@ pub(crate) struct ParqOpener {
     pub predicate: Option<Arc<dyn PhysicalExpr>>,
     pub batch_size: usize,
     pub limit: Option<usize>,
+    /// Filter inside the decoder ([`crate::ParqConfig::row_filter`]).
+    pub row_filter: bool,
     pub metrics: ScanMetrics,
     pub footers: Arc<FooterCache>,
 }
@@ -149,6 +151,7 @@ impl FileOpener for ParqOpener {
         let predicate = self.predicate.clone();
         let file_schema = Arc::clone(&self.file_schema);
         let (batch_size, limit, metrics) = (self.batch_size, self.limit, self.metrics.clone());
+        let filters = self.row_filter;
         let footers = Arc::clone(&self.footers);
         Ok(Box::pin(async move {
             let meta = &file.object_meta;
@@ -170,6 +173,7 @@ impl FileOpener for ParqOpener {
             // tighten (see `decode`); pruning takes them as they are now.
             let dynamic = predicate
                 .as_ref()
+                .filter(|_| filters)
                 .map(|p| (Arc::clone(p), snapshot_generation(p)))
                 .filter(|(_, generation)| *generation != 0);
             let predicate = predicate
@@ -177,6 +181,7 @@ impl FileOpener for ParqOpener {
                 .and_then(|p| crate::predicate::to_parq(&p, &file_schema));
             let row_filter = predicate
                 .as_ref()
+                .filter(|_| filters)
                 .and_then(|expr| fast_conjuncts(expr, plan.footer.schema()));
             let dynamic = dynamic.map(|(expr, generation)| FollowedFilter {
                 expr,

@@ -30,6 +30,8 @@ pub struct ParqSource {
     projection: SplitProjection,
     predicate: Option<Arc<dyn PhysicalExpr>>,
     batch_size: Option<usize>,
+    /// Filter inside parq's decoder (see [`crate::ParqConfig::row_filter`]).
+    row_filter: bool,
     metrics: ExecutionPlanMetricsSet,
     footers: Arc<FooterCache>,
 }
@@ -43,6 +45,7 @@ impl ParqSource {
             table_schema,
             predicate: None,
             batch_size: None,
+            row_filter: true,
             metrics: ExecutionPlanMetricsSet::new(),
             footers: Arc::new(FooterCache::new(crate::ParqFormat::FOOTER_CACHE_CAPACITY)),
         }
@@ -59,6 +62,17 @@ impl ParqSource {
             predicate: Some(predicate),
             ..self
         }
+    }
+
+    /// Whether the scan filters rows inside parq's decoder (default: yes); see
+    /// [`crate::ParqConfig::row_filter`].
+    pub fn with_row_filter(self, row_filter: bool) -> Self {
+        ParqSource { row_filter, ..self }
+    }
+
+    /// Whether the scan filters rows inside parq's decoder.
+    pub fn row_filter(&self) -> bool {
+        self.row_filter
     }
 
     /// The pruning predicate pushed into the scan (over the table schema).
@@ -89,6 +103,7 @@ impl FileSource for ParqSource {
             predicate: self.predicate.clone(),
             batch_size: self.batch_size.or(base_config.batch_size).unwrap_or(8192),
             limit: base_config.limit,
+            row_filter: self.row_filter,
             metrics: ScanMetrics::new(&self.metrics, partition),
             footers: Arc::clone(&self.footers),
         });

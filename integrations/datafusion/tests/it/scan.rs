@@ -411,3 +411,46 @@ async fn a_limit_fetches_only_the_pages_of_its_rows() {
         fetched[1]
     );
 }
+
+/// `SET parq.row_filter = false` turns parq's filter in the decoder off (nothing dropped in
+/// the scan, the same answer); DataFusion's `pushdown_filters` leaves it on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_row_filter_is_parqs_own_setting() {
+    let dir = tpch(0.01, 4096).await;
+    let path = dir.join("lineitem.parquet");
+    let sql = "SELECT count(*), sum(l_extendedprice * l_discount) FROM lineitem \
+               WHERE l_shipdate >= date '1994-01-01' AND l_shipdate < date '1995-01-01' \
+               AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24";
+    let mut answers = Vec::new();
+    for (set, drops) in [
+        (None, true),
+        (
+            Some("datafusion.execution.parquet.pushdown_filters = false"),
+            true,
+        ),
+        (
+            Some("datafusion.execution.parquet.pushdown_filters = true"),
+            true,
+        ),
+        (Some("parq.row_filter = false"), false),
+    ] {
+        let ctx = session(2);
+        parq_datafusion::register(&ctx).unwrap();
+        if let Some(set) = set {
+            ctx.sql(&format!("SET {set}"))
+                .await
+                .unwrap()
+                .collect()
+                .await
+                .unwrap();
+        }
+        register(&ctx, "lineitem", path.to_str().unwrap(), Reader::Parq)
+            .await
+            .unwrap();
+        let (got, plan) = execute(&ctx, sql).await;
+        let dropped = scan_metric(&plan, "rows_filtered");
+        assert_eq!(dropped > 0, drops, "{set:?}: {dropped} rows dropped");
+        answers.push(got);
+    }
+    assert!(answers.windows(2).all(|w| w[0] == w[1]));
+}
