@@ -296,6 +296,7 @@ impl ParqFormatFactory {
     }
 }
 
+#[cfg(feature = "ballista")]
 impl ParqFormatFactory {
     /// The factory's `STORED AS` name and preset options, to send it (Ballista).
     pub(crate) fn parts(&self) -> (&'static str, Option<&TableParquetOptions>) {
