@@ -669,3 +669,58 @@ fn parquet_testing_files_read_selected_rows() {
     }
     assert!(checked > 100, "only {checked} fields checked");
 }
+
+/// A dictionary-encoded page read by a selection of many runs resumes its indices where the
+/// last run ended (probe `read.dictionary_indices_resumed`) instead of skipping from the
+/// page start for every run, for fixed-width values, strings as offsets and as views, and
+/// nulls; the rows are the selected ones.
+#[cfg(feature = "probes")]
+#[test]
+fn dictionary_pages_resume_their_indices_run_after_run() {
+    let rows = 20_000usize;
+    let ints = Column {
+        len: rows,
+        validity: None,
+        values: Values::Int64((0..rows as i64).map(|i| i % 7).collect::<Vec<_>>().into()),
+    };
+    // Strings with a null every fifth row.
+    let (mut offsets, mut data) = (vec![0i64], Vec::new());
+    for i in 0..rows {
+        if i % 5 != 0 {
+            data.extend_from_slice(format!("word-{}", i % 11).as_bytes());
+        }
+        offsets.push(data.len() as i64);
+    }
+    let strings = Column {
+        len: rows,
+        validity: Some(arrow_buffer::NullBuffer::from(
+            (0..rows).map(|i| i % 5 != 0).collect::<Vec<_>>(),
+        )),
+        values: Values::Binary {
+            offsets: arrow_buffer::OffsetBuffer::new(offsets.into()),
+            data: data.into(),
+        },
+    };
+    let bytes = write(
+        vec![Field::int64("i"), Field::string("s").optional()],
+        WriterOptions::default()
+            .with_encoding(EncodingPolicy::Dictionary)
+            .with_data_page_row_limit(rows),
+        &[ints.clone(), strings.clone()],
+    );
+    // 500 runs of 10 rows, one every 40.
+    let sel = RowSelection::from_ranges((0..500u64).map(|i| i * 40..i * 40 + 10));
+    for views in [false, true] {
+        parq::codecs::probe::reset();
+        let r = open(&bytes, Some(sel.clone()), views);
+        assert_eq!(r.read_column(0).unwrap(), filter(&ints, &sel));
+        let got = parq::array::Array::Primitive(r.read_column(1).unwrap());
+        let want = parq::array::Array::Primitive(filter(&strings, &sel));
+        assert_eq!(got.len(), want.len());
+        for i in 0..got.len() {
+            assert_eq!(got.value(i), want.value(i), "row {i}");
+        }
+        let resumed = parq::codecs::probe::get("read.dictionary_indices_resumed");
+        assert!(resumed >= 2 * 499, "{resumed} parts resumed");
+    }
+}

@@ -177,7 +177,70 @@ fn write_uleb(mut v: u64, out: &mut Vec<u8>) {
     out.push(v as u8);
 }
 
+/// Where an [`RleDecoder`] stands in its data, to resume there later over the same data
+/// ([`RleDecoder::checkpoint`], [`RleDecoder::resume`]): a reader that decodes a page in
+/// parts continues from the end of the last part instead of skipping from the page start.
+/// Made by [`RleDecoder::checkpoint`].
+#[derive(Debug, Clone, Copy)]
+pub struct RlePosition {
+    pos: usize,
+    cur: PositionAt,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum PositionAt {
+    Empty,
+    Repeated {
+        value: u64,
+        left: usize,
+    },
+    /// `from` is where the partly consumed run's next group starts in the data.
+    Packed {
+        from: usize,
+        skip: usize,
+        left: usize,
+    },
+}
+
 impl<'a> RleDecoder<'a> {
+    /// Where the decoder stands (see [`RlePosition`]).
+    pub fn checkpoint(&self) -> RlePosition {
+        let cur = match self.cur {
+            Current::Empty => PositionAt::Empty,
+            Current::Repeated { value, left } => PositionAt::Repeated { value, left },
+            // `bytes` is always a suffix of the data.
+            Current::Packed { bytes, skip, left } => PositionAt::Packed {
+                from: self.data.len() - bytes.len(),
+                skip,
+                left,
+            },
+        };
+        RlePosition { pos: self.pos, cur }
+    }
+
+    /// Continue from `at`, a [`Self::checkpoint`] of a decoder over the same data and bit
+    /// width. A position past the data is an error, never a panic.
+    pub fn resume(&mut self, at: RlePosition) -> Result<()> {
+        let past = || Error::InvalidData {
+            offset: at.pos,
+            what: "resumed past the data",
+        };
+        if at.pos > self.data.len() {
+            return Err(past());
+        }
+        self.pos = at.pos;
+        self.cur = match at.cur {
+            PositionAt::Empty => Current::Empty,
+            PositionAt::Repeated { value, left } => Current::Repeated { value, left },
+            PositionAt::Packed { from, skip, left } => Current::Packed {
+                bytes: self.data.get(from..).ok_or_else(past)?,
+                skip,
+                left,
+            },
+        };
+        Ok(())
+    }
+
     /// A decoder over `data`, a hybrid stream without length prefix, of values `bit_width` bits
     /// wide (`<= 64`; Parquet uses `<= 32`).
     pub fn new(data: &'a [u8], bit_width: u32) -> Result<Self> {
@@ -1359,6 +1422,40 @@ mod tests {
         #[test]
         fn prop_random_values(values in proptest::collection::vec(0u64..4, 0..600)) {
             check_roundtrip(&values, 2);
+        }
+
+        /// Decoding in parts, each from a fresh decoder resumed where the last one stood
+        /// (after skips and reads of any length), gives the values of one decoder.
+        #[test]
+        fn prop_resume_where_the_last_part_stood(
+            runs in proptest::collection::vec((0u64..16, 1usize..40, any::<bool>()), 0..30),
+            steps in proptest::collection::vec((0usize..30, 0usize..30), 1..20),
+        ) {
+            let values: Vec<u64> = runs
+                .iter()
+                .flat_map(|&(v, n, mixed)| (0..n).map(move |i| if mixed { (v + i as u64) % 16 } else { v }))
+                .collect();
+            let mut data = Vec::new();
+            encode(&values, 4, &mut data);
+            let (mut at, mut position, mut got) = (0usize, None, Vec::new());
+            for (skip, take) in steps {
+                let mut dec = RleDecoder::new(&data, 4).unwrap();
+                if let Some(p) = position {
+                    dec.resume(p).unwrap();
+                }
+                let skipped = dec.skip(skip).unwrap();
+                let mut buf = vec![0u64; take];
+                let n = dec.get_batch(&mut buf).unwrap();
+                // A bit-packed run ends in whole groups of 8: values past the real ones are
+                // padding.
+                let want_from = (at + skipped).min(values.len());
+                let real = n.min(values.len() - want_from);
+                got.extend_from_slice(&buf[..real]);
+                prop_assert_eq!(&buf[..real], &values[want_from..want_from + real]);
+                at = want_from + n;
+                position = Some(dec.checkpoint());
+            }
+            prop_assert!(got.len() <= values.len());
         }
 
         #[test]

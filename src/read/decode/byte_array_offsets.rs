@@ -15,7 +15,9 @@ use super::byte_arrays::{
     byte_arrays_as_plain, decode_binary_dense, first_invalid_utf8, skip_byte_arrays,
     skippable_bytes, PageLengths,
 };
-use super::values::{check_count, is_dictionary, splittable, PartStart, ValuesDecoder};
+use super::values::{
+    check_count, is_dictionary, splittable, IndexCursor, PartStart, ValuesDecoder,
+};
 use crate::column::Values;
 use crate::metadata::Encoding;
 use crate::read::page::DataPage;
@@ -30,6 +32,8 @@ pub(super) struct BinaryDecoder {
     data: Vec<u8>,
     dense_offsets: Vec<i64>,
     indices: Vec<u32>,
+    /// Where the last part of a dictionary-encoded page ended in its indices.
+    cursor: IndexCursor,
     lengths: PageLengths,
     /// Where the handed-out runs' buffers come back to (see [`Recycler`]).
     recycled_offsets: Recycler<i64>,
@@ -59,6 +63,7 @@ impl Default for BinaryDecoder {
             data: Vec::new(),
             dense_offsets: Vec::new(),
             indices: Vec::new(),
+            cursor: IndexCursor::default(),
             lengths: PageLengths::default(),
             recycled_offsets: Recycler::default(),
             recycled_data: Recycler::default(),
@@ -206,10 +211,12 @@ impl ValuesDecoder for BinaryDecoder {
     }
 
     fn start_skipping(&mut self, page: &DataPage) -> Result<()> {
+        self.cursor.start();
         self.lengths.load(page)
     }
 
     fn end_skipping(&mut self) {
+        self.cursor.end();
         self.lengths.loaded = false;
     }
 
@@ -296,6 +303,7 @@ impl BinaryDecoder {
             dict: self.dict.as_ref(),
             lengths: &self.lengths,
             indices: &mut self.indices,
+            cursor: &mut self.cursor,
             dense_offsets: &mut self.dense_offsets,
             data: &mut self.data,
             page,
@@ -333,6 +341,8 @@ struct Part<'a> {
     dict: Option<&'a ByteArrayDictionary>,
     lengths: &'a PageLengths,
     indices: &'a mut Vec<u32>,
+    /// Where the last part of a dictionary-encoded page ended.
+    cursor: &'a mut IndexCursor,
     dense_offsets: &'a mut Vec<i64>,
     data: &'a mut Vec<u8>,
     page: &'a DataPage,
@@ -362,7 +372,7 @@ impl Part<'_> {
                 self.slots,
                 self.dict,
                 lengths,
-                self.indices,
+                (self.indices, self.cursor),
                 offsets,
                 self.data,
             )?,
@@ -376,7 +386,7 @@ impl Part<'_> {
                     self.count,
                     self.dict,
                     lengths,
-                    self.indices,
+                    (self.indices, self.cursor),
                     self.dense_offsets,
                     self.data,
                 )?;

@@ -11,7 +11,7 @@ use parq_codecs::{levels, probe};
 use super::byte_arrays::{byte_arrays_as_plain, skip_byte_arrays, skippable_bytes, PageLengths};
 use super::values::{
     check_count, expect_count, is_dictionary, missing_dictionary, splittable, unsupported_encoding,
-    PartStart, ValuesDecoder,
+    IndexCursor, PartStart, ValuesDecoder,
 };
 use crate::column::Values;
 use crate::metadata::Encoding;
@@ -30,6 +30,7 @@ pub(super) struct ViewDecoder {
     offsets: Vec<i64>,
     data: Vec<u8>,
     lengths: PageLengths,
+    indices: IndexCursor,
 }
 
 /// Point every long view of `views` at buffer `index`.
@@ -125,9 +126,9 @@ impl ViewDecoder {
                     self.dict_index = Some(i);
                 }
                 probe::hit("read.views_dictionary_gather");
-                let mut dec = rle::dictionary_index_decoder(input)?;
-                expect_count(dec.skip(at.first)?, at.first)?;
+                let mut dec = self.indices.decoder(input, at.first)?;
                 rle::gather_dictionary(&mut dec, dviews, n, out)?;
+                self.indices.keep(at.first + n, &dec);
             }
             _ if at.first > 0 => {
                 return Err(Error::format("page split in an unsplittable encoding"))
@@ -189,10 +190,12 @@ impl ValuesDecoder for ViewDecoder {
     }
 
     fn start_skipping(&mut self, page: &DataPage) -> Result<()> {
+        self.indices.start();
         self.lengths.load(page)
     }
 
     fn end_skipping(&mut self) {
+        self.indices.end();
         self.lengths.loaded = false;
     }
 

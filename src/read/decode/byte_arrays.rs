@@ -9,7 +9,7 @@ use parq_codecs::probe;
 
 use super::values::{
     check_count, expect_count, is_dictionary, missing_dictionary, splittable, unsupported_encoding,
-    with_index_chunks, PartStart,
+    with_index_chunks, IndexCursor, PartStart,
 };
 use crate::metadata::Encoding;
 use crate::read::page::DataPage;
@@ -135,7 +135,7 @@ pub(super) fn byte_arrays_as_plain(page: &DataPage, valid: usize) -> Result<Byte
         valid,
         None,
         None,
-        &mut Vec::new(),
+        (&mut Vec::new(), &mut IndexCursor::default()),
         &mut offsets,
         &mut data,
     )?;
@@ -159,7 +159,7 @@ pub(super) fn decode_binary_dense<O: Offset>(
     n: usize,
     dict: Option<&ByteArrayDictionary>,
     lengths: Option<&PageLengths>,
-    indices: &mut Vec<u32>,
+    indices: (&mut Vec<u32>, &mut IndexCursor),
     offsets: &mut Vec<O>,
     data: &mut Vec<u8>,
 ) -> Result<usize> {

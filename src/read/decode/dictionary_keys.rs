@@ -16,7 +16,7 @@ use parq_codecs::encoding::rle;
 use parq_codecs::kernels::memory;
 use parq_codecs::{levels, probe};
 
-use super::values::{check_count, expect_count, is_dictionary, PartStart, ValuesDecoder};
+use super::values::{check_count, is_dictionary, IndexCursor, PartStart, ValuesDecoder};
 use crate::column::{Column, Values};
 use crate::read::page::DataPage;
 use crate::{Error, Result};
@@ -37,6 +37,8 @@ pub(super) struct KeysDecoder {
     fallen_back: bool,
     /// Keys of the current run (one per slot, 0 in null slots).
     keys: Vec<i32>,
+    /// Where the last part of a keys page ended.
+    indices: IndexCursor,
     /// Dense keys of a page with nulls, before they are scattered into their slots.
     scratch: Vec<i32>,
     /// Parts of the current run already closed (keys of an earlier dictionary, or values of
@@ -54,6 +56,7 @@ impl KeysDecoder {
             page: None,
             fallen_back: false,
             keys: Vec::new(),
+            indices: IndexCursor::default(),
             scratch: Vec::new(),
             sealed: Vec::new(),
         }
@@ -120,8 +123,7 @@ impl KeysDecoder {
         count: usize,
     ) -> Result<()> {
         let len = self.dictionary.as_ref().map_or(0, |d| d.len);
-        let mut dec = rle::dictionary_index_decoder(&page.values)?;
-        expect_count(dec.skip(at.first)?, at.first)?;
+        let mut dec = self.indices.decoder(&page.values, at.first)?;
         probe::hit("read.dictionary_keys");
         match validity {
             None => rle::dictionary_keys(&mut dec, len, slots, &mut self.keys)?,
@@ -137,6 +139,7 @@ impl KeysDecoder {
                 )?;
             }
         }
+        self.indices.keep(at.first + count, &dec);
         Ok(())
     }
 }
@@ -255,12 +258,14 @@ impl ValuesDecoder for KeysDecoder {
 
     fn start_skipping(&mut self, page: &DataPage) -> Result<()> {
         if self.keys_page(page) {
+            self.indices.start();
             return Ok(());
         }
         self.inner.start_skipping(page)
     }
 
     fn end_skipping(&mut self) {
+        self.indices.end();
         self.inner.end_skipping();
     }
 

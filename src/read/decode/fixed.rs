@@ -12,7 +12,7 @@ use parq_codecs::{levels, probe};
 
 use super::values::{
     check_count, expect_count, is_dictionary, missing_dictionary, skippable_fixed, splittable,
-    unsupported_encoding, PartStart, ValuesDecoder,
+    unsupported_encoding, IndexCursor, PartStart, ValuesDecoder,
 };
 use crate::column::Values;
 use crate::metadata::Encoding;
@@ -96,6 +96,8 @@ pub(super) struct FixedDecoder<T: Native> {
     copied_streak: u8,
     /// Where the handed-out runs' buffers come back to (see [`Recycler`]).
     recycled: Recycler<T>,
+    /// Where the last part of a dictionary-encoded page ended.
+    indices: IndexCursor,
 }
 
 impl<T: Native> Default for FixedDecoder<T> {
@@ -109,6 +111,7 @@ impl<T: Native> Default for FixedDecoder<T> {
             scratch: Vec::new(),
             bytes: Vec::new(),
             recycled: Recycler::default(),
+            indices: IndexCursor::default(),
         }
     }
 }
@@ -146,7 +149,7 @@ fn decode_native_dense<T: Native>(
     first: usize,
     n: usize,
     dict: Option<&[T]>,
-    bytes: &mut Vec<u8>,
+    (bytes, indices): (&mut Vec<u8>, &mut IndexCursor),
     out: &mut Vec<T>,
 ) -> Result<()> {
     let input = &page.values[..];
@@ -159,9 +162,9 @@ fn decode_native_dense<T: Native>(
         e if is_dictionary(e) => {
             let dict = dict.ok_or_else(missing_dictionary)?;
             probe::hit("read.dictionary_gather");
-            let mut dec = rle::dictionary_index_decoder(input)?;
-            expect_count(dec.skip(first)?, first)?;
+            let mut dec = indices.decoder(input, first)?;
             rle::gather_dictionary(&mut dec, dict, n, out)?;
+            indices.keep(first + n, &dec);
         }
         // A part of the page (not all its values from the first): the streams are as long
         // as the page has values.
@@ -188,6 +191,15 @@ fn decode_native_dense<T: Native>(
 impl<T: Native> ValuesDecoder for FixedDecoder<T> {
     fn output_bytes(&self, _: &DataPage, slots: usize, _: usize) -> u64 {
         (slots as u64).saturating_mul(size_of::<T>() as u64)
+    }
+
+    fn start_skipping(&mut self, _: &DataPage) -> Result<()> {
+        self.indices.start();
+        Ok(())
+    }
+
+    fn end_skipping(&mut self) {
+        self.indices.end();
     }
 
     fn try_reserve(
@@ -270,7 +282,8 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
     fn plain_values(&mut self, page: &DataPage, valid: usize) -> Result<Bytes> {
         let mut values = Vec::new();
         let dict = self.dict.as_deref();
-        decode_native_dense(page, 0, valid, dict, &mut self.bytes, &mut values)?;
+        let whole = &mut IndexCursor::default();
+        decode_native_dense(page, 0, valid, dict, (&mut self.bytes, whole), &mut values)?;
         Ok(Bytes::copy_from_slice(bytemuck::cast_slice(&values)))
     }
 
@@ -290,7 +303,14 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
         let dict = self.dict.as_deref();
         let first = at.first;
         match validity {
-            None => decode_native_dense(page, first, slots, dict, &mut self.bytes, &mut self.out)?,
+            None => decode_native_dense(
+                page,
+                first,
+                slots,
+                dict,
+                (&mut self.bytes, &mut self.indices),
+                &mut self.out,
+            )?,
             Some(bits) if page.encoding == Encoding::PLAIN => {
                 // Scattered straight from the page: no dense copy first.
                 let size = size_of::<T>();
@@ -309,7 +329,14 @@ impl<T: Native> ValuesDecoder for FixedDecoder<T> {
             }
             Some(bits) => {
                 self.scratch.clear();
-                decode_native_dense(page, first, count, dict, &mut self.bytes, &mut self.scratch)?;
+                decode_native_dense(
+                    page,
+                    first,
+                    count,
+                    dict,
+                    (&mut self.bytes, &mut self.indices),
+                    &mut self.scratch,
+                )?;
                 probe::hit("read.scatter_fixed");
                 levels::scatter_fixed(
                     &self.scratch,

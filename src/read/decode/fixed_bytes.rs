@@ -10,7 +10,7 @@ use parq_codecs::levels;
 
 use super::values::{
     expect_count, is_dictionary, missing_dictionary, skippable_fixed, unsupported_encoding,
-    with_index_chunks, PartStart, ValuesDecoder,
+    with_index_chunks, IndexCursor, PartStart, ValuesDecoder,
 };
 use crate::column::Values;
 use crate::metadata::Encoding;
@@ -61,7 +61,8 @@ fn decode_fixed_bytes_dense(
         e if is_dictionary(e) => {
             let dict = dict.ok_or_else(missing_dictionary)?;
             let entries = dict.len() / width;
-            with_index_chunks(input, first, n, indices, |chunk| {
+            let whole = &mut IndexCursor::default();
+            with_index_chunks(input, first, n, (indices, whole), |chunk| {
                 out.reserve(chunk.len() * width);
                 for &i in chunk {
                     let i = i as usize;

@@ -7,6 +7,7 @@ use std::collections::TryReserveError;
 use arrow_buffer::BooleanBuffer;
 use bytes::Bytes;
 use parq_codecs::encoding::rle;
+use parq_codecs::probe;
 
 use crate::column::Values;
 use crate::metadata::Encoding;
@@ -117,6 +118,53 @@ pub(super) trait ValuesDecoder: Send {
     fn finish(&mut self) -> Values;
 }
 
+/// Where the last part of a dictionary-encoded page ended in its indices, while the page is
+/// decoded in parts (from [`ValuesDecoder::start_skipping`] to `end_skipping`): the next
+/// part resumes there instead of skipping from the page start, which made a page read by
+/// many runs quadratic in its runs. Probe `read.dictionary_indices_resumed`.
+#[derive(Debug, Default)]
+pub(super) struct IndexCursor {
+    active: bool,
+    /// The index the decoder stood at, and where.
+    at: Option<(usize, rle::RlePosition)>,
+}
+
+impl IndexCursor {
+    /// A page's parts begin.
+    pub(super) fn start(&mut self) {
+        self.active = true;
+        self.at = None;
+    }
+
+    /// They end.
+    pub(super) fn end(&mut self) {
+        self.active = false;
+        self.at = None;
+    }
+
+    /// A decoder of the indices of `input` (a dictionary-encoded page's values) standing at
+    /// index `first`.
+    pub(super) fn decoder<'p>(&self, input: &'p [u8], first: usize) -> Result<rle::RleDecoder<'p>> {
+        let mut dec = rle::dictionary_index_decoder(input)?;
+        match self.at.filter(|(at, _)| self.active && *at <= first) {
+            Some((at, position)) => {
+                probe::hit("read.dictionary_indices_resumed");
+                dec.resume(position)?;
+                expect_count(dec.skip(first - at)?, first - at)?;
+            }
+            None => expect_count(dec.skip(first)?, first)?,
+        }
+        Ok(dec)
+    }
+
+    /// `dec` now stands at index `at`.
+    pub(super) fn keep(&mut self, at: usize, dec: &rle::RleDecoder<'_>) {
+        if self.active {
+            self.at = Some((at, dec.checkpoint()));
+        }
+    }
+}
+
 /// PLAIN pages and dictionary pages (once the dictionary is known) resume mid-page cheaply: a
 /// byte cursor, or indices skipped.
 pub(super) fn splittable(page: &DataPage, has_dictionary: bool) -> bool {
@@ -159,11 +207,10 @@ pub(super) fn with_index_chunks(
     input: &[u8],
     first: usize,
     n: usize,
-    indices: &mut Vec<u32>,
+    (indices, cursor): (&mut Vec<u32>, &mut IndexCursor),
     mut gather: impl FnMut(&[u32]) -> Result<()>,
 ) -> Result<()> {
-    let mut dec = rle::dictionary_index_decoder(input)?;
-    expect_count(dec.skip(first)?, first)?;
+    let mut dec = cursor.decoder(input, first)?;
     let mut left = n;
     while left > 0 {
         let k = left.min(INDEX_CHUNK);
@@ -173,6 +220,7 @@ pub(super) fn with_index_chunks(
         gather(indices)?;
         left -= k;
     }
+    cursor.keep(first + n, &dec);
     Ok(())
 }
 
