@@ -141,8 +141,12 @@ pub(crate) fn push_read(
 ) -> parq::Result<(Vec<ArrayBatch>, Vec<Range<u64>>)> {
     let mut requests = 0;
     let f = footer(file, FooterOptions::default(), how, &mut requests)?;
-    // Every match is returned (and counted once) unless an offset or a limit cuts them.
-    let filtered = options.filter.is_some() && options.offset == 0 && options.limit.is_none();
+    // Every match is returned (and counted once) unless an offset or a limit cuts them or the
+    // filter may stop.
+    let filtered = options.filter.is_some()
+        && options.filter_exact
+        && options.offset == 0
+        && options.limit.is_none();
     let mut d = PushDecoder::try_new(f, options)?;
     let mut rng = Rng::new(how.seed ^ 0x55);
     let mut out = Vec::new();
@@ -1271,5 +1275,49 @@ fn under_a_filter_no_bytes_are_joined_by_copying() {
         let (batches, _) = push_read(&file, options, Pushing::WHOLE).unwrap();
         assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 10);
         assert_eq!(probe::get("push.joined_spans"), 0, "{how:?}");
+    }
+}
+
+/// A filter that need not be exact stops once a row group's matches are most of its rows:
+/// the row groups after it come unfiltered (the caller filters again). An exact one never
+/// stops.
+#[cfg(feature = "probes")]
+#[test]
+fn a_filter_that_need_not_be_exact_stops_where_it_pays_too_little() {
+    let rows = 40_000i64;
+    let mut out = Vec::new();
+    let options = WriterOptions::default()
+        .with_row_group_rows(10_000)
+        .with_page_index(true);
+    let mut w = ParquetWriter::new(&mut out, vec![Field::int64("a")], options).unwrap();
+    // 1 in 99 rows of 100.
+    let a = Column {
+        len: rows as usize,
+        validity: None,
+        values: Values::Int64(
+            (0..rows)
+                .map(|i| i64::from(i % 100 != 0))
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+    };
+    w.write_batch(&[a]).unwrap();
+    w.finish().unwrap();
+    let file = Bytes::from(out);
+    for exact in [true, false] {
+        probe::reset();
+        let options = PushOptions::default()
+            .with_filter(Some(col("a").eq(1i64)))
+            .with_filter_exact(exact);
+        let (batches, _) = push_read(&file, options, Pushing::WHOLE).unwrap();
+        let n: usize = batches.iter().map(|b| b.num_rows).sum();
+        if exact {
+            assert_eq!(n, 39_600);
+            assert_eq!(probe::get("push.filter_dropped"), 0);
+        } else {
+            // The first row group filtered, the three after it whole.
+            assert_eq!(n, 9_900 + 30_000);
+            assert_eq!(probe::get("push.filter_dropped"), 1);
+        }
     }
 }

@@ -64,6 +64,12 @@ pub struct PushOptions {
     pub filter: Option<Expr>,
     /// How [`filter`](Self::filter) reads the columns it did not decode.
     pub materialise: Materialise,
+    /// Whether every batch holds only rows that satisfy [`filter`](Self::filter) (default).
+    /// `false`, for a caller that filters again itself (an engine whose filter runs above
+    /// the scan): the filter stops where it pays too little, once a row group's matches are
+    /// [`FILTER_DROP_RATIO`] of its rows or more, and the row groups not yet evaluated are
+    /// read unfiltered (probe `push.filter_dropped`).
+    pub filter_exact: bool,
     /// A [`filter`](Self::filter) its owner may change during the read (see
     /// [`DynamicFilter`]); with it, `filter` must be `None`.
     pub dynamic_filter: Option<DynamicFilter>,
@@ -88,6 +94,7 @@ impl Default for PushOptions {
             predicate: None,
             filter: None,
             materialise: Materialise::Auto,
+            filter_exact: true,
             dynamic_filter: None,
             offset: 0,
             limit: None,
@@ -156,12 +163,23 @@ impl PushOptions {
         self
     }
 
+    /// These options with [`filter_exact`](Self::filter_exact) set to `v`.
+    pub fn with_filter_exact(mut self, v: bool) -> Self {
+        self.filter_exact = v;
+        self
+    }
+
     /// These options with [`materialise`](Self::materialise) set to `v`.
     pub fn with_materialise(mut self, v: Materialise) -> Self {
         self.materialise = v;
         self
     }
 }
+
+/// Of the rows a row group's filter evaluated, the share of matches from which a filter that
+/// need not be exact ([`PushOptions::filter_exact`]) stops: filtering then copies nearly every
+/// row to drop a few, which the caller's own filter does anyway.
+pub const FILTER_DROP_RATIO: f64 = 0.875;
 
 /// What a [`PushDecoder`] answers.
 #[derive(Debug)]
@@ -725,7 +743,10 @@ impl PushDecoder {
     /// Append `columns` (the matches' positions in the file) to every batch; only under an
     /// exact filter, whose batches know them.
     pub(crate) fn with_virtual_columns(mut self, columns: VirtualColumns) -> Result<Self> {
-        if (self.filter.is_none() || self.options.dynamic_filter.is_some()) && !columns.is_empty() {
+        let exact = self.filter.is_some()
+            && self.options.dynamic_filter.is_none()
+            && self.options.filter_exact;
+        if !exact && !columns.is_empty() {
             return Err(Error::InvalidArgument(
                 "a push decoder gives virtual columns only under an exact filter".into(),
             ));
@@ -1335,9 +1356,13 @@ impl PushDecoder {
             Some(s) => s,
             None => RowSelection::from_ranges(std::iter::once(rows.clone())),
         };
+        let evaluated = pruned.row_count();
         let e = filter.evaluate(&reader, (g.rg, g.first_row, n), pruned, projection)?;
         let matched = e.matched().row_count();
         self.stats.rows_matched += matched;
+        let pays_too_little = !self.options.filter_exact
+            && matched as f64 >= FILTER_DROP_RATIO * evaluated as f64
+            && self.options.dynamic_filter.is_none();
         let g = &mut self.groups[i];
         if matched == 0 {
             probe::hit("push.filter_without_match");
@@ -1363,7 +1388,28 @@ impl PushDecoder {
         g.leaves = Some(leaves);
         g.filter = FilterStage::Evaluated(Box::new(e), by_selection);
         g.phase = Phase::Unplanned;
+        if pays_too_little {
+            self.drop_filter(i);
+        }
         Ok(())
+    }
+
+    /// Stop filtering the row groups after group `i` that are not evaluated yet (see
+    /// [`PushOptions::filter_exact`]): they are planned again for every projected column.
+    fn drop_filter(&mut self, i: usize) {
+        probe::hit("push.filter_dropped");
+        self.filter = None;
+        for g in self.groups.iter_mut().skip(i + 1) {
+            if !matches!(g.filter, FilterStage::Predicate) {
+                continue;
+            }
+            g.filter = FilterStage::Off;
+            g.row_filter = None;
+            g.leaves = None;
+            if g.phase != Phase::Prune {
+                g.phase = Phase::Unplanned;
+            }
+        }
     }
 
     /// How group `g` is read: its row group, and its rows as file row numbers.

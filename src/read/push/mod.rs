@@ -23,7 +23,7 @@ pub(crate) mod whole;
 
 #[cfg(feature = "arrow")]
 pub(crate) use decoder::empty_reader;
-pub use decoder::{DecodeResult, PushDecoder, PushOptions};
+pub use decoder::{DecodeResult, PushDecoder, PushOptions, FILTER_DROP_RATIO};
 pub use dynamic::DynamicFilter;
 pub use fetch_plan::IoOptions;
 pub use footer::{Footer, FooterDecoder, FooterOptions, FooterStep, DEFAULT_FOOTER_SUFFIX};
