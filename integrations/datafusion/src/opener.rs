@@ -534,10 +534,11 @@ fn decode(
         .with_limit((limit != usize::MAX).then_some(limit as u64));
     options = match &dynamic {
         Some(d) => options.with_dynamic_filter(Some(d.filter.clone())),
-        // DataFusion filters again above the scan: where parq's filter keeps nearly every
-        // row, it stops rather than copy them all.
-        None => options.with_filter(row_filter).with_filter_exact(false),
-    };
+        None => options.with_filter(row_filter),
+    }
+    // DataFusion filters again above the scan: where parq's filter keeps nearly every row,
+    // it stops rather than copy them all.
+    .with_filter_exact(false);
     // Asks the decoders for the layouts the decoded types take as they are: Dictionary
     // columns as keys (not values hashed back into a dictionary every batch), Utf8 and
     // Binary with i32 offsets.

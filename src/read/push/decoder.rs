@@ -1360,9 +1360,8 @@ impl PushDecoder {
         let e = filter.evaluate(&reader, (g.rg, g.first_row, n), pruned, projection)?;
         let matched = e.matched().row_count();
         self.stats.rows_matched += matched;
-        let pays_too_little = !self.options.filter_exact
-            && matched as f64 >= FILTER_DROP_RATIO * evaluated as f64
-            && self.options.dynamic_filter.is_none();
+        let pays_too_little =
+            !self.options.filter_exact && matched as f64 >= FILTER_DROP_RATIO * evaluated as f64;
         let g = &mut self.groups[i];
         if matched == 0 {
             probe::hit("push.filter_without_match");
@@ -1395,7 +1394,8 @@ impl PushDecoder {
     }
 
     /// Stop filtering the row groups after group `i` that are not evaluated yet (see
-    /// [`PushOptions::filter_exact`]): they are planned again for every projected column.
+    /// [`PushOptions::filter_exact`]): they are planned again for every projected column. A
+    /// dynamic filter's next version filters again.
     fn drop_filter(&mut self, i: usize) {
         probe::hit("push.filter_dropped");
         self.filter = None;
