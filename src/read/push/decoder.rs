@@ -648,27 +648,9 @@ impl PushDecoder {
         let selection = options.read.selection.as_ref();
         let mut stats = FilterStats::default();
         // The exact filter prunes too.
-        let prune_expr = match (&options.predicate, &options.filter) {
-            (Some(p), Some(f)) => Some(p.clone().and(f.clone())),
-            (p, f) => p.clone().or_else(|| f.clone()),
-        };
-        let (prune, by_statistics) = match prune_expr {
-            Some(expr) => {
-                let keep = expr.row_groups_by_statistics(meta, &footer.schema)?;
-                (
-                    Some((PrunePlan::bind(&expr, &footer.schema)?, expr)),
-                    Some(keep),
-                )
-            }
-            None => (None, None),
-        };
-        let filter = match &options.filter {
-            Some(expr) => Some(Arc::new(RowGroupFilter::bind(
-                expr,
-                &empty_reader(&footer, &options.read),
-            )?)),
-            None => None,
-        };
+        let (prune, by_statistics) =
+            bind_pruning(&footer, options.predicate.as_ref(), options.filter.as_ref())?;
+        let filter = bind_filter(&footer, &options.read, options.filter.as_ref())?;
         let groups = row_groups
             .into_iter()
             .filter_map(|rg| {
@@ -1282,26 +1264,10 @@ impl PushDecoder {
         self.filter_version = version;
         probe::hit("push.dynamic_filter_taken");
         let meta = &self.footer.metadata;
-        let schema = &self.footer.schema;
-        self.filter = match &expr {
-            Some(e) => Some(Arc::new(RowGroupFilter::bind(
-                e,
-                &empty_reader(&self.footer, &self.options.read),
-            )?)),
-            None => None,
-        };
-        let prune_expr = match (&self.options.predicate, expr) {
-            (Some(p), Some(f)) => Some(p.clone().and(f)),
-            (p, f) => p.clone().or(f),
-        };
-        let keep = match &prune_expr {
-            Some(e) => Some(e.row_groups_by_statistics(meta, schema)?),
-            None => None,
-        };
-        self.prune = match prune_expr {
-            Some(e) => Some((PrunePlan::bind(&e, schema)?, e)),
-            None => None,
-        };
+        self.filter = bind_filter(&self.footer, &self.options.read, expr.as_ref())?;
+        let (prune, keep) =
+            bind_pruning(&self.footer, self.options.predicate.as_ref(), expr.as_ref())?;
+        self.prune = prune;
         // The row group being decoded keeps its filter, and so does one already evaluated.
         let mut i = usize::from(self.current.is_some());
         while i < self.groups.len() {
@@ -1450,6 +1416,34 @@ impl PushDecoder {
         let data = data_ranges(&reader, g.rg, leaves, g.partial.as_ref());
         (coalesce(data, gap), Phase::Data)
     }
+}
+
+/// The predicate and the exact filter (which prunes too) as one pruning plan, and the row
+/// groups their statistics keep; `None`s when there are neither.
+#[allow(clippy::type_complexity)]
+fn bind_pruning(
+    footer: &Footer,
+    predicate: Option<&Expr>,
+    filter: Option<&Expr>,
+) -> Result<(Option<(PrunePlan, Expr)>, Option<Vec<usize>>)> {
+    let expr = match (predicate, filter) {
+        (Some(p), Some(f)) => p.clone().and(f.clone()),
+        (Some(e), None) | (None, Some(e)) => e.clone(),
+        (None, None) => return Ok((None, None)),
+    };
+    let keep = expr.row_groups_by_statistics(&footer.metadata, &footer.schema)?;
+    let plan = PrunePlan::bind(&expr, &footer.schema)?;
+    Ok((Some((plan, expr)), Some(keep)))
+}
+
+/// The exact filter `expr`, bound to `footer`'s file.
+fn bind_filter(
+    footer: &Footer,
+    read: &ReadOptions,
+    expr: Option<&Expr>,
+) -> Result<Option<Arc<RowGroupFilter>>> {
+    expr.map(|e| RowGroupFilter::bind(e, &empty_reader(footer, read)).map(Arc::new))
+        .transpose()
 }
 
 /// What a step of pruning a row group came to.
