@@ -5,11 +5,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::catalog::Session;
-use datafusion::common::config::{ConfigField, ConfigFileType, TableParquetOptions};
+use datafusion::common::config::{
+    ConfigField, ConfigFileType, ParquetOptions, TableParquetOptions,
+};
 use datafusion::common::{
-    internal_datafusion_err, not_impl_err, DataFusionError, GetExt, Result, Statistics,
+    internal_datafusion_err, not_impl_err, plan_err, DataFusionError, GetExt, Result, Statistics,
 };
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
@@ -106,6 +108,52 @@ async fn open_footer(
     crate::opener::metadata_reader(source, &footer, ReadOptions::default())
 }
 
+/// DataFusion's read coercions of one file's schema, as its own Parquet reader makes them:
+/// `binary_as_string` reads top-level binaries (BYTE_ARRAY without a STRING annotation) as
+/// strings, and `coerce_int96` reads top-level INT96 timestamps in that unit (with
+/// `coerce_int96_tz`) instead of nanoseconds, which hold dates only up to 2262.
+fn coerce(
+    schema: Schema,
+    leaves: &parq::schema::SchemaDescriptor,
+    options: &ParquetOptions,
+) -> Result<Schema> {
+    let int96_unit = match options.coerce_int96.as_deref() {
+        None => None,
+        Some(unit) => Some(match unit.to_ascii_lowercase().as_str() {
+            "s" => TimeUnit::Second,
+            "ms" => TimeUnit::Millisecond,
+            "us" => TimeUnit::Microsecond,
+            "ns" => TimeUnit::Nanosecond,
+            _ => return plan_err!("coerce_int96 {unit:?} is not one of s, ms, us, ns"),
+        }),
+    };
+    let is_int96 = |name: &str| {
+        leaves.leaves.iter().any(|l| {
+            l.physical_type == parq::metadata::Type::INT96 && l.path.len() == 1 && l.path[0] == name
+        })
+    };
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            let dt = match f.data_type() {
+                DataType::Binary if options.binary_as_string => DataType::Utf8,
+                DataType::LargeBinary if options.binary_as_string => DataType::LargeUtf8,
+                DataType::BinaryView if options.binary_as_string => DataType::Utf8View,
+                DataType::Timestamp(_, _) if int96_unit.is_some() && is_int96(f.name()) => {
+                    DataType::Timestamp(
+                        int96_unit.expect("checked"),
+                        options.coerce_int96_tz.as_deref().map(Into::into),
+                    )
+                }
+                dt => dt.clone(),
+            };
+            f.as_ref().clone().with_data_type(dt)
+        })
+        .collect();
+    Ok(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
 /// Top-level strings and binaries as their view types.
 fn to_view_types(schema: &Schema) -> Schema {
     let fields: Vec<Field> = schema
@@ -154,16 +202,19 @@ impl FileFormat for ParqFormat {
         objects: &[ObjectMeta],
     ) -> Result<SchemaRef> {
         let concurrency = state.config_options().execution.meta_fetch_concurrency;
+        let options = self.options_for(state).global;
         let opens: Vec<_> = objects
             .iter()
             .map(|object| {
                 let (store, object) = (Arc::clone(store), object.clone());
                 let footers = Arc::clone(&self.footers);
+                let options = options.clone();
                 async move {
                     let reader = open_footer(&store, &object, &footers).await?;
                     let schema = reader
                         .arrow_schema()
                         .map_err(|e| DataFusionError::External(Box::new(e)))?;
+                    let schema = coerce(schema, reader.schema(), &options)?;
                     Ok::<_, DataFusionError>((object.location.to_string(), schema))
                 }
                 .boxed()

@@ -25,9 +25,10 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{new_null_array, ArrayRef, RecordBatch, RecordBatchOptions};
-use datafusion::arrow::compute::cast;
+use datafusion::arrow::compute::CastOptions;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use datafusion::common::{DataFusionError, Result};
+use datafusion::common::nested_struct::cast_column;
+use datafusion::common::{exec_datafusion_err, DataFusionError, Result};
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::{FileOpenFuture, FileOpener};
 use datafusion::physical_expr::PhysicalExpr;
@@ -385,6 +386,22 @@ impl ScanPlan {
                     (DataType::Binary | DataType::LargeBinary, DataType::BinaryView) => {
                         DataType::BinaryView
                     }
+                    // `binary_as_string`: decoded as the strings asked for (UTF-8 checked).
+                    (
+                        DataType::Binary | DataType::LargeBinary | DataType::BinaryView,
+                        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View,
+                    ) => f.data_type().clone(),
+                    // `coerce_int96`: decoded straight into the unit asked for, so that dates
+                    // past nanoseconds' range (2262) keep their value.
+                    (DataType::Timestamp(..), DataType::Timestamp(..))
+                        if reader.schema().leaves.iter().any(|l| {
+                            l.physical_type == parq::metadata::Type::INT96
+                                && l.path.len() == 1
+                                && &l.path[0] == f.name()
+                        }) =>
+                    {
+                        f.data_type().clone()
+                    }
                     (dt, _) => dt.clone(),
                 };
                 views |= matches!(dt, DataType::Utf8View | DataType::BinaryView);
@@ -649,7 +666,8 @@ fn fast_conjuncts(expr: &Expr, schema: &parq::schema::SchemaDescriptor) -> Optio
 }
 
 /// The decoded columns (the file's, in output order) as a batch of the output schema: a
-/// column the file lacks is nulls, a type that differs is cast (widened).
+/// column the file lacks is nulls, a type that differs is cast (widened; a struct field the
+/// file lacks is nulls, one the output lacks is dropped).
 fn adapt(
     output: &SchemaRef,
     plan: &ScanPlan,
@@ -668,7 +686,16 @@ fn adapt(
                 if a.data_type() == f.data_type() {
                     Ok(a)
                 } else {
-                    Ok(cast(&a, f.data_type())?)
+                    // DataFusion's cast, which matches struct fields by name (nulls for
+                    // those the file lacks) at any depth, as schema evolution needs.
+                    cast_column(&a, f.data_type(), &CastOptions::default()).map_err(|e| {
+                        exec_datafusion_err!(
+                            "Cannot cast column '{}' from {} to {}: {e}",
+                            f.name(),
+                            a.data_type(),
+                            f.data_type()
+                        )
+                    })
                 }
             }
         })

@@ -25,16 +25,6 @@ fn unsupported<T>(name: &str, why: &str) -> Result<T> {
 
 /// Refuse the read options parq has no equivalent of, when set away from the default.
 pub fn check_read_options(options: &TableParquetOptions) -> Result<()> {
-    let (g, default) = (&options.global, ParquetOptions::default());
-    if g.binary_as_string != default.binary_as_string {
-        return unsupported(
-            "binary_as_string",
-            "parq reads BYTE_ARRAY without a STRING annotation as binary",
-        );
-    }
-    if g.coerce_int96 != default.coerce_int96 || g.coerce_int96_tz != default.coerce_int96_tz {
-        return unsupported("coerce_int96", "parq reads INT96 as nanosecond timestamps");
-    }
     if options.crypto.file_decryption.is_some() || options.crypto.factory_id.is_some() {
         return unsupported(
             "crypto",
