@@ -46,12 +46,12 @@ impl BoundPredicate {
     }
 
     /// The part of it that evaluates in vectorised loops, if any: the whole predicate when
-    /// every test in it is a comparison of an integer or floating-point column with a
-    /// literal, or `IS [NOT] NULL`; else, of a conjunction at the top, the conjuncts that
-    /// are. What it keeps is implied by the predicate (every row the predicate keeps, it
-    /// keeps), so a scan that filters with it and then with the original predicate is
-    /// exact. The tests left out (`IN` lists, byte-array comparisons, geometry) are
-    /// evaluated a value at a time.
+    /// every test in it is a comparison of an integer, floating-point or byte-array column
+    /// with a literal, an `IN` list of integers or byte arrays, or `IS [NOT] NULL`; else, of
+    /// a conjunction at the top, the conjuncts that are. What it keeps is implied by the
+    /// predicate (every row the predicate keeps, it keeps), so a scan that filters with it
+    /// and then with the original predicate is exact. The tests left out (decimals, `IN`
+    /// lists of floats, geometry) are evaluated a value at a time.
     pub fn vectorised(&self) -> Option<BoundPredicate> {
         let node = match &self.node {
             n if vectorised(n) => n.clone(),
@@ -146,22 +146,28 @@ mod tests {
             "a missing column is an error"
         );
 
-        // Of a conjunction, the vectorised conjuncts; an `IN` list alone is not.
-        let mixed = Expr::parse("i in (1, 2) and f < 1").unwrap();
+        // Of a conjunction, the vectorised conjuncts; an `IN` list of floats alone is not
+        // (one of integers is).
+        let mixed = Expr::parse("f in (0.5) and i < 5").unwrap();
         let part = BoundPredicate::bind(&mixed, &s)
             .unwrap()
             .vectorised()
             .unwrap();
-        assert_eq!(part.leaves(), &[1]);
+        assert_eq!(part.leaves(), &[0]);
         let mask = part
             .evaluate(4, |leaf| [&i, &f].get(leaf).copied())
             .unwrap();
-        assert_eq!(mask.iter().collect::<Vec<_>>(), [true, true, true, false]);
-        let only_in = Expr::parse("i in (1, 2)").unwrap();
+        assert_eq!(mask.iter().collect::<Vec<_>>(), [false, true, false, true]);
+        let only_in = Expr::parse("f in (0.5, 2)").unwrap();
         assert!(BoundPredicate::bind(&only_in, &s)
             .unwrap()
             .vectorised()
             .is_none());
+        let integers_in = Expr::parse("i in (1, 2)").unwrap();
+        assert!(BoundPredicate::bind(&integers_in, &s)
+            .unwrap()
+            .vectorised()
+            .is_some());
         assert!(bound.vectorised().is_some(), "comparisons of numbers are");
 
         // Keys into a dictionary (`ReadOptions::dictionary_keys`) evaluate as their values.
@@ -184,6 +190,6 @@ mod tests {
         let mask = part
             .evaluate(4, |leaf| [&ki, &kf].get(leaf).copied())
             .unwrap();
-        assert_eq!(mask.iter().collect::<Vec<_>>(), [true, true, true, false]);
+        assert_eq!(mask.iter().collect::<Vec<_>>(), [false, true, false, true]);
     }
 }

@@ -103,37 +103,73 @@ pub(crate) fn eval_leaf(leaf: &Leaf, col: &Column) -> BooleanBuffer {
             Some(v) => v.inner().clone(),
             None => BooleanBuffer::new_set(n),
         },
-        test => fast_cmp(col, test, leaf.domain).unwrap_or_else(|| {
-            probe::hit("predicate.eval_per_value");
-            BooleanBuffer::collect_bool(n, |i| {
-                value_at(col, leaf.domain, i).is_some_and(|v| value_matches(test, v))
-            })
-        }),
+        test => {
+            fast_test(col, test, leaf.domain).unwrap_or_else(|| per_value(col, test, leaf.domain))
+        }
     }
 }
 
+/// The rows of `col` whose value satisfies `test`, a value at a time.
+fn per_value(col: &Column, test: &Test, domain: Domain) -> BooleanBuffer {
+    probe::hit("predicate.eval_per_value");
+    BooleanBuffer::collect_bool(col.len, |i| {
+        value_at(col, domain, i).is_some_and(|v| value_matches(test, v))
+    })
+}
+
 /// Whether [`eval_leaf`] evaluates `leaf` in a vectorised loop whatever the column's layout:
-/// null tests, and the comparisons [`fast_cmp`] takes for numbers (byte-array comparisons
-/// are fast only on the offsets layout, `IN` lists go value by value).
+/// null tests, comparisons of numbers and byte arrays, and `IN` lists of integers and byte
+/// arrays ([`fast_test`]); on dictionary keys, the test runs on the dictionary once.
 pub(crate) fn vectorised_leaf(leaf: &Leaf) -> bool {
     match &leaf.test {
         Test::IsNull | Test::IsNotNull => true,
         Test::Cmp { .. } => matches!(
             leaf.domain,
-            Domain::I32 | Domain::I64 | Domain::F32 | Domain::F64
+            Domain::I32 | Domain::I64 | Domain::F32 | Domain::F64 | Domain::Bytes
         ),
-        Test::In(_) | Test::NotIn(_) | Test::Geo(_) => false,
+        Test::In(_) | Test::NotIn(_) => {
+            matches!(leaf.domain, Domain::I32 | Domain::I64 | Domain::Bytes)
+        }
+        Test::Geo(_) => false,
     }
 }
 
-/// A comparison on the common layouts without a per-row enum: signed integers, floats,
-/// byte arrays as offsets.
-fn fast_cmp(col: &Column, test: &Test, domain: Domain) -> Option<BooleanBuffer> {
-    let Test::Cmp { op, value, or_nan } = test else {
-        return None;
+/// A value test on the common layouts without a per-row enum: comparisons of signed
+/// integers, floats and byte arrays (offsets, views, fixed width), `IN` lists of signed
+/// integers and byte arrays. Dictionary keys take the test's result on the dictionary.
+fn fast_test(col: &Column, test: &Test, domain: Domain) -> Option<BooleanBuffer> {
+    let n = col.len;
+    if let Values::Dictionary { keys, dictionary } = &col.values {
+        let on_dictionary = fast_test(dictionary, test, domain)
+            .unwrap_or_else(|| per_value(dictionary, test, domain));
+        probe::hit("predicate.eval_dictionary_once");
+        // Null slots hold key 0, which an empty dictionary lacks: `masked` clears them.
+        let mask = BooleanBuffer::collect_bool(n, |i| {
+            let k = keys[i] as usize;
+            k < on_dictionary.len() && on_dictionary.value(k)
+        });
+        return Some(masked(col, mask));
+    }
+    let mask = match test {
+        Test::Cmp { op, value, or_nan } => fast_cmp(col, *op, value, *or_nan, domain)?,
+        Test::In(values) => fast_in(col, values, domain)?,
+        Test::NotIn(values) => !&fast_in(col, values, domain)?,
+        _ => return None,
     };
-    let (op, or_nan, n) = (*op, *or_nan, col.len);
-    let mask = match (&col.values, value, domain) {
+    probe::hit("predicate.eval_fast_path");
+    Some(masked(col, mask))
+}
+
+/// `x op value` for every slot (nulls included: the caller masks them).
+fn fast_cmp(
+    col: &Column,
+    op: CmpOp,
+    value: &Scalar,
+    or_nan: bool,
+    domain: Domain,
+) -> Option<BooleanBuffer> {
+    let n = col.len;
+    Some(match (&col.values, value, domain) {
         (Values::Int32(v), Scalar::I32(x), Domain::I32) => compare_words(&v[..n], *x, op),
         (Values::Int64(v), Scalar::I64(x), Domain::I64) => compare_words(&v[..n], *x, op),
         (Values::Double(v), Scalar::F64(x), _) => {
@@ -142,18 +178,95 @@ fn fast_cmp(col: &Column, test: &Test, domain: Domain) -> Option<BooleanBuffer> 
         (Values::Float(v), Scalar::F64(x), _) => {
             BooleanBuffer::collect_bool(n, |i| float_holds(op, v[i] as f64, *x, or_nan))
         }
-        (Values::Binary { offsets, data }, Scalar::Bytes(x), Domain::Bytes) => {
-            let bytes = |i: usize| &data[offsets[i] as usize..offsets[i + 1] as usize];
-            BooleanBuffer::collect_bool(n, |i| op.holds(bytes(i).cmp(&x[..])))
-        }
-        (Values::SmallBinary { offsets, data }, Scalar::Bytes(x), Domain::Bytes) => {
-            let bytes = |i: usize| &data[offsets[i] as usize..offsets[i + 1] as usize];
-            BooleanBuffer::collect_bool(n, |i| op.holds(bytes(i).cmp(&x[..])))
+        (values, Scalar::Bytes(x), Domain::Bytes) => {
+            let x = &x[..];
+            match op {
+                // Slices compare their lengths first: most rows are rejected there.
+                CmpOp::Eq => with_bytes(values, n, |b| b == x)?,
+                CmpOp::Ne => with_bytes(values, n, |b| b != x)?,
+                op => with_bytes(values, n, |b| op.holds(b.cmp(x)))?,
+            }
         }
         _ => return None,
-    };
-    probe::hit("predicate.eval_fast_path");
-    Some(masked(col, mask))
+    })
+}
+
+/// Whether each slot's value is one of `values` (nulls included: the caller masks them).
+fn fast_in(col: &Column, values: &[Scalar], domain: Domain) -> Option<BooleanBuffer> {
+    let n = col.len;
+    match (&col.values, domain) {
+        (Values::Int32(v), Domain::I32) => {
+            let xs: Vec<i32> = values
+                .iter()
+                .map(|s| match s {
+                    Scalar::I32(x) => Some(*x),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?;
+            Some(pack_words(&v[..n], |a| xs.contains(&a)))
+        }
+        (Values::Int64(v), Domain::I64) => {
+            let xs: Vec<i64> = values
+                .iter()
+                .map(|s| match s {
+                    Scalar::I64(x) => Some(*x),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?;
+            Some(pack_words(&v[..n], |a| xs.contains(&a)))
+        }
+        (layout, Domain::Bytes) => {
+            let xs: Vec<&[u8]> = values
+                .iter()
+                .map(|s| match s {
+                    Scalar::Bytes(x) => Some(&x[..]),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?;
+            with_bytes(layout, n, |b| xs.contains(&b))
+        }
+        _ => None,
+    }
+}
+
+/// `f` of each of the first `n` byte-array values of a layout that holds them (offsets,
+/// views, fixed width), as a mask; `None` for other layouts. A null slot's value is
+/// whatever its slot holds (empty, or zero bytes wide).
+fn with_bytes(values: &Values, n: usize, f: impl Fn(&[u8]) -> bool) -> Option<BooleanBuffer> {
+    Some(match values {
+        Values::Binary { offsets, data } => BooleanBuffer::collect_bool(n, |i| {
+            f(&data[offsets[i] as usize..offsets[i + 1] as usize])
+        }),
+        Values::SmallBinary { offsets, data } => BooleanBuffer::collect_bool(n, |i| {
+            f(&data[offsets[i] as usize..offsets[i + 1] as usize])
+        }),
+        Values::FixedLenByteArray { width, data } => {
+            BooleanBuffer::collect_bool(n, |i| f(&data[i * width..(i + 1) * width]))
+        }
+        Values::BinaryView { views, buffers } => {
+            // Arrow's view: length (u32 LE), then up to 12 bytes inline, else a 4-byte
+            // prefix, the buffer's index and the offset in it.
+            let raw = views.inner().as_slice();
+            BooleanBuffer::collect_bool(n, |i| {
+                let view = &raw[i * 16..i * 16 + 16];
+                let word = |at: usize| {
+                    u32::from_le_bytes(view[at..at + 4].try_into().expect("4 bytes")) as usize
+                };
+                let len = word(0);
+                if len <= 12 {
+                    f(&view[4..4 + len])
+                } else {
+                    let (buffer, offset) = (word(8), word(12));
+                    let bytes = buffers
+                        .get(buffer)
+                        .and_then(|b| b.get(offset..offset + len))
+                        .unwrap_or_default();
+                    f(bytes)
+                }
+            })
+        }
+        _ => return None,
+    })
 }
 
 /// `v[i] op x` for every slot: one loop per operator over 64 slots a word, which compiles
@@ -417,6 +530,171 @@ mod tests {
                 let got = compare_words(&v, x, op);
                 let want: Vec<bool> = v.iter().map(|a| op.holds(a.cmp(&x))).collect();
                 proptest::prop_assert_eq!(got.iter().collect::<Vec<_>>(), want);
+            }
+        }
+    }
+
+    /// `values` in Arrow's view layout: up to 12 bytes inline, longer ones in one buffer.
+    fn views(values: &[Vec<u8>]) -> Values {
+        let mut data = Vec::new();
+        let views: Vec<u128> = values
+            .iter()
+            .map(|v| {
+                let mut view = [0u8; 16];
+                view[..4].copy_from_slice(&(v.len() as u32).to_le_bytes());
+                if v.len() <= 12 {
+                    view[4..4 + v.len()].copy_from_slice(v);
+                } else {
+                    view[4..8].copy_from_slice(&v[..4]);
+                    view[12..].copy_from_slice(&(data.len() as u32).to_le_bytes());
+                    data.extend_from_slice(v);
+                }
+                u128::from_le_bytes(view)
+            })
+            .collect();
+        Values::BinaryView {
+            views: views.into(),
+            buffers: vec![Buffer::from_vec(data)],
+        }
+    }
+
+    fn offsets<O: arrow_buffer::ArrowNativeType>(
+        values: &[Vec<u8>],
+        offset: impl Fn(usize) -> O,
+    ) -> (OffsetBuffer<O>, Buffer) {
+        let mut ends = vec![offset(0)];
+        let mut data = Vec::new();
+        for v in values {
+            data.extend_from_slice(v);
+            ends.push(offset(data.len()));
+        }
+        (
+            OffsetBuffer::new(ScalarBuffer::from(ends)),
+            Buffer::from_vec(data),
+        )
+    }
+
+    /// Every layout a byte-array column comes in: offsets (both widths), views, and
+    /// dictionary keys into each of those.
+    fn byte_layouts(values: &[Vec<u8>]) -> Vec<Values> {
+        let (large, data) = offsets(values, |o| o as i64);
+        let (small, small_data) = offsets(values, |o| o as i32);
+        let mut distinct: Vec<Vec<u8>> = values.to_vec();
+        distinct.sort();
+        distinct.dedup();
+        let keys: ScalarBuffer<i32> = values
+            .iter()
+            .map(|v| distinct.binary_search(v).expect("present") as i32)
+            .collect();
+        let flat = vec![
+            Values::Binary {
+                offsets: large,
+                data,
+            },
+            Values::SmallBinary {
+                offsets: small,
+                data: small_data,
+            },
+            views(values),
+        ];
+        let mut layouts = flat.clone();
+        for dictionary in byte_layouts_flat(&distinct) {
+            layouts.push(Values::Dictionary {
+                keys: keys.clone(),
+                dictionary: std::sync::Arc::new(Column {
+                    len: distinct.len(),
+                    validity: None,
+                    values: dictionary,
+                }),
+            });
+        }
+        layouts
+    }
+
+    fn byte_layouts_flat(values: &[Vec<u8>]) -> Vec<Values> {
+        let (large, data) = offsets(values, |o| o as i64);
+        vec![
+            Values::Binary {
+                offsets: large,
+                data,
+            },
+            views(values),
+        ]
+    }
+
+    fn byte_test() -> impl proptest::strategy::Strategy<Value = Test> {
+        use proptest::prelude::*;
+        let bytes = || proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b')], 0..16);
+        let op = prop_oneof![
+            Just(CmpOp::Eq),
+            Just(CmpOp::Ne),
+            Just(CmpOp::Lt),
+            Just(CmpOp::Le),
+            Just(CmpOp::Gt),
+            Just(CmpOp::Ge)
+        ];
+        let list = || proptest::collection::vec(bytes().prop_map(Scalar::Bytes), 0..4);
+        prop_oneof![
+            (op, bytes()).prop_map(|(op, x)| Test::Cmp {
+                op,
+                value: Scalar::Bytes(x),
+                or_nan: false
+            }),
+            list().prop_map(Test::In),
+            list().prop_map(Test::NotIn),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Byte-array comparisons and `IN` lists take the vectorised path on every layout
+        /// (on dictionary keys, through the dictionary) and agree with the per-value
+        /// evaluation, nulls and values past 12 bytes (out of line in views) included.
+        #[test]
+        fn byte_tests_agree_on_every_layout(
+            rows in proptest::collection::vec(
+                (proptest::collection::vec(
+                    proptest::prop_oneof![proptest::strategy::Just(b'a'), proptest::strategy::Just(b'b')],
+                    0..16,
+                ), proptest::bool::weighted(0.8)),
+                0..150,
+            ),
+            test in byte_test(),
+        ) {
+            let values: Vec<Vec<u8>> = rows.iter().map(|(v, _)| v.clone()).collect();
+            let validity = NullBuffer::from(rows.iter().map(|(_, valid)| *valid).collect::<Vec<_>>());
+            for layout in byte_layouts(&values) {
+                let col = Column { len: values.len(), validity: Some(validity.clone()), values: layout };
+                let fast = fast_test(&col, &test, Domain::Bytes);
+                proptest::prop_assert!(fast.is_some(), "no fast path for {:?}", col.values);
+                let want: Vec<bool> = rows
+                    .iter()
+                    .map(|(v, valid)| *valid && value_matches(&test, Val::Bytes(v)))
+                    .collect();
+                proptest::prop_assert_eq!(fast.unwrap().iter().collect::<Vec<_>>(), want);
+            }
+        }
+
+        /// `IN` lists of integers agree with the per-value evaluation.
+        #[test]
+        fn integer_in_lists_agree(
+            v in proptest::collection::vec(-3i64..3, 0..150),
+            xs in proptest::collection::vec(-3i64..3, 0..4),
+            negated in proptest::bool::ANY,
+        ) {
+            let list = |f: fn(i64) -> Scalar| xs.iter().map(|&x| f(x)).collect::<Vec<_>>();
+            let cases = [
+                (Values::Int64(v.clone().into()), Domain::I64, list(Scalar::I64)),
+                (
+                    Values::Int32(v.iter().map(|&a| a as i32).collect::<Vec<_>>().into()),
+                    Domain::I32,
+                    list(|x| Scalar::I32(x as i32)),
+                ),
+            ];
+            for (values, domain, list) in cases {
+                let test = if negated { Test::NotIn(list) } else { Test::In(list) };
+                let col = Column { len: v.len(), validity: None, values };
+                let fast = fast_test(&col, &test, domain).expect("a fast path");
+                proptest::prop_assert_eq!(fast, per_value(&col, &test, domain));
             }
         }
     }

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use parq::codecs::probe;
 use parq::column::{Column, Values};
 use parq::predicate::{col, CmpOp, Expr, Literal, Materialise};
-use parq::read::{ParquetReader, RowSelection};
+use parq::read::{ParquetReader, ReadOptions, RowSelection};
 use parq::write::{BloomFilterOptions, EncodingPolicy, Field, ParquetWriter, WriterOptions};
 use proptest::prelude::*;
 
@@ -826,8 +826,10 @@ fn comparisons_take_the_fast_path_where_they_can() {
         ("f >= 2.5", true),
         ("not f < 2.5", true),
         ("s = 'v7'", true),
+        ("s in ('v7', 'v8')", true),
+        ("i in (1, 2)", true),
         ("u > 3", false),
-        ("i in (1, 2)", false),
+        ("f in (0.5, 1)", false),
     ] {
         probe::reset();
         let (_, stats) = reader.filter_rows(&Expr::parse(text).unwrap()).unwrap();
@@ -839,6 +841,26 @@ fn comparisons_take_the_fast_path_where_they_can() {
         if probe::ENABLED {
             assert_eq!(probe::get("predicate.eval_fast_path") == 1, fast, "{text}");
             assert_eq!(probe::get("predicate.eval_per_value") == 1, !fast, "{text}");
+        }
+    }
+
+    // Keys into the dictionary: the test runs on the dictionary, once a batch.
+    let leaf = reader.column_index("s").unwrap();
+    let keyed = ParquetReader::with_options(
+        file_of(&rows, 50, 50, false, true, false),
+        ReadOptions::default().with_dictionary_keys(vec![leaf]),
+    )
+    .unwrap();
+    for text in ["s = 'v7'", "s in ('v7', 'v9')", "s >= 'v4'"] {
+        probe::reset();
+        let (_, stats) = keyed.filter_rows(&Expr::parse(text).unwrap()).unwrap();
+        let want = rows
+            .iter()
+            .filter(|r| naive(&Expr::parse(text).unwrap(), r) == Some(true))
+            .count();
+        assert_eq!(stats.rows_matched, want as u64, "{text}");
+        if probe::ENABLED {
+            assert_eq!(probe::get("predicate.eval_dictionary_once"), 1, "{text}");
         }
     }
 }

@@ -637,11 +637,10 @@ impl FollowedFilter {
     }
 }
 
-/// Of `expr`, the conjuncts parq evaluates fast (comparisons of numbers, null tests: see
-/// [`BoundPredicate::vectorised`]), as one expression; `None` when none is or `expr` does not
-/// bind to `schema`. What it keeps is implied by `expr`, so DataFusion's filter above stays
-/// exact. An `IN` list of strings is left to DataFusion: parq evaluates it a value at a
-/// time, slower than DataFusion's vectorised filter.
+/// Of `expr`, the conjuncts parq evaluates fast (comparisons of numbers and strings, `IN`
+/// lists of integers and strings, null tests: see [`BoundPredicate::vectorised`]), as one
+/// expression; `None` when none is or `expr` does not bind to `schema`. What it keeps is
+/// implied by `expr`, so DataFusion's filter above stays exact.
 fn fast_conjuncts(expr: &Expr, schema: &parq::schema::SchemaDescriptor) -> Option<Expr> {
     fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
         match e {
