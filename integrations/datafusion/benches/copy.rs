@@ -5,7 +5,9 @@
 //! For each writer: the median wall time of `RUNS` runs after one warm-up, with the spread
 //! (min–max), the bytes written, and the ratio built-in / parq.
 //!
-//! `cargo bench --bench copy` (scale factor 1; `TPCH_SF`, `TPCH_RUNS` override).
+//! `cargo bench --bench copy` (scale factor 1; `TPCH_SF`, `TPCH_RUNS` override). With
+//! `COPY_OUT=<dir>`, parq's files are left there (for reading back with other readers:
+//! `benches/copy_check.py`).
 
 #[path = "../tests/it/common/mod.rs"]
 mod common;
@@ -34,7 +36,10 @@ async fn main() {
     let runs: usize = env("TPCH_RUNS", 5);
     let data = tpch(sf, 1 << 20).await;
     let lineitem = data.join("lineitem.parquet");
-    let out = std::env::temp_dir().join(format!("parq-copy-bench-{}", std::process::id()));
+    let kept = std::env::var_os("COPY_OUT").map(std::path::PathBuf::from);
+    let out = kept.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("parq-copy-bench-{}", std::process::id()))
+    });
     println!("COPY lineitem (SF {sf}) TO Parquet, target_partitions 2, {runs} runs");
     let mut medians = Vec::new();
     for (name, stored_as) in [("built-in", "PARQUET"), ("parq", "PARQ")] {
@@ -73,6 +78,8 @@ async fn main() {
         );
         medians.push(median);
     }
-    let _ = std::fs::remove_dir_all(&out);
+    if kept.is_none() {
+        let _ = std::fs::remove_dir_all(&out);
+    }
     println!("built-in / parq: {:.2}x", medians[0] / medians[1]);
 }

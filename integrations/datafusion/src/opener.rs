@@ -641,6 +641,12 @@ impl FollowedFilter {
 /// lists of integers and strings, null tests: see [`BoundPredicate::vectorised`]), as one
 /// expression; `None` when none is or `expr` does not bind to `schema`. What it keeps is
 /// implied by `expr`, so DataFusion's filter above stays exact.
+///
+/// Conjuncts on strings are kept only where no other conjunct is: the decoder evaluates a
+/// filter on all the rows of a row group, and a string column costs more to decode and to
+/// compare than a number; where a conjunct on numbers narrows the rows first, the string
+/// column is decoded for the rows it keeps only, and DataFusion's filter tests them (TPC-H
+/// Q12's `l_shipmode IN (...)` beside a year of `l_receiptdate`).
 fn fast_conjuncts(expr: &Expr, schema: &parq::schema::SchemaDescriptor) -> Option<Expr> {
     fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
         match e {
@@ -653,15 +659,29 @@ fn fast_conjuncts(expr: &Expr, schema: &parq::schema::SchemaDescriptor) -> Optio
     }
     let mut all = Vec::new();
     conjuncts(expr, &mut all);
-    all.into_iter()
-        .filter(|c| {
-            BoundPredicate::bind(c, schema)
-                .ok()
-                .and_then(|b| b.vectorised())
-                .is_some_and(|v| !v.leaves().is_empty())
-        })
-        .cloned()
-        .reduce(Expr::and)
+    let (mut strings, mut others) = (Vec::new(), Vec::new());
+    for c in all {
+        let Some(v) = BoundPredicate::bind(c, schema)
+            .ok()
+            .and_then(|b| b.vectorised())
+            .filter(|v| !v.leaves().is_empty())
+        else {
+            continue;
+        };
+        let on_bytes = v.leaves().iter().any(|&l| {
+            matches!(
+                schema.leaves[l].physical_type,
+                parq::metadata::Type::BYTE_ARRAY | parq::metadata::Type::FIXED_LEN_BYTE_ARRAY
+            )
+        });
+        if on_bytes {
+            strings.push(c.clone());
+        } else {
+            others.push(c.clone());
+        }
+    }
+    let kept = if others.is_empty() { strings } else { others };
+    kept.into_iter().reduce(Expr::and)
 }
 
 /// The decoded columns (the file's, in output order) as a batch of the output schema: a
