@@ -83,6 +83,33 @@ pub struct Column {
     pub values: Values,
 }
 
+impl Values {
+    /// `values` in Arrow's view layout: up to 12 bytes inline, longer ones in one buffer.
+    #[cfg(any(test, feature = "testing"))]
+    pub(crate) fn views_of<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Values {
+        let mut data = Vec::new();
+        let views: Vec<u128> = values
+            .into_iter()
+            .map(|v| {
+                let mut view = [0u8; 16];
+                view[..4].copy_from_slice(&(v.len() as u32).to_le_bytes());
+                if v.len() <= 12 {
+                    view[4..4 + v.len()].copy_from_slice(v);
+                } else {
+                    view[4..8].copy_from_slice(&v[..4]);
+                    view[12..].copy_from_slice(&(data.len() as u32).to_le_bytes());
+                    data.extend_from_slice(v);
+                }
+                u128::from_le_bytes(view)
+            })
+            .collect();
+        Values::BinaryView {
+            views: views.into(),
+            buffers: vec![Buffer::from_vec(data)],
+        }
+    }
+}
+
 impl Column {
     /// Number of null slots.
     pub fn null_count(&self) -> usize {

@@ -534,30 +534,6 @@ mod tests {
         }
     }
 
-    /// `values` in Arrow's view layout: up to 12 bytes inline, longer ones in one buffer.
-    fn views(values: &[Vec<u8>]) -> Values {
-        let mut data = Vec::new();
-        let views: Vec<u128> = values
-            .iter()
-            .map(|v| {
-                let mut view = [0u8; 16];
-                view[..4].copy_from_slice(&(v.len() as u32).to_le_bytes());
-                if v.len() <= 12 {
-                    view[4..4 + v.len()].copy_from_slice(v);
-                } else {
-                    view[4..8].copy_from_slice(&v[..4]);
-                    view[12..].copy_from_slice(&(data.len() as u32).to_le_bytes());
-                    data.extend_from_slice(v);
-                }
-                u128::from_le_bytes(view)
-            })
-            .collect();
-        Values::BinaryView {
-            views: views.into(),
-            buffers: vec![Buffer::from_vec(data)],
-        }
-    }
-
     fn offsets<O: arrow_buffer::ArrowNativeType>(
         values: &[Vec<u8>],
         offset: impl Fn(usize) -> O,
@@ -595,7 +571,7 @@ mod tests {
                 offsets: small,
                 data: small_data,
             },
-            views(values),
+            Values::views_of(values.iter().map(Vec::as_slice)),
         ];
         let mut layouts = flat.clone();
         for dictionary in byte_layouts_flat(&distinct) {
@@ -618,7 +594,7 @@ mod tests {
                 offsets: large,
                 data,
             },
-            views(values),
+            Values::views_of(values.iter().map(Vec::as_slice)),
         ]
     }
 

@@ -702,27 +702,7 @@ fn leaf_column(p: &Primitive, rows: &[Value], views: bool) -> Column {
                 data: Buffer::from_vec(fixed(w)),
             }
         }
-        _ if views => {
-            let mut vs = Vec::with_capacity(bytes.len());
-            let mut buf = Vec::new();
-            for b in &bytes {
-                let b = b.unwrap_or_default();
-                let mut view = [0u8; 16];
-                view[..4].copy_from_slice(&(b.len() as u32).to_le_bytes());
-                if b.len() <= 12 {
-                    view[4..4 + b.len()].copy_from_slice(b);
-                } else {
-                    view[4..8].copy_from_slice(&b[..4]);
-                    view[12..16].copy_from_slice(&(buf.len() as u32).to_le_bytes());
-                    buf.extend_from_slice(b);
-                }
-                vs.push(u128::from_le_bytes(view));
-            }
-            Values::BinaryView {
-                views: ScalarBuffer::from(vs),
-                buffers: vec![Buffer::from_vec(buf)],
-            }
-        }
+        _ if views => Values::views_of(bytes.iter().map(|b| b.unwrap_or_default())),
         _ => {
             let mut offsets = vec![0i64];
             let mut data = Vec::new();

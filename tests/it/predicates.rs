@@ -820,6 +820,18 @@ fn comparisons_take_the_fast_path_where_they_can() {
             s: Some(format!("v{k}")),
         })
         .collect();
+    // `text`'s matches counted by `reader` (probes reset first), checked against the naive
+    // evaluation.
+    let filter = |reader: &ParquetReader<Bytes>, text: &str| {
+        probe::reset();
+        let expr = Expr::parse(text).unwrap();
+        let (_, stats) = reader.filter_rows(&expr).unwrap();
+        let want = rows
+            .iter()
+            .filter(|r| naive(&expr, r) == Some(true))
+            .count();
+        assert_eq!(stats.rows_matched, want as u64, "{text}");
+    };
     let reader = ParquetReader::new(file_of(&rows, 50, 50, false, false, false)).unwrap();
     for (text, fast) in [
         ("i < 3", true),
@@ -831,13 +843,7 @@ fn comparisons_take_the_fast_path_where_they_can() {
         ("u > 3", false),
         ("f in (0.5, 1)", false),
     ] {
-        probe::reset();
-        let (_, stats) = reader.filter_rows(&Expr::parse(text).unwrap()).unwrap();
-        let want = rows
-            .iter()
-            .filter(|r| naive(&Expr::parse(text).unwrap(), r) == Some(true))
-            .count();
-        assert_eq!(stats.rows_matched, want as u64, "{text}");
+        filter(&reader, text);
         if probe::ENABLED {
             assert_eq!(probe::get("predicate.eval_fast_path") == 1, fast, "{text}");
             assert_eq!(probe::get("predicate.eval_per_value") == 1, !fast, "{text}");
@@ -852,13 +858,7 @@ fn comparisons_take_the_fast_path_where_they_can() {
     )
     .unwrap();
     for text in ["s = 'v7'", "s in ('v7', 'v9')", "s >= 'v4'"] {
-        probe::reset();
-        let (_, stats) = keyed.filter_rows(&Expr::parse(text).unwrap()).unwrap();
-        let want = rows
-            .iter()
-            .filter(|r| naive(&Expr::parse(text).unwrap(), r) == Some(true))
-            .count();
-        assert_eq!(stats.rows_matched, want as u64, "{text}");
+        filter(&keyed, text);
         if probe::ENABLED {
             assert_eq!(probe::get("predicate.eval_dictionary_once"), 1, "{text}");
         }

@@ -26,5 +26,5 @@ pub(crate) fn row_filter(options: &datafusion::config::ConfigOptions) -> bool {
     options
         .extensions
         .get::<ParqConfig>()
-        .map_or(true, |c| c.row_filter)
+        .is_none_or(|c| c.row_filter)
 }
