@@ -196,37 +196,33 @@ fn fast_in(col: &Column, values: &[Scalar], domain: Domain) -> Option<BooleanBuf
     let n = col.len;
     match (&col.values, domain) {
         (Values::Int32(v), Domain::I32) => {
-            let xs: Vec<i32> = values
-                .iter()
-                .map(|s| match s {
-                    Scalar::I32(x) => Some(*x),
-                    _ => None,
-                })
-                .collect::<Option<_>>()?;
+            let xs = literals(values, |s| match s {
+                Scalar::I32(x) => Some(*x),
+                _ => None,
+            })?;
             Some(pack_words(&v[..n], |a| xs.contains(&a)))
         }
         (Values::Int64(v), Domain::I64) => {
-            let xs: Vec<i64> = values
-                .iter()
-                .map(|s| match s {
-                    Scalar::I64(x) => Some(*x),
-                    _ => None,
-                })
-                .collect::<Option<_>>()?;
+            let xs = literals(values, |s| match s {
+                Scalar::I64(x) => Some(*x),
+                _ => None,
+            })?;
             Some(pack_words(&v[..n], |a| xs.contains(&a)))
         }
         (layout, Domain::Bytes) => {
-            let xs: Vec<&[u8]> = values
-                .iter()
-                .map(|s| match s {
-                    Scalar::Bytes(x) => Some(&x[..]),
-                    _ => None,
-                })
-                .collect::<Option<_>>()?;
+            let xs = literals(values, |s| match s {
+                Scalar::Bytes(x) => Some(&x[..]),
+                _ => None,
+            })?;
             with_bytes(layout, n, |b| xs.contains(&b))
         }
         _ => None,
     }
+}
+
+/// The list's literals as `T`s; `None` if one is of another kind.
+fn literals<'a, T>(values: &'a [Scalar], as_t: impl Fn(&'a Scalar) -> Option<T>) -> Option<Vec<T>> {
+    values.iter().map(as_t).collect()
 }
 
 /// `f` of each of the first `n` byte-array values of a layout that holds them (offsets,

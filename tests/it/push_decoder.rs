@@ -354,6 +354,20 @@ fn random_predicate<S: Source>(reader: &ParquetReader<S>, seed: u64) -> Option<E
     })
 }
 
+/// A file of one required int64 column `a`, row `i` holding `value(i)`.
+fn one_int64_file(rows: i64, options: WriterOptions, value: impl Fn(i64) -> i64) -> Bytes {
+    let mut out = Vec::new();
+    let mut w = ParquetWriter::new(&mut out, vec![Field::int64("a")], options).unwrap();
+    let a = Column {
+        len: rows as usize,
+        validity: None,
+        values: Values::Int64((0..rows).map(value).collect::<Vec<_>>().into()),
+    };
+    w.write_batch(&[a]).unwrap();
+    w.finish().unwrap();
+    Bytes::from(out)
+}
+
 fn int_file(rows: i64, page_index: bool, row_group_rows: usize) -> Bytes {
     let mut out = Vec::new();
     let options = WriterOptions::default()
@@ -1128,22 +1142,12 @@ fn a_dynamic_filter_prunes_the_row_groups_not_started() {
 /// read pruned by a dictionary asks for nothing.
 #[test]
 fn held_bytes_serve_what_pruning_finds_it_lacks() {
-    let rows = 10_000i64;
-    let mut out = Vec::new();
     let options = WriterOptions::default()
         .with_data_page_row_limit(1000)
         .with_encoding(parq::write::EncodingPolicy::Dictionary)
         .with_page_index(true);
-    let mut w = ParquetWriter::new(&mut out, vec![Field::int64("a")], options).unwrap();
     // 0 and 2 in turn: every statistic holds 1, the dictionary does not.
-    let a = Column {
-        len: rows as usize,
-        validity: None,
-        values: Values::Int64((0..rows).map(|i| (i % 2) * 2).collect::<Vec<_>>().into()),
-    };
-    w.write_batch(&[a]).unwrap();
-    w.finish().unwrap();
-    let file = Bytes::from(out);
+    let file = one_int64_file(10_000, options, |i| (i % 2) * 2);
     for options in [
         PushOptions::default().with_predicate(Some(col("a").eq(1i64))),
         PushOptions::default().with_filter(Some(col("a").eq(1i64))),
@@ -1273,26 +1277,11 @@ fn under_a_filter_no_bytes_are_joined_by_copying() {
 #[cfg(feature = "probes")]
 #[test]
 fn a_filter_that_need_not_be_exact_stops_where_it_pays_too_little() {
-    let rows = 40_000i64;
-    let mut out = Vec::new();
     let options = WriterOptions::default()
         .with_row_group_rows(10_000)
         .with_page_index(true);
-    let mut w = ParquetWriter::new(&mut out, vec![Field::int64("a")], options).unwrap();
     // 1 in 99 rows of 100.
-    let a = Column {
-        len: rows as usize,
-        validity: None,
-        values: Values::Int64(
-            (0..rows)
-                .map(|i| i64::from(i % 100 != 0))
-                .collect::<Vec<_>>()
-                .into(),
-        ),
-    };
-    w.write_batch(&[a]).unwrap();
-    w.finish().unwrap();
-    let file = Bytes::from(out);
+    let file = one_int64_file(40_000, options, |i| i64::from(i % 100 != 0));
     for exact in [true, false] {
         probe::reset();
         let options = PushOptions::default()

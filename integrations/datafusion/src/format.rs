@@ -127,11 +127,6 @@ fn coerce(
             _ => return plan_err!("coerce_int96 {unit:?} is not one of s, ms, us, ns"),
         }),
     };
-    let is_int96 = |name: &str| {
-        leaves.leaves.iter().any(|l| {
-            l.physical_type == parq::metadata::Type::INT96 && l.path.len() == 1 && l.path[0] == name
-        })
-    };
     let fields: Vec<Field> = schema
         .fields()
         .iter()
@@ -140,7 +135,9 @@ fn coerce(
                 DataType::Binary if options.binary_as_string => DataType::Utf8,
                 DataType::LargeBinary if options.binary_as_string => DataType::LargeUtf8,
                 DataType::BinaryView if options.binary_as_string => DataType::Utf8View,
-                DataType::Timestamp(_, _) if int96_unit.is_some() && is_int96(f.name()) => {
+                DataType::Timestamp(_, _)
+                    if int96_unit.is_some() && is_top_level_int96(leaves, f.name()) =>
+                {
                     DataType::Timestamp(
                         int96_unit.expect("checked"),
                         options.coerce_int96_tz.as_deref().map(Into::into),
@@ -152,6 +149,14 @@ fn coerce(
         })
         .collect();
     Ok(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
+/// Whether the file's top-level column `name` is stored as INT96 (which Arrow reads as a
+/// timestamp).
+pub(crate) fn is_top_level_int96(schema: &parq::schema::SchemaDescriptor, name: &str) -> bool {
+    schema.leaves.iter().any(|l| {
+        l.physical_type == parq::metadata::Type::INT96 && l.path.len() == 1 && l.path[0] == name
+    })
 }
 
 /// Top-level strings and binaries as their view types.

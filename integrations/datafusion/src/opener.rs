@@ -394,11 +394,7 @@ impl ScanPlan {
                     // `coerce_int96`: decoded straight into the unit asked for, so that dates
                     // past nanoseconds' range (2262) keep their value.
                     (DataType::Timestamp(..), DataType::Timestamp(..))
-                        if reader.schema().leaves.iter().any(|l| {
-                            l.physical_type == parq::metadata::Type::INT96
-                                && l.path.len() == 1
-                                && &l.path[0] == f.name()
-                        }) =>
+                        if crate::format::is_top_level_int96(reader.schema(), f.name()) =>
                     {
                         f.data_type().clone()
                     }

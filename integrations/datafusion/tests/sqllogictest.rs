@@ -53,6 +53,13 @@ struct Listed {
     cause: String,
 }
 
+impl Listed {
+    /// Whether the failure is expected with `reader`: a difference of parq's only with parq.
+    fn expected_with(&self, reader: Reader) -> bool {
+        reader == Reader::Parq || self.kind == "env"
+    }
+}
+
 /// One file's tally.
 #[derive(Default)]
 struct Tally {
@@ -120,11 +127,7 @@ fn main() -> ExitCode {
             if failure.explain {
                 continue;
             }
-            let expected = listed
-                .get(&key)
-                .is_some_and(|l| reader == Reader::Parq || l.kind == "env");
-            if expected {
-                let l = &listed[&key];
+            if let Some(l) = listed.get(&key).filter(|l| l.expected_with(reader)) {
                 println!("listed {key} ({}): {}", l.kind, l.cause);
                 seen.push(key.clone());
             } else {
@@ -141,7 +144,7 @@ fn main() -> ExitCode {
     print_tallies(&tallies);
     let stale: Vec<&String> = listed
         .iter()
-        .filter(|(_, l)| reader == Reader::Parq || l.kind == "env")
+        .filter(|(_, l)| l.expected_with(reader))
         .map(|(key, _)| key)
         .filter(|key| ran(&tallies, key) && !seen.contains(key))
         .collect();

@@ -120,8 +120,8 @@ pub(super) trait ValuesDecoder: Send {
 
 /// Where the last part of a dictionary-encoded page ended in its indices, while the page is
 /// decoded in parts (from [`ValuesDecoder::start_skipping`] to `end_skipping`): the next
-/// part resumes there instead of skipping from the page start, which made a page read by
-/// many runs quadratic in its runs. Probe `read.dictionary_indices_resumed`.
+/// part resumes there, because skipping from the page start for every part would make a
+/// page read in many parts quadratic in its runs. Probe `read.dictionary_indices_resumed`.
 #[derive(Debug, Default)]
 pub(super) struct IndexCursor {
     active: bool,
