@@ -4,11 +4,13 @@
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::ops::Range;
+use std::time::Instant;
 
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
 use parq_codecs::probe;
 
 use super::eval::{eval, filter_array, take_array, VariantValues};
+use super::stages::Stages;
 use super::{bloom, dictionary, page_index, stats, Expr, Input, Node};
 use crate::array::Array;
 use crate::bloom::Sbbf;
@@ -180,7 +182,7 @@ impl<S: Source> FilteredBatches<S> {
             };
             self.next += 1;
             let e = self.file.evaluate_groups(
-                &self.pruned.node,
+                &self.pruned.stages,
                 std::slice::from_ref(g),
                 &self.columns,
             )?;
@@ -582,6 +584,33 @@ impl<S: Source> Evaluated<S> {
     }
 }
 
+/// The rows (file row numbers) of `rows` where `mask` (one bit per row of `rows`, in
+/// order) is set.
+fn rows_of(rows: &RowSelection, mask: &BooleanBuffer) -> RowSelection {
+    let mut ranges = Vec::new();
+    let mut at = 0usize;
+    for r in rows.ranges() {
+        let len = (r.end - r.start) as usize;
+        let part = RowSelection::from_bits(r.start, &mask.slice(at, len));
+        ranges.extend(part.ranges().iter().cloned());
+        at += len;
+    }
+    RowSelection::from_ranges(ranges)
+}
+
+/// `before` (a mask over some rows) with its set bits narrowed by `within`, which holds
+/// one bit per set bit of `before`, in order.
+fn narrow_within(before: &BooleanBuffer, within: &BooleanBuffer) -> BooleanBuffer {
+    let mut out = BooleanBufferBuilder::new(before.len());
+    out.append_n(before.len(), false);
+    for (i, row) in before.set_indices().enumerate() {
+        if within.value(i) {
+            out.set_bit(row, true);
+        }
+    }
+    out.finish()
+}
+
 fn rows_differ(path: &str, got: u64, want: u64) -> Error {
     Error::format(format!(
         "column {path} has {got} rows where the row groups hold {want}"
@@ -654,7 +683,7 @@ impl<S: Source> LeafStream<S> {
 /// columns are planned for the matches alone.
 #[derive(Debug)]
 pub(crate) struct RowGroupFilter {
-    node: Node,
+    stages: Stages,
     /// Every leaf column evaluation decodes, in schema order.
     leaves: Vec<usize>,
 }
@@ -676,7 +705,8 @@ impl RowGroupFilter {
         }
         leaves.sort_unstable();
         leaves.dedup();
-        Ok(RowGroupFilter { node, leaves })
+        let stages = Stages::of(&node, &file.schema);
+        Ok(RowGroupFilter { stages, leaves })
     }
 
     /// The leaf columns evaluation reads.
@@ -700,7 +730,7 @@ impl RowGroupFilter {
             rows,
             selection,
         };
-        file.evaluate_groups(&self.node, std::slice::from_ref(&group), projection)
+        file.evaluate_groups(&self.stages, std::slice::from_ref(&group), projection)
     }
 }
 
@@ -716,7 +746,7 @@ struct Group {
 
 /// The outcome of pruning.
 struct Pruned {
-    node: Node,
+    stages: Stages,
     groups: Vec<Group>,
     stats: FilterStats,
 }
@@ -823,16 +853,21 @@ impl<S: Source> ParquetReader<S> {
         if p.groups.is_empty() {
             return Ok((p, None));
         }
-        let e = self.evaluate_groups(&p.node, &p.groups, projection)?;
+        let e = self.evaluate_groups(&p.stages, &p.groups, projection)?;
         p.stats.rows_matched = e.matched.row_count();
         Ok((p, Some(e)))
     }
 
-    /// Step (e) over `groups`: stream the predicate's columns batch by batch, evaluate each
-    /// batch, and keep (filtered) the flat top-level columns of `projection` among them.
+    /// Step (e) over `groups`: evaluate the predicate stage by stage (see [`Stages`]) and
+    /// keep (filtered) the flat top-level columns of `projection` among its inputs.
+    ///
+    /// The first stage decodes its columns for every row pruning left. Each later one
+    /// decodes its columns through the selection of the rows still in, where those come in
+    /// runs long enough to skip between ([`Materialise::Auto`]); else for every row again,
+    /// its mask ANDed with theirs.
     fn evaluate_groups(
         &self,
-        node: &Node,
+        stages: &Stages,
         groups: &[Group],
         projection: &[Select],
     ) -> Result<Evaluated<S>> {
@@ -842,15 +877,124 @@ impl<S: Source> ParquetReader<S> {
                 .iter()
                 .flat_map(|g| g.selection.ranges().iter().cloned()),
         );
-        let reader = self.with_selected_rows(
-            groups.iter().map(|g| g.row_group).collect(),
-            &pruned,
-            groups.iter().map(|g| g.rows).sum(),
-        );
+        let group_ids: Vec<usize> = groups.iter().map(|g| g.row_group).collect();
+        let group_rows: u64 = groups.iter().map(|g| g.rows).sum();
+        let reader = self.with_selected_rows(group_ids.clone(), &pruned, group_rows);
         let total = pruned.row_count();
         let total = usize::try_from(total)
             .map_err(|_| Error::format(format!("{total} rows do not fit in memory")))?;
+        let projected: Vec<usize> = projection
+            .iter()
+            .filter_map(|p| self.top_level_leaf(p))
+            .collect();
 
+        let order = stages.order();
+        // Which rows pruning left are still in (`None`: all of them).
+        let mut passing: Option<BooleanBuffer> = None;
+        // Unfiltered columns of the stages before the last, with the rows they hold (`None`:
+        // every pruned row; else the rows in as the stage began).
+        let mut held: Vec<(usize, Vec<Column>, Option<BooleanBuffer>)> = Vec::new();
+        let mut kept: HashMap<usize, Column> = HashMap::new();
+        for (n, &k) in order.iter().enumerate() {
+            let last = n + 1 == order.len();
+            let rows_in = passing
+                .as_ref()
+                .map_or(total, BooleanBuffer::count_set_bits);
+            if rows_in == 0 {
+                probe::hit("predicate.stage_without_rows");
+                break;
+            }
+            let keep: Vec<usize> = projected
+                .iter()
+                .copied()
+                .filter(|c| !kept.contains_key(c) && held.iter().all(|h| h.0 != *c))
+                .collect();
+            let started = Instant::now();
+            let narrowed = passing
+                .as_ref()
+                .map(|p| rows_of(&pruned, p))
+                .filter(|s| Materialise::Auto.by_selection(s, total as u64, false));
+            let before = passing.take();
+            let (stage, rows_decoded, held_rows) = match (before, narrowed) {
+                (Some(before), Some(rows)) => {
+                    probe::hit("predicate.stage_by_selection");
+                    let r = self.with_selected_rows(group_ids.clone(), &rows, group_rows);
+                    let (m, cols) =
+                        self.evaluate_stage(&r, stages.node(k), rows_in, None, &keep, last)?;
+                    passing = Some(narrow_within(&before, &m));
+                    (cols, rows_in, Some(before))
+                }
+                (before, _) => {
+                    let (m, cols) = self.evaluate_stage(
+                        &reader,
+                        stages.node(k),
+                        total,
+                        before.as_ref(),
+                        &keep,
+                        last,
+                    )?;
+                    passing = Some(m);
+                    (cols, total, None)
+                }
+            };
+            let rows_out = passing.as_ref().map_or(0, BooleanBuffer::count_set_bits);
+            stages.record(
+                k,
+                (rows_in as u64, rows_out as u64, rows_decoded as u64),
+                started.elapsed(),
+            );
+            for (c, parts) in stage {
+                if last {
+                    kept.insert(c, Column::concat(&parts));
+                } else {
+                    held.push((c, parts, held_rows.clone()));
+                }
+            }
+        }
+        let mask = passing.unwrap_or_else(|| BooleanBuffer::new_unset(total));
+        for (c, parts, rows) in held {
+            let col = Column::concat(&parts);
+            let m = match rows {
+                None => mask.clone(),
+                Some(before) => before.set_indices().map(|i| mask.value(i)).collect(),
+            };
+            kept.insert(c, filter_column(&col, &m));
+        }
+        // The mask is over the pruned rows, in order: map it back to file row numbers.
+        let matched = rows_of(&pruned, &mask);
+        // The other projected columns are decoded for the matching rows only.
+        let mut matched_groups = Vec::new();
+        let mut matched_group_rows = 0;
+        for g in groups {
+            if matched.intersects(g.first_row..g.first_row + g.rows) {
+                matched_groups.push(g.row_group);
+                matched_group_rows += g.rows;
+            } else {
+                probe::hit("predicate.row_group_without_match");
+            }
+        }
+        Ok(Evaluated {
+            matched_reader: self.with_selected_rows(matched_groups, &matched, matched_group_rows),
+            matched,
+            pruned_reader: reader,
+            mask,
+            kept,
+        })
+    }
+
+    /// One stage: stream `node`'s columns through `reader` (`total` rows) batch by batch,
+    /// evaluate each batch, AND it with `before` (over the same rows) if given, and return
+    /// the mask with the columns of `keep` among its flat inputs, filtered by the mask where
+    /// `filter` (the stage is the last one), else whole.
+    fn evaluate_stage(
+        &self,
+        reader: &ParquetReader<S>,
+        node: &Node,
+        total: usize,
+        before: Option<&BooleanBuffer>,
+        keep: &[usize],
+        filter: bool,
+    ) -> Result<(BooleanBuffer, HashMap<usize, Vec<Column>>)> {
         let schema = &self.schema;
         let inputs = node.inputs();
         let is_flat =
@@ -879,11 +1023,7 @@ impl<S: Source> ParquetReader<S> {
             let segments = v.path.split('.').map(str::to_string).collect();
             streams.push(LeafStream::Variant(v.dotted(), segments, batches));
         }
-        let keep: Vec<usize> = projection
-            .iter()
-            .filter_map(|p| self.top_level_leaf(p))
-            .filter(|c| flat.contains(c))
-            .collect();
+        let keep: Vec<usize> = keep.iter().copied().filter(|c| flat.contains(c)).collect();
         let mut kept: HashMap<usize, Vec<Column>> = HashMap::new();
         // `total` comes from the footer's row counts: the mask grows as batches decode.
         let mut mask = BooleanBufferBuilder::new(total.min(EVAL_BATCH));
@@ -921,10 +1061,18 @@ impl<S: Source> ParquetReader<S> {
                     total as u64,
                 ));
             }
-            let m = eval(node, &columns, &variants, n)?;
+            let mut m = eval(node, &columns, &variants, n)?;
+            if let Some(b) = before {
+                m = &m & &b.slice(at, n);
+            }
             for c in &keep {
                 if let Some(col) = columns.get(&(*c, None)) {
-                    kept.entry(*c).or_default().push(filter_column(col, &m));
+                    let part = if filter {
+                        filter_column(col, &m)
+                    } else {
+                        col.clone()
+                    };
+                    kept.entry(*c).or_default().push(part);
                 }
             }
             mask.append_buffer(&m);
@@ -933,38 +1081,7 @@ impl<S: Source> ParquetReader<S> {
         if at != total {
             return Err(rows_differ("of the predicate", at as u64, total as u64));
         }
-        let mask = mask.finish();
-        // The mask is over the pruned rows, in order: map it back to file row numbers.
-        let mut ranges = Vec::new();
-        let mut at = 0usize;
-        for r in pruned.ranges() {
-            let len = (r.end - r.start) as usize;
-            let part = RowSelection::from_bits(r.start, &mask.slice(at, len));
-            ranges.extend(part.ranges().iter().cloned());
-            at += len;
-        }
-        let matched = RowSelection::from_ranges(ranges);
-        // The other projected columns are decoded for the matching rows only.
-        let mut matched_groups = Vec::new();
-        let mut matched_group_rows = 0;
-        for g in groups {
-            if matched.intersects(g.first_row..g.first_row + g.rows) {
-                matched_groups.push(g.row_group);
-                matched_group_rows += g.rows;
-            } else {
-                probe::hit("predicate.row_group_without_match");
-            }
-        }
-        Ok(Evaluated {
-            matched_reader: self.with_selected_rows(matched_groups, &matched, matched_group_rows),
-            matched,
-            pruned_reader: reader,
-            mask,
-            kept: kept
-                .into_iter()
-                .map(|(c, parts)| (c, Column::concat(&parts)))
-                .collect(),
-        })
+        Ok((mask.finish(), kept))
     }
 
     /// [`Self::read_filtered`] as a stream of batches of at most
@@ -1142,7 +1259,7 @@ impl<S: Source> ParquetReader<S> {
             });
         }
         Ok(Pruned {
-            node,
+            stages: Stages::of(&node, &self.schema),
             groups,
             stats,
         })

@@ -140,6 +140,7 @@ mod literal;
 mod page_index;
 mod parse;
 pub(crate) mod prune_plan;
+mod stages;
 mod stats;
 pub(crate) mod temporal;
 mod variant_path;

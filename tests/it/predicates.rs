@@ -1208,3 +1208,116 @@ fn struct_nulls() {
         .to_string();
     assert!(e.contains("a.nope"), "{e}");
 }
+
+/// 20,000 rows in row groups of 5,000: `a` cycles through 0..100 (with 50 left out), `b`
+/// through 0..7, `s` is `s{i % 13}`; plain pages, so no dictionary prunes.
+fn three_columns() -> (ParquetReader, Vec<(i64, i64, String)>) {
+    let rows: Vec<(i64, i64, String)> = (0..20_000i64)
+        .map(|i| {
+            let a = (i * 37) % 100;
+            (if a == 50 { 51 } else { a }, i % 7, format!("s{}", i % 13))
+        })
+        .collect();
+    let s: Vec<Option<&str>> = rows.iter().map(|r| Some(r.2.as_str())).collect();
+    let file = write(
+        vec![Field::int64("a"), Field::int64("b"), Field::string("s")],
+        &[
+            int64(rows.iter().map(|r| r.0)),
+            int64(rows.iter().map(|r| r.1)),
+            strings(&s),
+        ],
+        WriterOptions::default()
+            .with_row_group_rows(5_000)
+            .with_encoding(EncodingPolicy::Plain),
+    );
+    (ParquetReader::new(file).unwrap(), rows)
+}
+
+/// `a` of the rows of `reader` that `expr` keeps, streamed.
+fn filtered_a(reader: &ParquetReader, expr: &Expr) -> Vec<i64> {
+    let mut out = Vec::new();
+    for b in reader.filtered_batches(&["a"], expr).unwrap() {
+        let b = b.unwrap();
+        let Some(Values::Int64(v)) = b.arrays[0].as_primitive().map(|c| &c.values) else {
+            panic!("int64 column expected");
+        };
+        out.extend_from_slice(v);
+    }
+    out
+}
+
+#[test]
+fn conjuncts_run_in_stages_cheapest_first_and_later_ones_decode_only_the_rows_left() {
+    let (reader, rows) = three_columns();
+    // The string conjunct is written first; the integer one (1 % of rows) runs first, and
+    // the strings are decoded for its matches only.
+    let expr = col("s").eq("s3").and(col("a").eq(7));
+    probe::reset();
+    let got = filtered_a(&reader, &expr);
+    let want: Vec<i64> = rows
+        .iter()
+        .filter(|r| r.2 == "s3" && r.0 == 7)
+        .map(|r| r.0)
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(got, want);
+    if probe::ENABLED {
+        assert_eq!(
+            probe::get("predicate.conjunct_stages"),
+            4,
+            "one per row group"
+        );
+        assert_eq!(probe::get("predicate.stage_by_selection"), 4);
+    }
+    // Where the first stage keeps nothing, the others do not run; where it keeps many rows
+    // scattered, the next decodes all of them again (and is not by selection).
+    let none = col("s").eq("s3").and(col("a").eq(50));
+    probe::reset();
+    assert_eq!(filtered_a(&reader, &none), Vec::<i64>::new());
+    if probe::ENABLED {
+        assert_eq!(probe::get("predicate.stage_without_rows"), 4);
+        assert_eq!(probe::get("predicate.stage_by_selection"), 0);
+    }
+    let most = col("s").eq("s3").and(col("b").lt(6));
+    probe::reset();
+    let want: Vec<i64> = rows
+        .iter()
+        .filter(|r| r.2 == "s3" && r.1 < 6)
+        .map(|r| r.0)
+        .collect();
+    assert_eq!(filtered_a(&reader, &most), want);
+    if probe::ENABLED {
+        assert_eq!(probe::get("predicate.stage_without_rows"), 0);
+        assert_eq!(probe::get("predicate.stage_by_selection"), 0);
+    }
+}
+
+#[test]
+fn stages_are_reordered_by_what_they_measured() {
+    let (reader, rows) = three_columns();
+    // Both conjuncts read one integer column: the first as written drops nothing, so once
+    // the first row group measured them the second runs first.
+    let expr = col("b").ge(0).and(col("a").eq(7));
+    probe::reset();
+    let got = filtered_a(&reader, &expr);
+    let want: Vec<i64> = rows.iter().filter(|r| r.0 == 7).map(|r| r.0).collect();
+    assert_eq!(got, want);
+    if probe::ENABLED {
+        assert_eq!(
+            probe::get("predicate.stages_reordered"),
+            3,
+            "row groups 2 to 4"
+        );
+    }
+    // Conjuncts on one column are one stage.
+    probe::reset();
+    let expr = col("a").ge(3).and(col("a").lt(9));
+    let got = filtered_a(&reader, &expr);
+    assert_eq!(
+        got.len(),
+        rows.iter().filter(|r| (3..9).contains(&r.0)).count()
+    );
+    if probe::ENABLED {
+        assert_eq!(probe::get("predicate.conjunct_stages"), 0);
+    }
+}
