@@ -111,14 +111,17 @@ impl Stages {
 }
 
 /// What a stage reads: its leaf columns and variant paths.
-fn reads(node: &Node) -> (Vec<usize>, Vec<String>) {
+type Reads = (Vec<usize>, Vec<String>);
+
+/// What `node` reads.
+fn reads(node: &Node) -> Reads {
     let paths = node.variant_paths().iter().map(|v| v.dotted()).collect();
     (node.columns(), paths)
 }
 
 /// `children` in groups that share no column, each an AND of its members (or the member).
 fn group_by_columns(children: &[Node]) -> Vec<Node> {
-    let mut groups: Vec<(Vec<Node>, (Vec<usize>, Vec<String>))> = Vec::new();
+    let mut groups: Vec<(Vec<Node>, Reads)> = Vec::new();
     for child in children {
         let (mut columns, mut paths) = reads(child);
         let mut members = vec![child.clone()];
