@@ -13,7 +13,8 @@
 //!
 //! `cargo bench --bench tpch` (scale factor 1; `TPCH_SF`, `TPCH_RUNS`, `TPCH_QUERIES=1,6`
 //! override; `TPCH_PUSHDOWN=1` sets `datafusion.execution.parquet.pushdown_filters` in
-//! every session).
+//! every session; `TPCH_PARQ_SET="parq.row_filter = false"` runs `SET` statements, `;` apart,
+//! in parq's sessions).
 
 #[path = "../tests/it/common/mod.rs"]
 mod common;
@@ -105,6 +106,16 @@ async fn sessions(dir: &std::path::Path, store: &Arc<InMemory>) -> Vec<SessionCo
                 ctx.sql("SET datafusion.execution.parquet.pushdown_filters = true")
                     .await
                     .unwrap();
+            }
+            if reader == Reader::Parq {
+                for set in std::env::var("TPCH_PARQ_SET")
+                    .unwrap_or_default()
+                    .split(';')
+                {
+                    if !set.trim().is_empty() {
+                        ctx.sql(&format!("SET {set}")).await.unwrap();
+                    }
+                }
             }
             ctx.register_object_store(&url::Url::parse("memory://").unwrap(), store.clone());
             for (table, _) in TABLES {
