@@ -505,8 +505,159 @@ pub fn filter_array(array: &Array, mask: &BooleanBuffer) -> Array {
     if mask.len() == array.len() && mask.count_set_bits() == array.len() {
         return array.clone();
     }
-    let indices: Vec<usize> = mask.set_indices().collect();
-    take_array(array, &indices)
+    Kept::of(mask).apply(array)
+}
+
+/// The average run of kept rows from which they are copied run by run rather than gathered
+/// one index at a time.
+pub const MIN_COPIED_RUN: usize = 8;
+
+/// Which rows of arrays as long as a mask to keep, in the cheaper of two forms.
+#[derive(Debug)]
+pub enum Kept {
+    /// Row indices, gathered one by one: where runs are short.
+    Rows(Vec<usize>),
+    /// Runs of rows (`start..end`), copied a run at a time: where runs average
+    /// [`MIN_COPIED_RUN`] rows or more. Probe `predicate.kept_by_runs`.
+    Runs(Vec<std::ops::Range<usize>>, usize),
+}
+
+impl Kept {
+    /// The rows `mask` sets.
+    pub fn of(mask: &BooleanBuffer) -> Kept {
+        let kept = mask.count_set_bits();
+        let runs: Vec<std::ops::Range<usize>> = mask.set_slices().map(|(s, e)| s..e).collect();
+        if kept >= MIN_COPIED_RUN * runs.len() {
+            Kept::Runs(runs, kept)
+        } else {
+            Kept::Rows(mask.set_indices().collect())
+        }
+    }
+
+    /// How many rows are kept.
+    pub fn len(&self) -> usize {
+        match self {
+            Kept::Rows(rows) => rows.len(),
+            Kept::Runs(_, n) => *n,
+        }
+    }
+
+    /// Whether no row is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The kept rows of `array`. Runs are copied for flat columns; nested arrays gather.
+    pub fn apply(&self, array: &Array) -> Array {
+        match (self, array) {
+            (Kept::Rows(rows), a) => take_array(a, rows),
+            (Kept::Runs(runs, n), Array::Primitive(c)) => {
+                probe::hit("predicate.kept_by_runs");
+                Array::Primitive(copy_runs(c, runs, *n))
+            }
+            (Kept::Runs(runs, _), a) => {
+                let rows: Vec<usize> = runs.iter().flat_map(|r| r.clone()).collect();
+                take_array(a, &rows)
+            }
+        }
+    }
+}
+
+/// The rows of `col` in `runs` (ascending, disjoint; `n` rows in all), copied run by run.
+fn copy_runs(col: &Column, runs: &[std::ops::Range<usize>], n: usize) -> Column {
+    let validity = col.validity.as_ref().and_then(|v| {
+        let mut b = arrow_buffer::BooleanBufferBuilder::new(n);
+        for r in runs {
+            b.append_buffer(&v.inner().slice(r.start, r.len()));
+        }
+        let nb = NullBuffer::new(b.finish());
+        (nb.null_count() > 0).then_some(nb)
+    });
+    fn scalars<T: arrow_buffer::ArrowNativeType>(
+        v: &ScalarBuffer<T>,
+        runs: &[std::ops::Range<usize>],
+        n: usize,
+    ) -> ScalarBuffer<T> {
+        let mut out = Vec::with_capacity(n);
+        for r in runs {
+            out.extend_from_slice(&v[r.clone()]);
+        }
+        out.into()
+    }
+    fn fixed(data: &Buffer, width: usize, runs: &[std::ops::Range<usize>], n: usize) -> Buffer {
+        let mut out = Vec::with_capacity(n * width);
+        for r in runs {
+            out.extend_from_slice(&data[r.start * width..r.end * width]);
+        }
+        Buffer::from_vec(out)
+    }
+    let values = match &col.values {
+        Values::Boolean(b) => {
+            let mut out = arrow_buffer::BooleanBufferBuilder::new(n);
+            for r in runs {
+                out.append_buffer(&b.slice(r.start, r.len()));
+            }
+            Values::Boolean(out.finish())
+        }
+        Values::Int32(v) => Values::Int32(scalars(v, runs, n)),
+        Values::Int64(v) => Values::Int64(scalars(v, runs, n)),
+        Values::Float(v) => Values::Float(scalars(v, runs, n)),
+        Values::Double(v) => Values::Double(scalars(v, runs, n)),
+        Values::Int96(d) => Values::Int96(fixed(d, 12, runs, n)),
+        Values::FixedLenByteArray { width, data } => Values::FixedLenByteArray {
+            width: *width,
+            data: fixed(data, *width, runs, n),
+        },
+        Values::BinaryView { views, buffers } => Values::BinaryView {
+            views: scalars(views, runs, n),
+            buffers: buffers.clone(),
+        },
+        Values::Dictionary { keys, dictionary } => Values::Dictionary {
+            keys: scalars(keys, runs, n),
+            dictionary: dictionary.clone(),
+        },
+        // Runs never repeat a row: the kept bytes fit the offsets they came with.
+        Values::SmallBinary { offsets, data } => {
+            let (offsets, data) = binary_runs(offsets, data, runs, n);
+            Values::SmallBinary { offsets, data }
+        }
+        Values::Binary { offsets, data } => {
+            let (offsets, data) = binary_runs(offsets, data, runs, n);
+            Values::Binary { offsets, data }
+        }
+    };
+    Column {
+        len: n,
+        validity,
+        values,
+    }
+}
+
+/// Offsets and bytes of the values in `runs` (`n` values), each run's bytes copied at once.
+fn binary_runs<
+    O: arrow_buffer::ArrowNativeType + std::ops::Sub<Output = O> + std::ops::Add<Output = O>,
+>(
+    offsets: &OffsetBuffer<O>,
+    data: &Buffer,
+    runs: &[std::ops::Range<usize>],
+    n: usize,
+) -> (OffsetBuffer<O>, Buffer) {
+    let mut out_offsets: Vec<O> = Vec::with_capacity(n + 1);
+    let mut at = O::usize_as(0);
+    out_offsets.push(at);
+    let mut bytes = Vec::new();
+    for r in runs {
+        let (s, e) = (offsets[r.start], offsets[r.end]);
+        bytes.extend_from_slice(&data[s.as_usize()..e.as_usize()]);
+        for w in offsets[r.start..=r.end].windows(2) {
+            at = at + (w[1] - w[0]);
+            out_offsets.push(at);
+        }
+    }
+    (
+        OffsetBuffer::new(out_offsets.into()),
+        Buffer::from_vec(bytes),
+    )
 }
 
 #[cfg(test)]
@@ -667,6 +818,49 @@ mod tests {
                 let col = Column { len: v.len(), validity: None, values };
                 let fast = fast_test(&col, &test, domain).expect("a fast path");
                 proptest::prop_assert_eq!(fast, per_value(&col, &test, domain));
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Copying runs of kept rows gives the rows gathering their indices gives, on every
+        /// layout, nulls included.
+        #[test]
+        fn runs_copy_what_indices_gather(
+            values in proptest::collection::vec(
+                proptest::option::of(proptest::collection::vec(0u8..4, 0..6)),
+                1..150,
+            ),
+            runs in proptest::collection::vec((proptest::bool::ANY, 1usize..24), 1..40),
+        ) {
+            let n = values.len();
+            let bits: Vec<bool> = runs
+                .iter()
+                .flat_map(|&(keep, len)| std::iter::repeat_n(keep, len))
+                .chain(std::iter::repeat(false))
+                .take(n)
+                .collect();
+            let mask = BooleanBuffer::from(bits);
+            let rows: Vec<usize> = mask.set_indices().collect();
+            let kept: Vec<std::ops::Range<usize>> = mask.set_slices().map(|(s, e)| s..e).collect();
+            let validity = Some(NullBuffer::from(values.iter().map(Option::is_some).collect::<Vec<_>>()));
+            let bytes: Vec<Vec<u8>> = values.iter().map(|v| v.clone().unwrap_or_default()).collect();
+            let mut layouts = byte_layouts(&bytes);
+            layouts.push(Values::Int32(bytes.iter().map(|b| b.len() as i32).collect()));
+            layouts.push(Values::Double(bytes.iter().map(|b| b.len() as f64).collect()));
+            layouts.push(Values::Boolean(bytes.iter().map(|b| b.len() % 2 == 0).collect()));
+            layouts.push(Values::FixedLenByteArray {
+                width: 2,
+                data: Buffer::from_vec(bytes.iter().flat_map(|b| [b.len() as u8, 7]).collect::<Vec<u8>>()),
+            });
+            for values in layouts {
+                let col = Column { len: n, validity: validity.clone(), values };
+                let want = Array::Primitive(take_column(&col, &rows));
+                let got = Array::Primitive(copy_runs(&col, &kept, rows.len()));
+                proptest::prop_assert_eq!(got.len(), want.len());
+                for i in 0..want.len() {
+                    proptest::prop_assert_eq!(got.value(i), want.value(i), "row {} of {:?}", i, col.values);
+                }
             }
         }
     }

@@ -9,7 +9,7 @@ use std::time::Instant;
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
 use parq_codecs::probe;
 
-use super::eval::{eval, filter_array, take_array, VariantValues};
+use super::eval::{eval, filter_array, Kept, VariantValues};
 use super::stages::Stages;
 use super::{bloom, dictionary, page_index, stats, Expr, Input, Node};
 use crate::array::Array;
@@ -396,7 +396,7 @@ impl<S: Source> GroupBatches<S> {
 /// The rows of arrays decoded for every row that a mask keeps: all, or these.
 enum Keep {
     All,
-    Rows(Vec<usize>),
+    Some(Kept),
 }
 
 impl Keep {
@@ -406,23 +406,23 @@ impl Keep {
             probe::hit("predicate.mask_keeps_every_row");
             Keep::All
         } else {
-            Keep::Rows(mask.set_indices().collect())
+            Keep::Some(Kept::of(mask))
         }
     }
 
     fn is_none(&self) -> bool {
-        matches!(self, Keep::Rows(rows) if rows.is_empty())
+        matches!(self, Keep::Some(k) if k.is_empty())
     }
 
     /// The kept rows of `array` (as long as the mask).
     fn apply(&self, array: Array) -> Array {
         match self {
             Keep::All => array,
-            Keep::Rows(rows) => take_array(&array, rows),
+            Keep::Some(k) => k.apply(&array),
         }
     }
 
-    /// [`Self::apply`] to each array, with the one set of indices.
+    /// [`Self::apply`] to each array.
     fn apply_all(&self, arrays: Vec<Array>) -> Vec<Array> {
         arrays.into_iter().map(|a| self.apply(a)).collect()
     }
@@ -461,8 +461,8 @@ pub(crate) struct Evaluated<S: Source> {
 /// whole row groups and are read without a selection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Materialise {
-    /// Per row group: [`Self::Selected`] where the matching rows and the rows between them
-    /// come in runs of [`MIN_SKIPPED_RUN`] rows or more on average, else [`Self::Masked`].
+    /// Per row group: [`Self::Selected`] where the rows between the matches come in runs of
+    /// [`MIN_SKIPPED_RUN`] rows or more on average, else [`Self::Masked`].
     #[default]
     Auto,
     /// Decode only the matching rows: pages without one are skipped by the offset index,
@@ -473,8 +473,8 @@ pub enum Materialise {
     Masked,
 }
 
-/// The average run (of matching rows, or of rows between matches) below which
-/// [`Materialise::Auto`] decodes and filters rather than skips.
+/// The average run of rows between matches below which [`Materialise::Auto`] decodes and
+/// filters rather than skips.
 pub const MIN_SKIPPED_RUN: u64 = 32;
 
 impl Materialise {
@@ -486,8 +486,13 @@ impl Materialise {
             _ if checks => true,
             Materialise::Selected => true,
             Materialise::Masked => false,
-            // A run of matches and the skip before it per range.
-            Materialise::Auto => pruned >= 2 * MIN_SKIPPED_RUN * matched.ranges().len() as u64,
+            // Skipping pays per range, decoding per row: the rows skipped must average a run
+            // of `MIN_SKIPPED_RUN` per range. (Where most rows match, ranges are many and
+            // the rows between them few: the matches are copied run by run instead.)
+            Materialise::Auto => {
+                let skipped = pruned.saturating_sub(matched.row_count());
+                skipped >= MIN_SKIPPED_RUN * matched.ranges().len() as u64
+            }
         }
     }
 }

@@ -192,12 +192,12 @@ fn filtered_others(reader: &ParquetReader, expr: &Expr, how: Materialise) -> Vec
 #[test]
 fn scattered_matches_are_decoded_then_filtered_and_runs_are_skipped() {
     // 1000 rows in one row group: `id % 2 = 0` matches every other row (runs of one row),
-    // `id < 500` one run.
+    // `250 <= id < 300` one run, half of the page the column index leaves.
     let reader = id_and_other();
     let even = col("id").is_in((0..1000).step_by(2));
-    let half = col("id").lt(500);
+    let half = col("id").ge(250).and(col("id").lt(300));
     let want_even: Vec<i64> = (0..1000).step_by(2).map(|i: i64| -i).collect();
-    let want_half: Vec<i64> = (0..500).map(|i: i64| -i).collect();
+    let want_half: Vec<i64> = (250..300).map(|i: i64| -i).collect();
     for (expr, want, by_mask) in [(&even, &want_even, true), (&half, &want_half, false)] {
         probe::reset();
         assert_eq!(&filtered_others(&reader, expr, Materialise::Auto), want);
@@ -211,8 +211,8 @@ fn scattered_matches_are_decoded_then_filtered_and_runs_are_skipped() {
                 (by_mask as u64, !by_mask as u64),
                 "{expr}"
             );
-            // The column index prunes `id < 500` to its pages; the even ids leave the whole
-            // row group, read without a selection.
+            // The column index prunes `250 <= id < 300` to its page; the even ids leave the
+            // whole row group, read without a selection.
             let whole = u64::from(by_mask);
             let unselected = probe::get("predicate.whole_row_groups_unselected");
             assert_eq!(unselected, whole, "{expr}");
@@ -231,6 +231,31 @@ fn scattered_matches_are_decoded_then_filtered_and_runs_are_skipped() {
                 by_mask as u64,
                 "{expr}"
             );
+        }
+    }
+}
+
+#[test]
+fn matches_in_long_runs_are_copied_run_by_run_and_scattered_ones_gathered() {
+    // Every id but the multiples of 100 (runs of 99 rows, scattered skips: decoded then
+    // filtered), and every other id (runs of one row).
+    let reader = id_and_other();
+    let most = col("id").is_in((0..1000).step_by(100)).not();
+    let even = col("id").is_in((0..1000).step_by(2));
+    for (expr, by_runs) in [(&most, true), (&even, false)] {
+        probe::reset();
+        let want: Vec<i64> = (0..1000i64)
+            .filter(|i| if by_runs { i % 100 != 0 } else { i % 2 == 0 })
+            .map(|i| -i)
+            .collect();
+        assert_eq!(
+            filtered_others(&reader, expr, Materialise::Auto),
+            want,
+            "{expr}"
+        );
+        if probe::ENABLED {
+            assert_eq!(probe::get("predicate.materialised_by_mask"), 1, "{expr}");
+            assert_eq!(probe::get("predicate.kept_by_runs") > 0, by_runs, "{expr}");
         }
     }
 }
