@@ -4,6 +4,7 @@
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
@@ -186,7 +187,7 @@ impl<S: Source> FilteredBatches<S> {
                 std::slice::from_ref(g),
                 &self.columns,
             )?;
-            let matched = e.matched.row_count();
+            let matched = e.matched_rows();
             self.pruned.stats.rows_matched += matched;
             if matched <= self.offset {
                 self.offset -= matched;
@@ -267,7 +268,7 @@ impl<S: Source> GroupBatches<S> {
         batch_size: usize,
         by_selection: bool,
     ) -> Result<Self> {
-        let matched = e.matched.row_count() as usize;
+        let matched = e.matched_rows as usize;
         let mut slots = Vec::with_capacity(columns.len());
         let mut kept = Vec::new();
         let mut rest = Vec::new();
@@ -286,7 +287,7 @@ impl<S: Source> GroupBatches<S> {
         let rest = if rest.is_empty() {
             Rest::Nothing
         } else if by_selection {
-            Rest::Selected(e.matched_reader.array_batches(&rest, batch_size)?)
+            Rest::Selected(e.matched_reader().array_batches(&rest, batch_size)?)
         } else {
             // Rows in, so that a batch of matches comes out fuller, but at most two batches'
             // worth, so that the decoded strings stay in cache (`row_filter` in
@@ -433,16 +434,27 @@ impl Keep {
 const EVAL_BATCH: usize = 1 << 16;
 
 /// Row groups after exact evaluation.
+///
+/// The matches are kept as a mask over the rows pruning left; their selection (file row
+/// numbers) and its reader are built from it when first asked for, since decode-then-filter
+/// needs neither, and scattered matches make a selection of many ranges.
 pub(crate) struct Evaluated<S: Source> {
-    /// The rows (file row numbers) that satisfy the predicate.
-    matched: RowSelection,
-    /// A reader of the row groups with a matching row, selecting exactly the matching rows:
-    /// the other projected columns skip every page and row that does not match.
-    matched_reader: ParquetReader<S>,
+    /// The rows pruning left (file row numbers), in the mask's order.
+    pruned: RowSelection,
     /// A reader of the rows pruning left (all the predicate looked at), and which of them
     /// matched, bit by bit in their order: decode-then-filter reads through these.
     pruned_reader: ParquetReader<S>,
     mask: BooleanBuffer,
+    /// How many rows match, and in how many ranges of file rows.
+    matched_rows: u64,
+    matched_runs: u64,
+    /// The row groups with a match, and their rows.
+    matched_groups: (Vec<usize>, u64),
+    /// The rows (file row numbers) that satisfy the predicate.
+    matched: OnceLock<RowSelection>,
+    /// A reader of the row groups with a matching row, selecting exactly the matching rows:
+    /// the other projected columns skip every page and row that does not match.
+    matched_reader: OnceLock<ParquetReader<S>>,
     /// Projected flat columns the predicate decoded, already filtered, by leaf index.
     kept: HashMap<usize, Column>,
 }
@@ -478,10 +490,11 @@ pub enum Materialise {
 pub const MIN_SKIPPED_RUN: u64 = 32;
 
 impl Materialise {
-    /// Whether `matched` (`pruned` rows looked at) is read by selection. Always where the
+    /// Whether the matches (how many, in how many ranges; of `pruned` rows looked at) are
+    /// read by selection. Always where the
     /// reader checks strings for UTF-8 (`checks`): a rejected row's value, decoded only to be
     /// dropped, must not fail the read.
-    fn by_selection(self, matched: &RowSelection, pruned: u64, checks: bool) -> bool {
+    fn by_selection(self, (matched, runs): (u64, u64), pruned: u64, checks: bool) -> bool {
         match self {
             _ if checks => true,
             Materialise::Selected => true,
@@ -490,8 +503,8 @@ impl Materialise {
             // of `MIN_SKIPPED_RUN` per range. (Where most rows match, ranges are many and
             // the rows between them few: the matches are copied run by run instead.)
             Materialise::Auto => {
-                let skipped = pruned.saturating_sub(matched.row_count());
-                skipped >= MIN_SKIPPED_RUN * matched.ranges().len() as u64
+                let skipped = pruned.saturating_sub(matched);
+                skipped >= MIN_SKIPPED_RUN * runs
             }
         }
     }
@@ -509,7 +522,22 @@ impl<S: Source> Evaluated<S> {
 
     /// The rows (file row numbers) that satisfy the predicate.
     pub(crate) fn matched(&self) -> &RowSelection {
-        &self.matched
+        self.matched
+            .get_or_init(|| rows_of(&self.pruned, &self.mask))
+    }
+
+    /// How many rows satisfy the predicate.
+    pub(crate) fn matched_rows(&self) -> u64 {
+        self.matched_rows
+    }
+
+    /// A reader of the matching rows.
+    fn matched_reader(&self) -> &ParquetReader<S> {
+        self.matched_reader.get_or_init(|| {
+            let (groups, rows) = &self.matched_groups;
+            self.pruned_reader
+                .with_selected_rows(groups.clone(), self.matched(), *rows)
+        })
     }
 
     /// Of `columns`, those the predicate did not decode (they are read after it).
@@ -531,11 +559,19 @@ impl<S: Source> Evaluated<S> {
             let groups = r.options.row_groups.clone().unwrap_or_default();
             file.with_rows(groups, r.options.selection.clone())
         };
+        let matched_reader = OnceLock::new();
+        if let Some(r) = self.matched_reader.get() {
+            let _ = matched_reader.set(over(r));
+        }
         Evaluated {
-            matched_reader: over(&self.matched_reader),
             pruned_reader: over(&self.pruned_reader),
-            matched: self.matched,
+            matched_reader,
+            pruned: self.pruned,
             mask: self.mask,
+            matched_rows: self.matched_rows,
+            matched_runs: self.matched_runs,
+            matched_groups: self.matched_groups,
+            matched: self.matched,
             kept: self.kept,
         }
     }
@@ -543,7 +579,11 @@ impl<S: Source> Evaluated<S> {
     /// Whether the columns the predicate did not decode are read through the matches'
     /// selection (else every pruned row, then the mask), as `how` and the matches say.
     pub(crate) fn by_selection(&self, how: Materialise, checks_strings: bool) -> bool {
-        let yes = how.by_selection(&self.matched, self.mask.len() as u64, checks_strings);
+        let yes = how.by_selection(
+            (self.matched_rows, self.matched_runs),
+            self.mask.len() as u64,
+            checks_strings,
+        );
         probe::hit(if yes {
             "predicate.materialised_by_selection"
         } else {
@@ -557,8 +597,8 @@ impl<S: Source> Evaluated<S> {
     /// read through the row selection of the matching rows (late materialisation), or
     /// (`keep` is `Some`) for every pruned row, then kept as the mask says.
     fn materialise(&self, column: &Select, keep: Option<&Keep>) -> Result<(Field, Array)> {
-        let reader = &self.matched_reader;
-        let want = self.matched.row_count();
+        let reader = &self.pruned_reader;
+        let want = self.matched_rows;
         if let Some((leaf, col)) = self.kept_column(reader, column) {
             let top = reader.schema().leaf(leaf).top_level_field;
             let field = reader
@@ -569,7 +609,7 @@ impl<S: Source> Evaluated<S> {
             return Ok((field, Array::Primitive(col.clone())));
         }
         let (field, array) = match keep {
-            None => reader.read_selected(column)?,
+            None => self.matched_reader().read_selected(column)?,
             Some(keep) => {
                 let (field, all) = self.pruned_reader.read_selected(column)?;
                 if all.len() != self.mask.len() {
@@ -596,11 +636,43 @@ fn rows_of(rows: &RowSelection, mask: &BooleanBuffer) -> RowSelection {
     let mut at = 0usize;
     for r in rows.ranges() {
         let len = (r.end - r.start) as usize;
-        let part = RowSelection::from_bits(r.start, &mask.slice(at, len));
-        ranges.extend(part.ranges().iter().cloned());
+        let runs = mask.slice(at, len);
+        ranges.extend(
+            runs.set_slices()
+                .map(|(s, e)| r.start + s as u64..r.start + e as u64),
+        );
         at += len;
     }
-    RowSelection::from_ranges(ranges)
+    // In order, and apart: the ranges of `rows` are.
+    RowSelection::from_sorted_ranges(ranges)
+}
+
+/// How many ranges of file rows the set bits of `mask` (one bit per row of `rows`, in
+/// order) make: its runs of set bits, counted a word at a time, plus one where a run goes
+/// on across the gap between two ranges of `rows`.
+fn runs_of(rows: &RowSelection, mask: &BooleanBuffer) -> u64 {
+    let chunks = mask.inner().bit_chunks(mask.offset(), mask.len());
+    let mut carry = 0u64;
+    let mut runs = 0u64;
+    for w in chunks
+        .iter()
+        .chain(std::iter::once(chunks.remainder_bits()))
+    {
+        runs += u64::from((w & !((w << 1) | carry)).count_ones());
+        carry = w >> 63;
+    }
+    let mut at = 0usize;
+    for r in rows
+        .ranges()
+        .iter()
+        .take(rows.ranges().len().saturating_sub(1))
+    {
+        at += (r.end - r.start) as usize;
+        if at < mask.len() && mask.value(at - 1) && mask.value(at) {
+            runs += 1;
+        }
+    }
+    runs
 }
 
 /// `before` (a mask over some rows) with its set bits narrowed by `within`, which holds
@@ -719,19 +791,18 @@ impl RowGroupFilter {
         &self.leaves
     }
 
-    /// Evaluate row group `rg` of `file` (`rows` rows from file row `first_row`) over the
-    /// rows `selection` (file row numbers) leaves, keeping the flat columns of `projection`
-    /// it decodes. `file` need hold only the bytes of [`Self::leaves`].
+    /// Evaluate row group `rg` of `file` (`rows` rows) over the rows `selection` (file row
+    /// numbers, within the group) leaves, keeping the flat columns of `projection` it
+    /// decodes. `file` need hold only the bytes of [`Self::leaves`].
     pub(crate) fn evaluate<S: Source>(
         &self,
         file: &ParquetReader<S>,
-        (rg, first_row, rows): (usize, u64, u64),
+        (rg, rows): (usize, u64),
         selection: RowSelection,
         projection: &[Select],
     ) -> Result<Evaluated<S>> {
         let group = Group {
             row_group: rg,
-            first_row,
             rows,
             selection,
         };
@@ -742,10 +813,8 @@ impl RowGroupFilter {
 /// A row group that pruning kept, with the rows of it that may match.
 struct Group {
     row_group: usize,
-    /// File row number of its first row.
-    first_row: u64,
     rows: u64,
-    /// File row numbers that may match (within `first_row..first_row + rows`).
+    /// File row numbers that may match (within the row group's).
     selection: RowSelection,
 }
 
@@ -775,7 +844,8 @@ impl<S: Source> ParquetReader<S> {
         let Some(e) = evaluated else {
             return Ok((RowSelection::none(), p.stats));
         };
-        Ok((e.matched, p.stats))
+        let matched = e.matched().clone();
+        Ok((matched, p.stats))
     }
 
     /// Read `columns` (top-level field names or leaf dotted paths, as
@@ -859,7 +929,7 @@ impl<S: Source> ParquetReader<S> {
             return Ok((p, None));
         }
         let e = self.evaluate_groups(&p.stages, &p.groups, projection)?;
-        p.stats.rows_matched = e.matched.row_count();
+        p.stats.rows_matched = e.matched_rows;
         Ok((p, Some(e)))
     }
 
@@ -917,8 +987,11 @@ impl<S: Source> ParquetReader<S> {
             let started = Instant::now();
             let narrowed = passing
                 .as_ref()
-                .map(|p| rows_of(&pruned, p))
-                .filter(|s| Materialise::Auto.by_selection(s, total as u64, false));
+                .filter(|p| {
+                    let runs = runs_of(&pruned, p);
+                    Materialise::Auto.by_selection((rows_in as u64, runs), total as u64, false)
+                })
+                .map(|p| rows_of(&pruned, p));
             let before = passing.take();
             let (stage, rows_decoded, held_rows) = match (before, narrowed) {
                 (Some(before), Some(rows)) => {
@@ -965,22 +1038,26 @@ impl<S: Source> ParquetReader<S> {
             };
             kept.insert(c, filter_column(&col, &m));
         }
-        // The mask is over the pruned rows, in order: map it back to file row numbers.
-        let matched = rows_of(&pruned, &mask);
-        // The other projected columns are decoded for the matching rows only.
-        let mut matched_groups = Vec::new();
-        let mut matched_group_rows = 0;
+        // The mask is over the pruned rows, group after group.
+        let mut matched_groups = (Vec::new(), 0);
+        let mut at = 0usize;
         for g in groups {
-            if matched.intersects(g.first_row..g.first_row + g.rows) {
-                matched_groups.push(g.row_group);
-                matched_group_rows += g.rows;
+            let len = g.selection.row_count() as usize;
+            if mask.slice(at, len).count_set_bits() > 0 {
+                matched_groups.0.push(g.row_group);
+                matched_groups.1 += g.rows;
             } else {
                 probe::hit("predicate.row_group_without_match");
             }
+            at += len;
         }
         Ok(Evaluated {
-            matched_reader: self.with_selected_rows(matched_groups, &matched, matched_group_rows),
-            matched,
+            matched_rows: mask.count_set_bits() as u64,
+            matched_runs: runs_of(&pruned, &mask),
+            matched_groups,
+            matched: OnceLock::new(),
+            matched_reader: OnceLock::new(),
+            pruned,
             pruned_reader: reader,
             mask,
             kept,
@@ -1258,7 +1335,6 @@ impl<S: Source> ParquetReader<S> {
             stats.rows_selected += selection.row_count();
             groups.push(Group {
                 row_group: rg,
-                first_row,
                 rows,
                 selection,
             });

@@ -38,6 +38,15 @@ impl RowSelection {
         RowSelection { ranges: merged }
     }
 
+    /// `ranges` as they are: already sorted, disjoint, non-adjacent and non-empty, as
+    /// [`Self::ranges`] gives them (checked in debug builds). For long lists built in
+    /// order, which [`Self::from_ranges`] would sort again.
+    pub(crate) fn from_sorted_ranges(ranges: Vec<Range<u64>>) -> Self {
+        debug_assert!(ranges.iter().all(|r| r.start < r.end));
+        debug_assert!(ranges.windows(2).all(|w| w[0].end < w[1].start));
+        RowSelection { ranges }
+    }
+
     /// The rows `first_row + i` where `mask[i]` is true: exact evaluation's output.
     pub fn from_mask(first_row: u64, mask: impl IntoIterator<Item = bool>) -> Self {
         let mut ranges = Vec::new();

@@ -157,6 +157,8 @@ async fn main() {
             .unwrap_or_else(|| panic!("TPCH_ONLY is one of {names:?}"));
         for &n in &queries {
             let sql = query(n);
+            // `TPCH_EXPLAIN=1`: the plan with its metrics, after the timed runs.
+            let explain = std::env::var("TPCH_EXPLAIN").is_ok_and(|v| v == "1");
             let mut times = Vec::new();
             for i in 0..=runs {
                 let (wall, _) = run_measured(&ctxs[k], &sql).await;
@@ -166,6 +168,12 @@ async fn main() {
             }
             let (m, lo, hi) = median_spread(times);
             println!("q{n} {only}: {m:.1} ms [{lo:.1}–{hi:.1}]");
+            if explain {
+                let last = sql.trim().trim_end_matches(';').rsplit(';').next().unwrap_or("");
+                let plan = ctxs[k].sql(&format!("EXPLAIN ANALYZE {last}")).await.unwrap();
+                datafusion::arrow::util::pretty::print_batches(&plan.collect().await.unwrap())
+                    .unwrap();
+            }
         }
         return;
     }

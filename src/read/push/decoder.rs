@@ -906,7 +906,12 @@ impl PushDecoder {
                                 return Err(Error::format("internal: a filter without fields"));
                             };
                             let e = (*e).rebase(&reader);
-                            let matched = e.matched().clone();
+                            // The matches' positions, for virtual columns only.
+                            let matched = if self.virtual_columns.is_empty() {
+                                RowSelection::none()
+                            } else {
+                                e.matched().clone()
+                            };
                             let batches = GroupBatches::new(
                                 &reader,
                                 e,
@@ -1323,8 +1328,8 @@ impl PushDecoder {
             None => RowSelection::from_ranges(std::iter::once(rows.clone())),
         };
         let evaluated = pruned.row_count();
-        let e = filter.evaluate(&reader, (g.rg, g.first_row, n), pruned, projection)?;
-        let matched = e.matched().row_count();
+        let e = filter.evaluate(&reader, (g.rg, n), pruned, projection)?;
+        let matched = e.matched_rows();
         self.stats.rows_matched += matched;
         let pays_too_little =
             !self.options.filter_exact && matched as f64 >= FILTER_DROP_RATIO * evaluated as f64;
