@@ -526,9 +526,8 @@ impl Kept {
     /// The rows `mask` sets.
     pub fn of(mask: &BooleanBuffer) -> Kept {
         let kept = mask.count_set_bits();
-        let runs: Vec<std::ops::Range<usize>> = mask.set_slices().map(|(s, e)| s..e).collect();
-        if kept >= MIN_COPIED_RUN * runs.len() {
-            Kept::Runs(runs, kept)
+        if kept >= MIN_COPIED_RUN * count_runs(mask) {
+            Kept::Runs(mask.set_slices().map(|(s, e)| s..e).collect(), kept)
         } else {
             Kept::Rows(mask.set_indices().collect())
         }
@@ -561,6 +560,22 @@ impl Kept {
             }
         }
     }
+}
+
+/// How many runs of set bits `mask` holds, counted a word at a time (a run starts at a set
+/// bit whose predecessor is unset).
+pub(crate) fn count_runs(mask: &BooleanBuffer) -> usize {
+    let chunks = mask.inner().bit_chunks(mask.offset(), mask.len());
+    let mut carry = 0u64;
+    let mut runs = 0usize;
+    for w in chunks
+        .iter()
+        .chain(std::iter::once(chunks.remainder_bits()))
+    {
+        runs += (w & !((w << 1) | carry)).count_ones() as usize;
+        carry = w >> 63;
+    }
+    runs
 }
 
 /// The rows of `col` in `runs` (ascending, disjoint; `n` rows in all), copied run by run.
@@ -841,6 +856,9 @@ mod tests {
                 .take(n)
                 .collect();
             let mask = BooleanBuffer::from(bits);
+            proptest::prop_assert_eq!(count_runs(&mask), mask.set_slices().count());
+            let sliced = mask.slice(n / 3, n - n / 3);
+            proptest::prop_assert_eq!(count_runs(&sliced), sliced.set_slices().count());
             let rows: Vec<usize> = mask.set_indices().collect();
             let kept: Vec<std::ops::Range<usize>> = mask.set_slices().map(|(s, e)| s..e).collect();
             let validity = Some(NullBuffer::from(values.iter().map(Option::is_some).collect::<Vec<_>>()));

@@ -10,7 +10,7 @@ use std::time::Instant;
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
 use parq_codecs::probe;
 
-use super::eval::{eval, filter_array, Kept, VariantValues};
+use super::eval::{count_runs, eval, filter_array, Kept, VariantValues};
 use super::stages::Stages;
 use super::{bloom, dictionary, page_index, stats, Expr, Input, Node};
 use crate::array::Array;
@@ -522,8 +522,11 @@ impl<S: Source> Evaluated<S> {
 
     /// The rows (file row numbers) that satisfy the predicate.
     pub(crate) fn matched(&self) -> &RowSelection {
-        self.matched
-            .get_or_init(|| rows_of(&self.pruned, &self.mask))
+        self.matched.get_or_init(|| {
+            let m = rows_of(&self.pruned, &self.mask);
+            debug_assert_eq!(m.ranges().len() as u64, self.matched_runs);
+            m
+        })
     }
 
     /// How many rows satisfy the predicate.
@@ -648,19 +651,10 @@ fn rows_of(rows: &RowSelection, mask: &BooleanBuffer) -> RowSelection {
 }
 
 /// How many ranges of file rows the set bits of `mask` (one bit per row of `rows`, in
-/// order) make: its runs of set bits, counted a word at a time, plus one where a run goes
-/// on across the gap between two ranges of `rows`.
+/// order) make: its runs of set bits, plus one where a run goes on across the gap between
+/// two ranges of `rows`.
 fn runs_of(rows: &RowSelection, mask: &BooleanBuffer) -> u64 {
-    let chunks = mask.inner().bit_chunks(mask.offset(), mask.len());
-    let mut carry = 0u64;
-    let mut runs = 0u64;
-    for w in chunks
-        .iter()
-        .chain(std::iter::once(chunks.remainder_bits()))
-    {
-        runs += u64::from((w & !((w << 1) | carry)).count_ones());
-        carry = w >> 63;
-    }
+    let mut runs = count_runs(mask) as u64;
     let mut at = 0usize;
     for r in rows
         .ranges()
