@@ -448,7 +448,8 @@ pub(crate) struct Evaluated<S: Source> {
     /// How many rows match, and in how many ranges of file rows.
     matched_rows: u64,
     matched_runs: u64,
-    /// The row groups with a match, and their rows.
+    /// The row groups pruning left, and their rows; those with a match, and theirs.
+    pruned_groups: (Vec<usize>, u64),
     matched_groups: (Vec<usize>, u64),
     /// The rows (file row numbers) that satisfy the predicate.
     matched: OnceLock<RowSelection>,
@@ -573,9 +574,28 @@ impl<S: Source> Evaluated<S> {
             mask: self.mask,
             matched_rows: self.matched_rows,
             matched_runs: self.matched_runs,
+            pruned_groups: self.pruned_groups,
             matched_groups: self.matched_groups,
             matched: self.matched,
             kept: self.kept,
+        }
+    }
+
+    /// The same row groups with every row pruning left passing, for a caller whose own
+    /// filter follows: where nearly every row matches, compacting each projected column to
+    /// drop the few that do not costs more than the caller's filter. The predicate's columns
+    /// are read again with the others.
+    pub(crate) fn pass_all(self) -> Evaluated<S> {
+        let rows = self.mask.len();
+        Evaluated {
+            mask: BooleanBuffer::new_set(rows),
+            matched_rows: rows as u64,
+            matched_runs: self.pruned.ranges().len() as u64,
+            matched_groups: self.pruned_groups.clone(),
+            matched: OnceLock::new(),
+            matched_reader: OnceLock::new(),
+            kept: HashMap::new(),
+            ..self
         }
     }
 
@@ -1046,6 +1066,7 @@ impl<S: Source> ParquetReader<S> {
             at += len;
         }
         Ok(Evaluated {
+            pruned_groups: (group_ids, group_rows),
             matched_rows: mask.count_set_bits() as u64,
             matched_runs: runs_of(&pruned, &mask),
             matched_groups,

@@ -67,8 +67,9 @@ pub struct PushOptions {
     /// Whether every batch holds only rows that satisfy [`filter`](Self::filter) (default).
     /// `false`, for a caller that filters again itself (an engine whose filter runs above
     /// the scan): the filter stops where it pays too little, once a row group's matches are
-    /// [`FILTER_DROP_RATIO`] of its rows or more, and the row groups not yet evaluated are
-    /// read unfiltered (probe `push.filter_dropped`).
+    /// [`FILTER_DROP_RATIO`] of its rows or more: that row group passes whole (probe
+    /// `push.filter_passes_all`) and the row groups not yet evaluated are read unfiltered
+    /// (probe `push.filter_dropped`).
     pub filter_exact: bool,
     /// A [`filter`](Self::filter) its owner may change during the read (see
     /// [`DynamicFilter`]); with it, `filter` must be `None`.
@@ -1339,6 +1340,13 @@ impl PushDecoder {
             g.pruned = true;
             return Ok(());
         }
+        // The caller filters after: every row passes rather than nearly every one.
+        let e = if pays_too_little {
+            probe::hit("push.filter_passes_all");
+            e.pass_all()
+        } else {
+            e
+        };
         let by_selection = e.by_selection(self.options.materialise, reader.checks_strings());
         let rest = e.rest(&reader, projection);
         let mut leaves = Vec::new();
