@@ -585,9 +585,13 @@ impl<S: Source> Evaluated<S> {
     /// The same row groups with every row pruning left passing, for a caller whose own
     /// filter follows: where nearly every row matches, compacting each projected column to
     /// drop the few that do not costs more than the caller's filter. The predicate's columns
-    /// are read again with the others.
+    /// are read again with the others (unless every row matched).
     pub(crate) fn pass_all(self) -> Evaluated<S> {
         let rows = self.mask.len();
+        if self.matched_rows == rows as u64 {
+            // Every row matched: the predicate's columns are whole already.
+            return self;
+        }
         Evaluated {
             mask: BooleanBuffer::new_set(rows),
             matched_rows: rows as u64,
