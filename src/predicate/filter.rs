@@ -187,6 +187,7 @@ impl<S: Source> FilteredBatches<S> {
                 &self.pruned.stages,
                 std::slice::from_ref(g),
                 &self.columns,
+                false,
             )?;
             let matched = e.matched_rows();
             self.pruned.stats.rows_matched += matched;
@@ -459,6 +460,9 @@ pub(crate) struct Evaluated<S: Source> {
     matched_reader: OnceLock<ParquetReader<S>>,
     /// Projected flat columns the predicate decoded, already filtered, by leaf index.
     kept: HashMap<usize, Column>,
+    /// The same before filtering, where they were decoded for every row pruning left and
+    /// the evaluation was asked to hold them (see [`Self::pass_all`]).
+    whole: HashMap<usize, Column>,
 }
 
 /// How a filtered read decodes the projected columns the predicate did not decode already.
@@ -579,13 +583,14 @@ impl<S: Source> Evaluated<S> {
             matched_groups: self.matched_groups,
             matched: self.matched,
             kept: self.kept,
+            whole: self.whole,
         }
     }
 
     /// The same row groups with every row pruning left passing, for a caller whose own
     /// filter follows: where nearly every row matches, compacting each projected column to
     /// drop the few that do not costs more than the caller's filter. The predicate's columns
-    /// are read again with the others (unless every row matched).
+    /// it holds whole are used as they are; the others are read again with the rest.
     pub(crate) fn pass_all(self) -> Evaluated<S> {
         let rows = self.mask.len();
         if self.matched_rows == rows as u64 {
@@ -599,7 +604,8 @@ impl<S: Source> Evaluated<S> {
             matched_groups: self.pruned_groups.clone(),
             matched: OnceLock::new(),
             matched_reader: OnceLock::new(),
-            kept: HashMap::new(),
+            kept: self.whole,
+            whole: HashMap::new(),
             ..self
         }
     }
@@ -867,7 +873,7 @@ impl RowGroupFilter {
             rows,
             selection,
         };
-        file.evaluate_groups(&self.stages, std::slice::from_ref(&group), projection)
+        file.evaluate_groups(&self.stages, std::slice::from_ref(&group), projection, true)
     }
 }
 
@@ -989,7 +995,7 @@ impl<S: Source> ParquetReader<S> {
         if p.groups.is_empty() {
             return Ok((p, None));
         }
-        let e = self.evaluate_groups(&p.stages, &p.groups, projection)?;
+        let e = self.evaluate_groups(&p.stages, &p.groups, projection, false)?;
         p.stats.rows_matched = e.matched_rows;
         Ok((p, Some(e)))
     }
@@ -1001,11 +1007,15 @@ impl<S: Source> ParquetReader<S> {
     /// decodes its columns through the selection of the rows still in, where those come in
     /// runs long enough to skip between ([`Materialise::Auto`]); else for every row again,
     /// its mask ANDed with theirs.
+    ///
+    /// With `hold_whole` (a row group at a time), the projected predicate columns decoded
+    /// for every pruned row are also held unfiltered, for [`Evaluated::pass_all`].
     fn evaluate_groups(
         &self,
         stages: &Stages,
         groups: &[Group],
         projection: &[Select],
+        hold_whole: bool,
     ) -> Result<Evaluated<S>> {
         // Only the rows pruning left are decoded: pages without one are skipped.
         let pruned = RowSelection::from_ranges(
@@ -1032,7 +1042,8 @@ impl<S: Source> ParquetReader<S> {
         let mut held: Vec<(usize, Vec<Column>, Option<BooleanBuffer>)> = Vec::new();
         let mut kept: HashMap<usize, Column> = HashMap::new();
         for (n, &k) in order.iter().enumerate() {
-            let last = n + 1 == order.len();
+            // The last stage's columns are filtered batch by batch, unless held whole.
+            let last = n + 1 == order.len() && !hold_whole;
             let rows_in = passing
                 .as_ref()
                 .map_or(total, BooleanBuffer::count_set_bits);
@@ -1091,6 +1102,7 @@ impl<S: Source> ParquetReader<S> {
             }
         }
         let mask = passing.unwrap_or_else(|| BooleanBuffer::new_unset(total));
+        let mut whole = HashMap::new();
         for (c, parts, rows) in held {
             let col = Column::concat(&parts);
             let m = match rows {
@@ -1098,6 +1110,9 @@ impl<S: Source> ParquetReader<S> {
                 Some(before) => before.set_indices().map(|i| mask.value(i)).collect(),
             };
             kept.insert(c, filter_column(&col, &m));
+            if hold_whole && m.len() == total {
+                whole.insert(c, col);
+            }
         }
         // The mask is over the pruned rows, group after group.
         let mut matched_groups = (Vec::new(), 0);
@@ -1123,6 +1138,7 @@ impl<S: Source> ParquetReader<S> {
             pruned_reader: reader,
             mask,
             kept,
+            whole,
         })
     }
 

@@ -1299,6 +1299,8 @@ fn a_filter_that_need_not_be_exact_stops_where_it_pays_too_little() {
             assert_eq!(n, 40_000);
             assert_eq!(probe::get("push.filter_dropped"), 1);
             assert_eq!(probe::get("push.filter_passes_all"), 1);
+            // The filter's column, decoded for every row, is not decoded again.
+            assert_eq!(probe::get("predicate.predicate_column_reused"), 1);
         }
     }
 }

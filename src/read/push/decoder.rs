@@ -452,6 +452,9 @@ pub struct PushDecoder {
     filter: Option<Arc<RowGroupFilter>>,
     /// The dynamic filter's version `filter` holds.
     filter_version: u64,
+    /// The filter stopped because a row group's evaluation paid too little: later versions
+    /// of a dynamic filter prune by statistics but evaluate no rows.
+    filter_paid_too_little: bool,
     stats: FilterStats,
     /// An error found while planning ahead, returned by the next step.
     planning_error: Option<Error>,
@@ -718,6 +721,7 @@ impl PushDecoder {
             prune,
             filter,
             filter_version,
+            filter_paid_too_little: false,
             virtual_columns: VirtualColumns::default(),
             offset_left,
             limit_left,
@@ -1278,7 +1282,12 @@ impl PushDecoder {
         self.filter_version = version;
         probe::hit("push.dynamic_filter_taken");
         let meta = &self.footer.metadata;
-        self.filter = bind_filter(&self.footer, &self.options.read, expr.as_ref())?;
+        self.filter = if self.filter_paid_too_little {
+            probe::hit("push.dynamic_filter_prunes_only");
+            None
+        } else {
+            bind_filter(&self.footer, &self.options.read, expr.as_ref())?
+        };
         let (prune, keep) =
             bind_pruning(&self.footer, self.options.predicate.as_ref(), expr.as_ref())?;
         self.prune = prune;
@@ -1383,10 +1392,11 @@ impl PushDecoder {
 
     /// Stop filtering the row groups after group `i` that are not evaluated yet (see
     /// [`PushOptions::filter_exact`]): they are planned again for every projected column. A
-    /// dynamic filter's next version filters again.
+    /// dynamic filter's later versions prune by statistics only.
     fn drop_filter(&mut self, i: usize) {
         probe::hit("push.filter_dropped");
         self.filter = None;
+        self.filter_paid_too_little = true;
         for g in self.groups.iter_mut().skip(i + 1) {
             if !matches!(g.filter, FilterStage::Predicate) {
                 continue;
