@@ -14,7 +14,7 @@
 //! `cargo bench --bench tpch` (scale factor 1; `TPCH_SF`, `TPCH_RUNS`, `TPCH_QUERIES=1,6`
 //! override; `TPCH_PUSHDOWN=1` sets `datafusion.execution.parquet.pushdown_filters` in
 //! every session; `TPCH_PARQ_SET="parq.row_filter = false"` runs `SET` statements, `;` apart,
-//! in parq's sessions).
+//! in parq's sessions; with `TPCH_ONLY`, `TPCH_EXPLAIN=1` prints each plan with its metrics).
 
 #[path = "../tests/it/common/mod.rs"]
 mod common;
