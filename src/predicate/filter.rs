@@ -17,12 +17,11 @@ use crate::array::Array;
 use crate::bloom::Sbbf;
 use crate::column::Column;
 use crate::field::Field;
-use crate::metadata::{ColumnIndex, FileMetaData};
+use crate::metadata::ColumnIndex;
 use crate::read::positions::{Positions, VirtualColumns};
 use crate::read::{
     selects, ArrayBatch, ArrayBatchReader, BatchReader, ParquetReader, RowSelection, Select, Source,
 };
-use crate::schema::SchemaDescriptor;
 use crate::variant::VariantArray;
 use crate::{Error, Result};
 
@@ -785,7 +784,6 @@ impl<S: Source> LeafStream<S> {
 /// columns are planned for the matches alone.
 #[derive(Debug)]
 pub(crate) struct RowGroupFilter {
-    node: Node,
     stages: Stages,
     /// Every leaf column evaluation decodes, in schema order.
     leaves: Vec<usize>,
@@ -809,53 +807,12 @@ impl RowGroupFilter {
         leaves.sort_unstable();
         leaves.dedup();
         let stages = Stages::of(&node, &file.schema);
-        Ok(RowGroupFilter {
-            node,
-            stages,
-            leaves,
-        })
+        Ok(RowGroupFilter { stages, leaves })
     }
 
     /// The leaf columns evaluation reads.
     pub(crate) fn leaves(&self) -> &[usize] {
         &self.leaves
-    }
-
-    /// Whether row group `rg`'s statistics show that every row satisfies the filter, so
-    /// that evaluating it would keep them all: its flat columns hold no null and their
-    /// bounds lie inside the filter's (a join's key range around every key of the group).
-    pub(crate) fn holds_in_row_group(
-        &self,
-        metadata: &FileMetaData,
-        schema: &SchemaDescriptor,
-        rg: usize,
-    ) -> bool {
-        let Some(group) = metadata.row_groups.get(rg) else {
-            return false;
-        };
-        let orders = metadata.column_orders.as_ref();
-        self.node.holds_everywhere(&mut |leaf| {
-            let desc = schema.leaf(leaf.column);
-            let flat = leaf.variant.is_none()
-                && leaf.input().1.is_none()
-                && desc.max_rep_level == 0
-                && desc.max_def_level <= 1;
-            let Some(meta) = group
-                .columns
-                .get(leaf.column)
-                .and_then(|c| c.meta_data.as_ref())
-            else {
-                return false;
-            };
-            let order = orders.and_then(|o| o.get(leaf.column));
-            let s = stats::Summary::of_chunk(
-                meta.statistics.as_ref(),
-                leaf.domain,
-                order,
-                meta.num_values,
-            );
-            flat && stats::holds_for_all(&leaf.test, &s)
-        })
     }
 
     /// Evaluate row group `rg` of `file` (`rows` rows) over the rows `selection` (file row

@@ -498,16 +498,6 @@ impl Node {
         }
     }
 
-    /// True when `leaf_holds` shows that every row satisfies the predicate.
-    pub(crate) fn holds_everywhere(&self, leaf_holds: &mut impl FnMut(&Leaf) -> bool) -> bool {
-        match self {
-            Node::And(c) => c.iter().all(|n| n.holds_everywhere(leaf_holds)),
-            Node::Or(c) => c.iter().any(|n| n.holds_everywhere(leaf_holds)),
-            Node::Leaf(l) => leaf_holds(l),
-            Node::Const(b) => *b,
-        }
-    }
-
     /// True when `leaf_prunes` shows that no row can satisfy the predicate.
     pub(crate) fn prunes(
         &self,

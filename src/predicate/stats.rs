@@ -156,32 +156,6 @@ pub(crate) fn prunes(test: &Test, s: &Summary) -> bool {
     }
 }
 
-/// True when every row summarised by `s` satisfies `test`: no nulls (they satisfy no value
-/// test), no `NaN`, and bounds inside the test's. A lower bound need not be exact (it is
-/// still below every value); an upper one that is not exact is never there.
-pub(crate) fn holds_for_all(test: &Test, s: &Summary) -> bool {
-    if s.null_count != Some(0) || s.all_null {
-        return matches!(test, Test::IsNull) && s.all_null;
-    }
-    let vs = |bound: &Option<Scalar>, value: &Scalar| bound.as_ref().and_then(|b| b.compare(value));
-    match test {
-        Test::IsNotNull => true,
-        Test::IsNull | Test::Geo(_) => false,
-        _ if !s.nan_free => false,
-        Test::Cmp { op, value, .. } => match op {
-            CmpOp::Lt => vs(&s.max, value) == Some(Ordering::Less),
-            CmpOp::Le => vs(&s.max, value).is_some_and(|o| o != Ordering::Greater),
-            CmpOp::Gt => vs(&s.min, value) == Some(Ordering::Greater),
-            CmpOp::Ge => vs(&s.min, value).is_some_and(|o| o != Ordering::Less),
-            CmpOp::Eq => only_value(s).is_some_and(|v| v.compare(value) == Some(Ordering::Equal)),
-            CmpOp::Ne => range_excludes(CmpOp::Eq, value, s),
-        },
-        Test::In(values) => only_value(s)
-            .is_some_and(|v| values.iter().any(|x| v.compare(x) == Some(Ordering::Equal))),
-        Test::NotIn(values) => values.iter().all(|v| range_excludes(CmpOp::Eq, v, s)),
-    }
-}
-
 /// The one value every non-null row holds, when the bounds are exact and equal and no `NaN`
 /// hides outside them.
 fn only_value(s: &Summary) -> Option<&Scalar> {
@@ -235,83 +209,6 @@ mod tests {
             value,
             or_nan: false,
         }
-    }
-
-    proptest::proptest! {
-        /// Where the statistics of some values say every row satisfies a test, every value
-        /// does (and the summary of values `lo..=hi` proves the tests their bounds decide).
-        #[test]
-        fn holds_for_all_is_sound(
-            values in proptest::collection::vec(proptest::option::weighted(0.95, -4i32..4), 1..12),
-            op in 0usize..6,
-            x in -5i32..5,
-            list in proptest::collection::vec(-5i32..5, 0..4),
-            inexact_max: bool,
-        ) {
-            let present: Vec<i32> = values.iter().flatten().copied().collect();
-            let nulls = values.len() - present.len();
-            let s = Summary {
-                min: present.iter().min().map(|&v| Scalar::I32(v)),
-                max: present.iter().max().filter(|_| !inexact_max).map(|&v| Scalar::I32(v)),
-                min_exact: true,
-                max_exact: !inexact_max,
-                null_count: Some(nulls as u64),
-                all_null: present.is_empty(),
-                nan_free: true,
-            };
-            let ops = [CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge];
-            let scalars = || list.iter().map(|&v| Scalar::I32(v)).collect::<Vec<_>>();
-            let tests = [
-                cmp(ops[op], Scalar::I32(x)),
-                Test::In(scalars()),
-                Test::NotIn(scalars()),
-                Test::IsNull,
-                Test::IsNotNull,
-            ];
-            for test in &tests {
-                if holds_for_all(test, &s) {
-                    for v in &values {
-                        let ok = match (test, v) {
-                            (Test::IsNull, v) => v.is_none(),
-                            (Test::IsNotNull, v) => v.is_some(),
-                            (_, None) => false,
-                            (Test::Cmp { op, .. }, Some(v)) => op.holds(v.cmp(&x)),
-                            (Test::In(_), Some(v)) => list.contains(v),
-                            (Test::NotIn(_), Some(v)) => !list.contains(v),
-                            _ => unreachable!(),
-                        };
-                        proptest::prop_assert!(ok, "{:?} over {:?}", test, values);
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn holds_for_all_bounds() {
-        let s = Summary::of_chunk(
-            Some(&stats(&10i32.to_le_bytes(), &20i32.to_le_bytes())),
-            Domain::I32,
-            None,
-            5,
-        );
-        let h = |op, v| holds_for_all(&cmp(op, Scalar::I32(v)), &s);
-        assert!(h(CmpOp::Lt, 21) && !h(CmpOp::Lt, 20));
-        assert!(h(CmpOp::Le, 20) && !h(CmpOp::Le, 19));
-        assert!(h(CmpOp::Gt, 9) && !h(CmpOp::Gt, 10));
-        assert!(h(CmpOp::Ge, 10) && !h(CmpOp::Ge, 11));
-        assert!(h(CmpOp::Ne, 9) && h(CmpOp::Ne, 21) && !h(CmpOp::Ne, 15));
-        assert!(!h(CmpOp::Eq, 10));
-        assert!(holds_for_all(&Test::IsNotNull, &s) && !holds_for_all(&Test::IsNull, &s));
-        // A null, or an unknown null count, proves nothing.
-        let mut with_nulls = s.clone();
-        with_nulls.null_count = Some(1);
-        assert!(!holds_for_all(
-            &cmp(CmpOp::Lt, Scalar::I32(21)),
-            &with_nulls
-        ));
-        with_nulls.null_count = None;
-        assert!(!holds_for_all(&Test::IsNotNull, &with_nulls));
     }
 
     #[test]

@@ -1304,32 +1304,3 @@ fn a_filter_that_need_not_be_exact_stops_where_it_pays_too_little() {
         }
     }
 }
-
-/// A row group whose statistics show that every row satisfies the filter is read as if
-/// unfiltered: nothing is evaluated there, and its rows count as matches.
-#[cfg(feature = "probes")]
-#[test]
-fn a_filter_statistics_prove_true_is_not_evaluated() {
-    let options = WriterOptions::default().with_row_group_rows(100);
-    // a = 0..400 in four row groups.
-    let file = one_int64_file(400, options, |i| i);
-    for (filter, proven, rows) in [
-        // Row groups 2 and 3 lie inside; row group 1 straddles the bound.
-        (col("a").ge(150i64), 2, 250),
-        (col("a").ge(0i64).and(col("a").lt(400i64)), 4, 400),
-        // Statistics never prove a `!=` of a value inside the bounds.
-        (col("a").ne(399i64), 3, 399),
-    ] {
-        probe::reset();
-        let options = PushOptions::default().with_filter(Some(filter.clone()));
-        // `push_read` checks that the matches counted are the rows returned.
-        let (batches, _) = push_read(&file, options, Pushing::WHOLE).unwrap();
-        let n: usize = batches.iter().map(|b| b.num_rows).sum();
-        assert_eq!(n, rows, "{filter}");
-        assert_eq!(
-            probe::get("push.filter_holds_by_statistics"),
-            proven,
-            "{filter}"
-        );
-    }
-}

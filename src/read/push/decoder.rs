@@ -330,9 +330,6 @@ struct Group {
     filter: FilterStage,
     /// The exact filter it is evaluated with (see [`FilterStage::Predicate`]).
     row_filter: Option<Arc<RowGroupFilter>>,
-    /// Its statistics show that every row satisfies the filter: it is read unfiltered, and
-    /// its rows count as matches.
-    proven: bool,
 }
 
 /// Where a row group stands under an exact filter ([`PushOptions::filter`]).
@@ -678,7 +675,6 @@ impl PushDecoder {
                         return None;
                     }
                 }
-                let row_filter = filter_for(&footer, &filter, rg);
                 Some(Group {
                     rg,
                     first_row: rows.start,
@@ -691,14 +687,13 @@ impl PushDecoder {
                     spans: Spans::default(),
                     prune_asked: false,
                     pruned: false,
-                    leaves: row_filter.as_ref().map(|f| f.leaves().to_vec()),
-                    filter: if row_filter.is_some() {
+                    leaves: filter.as_ref().map(|f| f.leaves().to_vec()),
+                    filter: if filter.is_some() {
                         FilterStage::Predicate
                     } else {
                         FilterStage::Off
                     },
-                    proven: filter.is_some() && row_filter.is_none(),
-                    row_filter,
+                    row_filter: filter.clone(),
                 })
             })
             .collect();
@@ -905,9 +900,6 @@ impl PushDecoder {
                     let batch_size = self.options.batch_size;
                     let n = self.footer.metadata.row_groups[front.rg].num_rows.max(0) as u64;
                     let selected_rows = front.partial.as_ref().map_or(n, |p| p.row_count());
-                    if front.proven {
-                        self.stats.rows_matched += selected_rows;
-                    }
                     if let Some(g) = self.groups.front_mut() {
                         if let FilterStage::Evaluated(..) = g.filter {
                             let FilterStage::Evaluated(e, by_selection) =
@@ -1311,10 +1303,9 @@ impl PushDecoder {
                 }
                 continue;
             }
-            g.row_filter = filter_for(&self.footer, &self.filter, g.rg);
-            g.proven = self.filter.is_some() && g.row_filter.is_none();
-            g.leaves = g.row_filter.as_ref().map(|f| f.leaves().to_vec());
-            g.filter = if g.row_filter.is_some() {
+            g.row_filter = self.filter.clone();
+            g.leaves = self.filter.as_ref().map(|f| f.leaves().to_vec());
+            g.filter = if self.filter.is_some() {
                 FilterStage::Predicate
             } else {
                 FilterStage::Off
@@ -1528,21 +1519,6 @@ fn whole_batch(arrays: Vec<Array>) -> ArrayBatch {
 }
 
 /// A reader of `footer`'s file over no bytes: for what the footer alone answers.
-/// `filter` for row group `rg`: none where the group's statistics show that every row
-/// passes it (probe `push.filter_holds_by_statistics`), so that it is read as if unfiltered.
-fn filter_for(
-    footer: &Footer,
-    filter: &Option<Arc<RowGroupFilter>>,
-    rg: usize,
-) -> Option<Arc<RowGroupFilter>> {
-    let f = filter.as_ref()?;
-    if f.holds_in_row_group(&footer.metadata, &footer.schema, rg) {
-        probe::hit("push.filter_holds_by_statistics");
-        return None;
-    }
-    Some(f.clone())
-}
-
 pub(crate) fn empty_reader(footer: &Footer, options: &ReadOptions) -> ParquetReader<PushedBytes> {
     let empty = PushedBytes::one(Snapshot::default(), footer.file_len);
     reader_over(footer, options, empty)
