@@ -817,20 +817,23 @@ impl RowGroupFilter {
 
     /// Evaluate row group `rg` of `file` (`rows` rows) over the rows `selection` (file row
     /// numbers, within the group) leaves, keeping the flat columns of `projection` it
-    /// decodes. `file` need hold only the bytes of [`Self::leaves`].
+    /// decodes. `file` need hold only the bytes of [`Self::leaves`]. `may_pass_all`: the
+    /// caller may [`Evaluated::pass_all`], so the columns are also held unfiltered.
     pub(crate) fn evaluate<S: Source>(
         &self,
         file: &ParquetReader<S>,
         (rg, rows): (usize, u64),
         selection: RowSelection,
         projection: &[Select],
+        may_pass_all: bool,
     ) -> Result<Evaluated<S>> {
         let group = Group {
             row_group: rg,
             rows,
             selection,
         };
-        file.evaluate_groups(&self.stages, std::slice::from_ref(&group), projection, true)
+        let groups = std::slice::from_ref(&group);
+        file.evaluate_groups(&self.stages, groups, projection, may_pass_all)
     }
 }
 

@@ -1338,7 +1338,8 @@ impl PushDecoder {
             None => RowSelection::from_ranges(std::iter::once(rows.clone())),
         };
         let evaluated = pruned.row_count();
-        let e = filter.evaluate(&reader, (g.rg, n), pruned, projection)?;
+        let may_pass_all = !self.options.filter_exact;
+        let e = filter.evaluate(&reader, (g.rg, n), pruned, projection, may_pass_all)?;
         let matched = e.matched_rows();
         self.stats.rows_matched += matched;
         let pays_too_little =
