@@ -169,8 +169,16 @@ async fn main() {
             let (m, lo, hi) = median_spread(times);
             println!("q{n} {only}: {m:.1} ms [{lo:.1}–{hi:.1}]");
             if explain {
-                let last = sql.trim().trim_end_matches(';').rsplit(';').next().unwrap_or("");
-                let plan = ctxs[k].sql(&format!("EXPLAIN ANALYZE {last}")).await.unwrap();
+                let last = sql
+                    .trim()
+                    .trim_end_matches(';')
+                    .rsplit(';')
+                    .next()
+                    .unwrap_or("");
+                let plan = ctxs[k]
+                    .sql(&format!("EXPLAIN ANALYZE {last}"))
+                    .await
+                    .unwrap();
                 datafusion::arrow::util::pretty::print_batches(&plan.collect().await.unwrap())
                     .unwrap();
             }
