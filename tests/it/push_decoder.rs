@@ -1304,3 +1304,57 @@ fn a_filter_that_need_not_be_exact_stops_where_it_pays_too_little() {
         }
     }
 }
+
+/// Once a filter that need not be exact paid too little, a dynamic filter's later version
+/// prunes by statistics but evaluates no rows; an exact one evaluates it.
+#[cfg(feature = "probes")]
+#[test]
+fn a_dynamic_filter_that_paid_too_little_then_prunes_only() {
+    let options = WriterOptions::default()
+        .with_row_group_rows(10_000)
+        .with_page_index(true);
+    // 1 in 99 rows of 100.
+    let file = one_int64_file(40_000, options, |i| i64::from(i % 100 != 0));
+    for exact in [false, true] {
+        let mut requests = 0;
+        let f = footer(
+            &file,
+            FooterOptions::default(),
+            Pushing::WHOLE,
+            &mut requests,
+        )
+        .unwrap();
+        probe::reset();
+        let dynamic = parq::read::push::DynamicFilter::new(Some(col("a").eq(1i64)));
+        let options = PushOptions::default()
+            .with_dynamic_filter(Some(dynamic.clone()))
+            .with_filter_exact(exact);
+        let mut d = PushDecoder::try_new(f, options).unwrap();
+        let mut rows = 0;
+        loop {
+            match d.try_next().unwrap() {
+                DecodeResult::NeedsData(ranges) => {
+                    for r in ranges {
+                        d.push(r.start, file.slice(r.start as usize..r.end as usize));
+                    }
+                }
+                DecodeResult::Batch(batch) => {
+                    if rows == 0 {
+                        dynamic.set(Some(col("a").ge(1i64)));
+                    }
+                    rows += batch.num_rows;
+                }
+                DecodeResult::Finished => break,
+            }
+        }
+        assert_eq!(probe::get("push.dynamic_filter_taken"), 1, "exact {exact}");
+        let prunes_only = probe::get("push.dynamic_filter_prunes_only");
+        if exact {
+            assert_eq!(prunes_only, 0);
+            assert_eq!(rows, 39_600);
+        } else {
+            assert_eq!(prunes_only, 1);
+            assert_eq!(rows, 40_000);
+        }
+    }
+}
