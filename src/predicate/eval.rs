@@ -502,10 +502,11 @@ pub fn take_array(array: &Array, indices: &[usize]) -> Array {
 pub fn filter_array(array: &Array, mask: &BooleanBuffer) -> Array {
     // Counted first: a mask that keeps every row (a filter most rows pass, batch by batch)
     // must not build an index per row.
-    if mask.len() == array.len() && mask.count_set_bits() == array.len() {
+    let kept = mask.count_set_bits();
+    if mask.len() == array.len() && kept == array.len() {
         return array.clone();
     }
-    Kept::of(mask).apply(array)
+    Kept::of_counted(mask, kept).apply(array)
 }
 
 /// The average run of kept rows from which they are copied run by run rather than gathered
@@ -525,7 +526,11 @@ pub enum Kept {
 impl Kept {
     /// The rows `mask` sets.
     pub fn of(mask: &BooleanBuffer) -> Kept {
-        let kept = mask.count_set_bits();
+        Kept::of_counted(mask, mask.count_set_bits())
+    }
+
+    /// [`Self::of`] where the caller counted the set bits (`kept`) already.
+    pub fn of_counted(mask: &BooleanBuffer, kept: usize) -> Kept {
         if kept >= MIN_COPIED_RUN * count_runs(mask) {
             Kept::Runs(mask.set_slices().map(|(s, e)| s..e).collect(), kept)
         } else {

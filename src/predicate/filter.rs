@@ -404,11 +404,12 @@ enum Keep {
 impl Keep {
     /// Counted first, so that a mask keeping every row builds no index per row.
     fn of(mask: &BooleanBuffer) -> Keep {
-        if mask.count_set_bits() == mask.len() {
+        let kept = mask.count_set_bits();
+        if kept == mask.len() {
             probe::hit("predicate.mask_keeps_every_row");
             Keep::All
         } else {
-            Keep::Some(Kept::of(mask))
+            Keep::Some(Kept::of_counted(mask, kept))
         }
     }
 
@@ -968,8 +969,9 @@ impl<S: Source> ParquetReader<S> {
     /// runs long enough to skip between ([`Materialise::Auto`]); else for every row again,
     /// its mask ANDed with theirs.
     ///
-    /// With `hold_whole` (a row group at a time), the projected predicate columns decoded
-    /// for every pruned row are also held unfiltered, for [`Evaluated::pass_all`].
+    /// With `hold_whole` (the caller may pass the row groups whole), the projected predicate
+    /// columns decoded for every pruned row are also held unfiltered, for
+    /// [`Evaluated::pass_all`].
     fn evaluate_groups(
         &self,
         stages: &Stages,
@@ -997,6 +999,7 @@ impl<S: Source> ParquetReader<S> {
         let order = stages.order();
         // Which rows pruning left are still in (`None`: all of them).
         let mut passing: Option<BooleanBuffer> = None;
+        let mut rows_left = total;
         // Unfiltered columns of the stages before the last, with the rows they hold (`None`:
         // every pruned row; else the rows in as the stage began).
         let mut held: Vec<(usize, Vec<Column>, Option<BooleanBuffer>)> = Vec::new();
@@ -1004,9 +1007,7 @@ impl<S: Source> ParquetReader<S> {
         for (n, &k) in order.iter().enumerate() {
             // The last stage's columns are filtered batch by batch, unless held whole.
             let last = n + 1 == order.len() && !hold_whole;
-            let rows_in = passing
-                .as_ref()
-                .map_or(total, BooleanBuffer::count_set_bits);
+            let rows_in = rows_left;
             if rows_in == 0 {
                 probe::hit("predicate.stage_without_rows");
                 break;
@@ -1048,6 +1049,7 @@ impl<S: Source> ParquetReader<S> {
                 }
             };
             let rows_out = passing.as_ref().map_or(0, BooleanBuffer::count_set_bits);
+            rows_left = rows_out;
             stages.record(
                 k,
                 (rows_in as u64, rows_out as u64, rows_decoded as u64),
