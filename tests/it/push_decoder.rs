@@ -1137,6 +1137,63 @@ fn a_dynamic_filter_prunes_the_row_groups_not_started() {
     }
 }
 
+/// A dynamic filter's new version prunes by statistics the row groups evaluated ahead
+/// with the version before (their bytes all pushed at once), not only those not started:
+/// the rows they matched are not wanted any more.
+#[cfg(feature = "probes")]
+#[test]
+fn a_dynamic_filter_prunes_row_groups_evaluated_ahead() {
+    let file = sparse_match_file(25_000);
+    let mut requests = 0;
+    let f = footer(
+        &file,
+        FooterOptions::default(),
+        Pushing::WHOLE,
+        &mut requests,
+    )
+    .unwrap();
+    probe::reset();
+    // Every row passes the first version.
+    let dynamic = parq::read::push::DynamicFilter::new(Some(col("b").ge(0i64)));
+    let options = PushOptions::default()
+        .with_projection(Some(vec!["b".into()]))
+        .with_batch_size(1000)
+        .with_memory_budget(1 << 30)
+        .with_filter_exact(true)
+        .with_dynamic_filter(Some(dynamic.clone()));
+    let mut d = PushDecoder::try_new(f, options).unwrap();
+    let mut b = Vec::new();
+    loop {
+        match d.try_next().unwrap() {
+            DecodeResult::NeedsData(ranges) => {
+                for r in ranges {
+                    d.push(r.start, file.slice(r.start as usize..r.end as usize));
+                }
+            }
+            DecodeResult::Batch(batch) => {
+                if b.is_empty() {
+                    dynamic.set(Some(col("b").lt(300i64)));
+                }
+                match &batch.arrays[0] {
+                    parq::array::Array::Primitive(Column {
+                        values: Values::Int64(v),
+                        ..
+                    }) => b.extend(v.iter().copied()),
+                    other => panic!("{other:?}"),
+                }
+            }
+            DecodeResult::Finished => break,
+        }
+    }
+    // Row group 0 was decoding with the first version and reads whole; 1 to 3 had been
+    // evaluated ahead, and are pruned.
+    assert_eq!(b.len(), 25_000);
+    assert!(b.iter().copied().eq((0..25_000).map(|i| 3 * i)));
+    assert_eq!(probe::get("push.dynamic_filter_taken"), 1);
+    assert_eq!(probe::get("push.evaluated_group_pruned"), 3);
+    assert_eq!(probe::get("predicate.row_group_pruned_by_statistics"), 3);
+}
+
 /// Bytes the driver holds serve what pruning finds it lacks (a dictionary page, read only
 /// when statistics and the page index leave the row group): with the whole file held, a
 /// read pruned by a dictionary asks for nothing.

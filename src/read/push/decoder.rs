@@ -1261,8 +1261,8 @@ impl PushDecoder {
     }
 
     /// Take a new version of the dynamic filter, if there is one: every row group not yet
-    /// decoding nor evaluated is pruned by its statistics now (its bytes let go), and those
-    /// left are planned again, pruned and evaluated with it.
+    /// decoding is pruned by its statistics now (its bytes let go), and those left that are
+    /// not evaluated yet are planned again, pruned and evaluated with it.
     fn refresh_filter(&mut self) -> Result<()> {
         let Some(dynamic) = &self.options.dynamic_filter else {
             return Ok(());
@@ -1283,15 +1283,20 @@ impl PushDecoder {
         let (prune, keep) =
             bind_pruning(&self.footer, self.options.predicate.as_ref(), expr.as_ref())?;
         self.prune = prune;
-        // The row group being decoded keeps its filter, and so does one already evaluated.
+        // The row group being decoded keeps its filter. One evaluated ahead keeps its
+        // matches unless the new version's statistics prune it: a dynamic filter only
+        // tightens, so its rows are not wanted any more.
         let mut i = usize::from(self.current.is_some());
         while i < self.groups.len() {
             let g = &mut self.groups[i];
-            if matches!(g.filter, FilterStage::Evaluated(..) | FilterStage::Decoding) {
+            if matches!(g.filter, FilterStage::Decoding) {
                 i += 1;
                 continue;
             }
             if keep.as_ref().is_some_and(|k| !k.contains(&g.rg)) {
+                if matches!(g.filter, FilterStage::Evaluated(..)) {
+                    probe::hit("push.evaluated_group_pruned");
+                }
                 let n = meta.row_groups[g.rg].num_rows.max(0) as u64;
                 self.stats.row_groups += 1;
                 self.stats.rows += n;
@@ -1301,6 +1306,10 @@ impl PushDecoder {
                 if let Some(done) = self.groups.remove(i) {
                     self.released.extend(done.spans.ranges());
                 }
+                continue;
+            }
+            if matches!(g.filter, FilterStage::Evaluated(..)) {
+                i += 1;
                 continue;
             }
             g.row_filter = self.filter.clone();

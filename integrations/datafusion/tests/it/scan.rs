@@ -368,8 +368,8 @@ async fn stored_as_parq_reads_a_folder_of_parquet_files() {
 
 /// A top-k's dynamic filter reaches parq's decoder as it tightens: lineitem is in
 /// `l_orderkey` order, so once the first row group has filled the top 5, every later row
-/// group is pruned by its statistics (`rows_filtered`: read by the scan's plan, never
-/// returned). Without dynamic filters nothing is dropped; the answers are the same.
+/// group is pruned by its statistics, also one the decoder had evaluated ahead with the
+/// filter's first version (`rows_filtered`: read by the scan's plan, never returned). Without dynamic filters nothing is dropped; the answers are the same.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn topk_dynamic_filters_prune_row_groups_as_they_tighten() {
     let dir = tpch(0.01, 4096).await;
@@ -389,8 +389,10 @@ async fn topk_dynamic_filters_prune_row_groups_as_they_tighten() {
         let (got, plan) = execute(&ctx, sql).await;
         let dropped = scan_metric(&plan, "rows_filtered");
         if dynamic {
+            // Every row group but the first: those evaluated ahead of the filter's new
+            // version too.
             assert!(
-                dropped * 10 > rows_in_file * 8,
+                dropped >= rows_in_file - 4096,
                 "{dropped} rows dropped:\n{}",
                 plan_text(&plan)
             );
