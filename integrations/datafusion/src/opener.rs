@@ -31,6 +31,7 @@ use datafusion::common::nested_struct::cast_column;
 use datafusion::common::{exec_datafusion_err, DataFusionError, Result};
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::{FileOpenFuture, FileOpener};
+use datafusion::physical_expr::utils::split_conjunction;
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_expr_common::physical_expr::{
     snapshot_generation, snapshot_physical_expr,
@@ -177,13 +178,13 @@ impl FileOpener for ParqOpener {
                 .filter(|_| filters)
                 .map(|p| (Arc::clone(p), snapshot_generation(p)))
                 .filter(|(_, generation)| *generation != 0);
-            let predicate = predicate
-                .and_then(|p| snapshot_physical_expr(p).ok())
-                .and_then(|p| crate::predicate::to_parq(&p, &file_schema));
             let row_filter = predicate
                 .as_ref()
                 .filter(|_| filters)
-                .and_then(|expr| fast_conjuncts(expr, plan.footer.schema()));
+                .and_then(|p| row_filter(p, &file_schema, plan.footer.schema()));
+            let predicate = predicate
+                .and_then(|p| snapshot_physical_expr(p).ok())
+                .and_then(|p| crate::predicate::to_parq(&p, &file_schema));
             let dynamic = dynamic.map(|(expr, generation)| FollowedFilter {
                 expr,
                 generation,
@@ -621,15 +622,39 @@ impl FollowedFilter {
             return;
         }
         self.generation = generation;
-        let now = snapshot_physical_expr(Arc::clone(&self.expr))
-            .ok()
-            .and_then(|p| crate::predicate::to_parq(&p, &self.file_schema))
-            .and_then(|e| fast_conjuncts(&e, plan.footer.schema()));
+        let now = row_filter(&self.expr, &self.file_schema, plan.footer.schema());
         // A predicate that no longer translates filters nothing more: the last one stays,
         // as it still holds.
         if now.is_some() {
             self.filter.set(now);
         }
+    }
+}
+
+/// The decoder's exact filter for `predicate` as it is now: the fast conjuncts
+/// ([`fast_conjuncts`]) of its fixed part and, beside them, those of its dynamic filters'
+/// versions now. Chosen apart, so that a join's key bounds (numbers, and seldom narrow)
+/// never displace a fixed conjunct on strings (TPC-H Q10's `l_returnflag = 'R'` beside the
+/// bounds of `l_orderkey`); the decoder orders the conjuncts by what they drop.
+fn row_filter(
+    predicate: &Arc<dyn PhysicalExpr>,
+    file_schema: &Schema,
+    schema: &parq::schema::SchemaDescriptor,
+) -> Option<Expr> {
+    let (dynamic, fixed): (Vec<_>, Vec<_>) = split_conjunction(predicate)
+        .into_iter()
+        .partition(|c| snapshot_generation(c) != 0);
+    let fast = |conjuncts: Vec<&Arc<dyn PhysicalExpr>>| {
+        conjuncts
+            .into_iter()
+            .filter_map(|c| snapshot_physical_expr(Arc::clone(c)).ok())
+            .filter_map(|c| crate::predicate::to_parq(&c, file_schema))
+            .reduce(Expr::and)
+            .and_then(|e| fast_conjuncts(&e, schema))
+    };
+    match (fast(fixed), fast(dynamic)) {
+        (Some(a), Some(b)) => Some(a.and(b)),
+        (a, b) => a.or(b),
     }
 }
 
