@@ -412,7 +412,8 @@ impl Column {
     }
 
     /// This column in its values' own layout: keys of [`Values::Dictionary`] are looked up
-    /// in their dictionary (a copy); other layouts are returned as they are.
+    /// in their dictionary (a copy; views share the dictionary's buffers, and i32 offsets
+    /// stay i32 while the bytes fit); other layouts are returned as they are.
     pub fn materialize(&self) -> Column {
         let Values::Dictionary { keys, dictionary } = &self.values else {
             return self.clone();
@@ -435,19 +436,39 @@ impl Column {
                 width: *width,
                 data: gather_fixed(data, *width, n, self.len, at),
             },
-            Values::Binary { .. } | Values::SmallBinary { .. } | Values::BinaryView { .. } => {
-                let mut offsets = Vec::with_capacity(self.len + 1);
-                offsets.push(0i64);
-                let mut data = Vec::new();
-                for i in 0..self.len {
-                    if n > 0 && self.is_valid(i) {
-                        data.extend_from_slice(dictionary.bytes(at(i)).unwrap_or_default());
-                    }
-                    offsets.push(data.len() as i64);
-                }
+            // Views are looked up as they are, pointing into the dictionary's buffers (the
+            // views of an empty dictionary's null slots are empty strings).
+            Values::BinaryView { views, buffers } => Values::BinaryView {
+                views: gather(views, self.len, at),
+                buffers: buffers.clone(),
+            },
+            Values::Binary { .. } | Values::SmallBinary { .. } if n == 0 => Values::Binary {
+                offsets: OffsetBuffer::new_zeroed(self.len),
+                data: Buffer::from_vec(Vec::<u8>::new()),
+            },
+            Values::Binary { offsets, data } => {
+                let (offsets, data) =
+                    gather_bytes(offsets, data, &keys[..self.len], self.validity.as_ref());
                 Values::Binary {
                     offsets: OffsetBuffer::new(ScalarBuffer::from(offsets)),
                     data: Buffer::from_vec(data),
+                }
+            }
+            Values::SmallBinary { offsets, data } => {
+                let (offsets, data) =
+                    gather_bytes(offsets, data, &keys[..self.len], self.validity.as_ref());
+                // i32 offsets while the bytes fit, as the dictionary's.
+                match i32::try_from(data.len()) {
+                    Ok(_) => Values::SmallBinary {
+                        offsets: OffsetBuffer::new(
+                            offsets.iter().map(|&o| o as i32).collect::<Vec<_>>().into(),
+                        ),
+                        data: Buffer::from_vec(data),
+                    },
+                    Err(_) => Values::Binary {
+                        offsets: OffsetBuffer::new(ScalarBuffer::from(offsets)),
+                        data: Buffer::from_vec(data),
+                    },
                 }
             }
             Values::Dictionary { .. } => return dictionary.materialize().with_keys(self),
@@ -531,6 +552,40 @@ fn concat_small(parts: &[Column]) -> Option<Column> {
             data: Buffer::from_vec(data),
         },
     })
+}
+
+/// The bytes of dictionary entry `keys[i]` (`offsets` into `data`, `n` entries, `n > 0`)
+/// for each slot, nothing for a null slot: i64 offsets (from 0) and the bytes, sized in a
+/// first pass so that the second only copies. Keys past the dictionary are clamped into it
+/// (only null slots hold them).
+fn gather_bytes<O: arrow_buffer::ArrowNativeType>(
+    offsets: &[O],
+    data: &[u8],
+    keys: &[i32],
+    validity: Option<&NullBuffer>,
+) -> (Vec<i64>, Vec<u8>) {
+    let last = offsets.len().saturating_sub(2);
+    let span = |k: i32| {
+        let k = (k as usize).min(last);
+        offsets[k].as_usize()..offsets[k + 1].as_usize()
+    };
+    let valid = |i: usize| validity.is_none_or(|v| v.is_valid(i));
+    let mut out_offsets = Vec::with_capacity(keys.len() + 1);
+    out_offsets.push(0i64);
+    let mut end = 0usize;
+    for (i, &k) in keys.iter().enumerate() {
+        if valid(i) {
+            end += span(k).len();
+        }
+        out_offsets.push(end as i64);
+    }
+    let mut bytes = Vec::with_capacity(end);
+    for (i, &k) in keys.iter().enumerate() {
+        if valid(i) {
+            bytes.extend_from_slice(&data[span(k)]);
+        }
+    }
+    (out_offsets, bytes)
 }
 
 fn gather<T: arrow_buffer::ArrowNativeType>(

@@ -17,7 +17,7 @@ use crate::array::Array;
 use crate::bloom::Sbbf;
 use crate::column::Column;
 use crate::field::Field;
-use crate::metadata::ColumnIndex;
+use crate::metadata::{ColumnIndex, Type};
 use crate::read::positions::{Positions, VirtualColumns};
 use crate::read::{
     selects, ArrayBatch, ArrayBatchReader, BatchReader, ParquetReader, RowSelection, Select, Source,
@@ -224,8 +224,9 @@ impl<S: Source> Iterator for FilteredBatches<S> {
 
 /// Where a projected column of a filtered batch comes from.
 enum Slot {
-    /// The predicate decoded it: `kept[i]`, already filtered.
-    Kept(usize),
+    /// The predicate decoded it: `kept[i]`, already filtered; looked up in its dictionary
+    /// as it is returned where the flag says (see `Evaluated::kept_column`).
+    Kept(usize, bool),
     /// The next of the arrays read after the filter (they come in projection order).
     Rest,
 }
@@ -275,8 +276,8 @@ impl<S: Source> GroupBatches<S> {
         let mut rest = Vec::new();
         for c in columns {
             match e.kept_column(file, c) {
-                Some((_, col)) => {
-                    slots.push(Slot::Kept(kept.len()));
+                Some((_, col, lookup)) => {
+                    slots.push(Slot::Kept(kept.len(), lookup));
                     kept.push(Array::Primitive(col.clone()));
                 }
                 None => {
@@ -384,7 +385,11 @@ impl<S: Source> GroupBatches<S> {
         let mut arrays = Vec::with_capacity(self.slots.len());
         for s in &self.slots {
             arrays.push(match s {
-                Slot::Kept(i) => self.kept[*i].slice(self.returned, n),
+                Slot::Kept(i, false) => self.kept[*i].slice(self.returned, n),
+                Slot::Kept(i, true) => match self.kept[*i].slice(self.returned, n) {
+                    Array::Primitive(c) => Array::Primitive(c.materialize()),
+                    a => a,
+                },
                 Slot::Rest => rest.next().ok_or_else(ended)?,
             });
         }
@@ -519,11 +524,19 @@ impl Materialise {
 impl<S: Source> Evaluated<S> {
     /// `column`'s leaf and matching rows if the predicate decoded it already: a flat
     /// top-level column among its inputs.
-    fn kept_column(&self, file: &ParquetReader<S>, column: &Select) -> Option<(usize, &Column)> {
+    ///
+    /// The flag says whether it is to be looked up in its dictionary before it is returned:
+    /// the predicate reads byte arrays as dictionary keys where `file`'s reader would not.
+    fn kept_column(
+        &self,
+        file: &ParquetReader<S>,
+        column: &Select,
+    ) -> Option<(usize, &Column, bool)> {
         let leaf = file.top_level_leaf(column)?;
         let col = self.kept.get(&leaf)?;
         probe::hit("predicate.predicate_column_reused");
-        Some((leaf, col))
+        let lookup = !file.options.dictionary_keys.contains(&leaf);
+        Some((leaf, col, lookup))
     }
 
     /// The rows (file row numbers) that satisfy the predicate.
@@ -633,14 +646,19 @@ impl<S: Source> Evaluated<S> {
     fn materialise(&self, column: &Select, keep: Option<&Keep>) -> Result<(Field, Array)> {
         let reader = &self.pruned_reader;
         let want = self.matched_rows;
-        if let Some((leaf, col)) = self.kept_column(reader, column) {
+        if let Some((leaf, col, lookup)) = self.kept_column(reader, column) {
             let top = reader.schema().leaf(leaf).top_level_field;
             let field = reader
                 .fields()?
                 .into_iter()
                 .nth(top)
                 .ok_or_else(|| Error::InvalidArgument(format!("no field for {column}")))?;
-            return Ok((field, Array::Primitive(col.clone())));
+            let col = if lookup {
+                col.materialize()
+            } else {
+                col.clone()
+            };
+            return Ok((field, Array::Primitive(col)));
         }
         let (field, array) = match keep {
             None => self.matched_reader().read_selected(column)?,
@@ -1126,12 +1144,30 @@ impl<S: Source> ParquetReader<S> {
             .filter(|&&i| is_flat(i))
             .map(|&(c, _)| c)
             .collect();
+        // Byte arrays are read as keys where their pages are dictionary-encoded: a test runs
+        // once per dictionary value, then a lookup per key (probe
+        // `predicate.eval_dictionary_once`). Kept so, they are looked up only for the rows
+        // returned (`Evaluated::kept_column`).
+        let keyed: Vec<usize> = flat
+            .iter()
+            .copied()
+            .filter(|&c| {
+                matches!(
+                    schema.leaf(c).physical_type,
+                    Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY
+                ) && !reader.options.dictionary_keys.contains(&c)
+            })
+            .collect();
         let mut streams = Vec::new();
         if !flat.is_empty() {
-            streams.push(LeafStream::Flat(
-                flat.clone(),
-                reader.batches(&flat, EVAL_BATCH)?,
-            ));
+            let batches = if keyed.is_empty() {
+                reader.batches(&flat, EVAL_BATCH)?
+            } else {
+                let mut by_keys = reader.clone_handle();
+                by_keys.options.dictionary_keys.extend(&keyed);
+                by_keys.batches(&flat, EVAL_BATCH)?
+            };
+            streams.push(LeafStream::Flat(flat.clone(), batches));
         }
         for &input in inputs.iter().filter(|&&i| !is_flat(i)) {
             let path = schema.leaf(input.0).path_string();

@@ -896,6 +896,80 @@ fn comparisons_take_the_fast_path_where_they_can() {
     }
 }
 
+/// A string column written with a dictionary is filtered on its keys (the test runs once
+/// per dictionary value) where the reader did not ask for keys, and comes out in the
+/// reader's own layout (offsets or views), holding what the naive evaluation keeps, whether
+/// the other columns are read by selection or decoded whole then filtered.
+#[test]
+fn strings_in_dictionaries_filter_on_keys_and_return_values() {
+    use parq::array::Array;
+    use parq::read::ByteArrayLayout;
+    let rows: Vec<Row> = (0..3000u32)
+        .map(|k| Row {
+            i: Some((k % 7) as i32),
+            u: k,
+            f: None,
+            s: (k % 11 != 0).then(|| format!("value-{}", k % 13)),
+        })
+        .collect();
+    let file = file_of(&rows, 1000, 100, true, true, false);
+    for layout in [ByteArrayLayout::Offsets, ByteArrayLayout::Views] {
+        let reader = ParquetReader::with_options(
+            file.clone(),
+            ReadOptions::default().with_byte_array_layout(layout),
+        )
+        .unwrap();
+        for text in [
+            "s = 'value-3'",
+            "s in ('value-1', 'value-12')",
+            "s >= 'value-5' and i < 4",
+        ] {
+            let expr = Expr::parse(text).unwrap();
+            let want: Vec<(Option<Vec<u8>>, i32)> = rows
+                .iter()
+                .filter(|r| naive(&expr, r) == Some(true))
+                .map(|r| (r.s.clone().map(String::into_bytes), r.u as i32))
+                .collect();
+            for how in [Materialise::Selected, Materialise::Masked] {
+                probe::reset();
+                let mut got = Vec::new();
+                let batches = reader
+                    .read_builder()
+                    .with_projection(["s", "u"])
+                    .with_filter(expr.clone())
+                    .with_materialise(how)
+                    .with_batch_size(256)
+                    .build()
+                    .unwrap();
+                for b in batches {
+                    let b = b.unwrap();
+                    let (Array::Primitive(s), Array::Primitive(u)) = (&b.arrays[0], &b.arrays[1])
+                    else {
+                        panic!("flat columns")
+                    };
+                    let Values::Int32(u) = &u.values else {
+                        panic!("{:?}", u.values)
+                    };
+                    match (layout, &s.values) {
+                        (ByteArrayLayout::Offsets, Values::Binary { .. })
+                        | (ByteArrayLayout::Views, Values::BinaryView { .. }) => {}
+                        (_, other) => panic!("{layout:?}: {other:?}"),
+                    }
+                    got.extend((0..b.num_rows).map(|i| (s.value_bytes(i), u[i])));
+                }
+                assert_eq!(got.len(), want.len(), "{text} {how:?} {layout:?}");
+                assert!(got == want, "{text} {how:?} {layout:?}");
+                if probe::ENABLED {
+                    assert!(
+                        probe::get("predicate.eval_dictionary_once") > 0,
+                        "{text} {how:?} {layout:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn bloom_filters_prune_equality_misses() {
     // Unsorted, high-cardinality values: every row group's bounds cover almost everything.
