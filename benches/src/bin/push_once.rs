@@ -1,48 +1,66 @@
-//! scratch: push_once FILE COLS MODE(none|exact|inexact) EXPR REPEAT
-use bytes::Bytes;
-use parq::predicate::Expr;
-use parq::read::push::{DecodeResult, PushDecoder, PushOptions};
+//! One streamed read of a file through the push decoder, for instruction counts and quick
+//! timings of the filter as an engine uses it:
+//! `push_once FILE COLUMNS <none|exact|inexact> FILTER RUNS`.
+//! `COLUMNS` is comma-separated; `FILTER` is parq's expression syntax (as `parq scan
+//! --where`), applied exactly (`exact`), as an engine's pushed-down filter that need not be
+//! exact (`inexact`: the caller filters after), or not at all (`none`). Each run prints its
+//! rows and wall time. Run it under `valgrind --tool=callgrind` with one run to compare
+//! modes instruction for instruction.
+
 use std::time::Instant;
 
+use bytes::Bytes;
+use parq::predicate::Expr;
+use parq::read::push::{DecodeResult, FooterDecoder, FooterStep, PushDecoder, PushOptions};
+use parq::read::Select;
+
 fn main() {
-    let a: Vec<String> = std::env::args().collect();
-    let file = Bytes::from(std::fs::read(&a[1]).unwrap());
-    let cols: Vec<parq::read::Select> = a[2].split(',').map(|c| c.into()).collect();
-    let mode = a[3].as_str();
-    let expr = Expr::parse(&a[4]).unwrap();
-    let repeat: usize = a[5].parse().unwrap();
-    for _ in 0..repeat {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, path, columns, mode, filter, runs] = &args[..] else {
+        eprintln!("usage: push_once FILE COLUMNS <none|exact|inexact> FILTER RUNS");
+        std::process::exit(2);
+    };
+    if !["none", "exact", "inexact"].contains(&mode.as_str()) {
+        eprintln!("unknown mode {mode}");
+        std::process::exit(2);
+    }
+    let file = Bytes::from(std::fs::read(path).expect("read the file"));
+    let columns: Vec<Select> = columns.split(',').map(Select::from).collect();
+    let filter = Expr::parse(filter).expect("a filter");
+    let runs: usize = runs.parse().expect("runs");
+    for _ in 0..runs {
         let start = Instant::now();
-        let mut fd = parq::read::push::FooterDecoder::new(file.len() as u64, Default::default());
+        let mut footer = FooterDecoder::new(file.len() as u64, Default::default());
         let footer = loop {
-            match fd.try_next().unwrap() {
-                parq::read::push::FooterStep::NeedsData(rs) => {
-                    for r in rs {
-                        fd.push(r.start, file.slice(r.start as usize..r.end as usize));
+            match footer.try_next().expect("footer") {
+                FooterStep::NeedsData(ranges) => {
+                    for r in ranges {
+                        footer.push(r.start, file.slice(r.start as usize..r.end as usize));
                     }
                 }
-                parq::read::push::FooterStep::Done(f) => break f,
+                FooterStep::Done(f) => break f,
             }
         };
-        let mut o = PushOptions::default()
-            .with_projection(Some(cols.clone()))
-            .with_batch_size(8192);
+        let mut options = PushOptions::default().with_projection(Some(columns.clone()));
         if mode != "none" {
-            o = o.with_filter(Some(expr.clone())).with_filter_exact(mode == "exact");
+            options = options
+                .with_filter(Some(filter.clone()))
+                .with_filter_exact(mode == "exact");
         }
-        let mut d = PushDecoder::try_new(footer, o).unwrap();
+        let mut decoder = PushDecoder::try_new(footer, options).expect("decoder");
         let mut rows = 0;
         loop {
-            match d.try_next().unwrap() {
-                DecodeResult::NeedsData(rs) => {
-                    for r in rs {
-                        d.push(r.start, file.slice(r.start as usize..r.end as usize));
+            match decoder.try_next().expect("decode") {
+                DecodeResult::NeedsData(ranges) => {
+                    for r in ranges {
+                        decoder.push(r.start, file.slice(r.start as usize..r.end as usize));
                     }
                 }
                 DecodeResult::Batch(b) => rows += b.num_rows,
                 DecodeResult::Finished => break,
             }
         }
-        eprintln!("{mode} rows {rows} {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        println!("{mode}: {rows} rows, {ms:.1} ms");
     }
 }
