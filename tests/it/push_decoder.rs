@@ -1362,6 +1362,59 @@ fn a_filter_that_need_not_be_exact_stops_where_it_pays_too_little() {
     }
 }
 
+/// A filter that need not be exact evaluates row groups in file order: bytes of later row
+/// groups that arrive first wait until the first is evaluated, which finds that the filter
+/// pays too little and switches it off, so that no later row group is evaluated at all.
+#[cfg(feature = "probes")]
+#[test]
+fn an_inexact_filter_evaluates_row_groups_in_order() {
+    let options = WriterOptions::default().with_row_group_rows(10_000);
+    let file = one_int64_file(40_000, options, |i| i);
+    for exact in [false, true] {
+        let mut requests = 0;
+        let f = footer(
+            &file,
+            FooterOptions::default(),
+            Pushing::WHOLE,
+            &mut requests,
+        )
+        .unwrap();
+        probe::reset();
+        let options = PushOptions::default()
+            .with_filter(Some(col("a").ge(0i64)))
+            .with_filter_exact(exact);
+        let mut d = PushDecoder::try_new(f, options).unwrap();
+        let (mut rows, mut held_back) = (0, None);
+        loop {
+            match d.try_next().unwrap() {
+                DecodeResult::NeedsData(mut ranges) => {
+                    // The first row group's bytes come last.
+                    ranges.sort_by_key(|r| r.start);
+                    if held_back.is_none() && ranges.len() > 1 {
+                        held_back = Some(ranges.remove(0));
+                    } else if let Some(r) = held_back.take() {
+                        ranges.push(r);
+                    }
+                    for r in ranges {
+                        d.push(r.start, file.slice(r.start as usize..r.end as usize));
+                    }
+                }
+                DecodeResult::Batch(batch) => rows += batch.num_rows,
+                DecodeResult::Finished => break,
+            }
+        }
+        assert_eq!(rows, 40_000, "exact {exact}");
+        if exact {
+            assert_eq!(probe::get("push.filter_waits_in_order"), 0);
+        } else {
+            // Only the first row group was evaluated.
+            assert_eq!(probe::get("push.filter_passes_all"), 1);
+            assert_eq!(probe::get("push.filter_dropped"), 1);
+            assert!(probe::get("push.filter_waits_in_order") > 0);
+        }
+    }
+}
+
 /// Once a filter that need not be exact paid too little, a dynamic filter's later version
 /// prunes by statistics but evaluates no rows; an exact one evaluates it.
 #[cfg(feature = "probes")]

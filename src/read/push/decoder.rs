@@ -1140,6 +1140,10 @@ impl PushDecoder {
             self.options.memory_budget
         };
         let mut planned: u64 = 0;
+        // A filter that need not be exact evaluates row groups in file order: the first one
+        // may find that it pays too little and switch itself off for the rest
+        // (`drop_filter`), which a row group evaluated ahead of it would have paid for.
+        let mut waits_in_order = false;
         let mut i = 0;
         while i < self.groups.len() {
             // The front row group, and those a pipelined read decodes beside it, are planned
@@ -1149,6 +1153,14 @@ impl PushDecoder {
             loop {
                 let g = &self.groups[i];
                 match g.phase {
+                    Phase::Data
+                        if matches!(g.filter, FilterStage::Predicate)
+                            && g.spans.complete()
+                            && waits_in_order =>
+                    {
+                        probe::hit("push.filter_waits_in_order");
+                        break;
+                    }
                     Phase::Data
                         if matches!(g.filter, FilterStage::Predicate) && g.spans.complete() =>
                     {
@@ -1191,6 +1203,8 @@ impl PushDecoder {
                 }
                 continue;
             }
+            waits_in_order |= !self.options.filter_exact
+                && matches!(self.groups[i].filter, FilterStage::Predicate);
             planned += self.groups[i].spans.wanted_bytes();
             if planned >= budget && i + 1 >= self.pipeline_depth() {
                 break;
