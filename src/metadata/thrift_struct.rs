@@ -489,7 +489,7 @@ mod tests {
         w.field_header(ty::STRUCT, 12);
         Statistics {
             null_count: Some(1),
-            max_value: Some(b"z".to_vec()),
+            max_value: Some(b"z".to_vec().into()),
             ..Statistics::default()
         }
         .write(&mut w);
@@ -500,7 +500,7 @@ mod tests {
         let mut w = CompactWriter::new(&mut twice);
         w.write_i16(12);
         Statistics {
-            min_value: Some(b"a".to_vec()),
+            min_value: Some(b"a".to_vec().into()),
             ..Statistics::default()
         }
         .write(&mut w);
@@ -520,8 +520,8 @@ mod tests {
         let mut full = Vec::new();
         ColumnChunk {
             meta_data: Some(ColumnMetaData {
-                path_in_schema: vec!["a".into()],
-                encodings: vec![Default::default(); 3],
+                path_in_schema: vec!["a".into()].into(),
+                encodings: [Default::default(); 3].into(),
                 statistics: Some(stats),
                 ..ColumnMetaData::default()
             }),
