@@ -179,19 +179,21 @@ pub(crate) struct PathCache<'a> {
 }
 
 impl<'a> PathCache<'a> {
-    /// The kept path spelled `bytes` on the wire, if it is the one expected.
+    /// The kept path whose bytes `rest` starts with, if it is one expected, and its length
+    /// on the wire. A Thrift value's encoding ends itself, so the value at the start of
+    /// `rest` is that path: it need not be parsed again.
     #[inline]
-    pub(crate) fn find(&mut self, bytes: &[u8]) -> Option<ColumnPath> {
+    pub(crate) fn find(&mut self, rest: &[u8]) -> Option<(ColumnPath, usize)> {
         if let Some((b, p)) = self.seen.get(self.next) {
-            if *b == bytes {
+            if rest.starts_with(b) {
                 self.next += 1;
-                return Some(p.clone());
+                return Some((p.clone(), b.len()));
             }
         }
         match self.seen.first() {
-            Some((b, p)) if *b == bytes => {
+            Some((b, p)) if rest.starts_with(b) => {
                 self.next = 1;
-                Some(p.clone())
+                Some((p.clone(), b.len()))
             }
             _ => None,
         }

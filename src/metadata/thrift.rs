@@ -612,15 +612,14 @@ impl<'a> CompactReader<'a> {
         if t != ty::LIST && t != ty::SET {
             return Err(self.type_error("list", t));
         }
-        let start = self.pos;
-        self.skip(t)?;
-        let bytes = &self.buf[start..self.pos];
-        if let Some(p) = self.paths.find(bytes) {
+        let buf = self.buf;
+        if let Some((p, n)) = self.paths.find(&buf[self.pos..]) {
+            self.pos += n;
             return Ok(p);
         }
-        self.pos = start;
+        let start = self.pos;
         let p = ColumnPath::from(self.list_with(t, String::push_read)?);
-        self.paths.keep(bytes, &p);
+        self.paths.keep(&buf[start..self.pos], &p);
         Ok(p)
     }
 

@@ -10,6 +10,9 @@
 //! | `String` | `string` (invalid UTF-8 replaced, never an error) |
 //! | `Vec<u8>` | `binary` |
 //! | `Vec<T>` | `list<T>` (charged to the reader's memory budget) |
+//! | `InlineBytes` | `binary` (held in place when short) |
+//! | `InlineVec<T, N>` | `list<T>` (held in place up to `N`, charged beyond) |
+//! | `ColumnPath` | `list<string>` (shared with an earlier path of the same bytes) |
 //! | an enum of `types.rs` (`Type`, `Encoding`, ...) | `i32` |
 //! | a struct declared here, or a union | `struct` |
 //!
