@@ -2,13 +2,16 @@
 
 use std::fmt::Write as _;
 
-use parq::metadata::{FileMetaData, GeospatialStatistics, Statistics};
+use parq::metadata::{FileMetaData, GeospatialStatistics, InlineBytes, Statistics};
 use parq::schema::ColumnDescriptor;
 
 use crate::{cat, json};
 
 /// A statistic's bytes: the current field (`min_value`/`max_value`), else the deprecated one.
-fn bound<'a>(current: &'a Option<Vec<u8>>, legacy: &'a Option<Vec<u8>>) -> Option<&'a [u8]> {
+fn bound<'a>(
+    current: &'a Option<InlineBytes>,
+    legacy: &'a Option<InlineBytes>,
+) -> Option<&'a [u8]> {
     current.as_deref().or(legacy.as_deref())
 }
 

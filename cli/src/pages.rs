@@ -80,8 +80,8 @@ impl Page {
             page.num_values = Some(d.num_values);
         }
         if let Some(s) = stats {
-            page.min = s.min_value.or(s.min);
-            page.max = s.max_value.or(s.max);
+            page.min = s.min_value.or(s.min).map(Vec::from);
+            page.max = s.max_value.or(s.max).map(Vec::from);
         }
         page
     }

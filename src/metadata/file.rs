@@ -3,6 +3,8 @@
 //! Each struct is one [`thrift_struct!`] declaration, from which its reader and writer come;
 //! the two unions of this file are written by hand (see `thrift_struct`).
 
+use super::inline::{InlineBytes, InlineVec};
+use super::path::ColumnPath;
 use super::thrift::{ty, CompactReader, CompactWriter};
 use super::thrift_struct::Value;
 use super::types::{
@@ -23,23 +25,34 @@ thrift_struct! {
     }
 }
 
+/// The encodings of a column chunk (`ColumnMetaData::encodings`): a few, held in place.
+pub type Encodings = InlineVec<Encoding, 4>;
+
+/// The page counts of a column chunk (`ColumnMetaData::encoding_stats`): usually one or two
+/// (a dictionary page, data pages), held in place.
+pub type EncodingStatsList = InlineVec<PageEncodingStats, 2>;
+
+/// A level histogram of a column chunk (`SizeStatistics`): `max_level + 1` counts, held in
+/// place up to 3 (a column nested two deep).
+pub type LevelHistogram = InlineVec<i64, 3>;
+
 thrift_struct! {
     in_place;
     /// Min/max and counts of a column chunk or page. Every field is optional.
     #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
     pub struct Statistics {
         /// Deprecated max, signed comparison.
-        1: optional max: Vec<u8>,
+        1: optional max: InlineBytes,
         /// Deprecated min, signed comparison.
-        2: optional min: Vec<u8>,
+        2: optional min: InlineBytes,
         /// Count of nulls (absent is not zero).
         3: optional null_count: i64,
         /// Count of distinct values.
         4: optional distinct_count: i64,
         /// Upper bound under the column order.
-        5: optional max_value: Vec<u8>,
+        5: optional max_value: InlineBytes,
         /// Lower bound under the column order.
-        6: optional min_value: Vec<u8>,
+        6: optional min_value: InlineBytes,
         /// Whether `max_value` is the actual maximum.
         7: optional is_max_value_exact: bool,
         /// Whether `min_value` is the actual minimum.
@@ -57,9 +70,9 @@ thrift_struct! {
         /// Bytes of BYTE_ARRAY values, without length prefixes.
         1: optional unencoded_byte_array_data_bytes: i64,
         /// Count of each repetition level, `max_rep_level + 1` entries.
-        2: optional repetition_level_histogram: Vec<i64>,
+        2: optional repetition_level_histogram: LevelHistogram,
         /// Count of each definition level, `max_def_level + 1` entries.
-        3: optional definition_level_histogram: Vec<i64>,
+        3: optional definition_level_histogram: LevelHistogram,
     }
 }
 
@@ -150,10 +163,10 @@ thrift_struct! {
     pub struct ColumnMetaData {
         /// Physical type.
         1: required type_ as "type": Type,
-        /// All encodings used in the chunk.
-        2: required encodings: Vec<Encoding>,
-        /// Path of the leaf in the schema.
-        3: required path_in_schema: Vec<String>,
+        /// All encodings used in the chunk, in the order the writer listed them.
+        2: required encodings: Encodings,
+        /// Path of the leaf in the schema (shared by the chunks of the column in a footer).
+        3: required path_in_schema: ColumnPath,
         /// Compression codec.
         4: required codec: CompressionCodec,
         /// Number of values, nulls included.
@@ -173,7 +186,7 @@ thrift_struct! {
         /// Chunk statistics.
         12: optional statistics: Statistics,
         /// Page counts per type and encoding.
-        13: optional encoding_stats: Vec<PageEncodingStats>,
+        13: optional encoding_stats: EncodingStatsList,
         /// File offset of the Bloom filter.
         14: optional bloom_filter_offset: i64,
         /// Bytes of the Bloom filter, header included.

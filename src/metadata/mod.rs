@@ -19,13 +19,16 @@
 pub use bloom::{BloomFilterHeader, BloomFilterUnion};
 pub use file::{
     AesGcmParams, BoundingBox, ColumnChunk, ColumnCryptoMetaData, ColumnMetaData,
-    EncryptionAlgorithm, FileMetaData, GeospatialStatistics, KeyValue, PageEncodingStats, RowGroup,
-    SchemaElement, SizeStatistics, SortingColumn, Statistics,
+    EncodingStatsList, Encodings, EncryptionAlgorithm, FileMetaData, GeospatialStatistics,
+    KeyValue, LevelHistogram, PageEncodingStats, RowGroup, SchemaElement, SizeStatistics,
+    SortingColumn, Statistics,
 };
+pub use inline::{InlineBytes, InlineVec};
 pub use page::{
     ColumnIndex, DataPageHeader, DataPageHeaderV2, DictionaryPageHeader, IndexPageHeader,
     OffsetIndex, PageHeader, PageLocation,
 };
+pub use path::ColumnPath;
 // Public whatever the features: every metadata struct reads and writes through them.
 pub use thrift::{CompactReader, CompactWriter};
 pub use types::{
@@ -37,7 +40,9 @@ pub use types::{
 mod thrift_struct;
 mod bloom;
 mod file;
+mod inline;
 mod page;
+mod path;
 // Unstable internals for parq's own fuzz targets, benches and integrations (feature
 // `internals`); crate-private otherwise, so they carry no semver promise.
 #[cfg(feature = "internals")]

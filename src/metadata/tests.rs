@@ -28,12 +28,12 @@ fn rt<T: PartialEq + Debug>(
 
 fn full_statistics() -> Statistics {
     Statistics {
-        max: Some(vec![9, 9]),
-        min: Some(vec![]),
+        max: Some(vec![9, 9].into()),
+        min: Some(vec![].into()),
         null_count: Some(3),
         distinct_count: Some(-1),
-        max_value: Some(b"zz".to_vec()),
-        min_value: Some(b"a".to_vec()),
+        max_value: Some(b"zz".to_vec().into()),
+        min_value: Some(b"a".to_vec().into()),
         is_max_value_exact: Some(true),
         is_min_value_exact: Some(false),
         nan_count: Some(i64::MAX),
@@ -50,7 +50,7 @@ fn kv(k: &str, v: Option<&str>) -> KeyValue {
 fn full_size_statistics() -> SizeStatistics {
     SizeStatistics {
         unencoded_byte_array_data_bytes: Some(1234),
-        repetition_level_histogram: Some(vec![1, 2]),
+        repetition_level_histogram: Some(vec![1, 2].into()),
         definition_level_histogram: Some((0..20).collect()),
     }
 }
@@ -74,8 +74,8 @@ fn full_geo() -> GeospatialStatistics {
 fn minimal_column_metadata() -> ColumnMetaData {
     ColumnMetaData {
         type_: Type::INT32,
-        encodings: vec![],
-        path_in_schema: vec!["a".into()],
+        encodings: [].into(),
+        path_in_schema: vec!["a".into()].into(),
         codec: CompressionCodec::UNCOMPRESSED,
         num_values: 0,
         total_uncompressed_size: 0,
@@ -88,13 +88,14 @@ fn minimal_column_metadata() -> ColumnMetaData {
 fn full_column_metadata() -> ColumnMetaData {
     ColumnMetaData {
         type_: Type::BYTE_ARRAY,
-        encodings: vec![
+        encodings: [
             Encoding::PLAIN,
             Encoding::RLE,
             Encoding::RLE_DICTIONARY,
             Encoding(99),
-        ],
-        path_in_schema: vec!["a".into(), "list".into(), "element".into()],
+        ]
+        .into(),
+        path_in_schema: vec!["a".into(), "list".into(), "element".into()].into(),
         codec: CompressionCodec::ZSTD,
         num_values: 1 << 40,
         total_uncompressed_size: 1 << 33,
@@ -104,18 +105,21 @@ fn full_column_metadata() -> ColumnMetaData {
         index_page_offset: Some(50),
         dictionary_page_offset: Some(4),
         statistics: Some(full_statistics()),
-        encoding_stats: Some(vec![
-            PageEncodingStats {
-                page_type: PageType::DICTIONARY_PAGE,
-                encoding: Encoding::PLAIN,
-                count: 1,
-            },
-            PageEncodingStats {
-                page_type: PageType::DATA_PAGE_V2,
-                encoding: Encoding::RLE_DICTIONARY,
-                count: 17,
-            },
-        ]),
+        encoding_stats: Some(
+            [
+                PageEncodingStats {
+                    page_type: PageType::DICTIONARY_PAGE,
+                    encoding: Encoding::PLAIN,
+                    count: 1,
+                },
+                PageEncodingStats {
+                    page_type: PageType::DATA_PAGE_V2,
+                    encoding: Encoding::RLE_DICTIONARY,
+                    count: 17,
+                },
+            ]
+            .into(),
+        ),
         bloom_filter_offset: Some(9999),
         bloom_filter_length: Some(256),
         size_statistics: Some(full_size_statistics()),

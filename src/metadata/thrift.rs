@@ -22,6 +22,8 @@
 //! bytes that remain, nesting is bounded by [`MAX_DEPTH`], and unknown fields of any type are
 //! skipped. Errors are [`Error::Format`] with the byte offset inside the buffer.
 
+use super::path::{ColumnPath, PathCache};
+use super::thrift_struct::Value;
 use crate::error::{Error, Location};
 use crate::Result;
 
@@ -98,6 +100,8 @@ pub struct CompactReader<'a> {
     memory_left: u64,
     /// The whole of that budget.
     memory_limit: u64,
+    /// The column paths read so far, to share with later row groups.
+    paths: PathCache<'a>,
 }
 
 impl<'a> CompactReader<'a> {
@@ -111,6 +115,7 @@ impl<'a> CompactReader<'a> {
             mismatch: false,
             memory_left: u64::MAX,
             memory_limit: u64::MAX,
+            paths: PathCache::default(),
         }
     }
 
@@ -550,13 +555,35 @@ impl<'a> CompactReader<'a> {
         t: u8,
         mut push: impl FnMut(&mut Self, u8, &mut Vec<T>) -> Result<()>,
     ) -> Result<Vec<T>> {
+        let (et, n) = self.list_begin(t)?;
+        let mut v = self.list_storage(n)?;
+        for _ in 0..n {
+            push(self, et, &mut v)?;
+        }
+        self.list_end();
+        Ok(v)
+    }
+
+    /// The start of a list (or set) value of type `t`: its element type and length. The
+    /// caller reads the elements, then calls [`Self::list_end`].
+    pub(crate) fn list_begin(&mut self, t: u8) -> Result<(u8, usize)> {
         if t != ty::LIST && t != ty::SET {
             return Err(self.type_error("list", t));
         }
         self.enter()?;
-        let (et, n) = self.read_list_header()?;
-        // `n` is bounded by the remaining bytes, but elements can be much larger in memory
-        // than on the wire: charged to the budget, then reserved fallibly and at once.
+        self.read_list_header()
+    }
+
+    /// The end of a list begun by [`Self::list_begin`].
+    pub(crate) fn list_end(&mut self) {
+        self.leave();
+    }
+
+    /// An empty `Vec` for the `n` elements of a list (from [`Self::list_begin`]).
+    ///
+    /// `n` is bounded by the remaining bytes, but elements can be much larger in memory than
+    /// on the wire: charged to the budget, then reserved fallibly and at once.
+    pub(crate) fn list_storage<T>(&mut self, n: usize) -> Result<Vec<T>> {
         let bytes = (n as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         if bytes > self.memory_left {
             return Err(Error::memory(
@@ -576,11 +603,24 @@ impl<'a> CompactReader<'a> {
         let mut v = Vec::new();
         v.try_reserve_exact(n)
             .map_err(|_| Error::memory("the decoded footer (at a list)", bytes, None))?;
-        for _ in 0..n {
-            push(self, et, &mut v)?;
-        }
-        self.leave();
         Ok(v)
+    }
+
+    /// A column path (a `list<string>` of type `t`), shared with an earlier one of the same
+    /// bytes where [`PathCache`] finds it.
+    pub(crate) fn column_path(&mut self, t: u8) -> Result<ColumnPath> {
+        if t != ty::LIST && t != ty::SET {
+            return Err(self.type_error("list", t));
+        }
+        let buf = self.buf;
+        if let Some((p, n)) = self.paths.find(&buf[self.pos..]) {
+            self.pos += n;
+            return Ok(p);
+        }
+        let start = self.pos;
+        let p = ColumnPath::from(self.list_with(t, String::push_read)?);
+        self.paths.keep(&buf[start..self.pos], &p);
+        Ok(p)
     }
 
     /// Skip a value of type `t` (field type or element type), however deeply nested.

@@ -10,6 +10,9 @@
 //! | `String` | `string` (invalid UTF-8 replaced, never an error) |
 //! | `Vec<u8>` | `binary` |
 //! | `Vec<T>` | `list<T>` (charged to the reader's memory budget) |
+//! | `InlineBytes` | `binary` (held in place when short) |
+//! | `InlineVec<T, N>` | `list<T>` (held in place up to `N`, charged beyond) |
+//! | `ColumnPath` | `list<string>` (shared with an earlier path of the same bytes) |
 //! | an enum of `types.rs` (`Type`, `Encoding`, ...) | `i32` |
 //! | a struct declared here, or a union | `struct` |
 //!
@@ -489,7 +492,7 @@ mod tests {
         w.field_header(ty::STRUCT, 12);
         Statistics {
             null_count: Some(1),
-            max_value: Some(b"z".to_vec()),
+            max_value: Some(b"z".to_vec().into()),
             ..Statistics::default()
         }
         .write(&mut w);
@@ -500,7 +503,7 @@ mod tests {
         let mut w = CompactWriter::new(&mut twice);
         w.write_i16(12);
         Statistics {
-            min_value: Some(b"a".to_vec()),
+            min_value: Some(b"a".to_vec().into()),
             ..Statistics::default()
         }
         .write(&mut w);
@@ -520,8 +523,8 @@ mod tests {
         let mut full = Vec::new();
         ColumnChunk {
             meta_data: Some(ColumnMetaData {
-                path_in_schema: vec!["a".into()],
-                encodings: vec![Default::default(); 3],
+                path_in_schema: vec!["a".into()].into(),
+                encodings: [Default::default(); 3].into(),
                 statistics: Some(stats),
                 ..ColumnMetaData::default()
             }),

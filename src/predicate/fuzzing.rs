@@ -8,8 +8,8 @@ use super::eval::{value_matches, Val};
 use super::literal::{Domain, Scalar};
 use super::{page_index, stats, Expr, Leaf, Node, Test};
 use crate::metadata::{
-    BoundaryOrder, ColumnIndex, ColumnOrder, ConvertedType, FieldRepetitionType, LogicalType,
-    OffsetIndex, PageLocation, SchemaElement, Statistics, Type,
+    BoundaryOrder, ColumnIndex, ColumnOrder, ConvertedType, FieldRepetitionType, InlineBytes,
+    LogicalType, OffsetIndex, PageLocation, SchemaElement, Statistics, Type,
 };
 use crate::schema::SchemaDescriptor;
 
@@ -165,9 +165,9 @@ fn truthful(
         ..Default::default()
     };
     if legacy {
-        (s.min, s.max) = (min, max);
+        (s.min, s.max) = (min.map(Into::into), max.map(Into::into));
     } else {
-        (s.min_value, s.max_value) = (min, max);
+        (s.min_value, s.max_value) = (min.map(Into::into), max.map(Into::into));
         s.is_min_value_exact = Some(min_exact);
         s.is_max_value_exact = Some(max_exact);
     }
@@ -293,8 +293,12 @@ pub fn check(text: &str, kind: u8, rows: &[Option<u64>], flags: u8, garbage: &[V
             let s = truthful(domain, p, false, None, true);
             let all_null = p.iter().all(Option::is_none);
             index.null_pages.push(all_null);
-            index.min_values.push(s.min_value.unwrap_or_default());
-            index.max_values.push(s.max_value.unwrap_or_default());
+            index
+                .min_values
+                .push(s.min_value.map(Vec::from).unwrap_or_default());
+            index
+                .max_values
+                .push(s.max_value.map(Vec::from).unwrap_or_default());
             if let Some(c) = index.null_counts.as_mut() {
                 c.push(s.null_count.unwrap_or(0));
             }
@@ -331,7 +335,7 @@ pub fn check(text: &str, kind: u8, rows: &[Option<u64>], flags: u8, garbage: &[V
     }
 
     // Garbage: anything may be pruned, nothing may panic.
-    let g = |i: usize| garbage.get(i).cloned();
+    let g = |i: usize| garbage.get(i).map(|b| InlineBytes::from(&b[..]));
     let junk = Statistics {
         min_value: g(0),
         max_value: g(1),

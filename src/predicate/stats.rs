@@ -196,8 +196,8 @@ mod tests {
 
     fn stats(min: &[u8], max: &[u8]) -> Statistics {
         Statistics {
-            min_value: Some(min.to_vec()),
-            max_value: Some(max.to_vec()),
+            min_value: Some(min.to_vec().into()),
+            max_value: Some(max.to_vec().into()),
             null_count: Some(0),
             ..Default::default()
         }
@@ -238,8 +238,8 @@ mod tests {
     fn unsigned_legacy_and_orders() {
         // -1 as u32 is the largest value: signed legacy min/max are not trusted for it.
         let legacy = Statistics {
-            min: Some((-1i32).to_le_bytes().to_vec()),
-            max: Some(5i32.to_le_bytes().to_vec()),
+            min: Some((-1i32).to_le_bytes().to_vec().into()),
+            max: Some(5i32.to_le_bytes().to_vec().into()),
             ..Default::default()
         };
         let s = Summary::of_chunk(Some(&legacy), Domain::U32, None, 3);

@@ -38,9 +38,10 @@ use crate::bloom::Sbbf;
 use crate::column::{Column, Values};
 use crate::geospatial::GeoStatsBuilder;
 use crate::metadata::{
-    self, ColumnIndex, ColumnMetaData, CompressionCodec, DataPageHeader, DataPageHeaderV2,
-    DictionaryPageHeader, EdgeInterpolationAlgorithm, Encoding, GeospatialStatistics, OffsetIndex,
-    PageEncodingStats, PageHeader, PageLocation, PageType, SizeStatistics, Type,
+    self, ColumnIndex, ColumnMetaData, ColumnPath, CompressionCodec, DataPageHeader,
+    DataPageHeaderV2, DictionaryPageHeader, EdgeInterpolationAlgorithm, Encoding,
+    GeospatialStatistics, OffsetIndex, PageEncodingStats, PageHeader, PageLocation, PageType,
+    SizeStatistics, Type,
 };
 use crate::{Error, Result};
 
@@ -1520,11 +1521,14 @@ impl ColumnWriter {
 
         let null_count = (total_pairs - stored_values) as i64;
         let (rep_histogram, def_histogram) = if leveled {
-            (repeated.then_some(rep_hist), nullable.then_some(def_hist))
+            (
+                repeated.then(|| rep_hist.into()),
+                nullable.then(|| def_hist.into()),
+            )
         } else {
             (
                 None,
-                nullable.then(|| vec![null_count, total_pairs as i64 - null_count]),
+                nullable.then(|| [null_count, total_pairs as i64 - null_count].into()),
             )
         };
         let size_statistics = (byte_arrays || nullable || repeated).then(|| SizeStatistics {
@@ -1534,8 +1538,8 @@ impl ColumnWriter {
         });
         let meta = ColumnMetaData {
             type_: self.leaf.physical,
-            encodings,
-            path_in_schema: self.leaf.path.clone(),
+            encodings: encodings.into(),
+            path_in_schema: ColumnPath::from(&self.leaf.path[..]),
             codec: CompressionCodec(self.settings.codec.to_thrift()),
             num_values: total_pairs as i64,
             total_uncompressed_size: uncompressed_total as i64,
@@ -1545,7 +1549,7 @@ impl ColumnWriter {
             index_page_offset: None,
             dictionary_page_offset,
             statistics: stats_on.then(|| chunk_stats.to_thrift(true)),
-            encoding_stats: Some(encoding_stats),
+            encoding_stats: Some(encoding_stats.into()),
             bloom_filter_offset: None,
             bloom_filter_length: None,
             size_statistics,

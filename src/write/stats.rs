@@ -20,7 +20,7 @@ use parq_codecs::kernels::byte_arrays::Offset;
 
 use super::paged_values::ByteRun;
 
-use crate::metadata::{ConvertedType, LogicalType, Statistics, Type};
+use crate::metadata::{ConvertedType, InlineBytes, LogicalType, Statistics, Type};
 
 /// How a column's values are ordered for min/max.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -232,8 +232,8 @@ impl Stats {
         Statistics {
             null_count: Some(self.null_count as i64),
             nan_count: self.nan_count.map(|n| n as i64),
-            min_value: mm.map(|m| m.min.clone()),
-            max_value: mm.map(|m| m.max.clone()),
+            min_value: mm.map(|m| InlineBytes::from(&m.min[..])),
+            max_value: mm.map(|m| InlineBytes::from(&m.max[..])),
             is_min_value_exact: mm.map(|m| m.min_exact),
             is_max_value_exact: mm.map(|m| m.max_exact),
             ..Statistics::default()

@@ -96,7 +96,7 @@ fn check_listing(root: &Path, files: &[WrittenFile]) -> Vec<FileMetaData> {
                     .iter()
                     .map(|rg| rg.columns[i].meta_data.as_ref().unwrap())
                     .collect();
-                assert_eq!(c.path, chunks[0].path_in_schema);
+                assert_eq!(c.path, chunks[0].path_in_schema.to_vec());
                 let nulls: i64 = chunks
                     .iter()
                     .map(|m| m.statistics.as_ref().unwrap().null_count.unwrap())
@@ -104,8 +104,20 @@ fn check_listing(root: &Path, files: &[WrittenFile]) -> Vec<FileMetaData> {
                 assert_eq!(c.null_count, Some(nulls as u64));
                 if let [one] = chunks.as_slice() {
                     let s = one.statistics.as_ref().unwrap();
-                    assert_eq!(c.min, s.min_value, "{} {:?}", f.path, c.path);
-                    assert_eq!(c.max, s.max_value, "{} {:?}", f.path, c.path);
+                    assert_eq!(
+                        c.min.as_deref(),
+                        s.min_value.as_deref(),
+                        "{} {:?}",
+                        f.path,
+                        c.path
+                    );
+                    assert_eq!(
+                        c.max.as_deref(),
+                        s.max_value.as_deref(),
+                        "{} {:?}",
+                        f.path,
+                        c.path
+                    );
                 }
             }
             meta

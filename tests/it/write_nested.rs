@@ -199,8 +199,8 @@ fn size_statistics_and_column_index_carry_level_histograms() {
     let md = chunk.meta_data.as_ref().unwrap();
     let ss = md.size_statistics.as_ref().unwrap();
     // (r, d): (0,0) (0,1) (0,2) (0,3) (1,3) (0,3) (1,2) (1,3)
-    assert_eq!(ss.repetition_level_histogram, Some(vec![5, 3]));
-    assert_eq!(ss.definition_level_histogram, Some(vec![1, 1, 2, 4]));
+    assert_eq!(ss.repetition_level_histogram, Some(vec![5, 3].into()));
+    assert_eq!(ss.definition_level_histogram, Some(vec![1, 1, 2, 4].into()));
     assert_eq!(md.num_values, 8);
     let stats = md.statistics.as_ref().unwrap();
     assert_eq!(stats.null_count, Some(4));

@@ -203,7 +203,7 @@ fn file(
                 file_offset: offset,
                 meta_data: Some(ColumnMetaData {
                     type_: *ty,
-                    encodings: vec![Encoding::PLAIN, Encoding::RLE],
+                    encodings: [Encoding::PLAIN, Encoding::RLE].into(),
                     path_in_schema: path.iter().map(|s| s.to_string()).collect(),
                     codec: CompressionCodec(c.codec.to_thrift()),
                     num_values: c.num_values as i64,
@@ -393,8 +393,8 @@ fn many_row_groups(n: usize) -> Vec<u8> {
             file_offset: 4,
             meta_data: Some(ColumnMetaData {
                 type_: Type::INT64,
-                encodings: vec![Encoding::PLAIN],
-                path_in_schema: vec!["v".into()],
+                encodings: [Encoding::PLAIN].into(),
+                path_in_schema: vec!["v".into()].into(),
                 codec: CompressionCodec(0),
                 num_values: 1,
                 total_uncompressed_size: page.len() as i64,

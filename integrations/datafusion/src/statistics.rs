@@ -9,7 +9,7 @@
 use datafusion::arrow::datatypes::{DataType, Schema};
 use datafusion::common::stats::Precision;
 use datafusion::common::{ColumnStatistics, ScalarValue, Statistics};
-use parq::metadata::{FileMetaData, Type};
+use parq::metadata::{FileMetaData, InlineBytes, Type};
 use parq::schema::SchemaDescriptor;
 
 /// Statistics of a file with footer `metadata` and schema `schema`, for the columns of
@@ -79,7 +79,7 @@ fn leaf_statistics(
         if rg.num_rows == 0 {
             continue;
         }
-        let bound = |new: &Option<Vec<u8>>, old: &Option<Vec<u8>>| {
+        let bound = |new: &Option<InlineBytes>, old: &Option<InlineBytes>| {
             let bytes = match new {
                 Some(b) => b,
                 None if signed_legacy(dt) => old.as_ref()?,

@@ -735,8 +735,8 @@ fn column_statistics(meta: &FileMetaData, schema: &SchemaDescriptor) -> Vec<Colu
                     Some((s, min, max)) => merged.merge(
                         &Stats {
                             min_max: Some(MinMax {
-                                min: min.clone(),
-                                max: max.clone(),
+                                min: min.to_vec(),
+                                max: max.to_vec(),
                                 min_exact: s.is_min_value_exact.unwrap_or(false),
                                 max_exact: s.is_max_value_exact.unwrap_or(false),
                             }),

@@ -290,8 +290,8 @@ pub fn check_pages(bytes: &[u8], what: &str) {
             if leaf.max_def_level > 0 {
                 let ss = md.size_statistics.as_ref().unwrap();
                 assert_eq!(
-                    ss.definition_level_histogram.as_ref(),
-                    Some(&hist),
+                    ss.definition_level_histogram.as_deref(),
+                    Some(&hist[..]),
                     "{what}"
                 );
             }
