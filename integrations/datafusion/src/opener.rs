@@ -31,7 +31,6 @@ use datafusion::common::nested_struct::cast_column;
 use datafusion::common::{exec_datafusion_err, DataFusionError, Result};
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::{FileOpenFuture, FileOpener};
-use datafusion::physical_expr::utils::split_conjunction;
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_expr_common::physical_expr::{
     snapshot_generation, snapshot_physical_expr,
@@ -632,30 +631,16 @@ impl FollowedFilter {
 }
 
 /// The decoder's exact filter for `predicate` as it is now: the fast conjuncts
-/// ([`fast_conjuncts`]) of its fixed part and, beside them, those of its dynamic filters'
-/// versions now. Chosen apart, so that a join's key bounds (numbers, and seldom narrow)
-/// never displace a fixed conjunct on strings (TPC-H Q10's `l_returnflag = 'R'` beside the
-/// bounds of `l_orderkey`); the decoder orders the conjuncts by what they drop.
+/// ([`fast_conjuncts`]) of its fixed part and of its dynamic filters' versions now (a
+/// join's key bounds, a top-k's), which the decoder orders by what they cost and drop.
 fn row_filter(
     predicate: &Arc<dyn PhysicalExpr>,
     file_schema: &Schema,
     schema: &parq::schema::SchemaDescriptor,
 ) -> Option<Expr> {
-    let (dynamic, fixed): (Vec<_>, Vec<_>) = split_conjunction(predicate)
-        .into_iter()
-        .partition(|c| snapshot_generation(c) != 0);
-    let fast = |conjuncts: Vec<&Arc<dyn PhysicalExpr>>| {
-        conjuncts
-            .into_iter()
-            .filter_map(|c| snapshot_physical_expr(Arc::clone(c)).ok())
-            .filter_map(|c| crate::predicate::to_parq(&c, file_schema))
-            .reduce(Expr::and)
-            .and_then(|e| fast_conjuncts(&e, schema))
-    };
-    match (fast(fixed), fast(dynamic)) {
-        (Some(a), Some(b)) => Some(a.and(b)),
-        (a, b) => a.or(b),
-    }
+    let now = snapshot_physical_expr(Arc::clone(predicate)).ok()?;
+    let expr = crate::predicate::to_parq(&now, file_schema)?;
+    fast_conjuncts(&expr, schema)
 }
 
 /// Of `expr`, the conjuncts parq evaluates fast (comparisons of numbers and strings, `IN`
@@ -663,11 +648,11 @@ fn row_filter(
 /// expression; `None` when none is or `expr` does not bind to `schema`. What it keeps is
 /// implied by `expr`, so DataFusion's filter above stays exact.
 ///
-/// Conjuncts on strings are kept only where no other conjunct is: the decoder evaluates a
-/// filter on all the rows of a row group, and a string column costs more to decode and to
-/// compare than a number; where a conjunct on numbers narrows the rows first, the string
-/// column is decoded for the rows it keeps only, and DataFusion's filter tests them (TPC-H
-/// Q12's `l_shipmode IN (...)` beside a year of `l_receiptdate`).
+/// Conjuncts on strings are kept beside those on numbers: the decoder evaluates them in
+/// stages ordered by what each costs and drops, a string column written with a dictionary
+/// is tested once per dictionary value, and a later stage reads only the rows the earlier
+/// ones kept (TPC-H Q19's `l_shipinstruct = 'DELIVER IN PERSON'` drops far more than its
+/// ranges of `l_quantity`).
 fn fast_conjuncts(expr: &Expr, schema: &parq::schema::SchemaDescriptor) -> Option<Expr> {
     fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
         match e {
@@ -680,29 +665,15 @@ fn fast_conjuncts(expr: &Expr, schema: &parq::schema::SchemaDescriptor) -> Optio
     }
     let mut all = Vec::new();
     conjuncts(expr, &mut all);
-    let (mut strings, mut others) = (Vec::new(), Vec::new());
-    for c in all {
-        let Some(v) = BoundPredicate::bind(c, schema)
-            .ok()
-            .and_then(|b| b.vectorised())
-            .filter(|v| !v.leaves().is_empty())
-        else {
-            continue;
-        };
-        let on_bytes = v.leaves().iter().any(|&l| {
-            matches!(
-                schema.leaves[l].physical_type,
-                parq::metadata::Type::BYTE_ARRAY | parq::metadata::Type::FIXED_LEN_BYTE_ARRAY
-            )
-        });
-        if on_bytes {
-            strings.push(c.clone());
-        } else {
-            others.push(c.clone());
-        }
-    }
-    let kept = if others.is_empty() { strings } else { others };
-    kept.into_iter().reduce(Expr::and)
+    all.into_iter()
+        .filter(|c| {
+            BoundPredicate::bind(c, schema)
+                .ok()
+                .and_then(|b| b.vectorised())
+                .is_some_and(|v| !v.leaves().is_empty())
+        })
+        .cloned()
+        .reduce(Expr::and)
 }
 
 /// The decoded columns (the file's, in output order) as a batch of the output schema: a
