@@ -111,6 +111,18 @@ fn pieces(file: &Bytes, ranges: &[Range<u64>], how: Pushing, rng: &mut Rng) -> V
     out
 }
 
+/// The footer of `file`, every range it asks for pushed at once.
+fn whole_footer(file: &Bytes) -> Footer {
+    let mut requests = 0;
+    footer(
+        file,
+        FooterOptions::default(),
+        Pushing::WHOLE,
+        &mut requests,
+    )
+    .unwrap()
+}
+
 /// The footer, through the footer decoder.
 pub(crate) fn footer(
     file: &Bytes,
@@ -529,14 +541,7 @@ fn under_a_selection_unselected_pages_are_never_asked_for() {
 #[test]
 fn released_ranges_and_the_budget_bound_what_is_held() {
     let file = int_file(40_000, false, 5_000);
-    let mut requests = 0;
-    let f = footer(
-        &file,
-        FooterOptions::default(),
-        Pushing::WHOLE,
-        &mut requests,
-    )
-    .unwrap();
+    let f = whole_footer(&file);
     let rg_bytes: u64 = f.metadata().row_groups[0]
         .columns
         .iter()
@@ -1067,14 +1072,7 @@ fn under_a_filter_row_groups_without_a_match_fetch_only_the_filter_column() {
 fn a_dynamic_filter_prunes_the_row_groups_not_started() {
     let file = sparse_match_file(25_000);
     for budget in [0, 1 << 30] {
-        let mut requests = 0;
-        let f = footer(
-            &file,
-            FooterOptions::default(),
-            Pushing::WHOLE,
-            &mut requests,
-        )
-        .unwrap();
+        let f = whole_footer(&file);
         let chunk = |rg: usize, c: usize| {
             let m = f.metadata().row_groups[rg].columns[c]
                 .meta_data
@@ -1144,14 +1142,7 @@ fn a_dynamic_filter_prunes_the_row_groups_not_started() {
 #[test]
 fn a_dynamic_filter_prunes_row_groups_evaluated_ahead() {
     let file = sparse_match_file(25_000);
-    let mut requests = 0;
-    let f = footer(
-        &file,
-        FooterOptions::default(),
-        Pushing::WHOLE,
-        &mut requests,
-    )
-    .unwrap();
+    let f = whole_footer(&file);
     probe::reset();
     // Every row passes the first version.
     let dynamic = parq::read::push::DynamicFilter::new(Some(col("b").ge(0i64)));
@@ -1209,14 +1200,7 @@ fn held_bytes_serve_what_pruning_finds_it_lacks() {
         PushOptions::default().with_predicate(Some(col("a").eq(1i64))),
         PushOptions::default().with_filter(Some(col("a").eq(1i64))),
     ] {
-        let mut requests = 0;
-        let f = footer(
-            &file,
-            FooterOptions::default(),
-            Pushing::WHOLE,
-            &mut requests,
-        )
-        .unwrap();
+        let f = whole_footer(&file);
         let mut d = PushDecoder::try_new(f, options).unwrap();
         d.hold(0, file.clone());
         match d.try_next().unwrap() {
@@ -1371,14 +1355,7 @@ fn an_inexact_filter_evaluates_row_groups_in_order() {
     let options = WriterOptions::default().with_row_group_rows(10_000);
     let file = one_int64_file(40_000, options, |i| i);
     for exact in [false, true] {
-        let mut requests = 0;
-        let f = footer(
-            &file,
-            FooterOptions::default(),
-            Pushing::WHOLE,
-            &mut requests,
-        )
-        .unwrap();
+        let f = whole_footer(&file);
         probe::reset();
         let options = PushOptions::default()
             .with_filter(Some(col("a").ge(0i64)))
@@ -1426,14 +1403,7 @@ fn a_dynamic_filter_that_paid_too_little_then_prunes_only() {
     // 1 in 99 rows of 100.
     let file = one_int64_file(40_000, options, |i| i64::from(i % 100 != 0));
     for exact in [false, true] {
-        let mut requests = 0;
-        let f = footer(
-            &file,
-            FooterOptions::default(),
-            Pushing::WHOLE,
-            &mut requests,
-        )
-        .unwrap();
+        let f = whole_footer(&file);
         probe::reset();
         let dynamic = parq::read::push::DynamicFilter::new(Some(col("a").eq(1i64)));
         let options = PushOptions::default()
