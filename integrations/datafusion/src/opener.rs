@@ -177,13 +177,13 @@ impl FileOpener for ParqOpener {
                 .filter(|_| filters)
                 .map(|p| (Arc::clone(p), snapshot_generation(p)))
                 .filter(|(_, generation)| *generation != 0);
-            let row_filter = predicate
-                .as_ref()
-                .filter(|_| filters)
-                .and_then(|p| row_filter(p, &file_schema, plan.footer.schema()));
             let predicate = predicate
                 .and_then(|p| snapshot_physical_expr(p).ok())
                 .and_then(|p| crate::predicate::to_parq(&p, &file_schema));
+            let row_filter = predicate
+                .as_ref()
+                .filter(|_| filters)
+                .and_then(|expr| fast_conjuncts(expr, plan.footer.schema()));
             let dynamic = dynamic.map(|(expr, generation)| FollowedFilter {
                 expr,
                 generation,
@@ -621,26 +621,16 @@ impl FollowedFilter {
             return;
         }
         self.generation = generation;
-        let now = row_filter(&self.expr, &self.file_schema, plan.footer.schema());
+        let now = snapshot_physical_expr(Arc::clone(&self.expr))
+            .ok()
+            .and_then(|p| crate::predicate::to_parq(&p, &self.file_schema))
+            .and_then(|e| fast_conjuncts(&e, plan.footer.schema()));
         // A predicate that no longer translates filters nothing more: the last one stays,
         // as it still holds.
         if now.is_some() {
             self.filter.set(now);
         }
     }
-}
-
-/// The decoder's exact filter for `predicate` as it is now: the fast conjuncts
-/// ([`fast_conjuncts`]) of its fixed part and of its dynamic filters' versions now (a
-/// join's key bounds, a top-k's), which the decoder orders by what they cost and drop.
-fn row_filter(
-    predicate: &Arc<dyn PhysicalExpr>,
-    file_schema: &Schema,
-    schema: &parq::schema::SchemaDescriptor,
-) -> Option<Expr> {
-    let now = snapshot_physical_expr(Arc::clone(predicate)).ok()?;
-    let expr = crate::predicate::to_parq(&now, file_schema)?;
-    fast_conjuncts(&expr, schema)
 }
 
 /// Of `expr`, the conjuncts parq evaluates fast (comparisons of numbers and strings, `IN`
