@@ -16,7 +16,8 @@ use crate::array::{Array, ListArray, ListOffsets};
 use crate::column::{Column, Values};
 use crate::read::FieldLeaves;
 use crate::read::{
-    selects, ArrayBatch, ArrayBatchReader, ByteArrayLayout, ParquetReader, Select, Source,
+    selects, ArrayBatch, ArrayBatchReader, ByteArrayLayout, FileDecoder, ParquetReader, Select,
+    Source,
 };
 use crate::{Error, Result};
 
@@ -963,7 +964,7 @@ impl RecordBatchConverter {
     /// extension type), that asks `options` (the options the batches will be read with) for
     /// what the decoders can do for it.
     fn new<S: Source>(
-        reader: &ParquetReader<S>,
+        reader: &FileDecoder<S>,
         projection: &[Select],
         schema: Option<SchemaRef>,
         options: &mut crate::read::ReadOptions,
@@ -1133,7 +1134,7 @@ impl RecordBatchConverter {
 /// [`super::to_arrow_schema`] of `reader`'s `fields`, the whole VARIANT groups among them
 /// (`variants`) as the extension type.
 fn arrow_schema_of<S: Source>(
-    reader: &ParquetReader<S>,
+    reader: &FileDecoder<S>,
     fields: &[crate::field::Field],
     variants: &[bool],
 ) -> Result<SchemaRef> {
@@ -1266,7 +1267,7 @@ impl<S: Source> ParquetReader<S> {
     pub fn arrow_schema(&self) -> Result<arrow_schema::Schema> {
         super::to_arrow_schema(
             &self.fields()?,
-            self.metadata().key_value_metadata.as_deref(),
+            self.decoder.metadata().key_value_metadata.as_deref(),
         )
     }
 
@@ -1299,20 +1300,27 @@ impl<S: Source> ParquetReader<S> {
     where
         for<'c> &'c C: Into<Select>,
     {
-        let mut options = self.options.clone();
+        let mut options = self.decoder.options.clone();
         let projection = match selects(projection) {
-            p if p.is_empty() => all_fields(self)?,
+            p if p.is_empty() => all_fields(&self.decoder)?,
             p => p,
         };
-        let converter =
-            RecordBatchConverter::new(self, &projection, None, &mut options, Decoders::Trusted)?;
-        let inner = self.array_batches_with(&projection, batch_size, options)?;
+        let converter = RecordBatchConverter::new(
+            &self.decoder,
+            &projection,
+            None,
+            &mut options,
+            Decoders::Trusted,
+        )?;
+        let inner = self
+            .decoder
+            .array_batches_with(&projection, batch_size, options)?;
         Ok(ParquetRecordBatchReader { inner, converter })
     }
 }
 
 /// Every top-level field of `reader`'s file, by index (names may repeat).
-fn all_fields<S: Source>(reader: &ParquetReader<S>) -> Result<Vec<Select>> {
+fn all_fields<S: Source>(reader: &FileDecoder<S>) -> Result<Vec<Select>> {
     Ok((0..reader.fields()?.len()).map(Select::Field).collect())
 }
 

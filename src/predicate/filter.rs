@@ -20,7 +20,8 @@ use crate::field::Field;
 use crate::metadata::{ColumnIndex, Type};
 use crate::read::positions::{Positions, VirtualColumns};
 use crate::read::{
-    selects, ArrayBatch, ArrayBatchReader, BatchReader, ParquetReader, RowSelection, Select, Source,
+    selects, ArrayBatch, ArrayBatchReader, BatchReader, FileDecoder, ParquetReader, RowSelection,
+    Select, Source,
 };
 use crate::variant::VariantArray;
 use crate::{Error, Result};
@@ -90,7 +91,7 @@ type PageIndexes = HashMap<usize, Option<PageIndex>>;
 /// (or decoded and filtered, see [`Materialise`]), [`Self::with_batch_size`] rows at a time.
 /// A projected column the predicate decoded is not decoded again.
 pub struct FilteredBatches<S: Source> {
-    file: ParquetReader<S>,
+    file: FileDecoder<S>,
     columns: Vec<Select>,
     fields: Vec<Field>,
     pruned: Pruned,
@@ -264,7 +265,7 @@ impl<S: Source> GroupBatches<S> {
     /// kept, the rest read from `file` through the matches' selection (`by_selection`, see
     /// [`Evaluated::by_selection`]) or for every pruned row and filtered.
     pub(crate) fn new(
-        file: &ParquetReader<S>,
+        file: &FileDecoder<S>,
         e: Evaluated<S>,
         columns: &[Select],
         batch_size: usize,
@@ -450,7 +451,7 @@ pub(crate) struct Evaluated<S: Source> {
     pruned: RowSelection,
     /// A reader of the rows pruning left (all the predicate looked at), and which of them
     /// matched, bit by bit in their order: decode-then-filter reads through these.
-    pruned_reader: ParquetReader<S>,
+    pruned_reader: FileDecoder<S>,
     mask: BooleanBuffer,
     /// How many rows match, and in how many ranges of file rows.
     matched_rows: u64,
@@ -462,7 +463,7 @@ pub(crate) struct Evaluated<S: Source> {
     matched: OnceLock<RowSelection>,
     /// A reader of the row groups with a matching row, selecting exactly the matching rows:
     /// the other projected columns skip every page and row that does not match.
-    matched_reader: OnceLock<ParquetReader<S>>,
+    matched_reader: OnceLock<FileDecoder<S>>,
     /// Projected flat columns the predicate decoded, already filtered, by leaf index.
     kept: HashMap<usize, Column>,
     /// The same before filtering, where they were decoded for every row pruning left and
@@ -529,7 +530,7 @@ impl<S: Source> Evaluated<S> {
     /// the predicate reads byte arrays as dictionary keys where `file`'s reader would not.
     fn kept_column(
         &self,
-        file: &ParquetReader<S>,
+        file: &FileDecoder<S>,
         column: &Select,
     ) -> Option<(usize, &Column, bool)> {
         let leaf = file.top_level_leaf(column)?;
@@ -554,7 +555,7 @@ impl<S: Source> Evaluated<S> {
     }
 
     /// A reader of the matching rows.
-    fn matched_reader(&self) -> &ParquetReader<S> {
+    fn matched_reader(&self) -> &FileDecoder<S> {
         self.matched_reader.get_or_init(|| {
             let (groups, rows) = &self.matched_groups;
             self.pruned_reader
@@ -563,7 +564,7 @@ impl<S: Source> Evaluated<S> {
     }
 
     /// Of `columns`, those the predicate did not decode (they are read after it).
-    pub(crate) fn rest(&self, file: &ParquetReader<S>, columns: &[Select]) -> Vec<Select> {
+    pub(crate) fn rest(&self, file: &FileDecoder<S>, columns: &[Select]) -> Vec<Select> {
         columns
             .iter()
             .filter(|c| {
@@ -576,8 +577,8 @@ impl<S: Source> Evaluated<S> {
 
     /// The same evaluation, read on through `file`: the same file over other bytes (those of
     /// the columns still to read).
-    pub(crate) fn rebase<T: Source>(self, file: &ParquetReader<T>) -> Evaluated<T> {
-        let over = |r: &ParquetReader<S>| {
+    pub(crate) fn rebase<T: Source>(self, file: &FileDecoder<T>) -> Evaluated<T> {
+        let over = |r: &FileDecoder<S>| {
             let groups = r.options.row_groups.clone().unwrap_or_default();
             file.with_rows(groups, r.options.selection.clone())
         };
@@ -810,7 +811,7 @@ pub(crate) struct RowGroupFilter {
 
 impl RowGroupFilter {
     /// `expr` bound to `file`'s schema.
-    pub(crate) fn bind<S: Source>(expr: &Expr, file: &ParquetReader<S>) -> Result<Self> {
+    pub(crate) fn bind<S: Source>(expr: &Expr, file: &FileDecoder<S>) -> Result<Self> {
         let node = Node::bind(expr, &file.schema)?;
         let mut leaves: Vec<usize> = node.inputs().iter().map(|&(c, _)| c).collect();
         for v in node.variant_paths() {
@@ -840,7 +841,7 @@ impl RowGroupFilter {
     /// caller may [`Evaluated::pass_all`], so the columns are also held unfiltered.
     pub(crate) fn evaluate<S: Source>(
         &self,
-        file: &ParquetReader<S>,
+        file: &FileDecoder<S>,
         (rg, rows): (usize, u64),
         selection: RowSelection,
         projection: &[Select],
@@ -871,77 +872,19 @@ struct Pruned {
     stats: FilterStats,
 }
 
-impl<S: Source> ParquetReader<S> {
-    /// The rows (file row numbers) that may satisfy `expr`, found from metadata alone:
-    /// row-group statistics, the column index, bloom filters and dictionary pages. Every
-    /// matching row is in the selection; rows that do not match may be too.
-    pub fn prune(&self, expr: &Expr) -> Result<(RowSelection, FilterStats)> {
-        let p = self.prune_groups(expr)?;
-        let ranges = p
-            .groups
-            .iter()
-            .flat_map(|g| g.selection.ranges().iter().cloned());
-        Ok((RowSelection::from_ranges(ranges), p.stats))
-    }
-
-    /// The rows (file row numbers) that satisfy `expr`, exactly.
-    pub fn filter_rows(&self, expr: &Expr) -> Result<(RowSelection, FilterStats)> {
-        let (p, evaluated) = self.evaluate(expr, &[])?;
-        let Some(e) = evaluated else {
-            return Ok((RowSelection::none(), p.stats));
-        };
-        let matched = e.matched().clone();
-        Ok((matched, p.stats))
-    }
-
-    /// Read `columns` (top-level field names or leaf dotted paths, as
-    /// [`Self::read_field_by_path`] takes them) for the rows that satisfy `expr`.
-    ///
-    /// Row groups and pages are pruned first (see [`Self::prune`]); the predicate's columns
-    /// are decoded for the row groups left and evaluated exactly; the projected columns are
-    /// then decoded for those row groups and only the matching rows kept.
-    pub fn read_filtered<C>(
-        &self,
-        columns: &[C],
-        expr: &Expr,
-    ) -> Result<(Vec<(Field, Array)>, FilterStats)>
-    where
-        for<'c> &'c C: Into<Select>,
-    {
-        let columns = selects(columns);
-        let (p, evaluated) = self.evaluate(expr, &columns)?;
-        // The mask's indices once for every column read whole.
-        let keep = evaluated
-            .as_ref()
-            .filter(|e| !e.by_selection(Materialise::Auto, self.checks_strings()))
-            .map(|e| Keep::of(&e.mask));
-        let mut out = Vec::with_capacity(columns.len());
-        for c in &columns {
-            out.push(match &evaluated {
-                Some(e) => e.materialise(c, keep.as_ref())?,
-                // Nothing survived pruning: an empty array of the right shape.
-                None => self.with_row_groups(Vec::new()).read_selected(c)?,
-            });
-        }
-        Ok((out, p.stats))
-    }
-
+impl<S: Source> FileDecoder<S> {
     /// Whether reads check strings for UTF-8 (some or all of them).
     pub(crate) fn checks_strings(&self) -> bool {
         self.options.check_strings || !self.options.utf8_columns.is_empty()
     }
 
     /// This file with other row groups selected.
-    fn with_row_groups(&self, row_groups: Vec<usize>) -> ParquetReader<S> {
+    fn with_row_groups(&self, row_groups: Vec<usize>) -> FileDecoder<S> {
         self.with_rows(row_groups, self.options.selection.clone())
     }
 
     /// This file with other row groups and rows selected.
-    fn with_rows(
-        &self,
-        row_groups: Vec<usize>,
-        selection: Option<RowSelection>,
-    ) -> ParquetReader<S> {
+    fn with_rows(&self, row_groups: Vec<usize>, selection: Option<RowSelection>) -> FileDecoder<S> {
         let mut reader = self.clone_handle();
         reader.options.row_groups = Some(row_groups);
         reader.options.selection = selection;
@@ -955,7 +898,7 @@ impl<S: Source> ParquetReader<S> {
         row_groups: Vec<usize>,
         selection: &RowSelection,
         rows: u64,
-    ) -> ParquetReader<S> {
+    ) -> FileDecoder<S> {
         let whole = selection.row_count() == rows;
         if whole {
             probe::hit("predicate.whole_row_groups_unselected");
@@ -1128,7 +1071,7 @@ impl<S: Source> ParquetReader<S> {
     /// `filter` (the stage is the last one), else whole.
     fn evaluate_stage(
         &self,
-        reader: &ParquetReader<S>,
+        reader: &FileDecoder<S>,
         node: &Node,
         total: usize,
         before: Option<&BooleanBuffer>,
@@ -1240,36 +1183,6 @@ impl<S: Source> ParquetReader<S> {
             return Err(rows_differ("of the predicate", at as u64, total as u64));
         }
         Ok((mask.finish(), kept))
-    }
-
-    /// [`Self::read_filtered`] as a stream of batches of at most
-    /// [`FILTERED_BATCH_SIZE`] rows ([`FilteredBatches::with_batch_size`]), row group by
-    /// row group, so that memory is bounded by a row group's matches. Pruning is done before
-    /// the first batch; [`FilteredBatches::stats`] counts the rows matched so far.
-    pub fn filtered_batches<C>(&self, columns: &[C], expr: &Expr) -> Result<FilteredBatches<S>>
-    where
-        for<'c> &'c C: Into<Select>,
-    {
-        let columns = selects(columns);
-        let p = self.prune_groups(expr)?;
-        // Check the projection once, up front.
-        let fields = self
-            .with_row_groups(Vec::new())
-            .array_batches::<Select>(&columns, 1)?
-            .fields()
-            .to_vec();
-        Ok(FilteredBatches {
-            file: self.with_row_groups(Vec::new()),
-            columns,
-            fields,
-            pruned: p,
-            next: 0,
-            batch_size: FILTERED_BATCH_SIZE,
-            materialise: Materialise::default(),
-            group: None,
-            offset: 0,
-            limit: None,
-        })
     }
 
     /// Steps (a)–(d): statistics, column index, bloom filters, dictionaries.
@@ -1447,6 +1360,97 @@ impl<S: Source> ParquetReader<S> {
             slot.insert(loaded);
         }
         Ok(cache.get(&column).and_then(Option::as_ref))
+    }
+
+    pub(crate) fn prune(&self, expr: &Expr) -> Result<(RowSelection, FilterStats)> {
+        let p = self.prune_groups(expr)?;
+        let ranges = p
+            .groups
+            .iter()
+            .flat_map(|g| g.selection.ranges().iter().cloned());
+        Ok((RowSelection::from_ranges(ranges), p.stats))
+    }
+}
+
+impl<S: Source> ParquetReader<S> {
+    /// The rows (file row numbers) that may satisfy `expr`, found from metadata alone:
+    /// row-group statistics, the column index, bloom filters and dictionary pages. Every
+    /// matching row is in the selection; rows that do not match may be too.
+    pub fn prune(&self, expr: &Expr) -> Result<(RowSelection, FilterStats)> {
+        self.decoder.prune(expr)
+    }
+
+    /// The rows (file row numbers) that satisfy `expr`, exactly.
+    pub fn filter_rows(&self, expr: &Expr) -> Result<(RowSelection, FilterStats)> {
+        let (p, evaluated) = self.decoder.evaluate(expr, &[])?;
+        let Some(e) = evaluated else {
+            return Ok((RowSelection::none(), p.stats));
+        };
+        let matched = e.matched().clone();
+        Ok((matched, p.stats))
+    }
+
+    /// Read `columns` (top-level field names or leaf dotted paths, as
+    /// [`Self::read_field_by_path`] takes them) for the rows that satisfy `expr`.
+    ///
+    /// Row groups and pages are pruned first (see [`Self::prune`]); the predicate's columns
+    /// are decoded for the row groups left and evaluated exactly; the projected columns are
+    /// then decoded for those row groups and only the matching rows kept.
+    pub fn read_filtered<C>(
+        &self,
+        columns: &[C],
+        expr: &Expr,
+    ) -> Result<(Vec<(Field, Array)>, FilterStats)>
+    where
+        for<'c> &'c C: Into<Select>,
+    {
+        let columns = selects(columns);
+        let (p, evaluated) = self.decoder.evaluate(expr, &columns)?;
+        // The mask's indices once for every column read whole.
+        let keep = evaluated
+            .as_ref()
+            .filter(|e| !e.by_selection(Materialise::Auto, self.decoder.checks_strings()))
+            .map(|e| Keep::of(&e.mask));
+        let mut out = Vec::with_capacity(columns.len());
+        for c in &columns {
+            out.push(match &evaluated {
+                Some(e) => e.materialise(c, keep.as_ref())?,
+                // Nothing survived pruning: an empty array of the right shape.
+                None => self.decoder.with_row_groups(Vec::new()).read_selected(c)?,
+            });
+        }
+        Ok((out, p.stats))
+    }
+
+    /// [`Self::read_filtered`] as a stream of batches of at most
+    /// [`FILTERED_BATCH_SIZE`] rows ([`FilteredBatches::with_batch_size`]), row group by
+    /// row group, so that memory is bounded by a row group's matches. Pruning is done before
+    /// the first batch; [`FilteredBatches::stats`] counts the rows matched so far.
+    pub fn filtered_batches<C>(&self, columns: &[C], expr: &Expr) -> Result<FilteredBatches<S>>
+    where
+        for<'c> &'c C: Into<Select>,
+    {
+        let columns = selects(columns);
+        let p = self.decoder.prune_groups(expr)?;
+        // Check the projection once, up front.
+        let fields = self
+            .decoder
+            .with_row_groups(Vec::new())
+            .array_batches::<Select>(&columns, 1)?
+            .fields()
+            .to_vec();
+        Ok(FilteredBatches {
+            file: self.decoder.with_row_groups(Vec::new()),
+            columns,
+            fields,
+            pruned: p,
+            next: 0,
+            batch_size: FILTERED_BATCH_SIZE,
+            materialise: Materialise::default(),
+            group: None,
+            offset: 0,
+            limit: None,
+        })
     }
 }
 

@@ -16,7 +16,7 @@ use parq_codecs::probe;
 
 use super::decode::ChunkDecoder;
 use super::drive::PushDriver;
-use super::file::{ColumnReader, ParquetReader};
+use super::file::{ColumnReader, FileDecoder, ParquetReader};
 use super::parallel::ParallelFeed;
 use super::source::Source;
 use crate::array::Array;
@@ -135,44 +135,7 @@ pub(crate) struct ColumnBatches<S: Source> {
     failed: bool,
 }
 
-impl<S: Source> ParquetReader<S> {
-    /// Stream batches of `batch_size` rows of the leaf columns `columns` (indices into
-    /// `schema().leaves`). The push decoder decodes them, so a batch never spans two row
-    /// groups: the last of each row group may be shorter.
-    ///
-    /// ```
-    /// # use parq::column::{Column, Values};
-    /// # use parq::write::{Field, ParquetWriter, WriterOptions};
-    /// # let mut file = Vec::new();
-    /// # let fields = vec![Field::int64("id"), Field::string("name").optional()];
-    /// # let mut w = ParquetWriter::new(&mut file, fields, WriterOptions::default())?;
-    /// # let ids = Column { len: 3, validity: None, values: Values::Int64(vec![1i64, 2, 3].into()) };
-    /// # let names = Column {
-    /// #     len: 3,
-    /// #     validity: Some(vec![true, false, true].into()),
-    /// #     values: Values::Binary {
-    /// #         offsets: arrow_buffer::OffsetBuffer::new(vec![0i64, 1, 1, 3].into()),
-    /// #         data: arrow_buffer::Buffer::from(&b"abc"[..]),
-    /// #     },
-    /// # };
-    /// # w.write_batch(&[ids, names])?;
-    /// # w.finish()?;
-    /// use parq::read::ParquetReader;
-    ///
-    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
-    /// let mut rows = 0;
-    /// for batch in reader.batches(&[0, 1], 2)? {
-    ///     let batch = batch?; // batches of 2 rows, the last one shorter
-    ///     assert_eq!(batch.columns.len(), 2);
-    ///     rows += batch.num_rows;
-    /// }
-    /// assert_eq!(rows, 3);
-    /// # Ok::<(), parq::Error>(())
-    /// ```
-    pub fn batches(&self, columns: &[usize], batch_size: usize) -> Result<BatchReader<S>> {
-        Ok(BatchReader(PushDriver::leaves(self, columns, batch_size)?))
-    }
-
+impl<S: Source> FileDecoder<S> {
     /// Batches decoded straight from the column readers of this reader's row groups (the
     /// push decoder's, for one row group).
     pub(crate) fn column_batches(
@@ -213,6 +176,49 @@ impl<S: Source> ParquetReader<S> {
             batch_size,
             failed: false,
         })
+    }
+
+    pub(crate) fn batches(&self, columns: &[usize], batch_size: usize) -> Result<BatchReader<S>> {
+        Ok(BatchReader(PushDriver::leaves(self, columns, batch_size)?))
+    }
+}
+
+impl<S: Source> ParquetReader<S> {
+    /// Stream batches of `batch_size` rows of the leaf columns `columns` (indices into
+    /// `schema().leaves`). The push decoder decodes them, so a batch never spans two row
+    /// groups: the last of each row group may be shorter.
+    ///
+    /// ```
+    /// # use parq::column::{Column, Values};
+    /// # use parq::write::{Field, ParquetWriter, WriterOptions};
+    /// # let mut file = Vec::new();
+    /// # let fields = vec![Field::int64("id"), Field::string("name").optional()];
+    /// # let mut w = ParquetWriter::new(&mut file, fields, WriterOptions::default())?;
+    /// # let ids = Column { len: 3, validity: None, values: Values::Int64(vec![1i64, 2, 3].into()) };
+    /// # let names = Column {
+    /// #     len: 3,
+    /// #     validity: Some(vec![true, false, true].into()),
+    /// #     values: Values::Binary {
+    /// #         offsets: arrow_buffer::OffsetBuffer::new(vec![0i64, 1, 1, 3].into()),
+    /// #         data: arrow_buffer::Buffer::from(&b"abc"[..]),
+    /// #     },
+    /// # };
+    /// # w.write_batch(&[ids, names])?;
+    /// # w.finish()?;
+    /// use parq::read::ParquetReader;
+    ///
+    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+    /// let mut rows = 0;
+    /// for batch in reader.batches(&[0, 1], 2)? {
+    ///     let batch = batch?; // batches of 2 rows, the last one shorter
+    ///     assert_eq!(batch.columns.len(), 2);
+    ///     rows += batch.num_rows;
+    /// }
+    /// assert_eq!(rows, 3);
+    /// # Ok::<(), parq::Error>(())
+    /// ```
+    pub fn batches(&self, columns: &[usize], batch_size: usize) -> Result<BatchReader<S>> {
+        self.decoder.batches(columns, batch_size)
     }
 }
 

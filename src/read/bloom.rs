@@ -2,7 +2,7 @@
 
 use crate::bloom::{self, Sbbf};
 use crate::metadata;
-use crate::read::{ParquetReader, Source};
+use crate::read::{FileDecoder, ParquetReader, Source};
 use crate::{Error, Result};
 
 /// Bytes read for the header when the writer did not record `bloom_filter_length` (a
@@ -43,6 +43,16 @@ impl<S: Source> ParquetReader<S> {
     /// # Ok::<(), parq::Error>(())
     /// ```
     pub fn read_bloom_filter(&self, row_group: usize, column: usize) -> Result<Option<Sbbf>> {
+        self.decoder.read_bloom_filter(row_group, column)
+    }
+}
+
+impl<S: Source> FileDecoder<S> {
+    pub(crate) fn read_bloom_filter(
+        &self,
+        row_group: usize,
+        column: usize,
+    ) -> Result<Option<Sbbf>> {
         let chunk = self.chunk(row_group, column)?;
         let Some(meta) = &chunk.meta_data else {
             return Ok(None);

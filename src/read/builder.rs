@@ -8,7 +8,9 @@ use std::ops::Range;
 use super::drive::PushDriver;
 use super::positions::{Positions, VirtualColumns};
 use super::push::{PushDecoder, PushOptions};
-use super::{ArrayBatch, ArrayBatchReader, ParquetReader, RowSelection, Select, Source};
+use super::{
+    ArrayBatch, ArrayBatchReader, FileDecoder, ParquetReader, RowSelection, Select, Source,
+};
 use crate::field::Field;
 use crate::predicate::{Expr, FilterStats, Materialise};
 use crate::{Error, Result};
@@ -63,7 +65,7 @@ pub const DEFAULT_BATCH_SIZE: usize = 8192;
 /// anything is read: row groups and pages wholly outside them are never fetched nor decoded.
 #[must_use = "a builder reads nothing until `build`"]
 pub struct ReadBuilder<'a, S: Source> {
-    file: &'a ParquetReader<S>,
+    file: &'a FileDecoder<S>,
     projection: Option<Vec<Select>>,
     row_groups: Option<Vec<usize>>,
     selection: Option<RowSelection>,
@@ -83,7 +85,7 @@ impl<S: Source> ParquetReader<S> {
     /// [`ReadOptions`](super::ReadOptions) are where the builder starts.
     pub fn read_builder(&self) -> ReadBuilder<'_, S> {
         ReadBuilder {
-            file: self,
+            file: &self.decoder,
             projection: None,
             row_groups: None,
             selection: None,
@@ -216,7 +218,7 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
     }
 
     /// `reader` with the row groups, selection, threads and memory of this read, checked.
-    fn checked_reader(self, mut reader: ParquetReader<S>) -> Result<(ParquetReader<S>, Self)> {
+    fn checked_reader(self, mut reader: FileDecoder<S>) -> Result<(FileDecoder<S>, Self)> {
         let groups = reader.metadata.row_groups.len();
         if let Some(row_groups) = self.row_groups.clone() {
             let mut seen = HashSet::with_capacity(row_groups.len());
@@ -337,7 +339,7 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
 /// The selected rows of `reader`'s row groups in its order, as runs of file rows with their
 /// row group, past the first `offset` of them and at most `limit` in all.
 pub(crate) fn cut_runs<S: Source>(
-    reader: &ParquetReader<S>,
+    reader: &FileDecoder<S>,
     selection: Option<&RowSelection>,
     mut offset: u64,
     limit: Option<u64>,
@@ -379,7 +381,7 @@ pub(crate) fn cut_runs<S: Source>(
     runs
 }
 
-impl<S: Source> ParquetReader<S> {
+impl<S: Source> FileDecoder<S> {
     /// Rows of row group `g` as its footer counts them.
     fn group_rows(&self, g: usize) -> u64 {
         self.metadata.row_groups[g].num_rows.max(0) as u64

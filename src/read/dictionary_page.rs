@@ -4,12 +4,12 @@ use parq_codecs::compression::{CodecKind, Decompressor};
 
 use super::decode::ChunkDecoder;
 use super::page::{DataPage, Page, PageReader};
-use super::{ByteArrayLayout, ParquetReader, Source};
+use super::{ByteArrayLayout, FileDecoder, Source};
 use crate::column::Column;
 use crate::error::Location;
 use crate::{Error, Result};
 
-impl<S: Source> ParquetReader<S> {
+impl<S: Source> FileDecoder<S> {
     /// The entries of the dictionary page of leaf `column` in `row_group`, as a column;
     /// `None` when the chunk does not start with a dictionary page. Only the bytes before
     /// the first data page are read when the metadata says where that is.

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use super::positions::VirtualColumns;
 use super::push::whole::WholeItem;
 use super::push::{DecodeResult, IoOptions, PushDecoder, PushOptions};
-use super::{ArrayBatch, ParquetReader, ReadOptions, Select, Source};
+use super::{ArrayBatch, FileDecoder, ReadOptions, Select, Source};
 use crate::array::Array;
 use crate::field::Field;
 use crate::predicate::{Expr, FilterStats, Materialise};
@@ -34,7 +34,7 @@ pub(crate) struct PushDriver<S: Source> {
 impl<S: Source> PushDriver<S> {
     /// Batches of the fields `columns` (top-level names or leaf paths) of `reader`'s file.
     pub(crate) fn fields(
-        reader: &ParquetReader<S>,
+        reader: &FileDecoder<S>,
         columns: &[Select],
         batch_size: usize,
     ) -> Result<Self> {
@@ -43,7 +43,7 @@ impl<S: Source> PushDriver<S> {
 
     /// [`Self::fields`] with other read options than `reader`'s.
     pub(crate) fn fields_with(
-        reader: &ParquetReader<S>,
+        reader: &FileDecoder<S>,
         columns: &[Select],
         batch_size: usize,
         read: ReadOptions,
@@ -60,7 +60,7 @@ impl<S: Source> PushDriver<S> {
     /// (see [`PushOptions::filter`]), past `offset` of them and at most `limit`, then
     /// `virtual_columns`.
     pub(crate) fn filtered(
-        reader: &ParquetReader<S>,
+        reader: &FileDecoder<S>,
         columns: &[Select],
         batch_size: usize,
         (filter, materialise): (Expr, Materialise),
@@ -85,7 +85,7 @@ impl<S: Source> PushDriver<S> {
     /// Batches of the flat leaf columns `columns` of `reader`'s file, each batch's arrays
     /// the leaves' columns in the order given.
     pub(crate) fn leaves(
-        reader: &ParquetReader<S>,
+        reader: &FileDecoder<S>,
         columns: &[usize],
         batch_size: usize,
     ) -> Result<Self> {
@@ -98,7 +98,7 @@ impl<S: Source> PushDriver<S> {
     }
 
     /// The whole arrays of `items` of `reader`'s file, one per item, in order.
-    pub(crate) fn whole(reader: &ParquetReader<S>, items: Vec<WholeItem>) -> Result<Vec<Array>> {
+    pub(crate) fn whole(reader: &FileDecoder<S>, items: Vec<WholeItem>) -> Result<Vec<Array>> {
         let decoder =
             PushDecoder::for_whole(reader.footer(), local_options(reader, 1, None), items)?;
         let batch = Self::over(reader, decoder).next_batch()?;
@@ -107,7 +107,7 @@ impl<S: Source> PushDriver<S> {
             .arrays)
     }
 
-    fn over(reader: &ParquetReader<S>, decoder: PushDecoder) -> Self {
+    fn over(reader: &FileDecoder<S>, decoder: PushDecoder) -> Self {
         PushDriver {
             source: Arc::clone(&reader.source),
             decoder,
@@ -142,7 +142,7 @@ impl<S: Source> PushDriver<S> {
 
 /// The push options of a local read of `reader` (see the module docs).
 fn local_options<S: Source>(
-    reader: &ParquetReader<S>,
+    reader: &FileDecoder<S>,
     batch_size: usize,
     projection: Option<Vec<Select>>,
 ) -> PushOptions {

@@ -221,7 +221,17 @@ impl ReadOptions {
 }
 
 /// An open Parquet file: its metadata, schema and source.
+///
+/// A driver of the [push decoder](super::push::PushDecoder): every streamed and whole-column
+/// read plans its bytes there, and this reader only feeds them from its source.
 pub struct ParquetReader<S: Source = Bytes> {
+    pub(crate) decoder: FileDecoder<S>,
+}
+
+/// A file's decoded footer, read options and bytes: the row-group decoding (column chunks,
+/// pages, pruning by statistics and indexes) that the push decoder runs over the bytes pushed
+/// to it, and that [`ParquetReader`] wraps for its own source.
+pub(crate) struct FileDecoder<S: Source> {
     pub(crate) source: Arc<S>,
     pub(crate) metadata: Arc<FileMetaData>,
     pub(crate) schema: Arc<SchemaDescriptor>,
@@ -229,6 +239,220 @@ pub struct ParquetReader<S: Source = Bytes> {
     /// Decrypts the modules of an encrypted file.
     #[cfg(feature = "encryption")]
     pub(crate) decryptor: Option<Arc<crate::encryption::read::FileDecryptor>>,
+}
+
+impl<S: Source> FileDecoder<S> {
+    /// The footer this reader reads by, for a push decoder of the same file.
+    pub(crate) fn footer(&self) -> super::push::Footer {
+        super::push::Footer {
+            metadata: Arc::clone(&self.metadata),
+            schema: Arc::clone(&self.schema),
+            file_len: self.source.len(),
+            #[cfg(feature = "encryption")]
+            decryptor: self.decryptor.clone(),
+        }
+    }
+
+    /// A reader of a flat leaf column (not repeated, at most one optional level): the levels
+    /// of its pages are a validity bitmap. Nested leaves are read by [`Self::read_field`].
+    pub(crate) fn column_reader(&self, column: usize) -> Result<ColumnReader<S>> {
+        let reader = self.leaf_reader(column)?;
+        let desc = &reader.desc;
+        if desc.max_rep_level > 0 || desc.max_def_level > 1 {
+            return Err(Error::InvalidArgument(format!(
+                "column {} is nested (max repetition level {}, max definition level {}): \
+                 read its field with read_field or array_batches",
+                desc.path_string(),
+                desc.max_rep_level,
+                desc.max_def_level
+            )));
+        }
+        Ok(reader)
+    }
+
+    /// A reader of the pages of any leaf column.
+    pub(crate) fn leaf_reader(&self, column: usize) -> Result<ColumnReader<S>> {
+        let desc = self.schema.leaves.get(column).ok_or_else(|| {
+            Error::InvalidArgument(format!("column {column} of {}", self.schema.leaves.len()))
+        })?;
+        // Read only as what its annotation says it is (the footer and schema stay readable).
+        desc.check_annotation()?;
+        // Row groups without a selected row are never opened; the others keep their first
+        // file row, to cut the selection to them.
+        let first = self.row_group_first_rows();
+        let row_groups = self
+            .selected_row_groups()
+            .into_iter()
+            .map(|rg| {
+                let n = self.metadata.row_groups[rg].num_rows.max(0) as u64;
+                (rg, first[rg]..first[rg] + n)
+            })
+            .filter(|(_, rows)| {
+                self.options
+                    .selection
+                    .as_ref()
+                    .is_none_or(|s| s.intersects(rows.clone()))
+            })
+            .collect();
+        Ok(ColumnReader {
+            file: self.clone_handle(),
+            column,
+            desc: desc.clone(),
+            row_groups,
+            next_rg: 0,
+            pages: None,
+            segments: VecDeque::new(),
+            decompressor: Decompressor::new(self.options.limits),
+            chunk_started: false,
+            chunk_selection: None,
+            next_row: None,
+            page_first_row: None,
+            indexed_first_rows: None,
+            chunk_rows: 0,
+        })
+    }
+
+    pub(crate) fn clone_handle(&self) -> FileDecoder<S> {
+        FileDecoder {
+            source: Arc::clone(&self.source),
+            metadata: Arc::clone(&self.metadata),
+            schema: Arc::clone(&self.schema),
+            options: self.options.clone(),
+            #[cfg(feature = "encryption")]
+            decryptor: self.decryptor.clone(),
+        }
+    }
+
+    /// Byte range of a column chunk, checked against the file.
+    pub(crate) fn chunk_range(&self, chunk: &ColumnChunk, loc: &Location) -> Result<(u64, u64)> {
+        let meta = chunk
+            .meta_data
+            .as_ref()
+            .ok_or_else(|| Error::format("column chunk without metadata").at(loc))?;
+        let data = meta.data_page_offset;
+        // Some writers store dictionary_page_offset = 0 for "none"; trust it only when it
+        // points before the first data page.
+        let start = match meta.dictionary_page_offset {
+            Some(d) if d > 0 && d < data => d,
+            _ => data,
+        };
+        let len = meta.total_compressed_size;
+        let file_len = self.source.len();
+        if start < 4 || len < 0 || (start as u64) >= file_len {
+            return Err(Error::format(format!(
+                "column chunk at {start} with {len} bytes is outside the file"
+            ))
+            .at(loc));
+        }
+        // Old parquet-mr (PARQUET-816) left the dictionary page header out of
+        // total_compressed_size. Like parquet-cpp, allow up to 100 bytes past the declared end;
+        // the page reader stops at the chunk's value count, so the slack is never decoded
+        // unless the chunk needs it.
+        const DICT_HEADER_SLACK: u64 = 100;
+        let end = (start as u64)
+            .saturating_add(len as u64)
+            .saturating_add(DICT_HEADER_SLACK)
+            .min(file_len - 8);
+        Ok((start as u64, end))
+    }
+
+    /// `decoder` of leaf `column` with this read's budget, and checking UTF-8 when
+    /// [`ReadOptions::utf8_columns`] names the column.
+    fn checked(&self, column: usize, decoder: ChunkDecoder) -> ChunkDecoder {
+        let decoder = decoder.with_budget(self.options.max_memory);
+        let string = || self.options.check_strings && self.schema.leaves[column].is_string();
+        if self.options.utf8_columns.contains(&column) || string() {
+            decoder.with_utf8_check()
+        } else {
+            decoder
+        }
+    }
+
+    /// A decoder of streamed batches of flat leaf `column` (`desc`), on the calling thread
+    /// or for a piece of the parallel feed: dictionary-encoded pages read as keys when
+    /// [`ReadOptions::dictionary_keys`] names the column, UTF-8 checked when
+    /// [`ReadOptions::utf8_columns`] does, and byte arrays with i32 offsets when
+    /// [`ReadOptions::small_offsets`] does.
+    pub(crate) fn batch_decoder(
+        &self,
+        column: usize,
+        desc: &ColumnDescriptor,
+    ) -> Result<ChunkDecoder> {
+        let (physical, width, layout) = (
+            desc.physical_type,
+            desc.type_length,
+            self.options.byte_array_layout,
+        );
+        let decoder = if self.options.dictionary_keys.contains(&column) {
+            ChunkDecoder::dictionary_keys(physical, width, layout)?
+        } else {
+            ChunkDecoder::new(physical, width, layout)?
+        };
+        Ok(self.with_small_offsets(column, self.checked(column, decoder)))
+    }
+
+    /// `decoder` handing out i32 offsets when [`ReadOptions::small_offsets`] names leaf
+    /// `column` (batched reads only: flat columns and the leaves of nested fields).
+    fn with_small_offsets(&self, column: usize, decoder: ChunkDecoder) -> ChunkDecoder {
+        if self.options.small_offsets.contains(&column) {
+            decoder.with_small_offsets()
+        } else {
+            decoder
+        }
+    }
+
+    pub(crate) fn metadata(&self) -> &FileMetaData {
+        &self.metadata
+    }
+
+    pub(crate) fn schema(&self) -> &SchemaDescriptor {
+        &self.schema
+    }
+
+    pub(crate) fn options(&self) -> &ReadOptions {
+        &self.options
+    }
+
+    pub(crate) fn selected_row_groups(&self) -> Vec<usize> {
+        self.options
+            .row_groups
+            .clone()
+            .unwrap_or_else(|| (0..self.metadata.row_groups.len()).collect())
+    }
+
+    pub(crate) fn num_rows(&self) -> u64 {
+        self.selected_row_groups()
+            .iter()
+            .map(|i| self.metadata.row_groups[*i].num_rows.max(0) as u64)
+            .sum()
+    }
+
+    pub(crate) fn row_group_first_rows(&self) -> Vec<u64> {
+        let mut first = 0u64;
+        self.metadata
+            .row_groups
+            .iter()
+            .map(|rg| {
+                let f = first;
+                first = first.saturating_add(rg.num_rows.max(0) as u64);
+                f
+            })
+            .collect()
+    }
+
+    pub(crate) fn selected_rows(&self) -> u64 {
+        let Some(sel) = &self.options.selection else {
+            return self.num_rows();
+        };
+        let first = self.row_group_first_rows();
+        self.selected_row_groups()
+            .iter()
+            .map(|&i| {
+                let n = self.metadata.row_groups[i].num_rows.max(0) as u64;
+                sel.slice(first[i]..first[i] + n).row_count()
+            })
+            .sum()
+    }
 }
 
 impl<S: Source> ParquetReader<S> {
@@ -335,91 +559,57 @@ impl<S: Source> ParquetReader<S> {
             }
         }
         Ok(ParquetReader {
-            source: Arc::new(source),
-            metadata,
-            schema,
-            options,
-            #[cfg(feature = "encryption")]
-            decryptor,
+            decoder: FileDecoder {
+                source: Arc::new(source),
+                metadata,
+                schema,
+                options,
+                #[cfg(feature = "encryption")]
+                decryptor,
+            },
         })
-    }
-
-    /// The footer this reader reads by, for a push decoder of the same file.
-    pub(crate) fn footer(&self) -> super::push::Footer {
-        super::push::Footer {
-            metadata: Arc::clone(&self.metadata),
-            schema: Arc::clone(&self.schema),
-            file_len: self.source.len(),
-            #[cfg(feature = "encryption")]
-            decryptor: self.decryptor.clone(),
-        }
     }
 
     /// The decoded footer.
     pub fn metadata(&self) -> &FileMetaData {
-        &self.metadata
+        self.decoder.metadata()
     }
 
     /// The resolved schema.
     pub fn schema(&self) -> &SchemaDescriptor {
-        &self.schema
+        self.decoder.schema()
     }
 
     /// The options this reader was opened with.
     pub fn options(&self) -> &ReadOptions {
-        &self.options
+        self.decoder.options()
     }
 
     /// The row groups selected by the options.
     pub fn selected_row_groups(&self) -> Vec<usize> {
-        self.options
-            .row_groups
-            .clone()
-            .unwrap_or_else(|| (0..self.metadata.row_groups.len()).collect())
+        self.decoder.selected_row_groups()
     }
 
     /// Rows in the selected row groups.
     pub fn num_rows(&self) -> u64 {
-        self.selected_row_groups()
-            .iter()
-            .map(|i| self.metadata.row_groups[*i].num_rows.max(0) as u64)
-            .sum()
+        self.decoder.num_rows()
     }
 
     /// The first file row number of each row group (row group `k` starts at the sum of the
     /// `num_rows` of the row groups before it), for building a [`RowSelection`].
     pub fn row_group_first_rows(&self) -> Vec<u64> {
-        let mut first = 0u64;
-        self.metadata
-            .row_groups
-            .iter()
-            .map(|rg| {
-                let f = first;
-                first = first.saturating_add(rg.num_rows.max(0) as u64);
-                f
-            })
-            .collect()
+        self.decoder.row_group_first_rows()
     }
 
     /// Rows the options select: those of the selected row groups, and of the selection when
     /// there is one.
     pub fn selected_rows(&self) -> u64 {
-        let Some(sel) = &self.options.selection else {
-            return self.num_rows();
-        };
-        let first = self.row_group_first_rows();
-        self.selected_row_groups()
-            .iter()
-            .map(|&i| {
-                let n = self.metadata.row_groups[i].num_rows.max(0) as u64;
-                sel.slice(first[i]..first[i] + n).row_count()
-            })
-            .sum()
+        self.decoder.selected_rows()
     }
 
     /// Index of the leaf column with dotted path `path`.
     pub fn column_index(&self, path: &str) -> Result<usize> {
-        self.schema.lookup(path)
+        self.decoder.schema.lookup(path)
     }
 
     /// Read one leaf column over the selected row groups, as one column.
@@ -466,114 +656,11 @@ impl<S: Source> ParquetReader<S> {
     pub fn read_columns(&self, paths: &[&str]) -> Result<Vec<Column>> {
         paths.iter().map(|p| self.read_column_by_path(p)).collect()
     }
-
-    /// A reader of a flat leaf column (not repeated, at most one optional level): the levels
-    /// of its pages are a validity bitmap. Nested leaves are read by [`Self::read_field`].
-    pub(crate) fn column_reader(&self, column: usize) -> Result<ColumnReader<S>> {
-        let reader = self.leaf_reader(column)?;
-        let desc = &reader.desc;
-        if desc.max_rep_level > 0 || desc.max_def_level > 1 {
-            return Err(Error::InvalidArgument(format!(
-                "column {} is nested (max repetition level {}, max definition level {}): \
-                 read its field with read_field or array_batches",
-                desc.path_string(),
-                desc.max_rep_level,
-                desc.max_def_level
-            )));
-        }
-        Ok(reader)
-    }
-
-    /// A reader of the pages of any leaf column.
-    pub(crate) fn leaf_reader(&self, column: usize) -> Result<ColumnReader<S>> {
-        let desc = self.schema.leaves.get(column).ok_or_else(|| {
-            Error::InvalidArgument(format!("column {column} of {}", self.schema.leaves.len()))
-        })?;
-        // Read only as what its annotation says it is (the footer and schema stay readable).
-        desc.check_annotation()?;
-        // Row groups without a selected row are never opened; the others keep their first
-        // file row, to cut the selection to them.
-        let first = self.row_group_first_rows();
-        let row_groups = self
-            .selected_row_groups()
-            .into_iter()
-            .map(|rg| {
-                let n = self.metadata.row_groups[rg].num_rows.max(0) as u64;
-                (rg, first[rg]..first[rg] + n)
-            })
-            .filter(|(_, rows)| {
-                self.options
-                    .selection
-                    .as_ref()
-                    .is_none_or(|s| s.intersects(rows.clone()))
-            })
-            .collect();
-        Ok(ColumnReader {
-            file: self.clone_handle(),
-            column,
-            desc: desc.clone(),
-            row_groups,
-            next_rg: 0,
-            pages: None,
-            segments: VecDeque::new(),
-            decompressor: Decompressor::new(self.options.limits),
-            chunk_started: false,
-            chunk_selection: None,
-            next_row: None,
-            page_first_row: None,
-            indexed_first_rows: None,
-            chunk_rows: 0,
-        })
-    }
-
-    pub(crate) fn clone_handle(&self) -> ParquetReader<S> {
-        ParquetReader {
-            source: Arc::clone(&self.source),
-            metadata: Arc::clone(&self.metadata),
-            schema: Arc::clone(&self.schema),
-            options: self.options.clone(),
-            #[cfg(feature = "encryption")]
-            decryptor: self.decryptor.clone(),
-        }
-    }
-
-    /// Byte range of a column chunk, checked against the file.
-    pub(crate) fn chunk_range(&self, chunk: &ColumnChunk, loc: &Location) -> Result<(u64, u64)> {
-        let meta = chunk
-            .meta_data
-            .as_ref()
-            .ok_or_else(|| Error::format("column chunk without metadata").at(loc))?;
-        let data = meta.data_page_offset;
-        // Some writers store dictionary_page_offset = 0 for "none"; trust it only when it
-        // points before the first data page.
-        let start = match meta.dictionary_page_offset {
-            Some(d) if d > 0 && d < data => d,
-            _ => data,
-        };
-        let len = meta.total_compressed_size;
-        let file_len = self.source.len();
-        if start < 4 || len < 0 || (start as u64) >= file_len {
-            return Err(Error::format(format!(
-                "column chunk at {start} with {len} bytes is outside the file"
-            ))
-            .at(loc));
-        }
-        // Old parquet-mr (PARQUET-816) left the dictionary page header out of
-        // total_compressed_size. Like parquet-cpp, allow up to 100 bytes past the declared end;
-        // the page reader stops at the chunk's value count, so the slack is never decoded
-        // unless the chunk needs it.
-        const DICT_HEADER_SLACK: u64 = 100;
-        let end = (start as u64)
-            .saturating_add(len as u64)
-            .saturating_add(DICT_HEADER_SLACK)
-            .min(file_len - 8);
-        Ok((start as u64, end))
-    }
 }
 
 /// Reads the pages of one leaf column across the selected row groups.
 pub(crate) struct ColumnReader<S: Source> {
-    file: ParquetReader<S>,
+    file: FileDecoder<S>,
     pub(crate) column: usize,
     pub(crate) desc: ColumnDescriptor,
     /// Row groups to read, each with its file rows.
@@ -719,53 +806,6 @@ pub(super) fn plan_segments(
         first_rows,
         skipped,
     }))
-}
-
-impl<S: Source> ParquetReader<S> {
-    /// `decoder` of leaf `column` with this read's budget, and checking UTF-8 when
-    /// [`ReadOptions::utf8_columns`] names the column.
-    fn checked(&self, column: usize, decoder: ChunkDecoder) -> ChunkDecoder {
-        let decoder = decoder.with_budget(self.options.max_memory);
-        let string = || self.options.check_strings && self.schema.leaves[column].is_string();
-        if self.options.utf8_columns.contains(&column) || string() {
-            decoder.with_utf8_check()
-        } else {
-            decoder
-        }
-    }
-
-    /// A decoder of streamed batches of flat leaf `column` (`desc`), on the calling thread
-    /// or for a piece of the parallel feed: dictionary-encoded pages read as keys when
-    /// [`ReadOptions::dictionary_keys`] names the column, UTF-8 checked when
-    /// [`ReadOptions::utf8_columns`] does, and byte arrays with i32 offsets when
-    /// [`ReadOptions::small_offsets`] does.
-    pub(crate) fn batch_decoder(
-        &self,
-        column: usize,
-        desc: &ColumnDescriptor,
-    ) -> Result<ChunkDecoder> {
-        let (physical, width, layout) = (
-            desc.physical_type,
-            desc.type_length,
-            self.options.byte_array_layout,
-        );
-        let decoder = if self.options.dictionary_keys.contains(&column) {
-            ChunkDecoder::dictionary_keys(physical, width, layout)?
-        } else {
-            ChunkDecoder::new(physical, width, layout)?
-        };
-        Ok(self.with_small_offsets(column, self.checked(column, decoder)))
-    }
-
-    /// `decoder` handing out i32 offsets when [`ReadOptions::small_offsets`] names leaf
-    /// `column` (batched reads only: flat columns and the leaves of nested fields).
-    fn with_small_offsets(&self, column: usize, decoder: ChunkDecoder) -> ChunkDecoder {
-        if self.options.small_offsets.contains(&column) {
-            decoder.with_small_offsets()
-        } else {
-            decoder
-        }
-    }
 }
 
 impl<S: Source> ColumnReader<S> {

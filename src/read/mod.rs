@@ -157,6 +157,7 @@ mod source;
 pub use batch::{Batch, BatchReader};
 pub use builder::{ReadBuilder, RowBatches, DEFAULT_BATCH_SIZE};
 pub use decode::{ByteArrayLayout, DEFAULT_MAX_MEMORY};
+pub(crate) use file::FileDecoder;
 pub use file::{ParquetReader, ReadOptions};
 #[cfg(feature = "internals")]
 pub use nested::testing;

@@ -15,7 +15,7 @@ use super::assemble::assemble;
 use super::assemble::{Assembly, LeafView};
 use super::decode::{ChunkDecoder, Cuts};
 use super::drive::PushDriver;
-use super::file::{ColumnReader, ParquetReader};
+use super::file::{ColumnReader, FileDecoder, ParquetReader};
 use super::levels::{check_nulls, levels_error};
 use super::page::{level_bit_width, DataPage, Levels};
 use super::push::whole::WholeItem;
@@ -588,7 +588,7 @@ fn leaf_slot_levels(plan: &FieldPlan, out: &mut Vec<(usize, i16)>) {
 
 impl<S: Source> FieldReader<S> {
     /// A reader of `plan`'s field; `batched` as for [`LeafState::new`].
-    fn new(file: &ParquetReader<S>, plan: FieldPlan, batched: bool) -> Result<Self> {
+    fn new(file: &FileDecoder<S>, plan: FieldPlan, batched: bool) -> Result<Self> {
         let mut leaves = Vec::new();
         leaf_slot_levels(&plan, &mut leaves);
         let leaves = leaves
@@ -737,7 +737,7 @@ pub(crate) struct WholeField {
 impl WholeField {
     /// A read of `plan`'s field of `file` (a reader of every row group the read selects,
     /// for the reservation hints; it reads nothing).
-    pub(crate) fn new<S: Source>(file: &ParquetReader<S>, plan: FieldPlan) -> Self {
+    pub(crate) fn new<S: Source>(file: &FileDecoder<S>, plan: FieldPlan) -> Self {
         let mut leaves = Vec::new();
         leaf_slot_levels(&plan, &mut leaves);
         let hints = leaves.iter().map(|&(c, _)| file.whole_hint(c)).collect();
@@ -751,7 +751,7 @@ impl WholeField {
     }
 
     /// Assemble the records of `rg_reader`'s row groups (one, in the push decoder).
-    pub(crate) fn row_group<S: Source>(&mut self, rg_reader: &ParquetReader<S>) -> Result<()> {
+    pub(crate) fn row_group<S: Source>(&mut self, rg_reader: &FileDecoder<S>) -> Result<()> {
         let mut r = FieldReader::new(rg_reader, self.plan.clone(), false)?;
         match self.decoders.take() {
             Some(decoders) => {
@@ -775,7 +775,7 @@ impl WholeField {
 
     /// The whole field; `file` as for [`Self::new`] (for the empty array of a read that
     /// assembled no record).
-    pub(crate) fn finish<S: Source>(mut self, file: &ParquetReader<S>) -> Result<Array> {
+    pub(crate) fn finish<S: Source>(mut self, file: &FileDecoder<S>) -> Result<Array> {
         let Some(mut decoders) = self.decoders.take().filter(|_| self.runs > 0) else {
             return empty_array(&self.plan, file);
         };
@@ -944,48 +944,7 @@ impl<S: Source> Iterator for FieldBatches<S> {
     }
 }
 
-impl<S: Source> ParquetReader<S> {
-    /// The top-level fields of the file's schema, with lists, structs and maps resolved
-    /// (including the legacy spellings of `LogicalTypes.md`).
-    ///
-    /// ```
-    /// # use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
-    /// # use parq::array::{Array, ListArray, ListOffsets};
-    /// # use parq::column::{Column, Values};
-    /// # use parq::field::Field;
-    /// # use parq::metadata::Type;
-    /// # use parq::write::{ParquetWriter, WriterOptions};
-    /// # let items = Column { len: 2, validity: None, values: Values::Int64(vec![1i64, 2].into()) };
-    /// # let lists = Array::List(ListArray {
-    /// #     validity: Some(NullBuffer::from(vec![true, false, true])),
-    /// #     offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 2, 2, 2]))),
-    /// #     values: Box::new(Array::Primitive(items)),
-    /// # });
-    /// # let ids = Array::Primitive(Column { len: 3, validity: None, values: Values::Int32(vec![7, 8, 9].into()) });
-    /// # let schema = vec![
-    /// #     Field::primitive("id", Type::INT32).required(),
-    /// #     Field::list("ids", Field::primitive("element", Type::INT64)),
-    /// # ];
-    /// # let mut file = Vec::new();
-    /// # let mut w = ParquetWriter::with_fields(&mut file, schema, WriterOptions::default())?;
-    /// # w.write_arrays(&[ids, lists])?;
-    /// # w.finish()?;
-    /// use parq::field::DataType;
-    /// use parq::read::ParquetReader;
-    ///
-    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
-    /// let fields = reader.fields()?;
-    /// assert_eq!(fields[1].name, "ids");
-    /// assert!(matches!(fields[1].data_type, DataType::List(_)));
-    /// # Ok::<(), parq::Error>(())
-    /// ```
-    pub fn fields(&self) -> Result<Vec<Field>> {
-        Ok(plan_fields(&self.schema)?
-            .iter()
-            .map(FieldPlan::field)
-            .collect())
-    }
-
+impl<S: Source> FileDecoder<S> {
     /// The plans of `columns`: each a top-level field (the whole field) or a leaf (that leaf
     /// and its ancestors), by name or by index (see [`Select`]). Leaves under the same
     /// top-level field are merged into one projected field, placed where the first of them
@@ -1051,90 +1010,6 @@ impl<S: Source> ParquetReader<S> {
                     .ok_or_else(|| Error::InvalidArgument("empty projection".into()))
             })
             .collect()
-    }
-
-    /// Read top-level field `i` (an index into [`Self::fields`]) over the selected row groups.
-    ///
-    /// ```
-    /// # use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
-    /// # use parq::array::{Array, ListArray, ListOffsets};
-    /// # use parq::column::{Column, Values};
-    /// # use parq::field::Field;
-    /// # use parq::metadata::Type;
-    /// # use parq::write::{ParquetWriter, WriterOptions};
-    /// # let items = Column { len: 2, validity: None, values: Values::Int64(vec![1i64, 2].into()) };
-    /// # let lists = Array::List(ListArray {
-    /// #     validity: Some(NullBuffer::from(vec![true, false, true])),
-    /// #     offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 2, 2, 2]))),
-    /// #     values: Box::new(Array::Primitive(items)),
-    /// # });
-    /// # let ids = Array::Primitive(Column { len: 3, validity: None, values: Values::Int32(vec![7, 8, 9].into()) });
-    /// # let schema = vec![
-    /// #     Field::primitive("id", Type::INT32).required(),
-    /// #     Field::list("ids", Field::primitive("element", Type::INT64)),
-    /// # ];
-    /// # let mut file = Vec::new();
-    /// # let mut w = ParquetWriter::with_fields(&mut file, schema, WriterOptions::default())?;
-    /// # w.write_arrays(&[ids, lists])?;
-    /// # w.finish()?;
-    /// use parq::array::Value;
-    /// use parq::read::ParquetReader;
-    ///
-    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
-    /// let (field, ids) = reader.read_field(1)?;
-    /// assert_eq!(field.name, "ids");
-    /// assert_eq!(ids.len(), 3);
-    /// assert_eq!(ids.value(1), Value::Null);
-    /// # Ok::<(), parq::Error>(())
-    /// ```
-    pub fn read_field(&self, i: usize) -> Result<(Field, Array)> {
-        let plans = plan_fields(&self.schema)?;
-        let plan = plans.into_iter().nth(i).ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "field {i} of {}",
-                self.schema.top_level_fields().len()
-            ))
-        })?;
-        self.read_plan(plan)
-    }
-
-    /// Read one column by name: a top-level field, or a leaf's dotted path (that leaf with
-    /// its ancestors, e.g. `"a.list.element.b"` gives `a` as a list of structs of `b`).
-    ///
-    /// ```
-    /// # use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
-    /// # use parq::array::{Array, ListArray, ListOffsets};
-    /// # use parq::column::{Column, Values};
-    /// # use parq::field::Field;
-    /// # use parq::metadata::Type;
-    /// # use parq::write::{ParquetWriter, WriterOptions};
-    /// # let items = Column { len: 2, validity: None, values: Values::Int64(vec![1i64, 2].into()) };
-    /// # let lists = Array::List(ListArray {
-    /// #     validity: Some(NullBuffer::from(vec![true, false, true])),
-    /// #     offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 2, 2, 2]))),
-    /// #     values: Box::new(Array::Primitive(items)),
-    /// # });
-    /// # let ids = Array::Primitive(Column { len: 3, validity: None, values: Values::Int32(vec![7, 8, 9].into()) });
-    /// # let schema = vec![
-    /// #     Field::primitive("id", Type::INT32).required(),
-    /// #     Field::list("ids", Field::primitive("element", Type::INT64)),
-    /// # ];
-    /// # let mut file = Vec::new();
-    /// # let mut w = ParquetWriter::with_fields(&mut file, schema, WriterOptions::default())?;
-    /// # w.write_arrays(&[ids, lists])?;
-    /// # w.finish()?;
-    /// use parq::array::Value;
-    /// use parq::read::ParquetReader;
-    ///
-    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
-    /// let (_, by_name) = reader.read_field_by_path("ids")?;
-    /// let (_, by_leaf) = reader.read_field_by_path("ids.list.element")?;
-    /// assert_eq!(by_name.value(2), Value::List(vec![]));
-    /// assert_eq!(by_leaf.value(0), by_name.value(0));
-    /// # Ok::<(), parq::Error>(())
-    /// ```
-    pub fn read_field_by_path(&self, path: &str) -> Result<(Field, Array)> {
-        self.read_selected(&path.into())
     }
 
     /// The field `column` selects (see [`Select`]), whole, over the selected row groups.
@@ -1212,58 +1087,6 @@ impl<S: Source> ParquetReader<S> {
         )
     }
 
-    /// Stream batches of `batch_size` records of `columns` (top-level field names or leaf
-    /// dotted paths, see [`Self::read_field_by_path`]). Batches end on record boundaries,
-    /// and at the end of each row group: the push decoder decodes them (see
-    /// [`push`](super::push)), fed from this reader's source.
-    ///
-    /// ```
-    /// # use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
-    /// # use parq::array::{Array, ListArray, ListOffsets};
-    /// # use parq::column::{Column, Values};
-    /// # use parq::field::Field;
-    /// # use parq::metadata::Type;
-    /// # use parq::write::{ParquetWriter, WriterOptions};
-    /// # let items = Column { len: 2, validity: None, values: Values::Int64(vec![1i64, 2].into()) };
-    /// # let lists = Array::List(ListArray {
-    /// #     validity: Some(NullBuffer::from(vec![true, false, true])),
-    /// #     offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 2, 2, 2]))),
-    /// #     values: Box::new(Array::Primitive(items)),
-    /// # });
-    /// # let ids = Array::Primitive(Column { len: 3, validity: None, values: Values::Int32(vec![7, 8, 9].into()) });
-    /// # let schema = vec![
-    /// #     Field::primitive("id", Type::INT32).required(),
-    /// #     Field::list("ids", Field::primitive("element", Type::INT64)),
-    /// # ];
-    /// # let mut file = Vec::new();
-    /// # let mut w = ParquetWriter::with_fields(&mut file, schema, WriterOptions::default())?;
-    /// # w.write_arrays(&[ids, lists])?;
-    /// # w.finish()?;
-    /// use parq::read::ParquetReader;
-    ///
-    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
-    /// let batches = reader.array_batches(&["ids", "id"], 2)?;
-    /// assert_eq!(batches.fields()[0].name, "ids"); // in the order asked for
-    /// let mut rows = 0;
-    /// for batch in batches {
-    ///     let batch = batch?;
-    ///     assert_eq!(batch.arrays.len(), 2);
-    ///     rows += batch.num_rows;
-    /// }
-    /// assert_eq!(rows, 3);
-    /// # Ok::<(), parq::Error>(())
-    /// ```
-    pub fn array_batches<C>(&self, columns: &[C], batch_size: usize) -> Result<ArrayBatchReader<S>>
-    where
-        for<'c> &'c C: Into<Select>,
-    {
-        Ok(ArrayBatchReader(PushDriver::fields(
-            self,
-            &selects(columns),
-            batch_size,
-        )?))
-    }
-
     /// [`Self::array_batches`] with other read options than this reader's.
     #[cfg(feature = "arrow")]
     pub(crate) fn array_batches_with(
@@ -1337,6 +1160,200 @@ impl<S: Source> ParquetReader<S> {
             failed: false,
         })
     }
+
+    pub(crate) fn array_batches<C>(
+        &self,
+        columns: &[C],
+        batch_size: usize,
+    ) -> Result<ArrayBatchReader<S>>
+    where
+        for<'c> &'c C: Into<Select>,
+    {
+        Ok(ArrayBatchReader(PushDriver::fields(
+            self,
+            &selects(columns),
+            batch_size,
+        )?))
+    }
+
+    pub(crate) fn fields(&self) -> Result<Vec<Field>> {
+        Ok(plan_fields(&self.schema)?
+            .iter()
+            .map(FieldPlan::field)
+            .collect())
+    }
+}
+
+impl<S: Source> ParquetReader<S> {
+    /// The top-level fields of the file's schema, with lists, structs and maps resolved
+    /// (including the legacy spellings of `LogicalTypes.md`).
+    ///
+    /// ```
+    /// # use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+    /// # use parq::array::{Array, ListArray, ListOffsets};
+    /// # use parq::column::{Column, Values};
+    /// # use parq::field::Field;
+    /// # use parq::metadata::Type;
+    /// # use parq::write::{ParquetWriter, WriterOptions};
+    /// # let items = Column { len: 2, validity: None, values: Values::Int64(vec![1i64, 2].into()) };
+    /// # let lists = Array::List(ListArray {
+    /// #     validity: Some(NullBuffer::from(vec![true, false, true])),
+    /// #     offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 2, 2, 2]))),
+    /// #     values: Box::new(Array::Primitive(items)),
+    /// # });
+    /// # let ids = Array::Primitive(Column { len: 3, validity: None, values: Values::Int32(vec![7, 8, 9].into()) });
+    /// # let schema = vec![
+    /// #     Field::primitive("id", Type::INT32).required(),
+    /// #     Field::list("ids", Field::primitive("element", Type::INT64)),
+    /// # ];
+    /// # let mut file = Vec::new();
+    /// # let mut w = ParquetWriter::with_fields(&mut file, schema, WriterOptions::default())?;
+    /// # w.write_arrays(&[ids, lists])?;
+    /// # w.finish()?;
+    /// use parq::field::DataType;
+    /// use parq::read::ParquetReader;
+    ///
+    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+    /// let fields = reader.fields()?;
+    /// assert_eq!(fields[1].name, "ids");
+    /// assert!(matches!(fields[1].data_type, DataType::List(_)));
+    /// # Ok::<(), parq::Error>(())
+    /// ```
+    pub fn fields(&self) -> Result<Vec<Field>> {
+        self.decoder.fields()
+    }
+
+    /// Read top-level field `i` (an index into [`Self::fields`]) over the selected row groups.
+    ///
+    /// ```
+    /// # use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+    /// # use parq::array::{Array, ListArray, ListOffsets};
+    /// # use parq::column::{Column, Values};
+    /// # use parq::field::Field;
+    /// # use parq::metadata::Type;
+    /// # use parq::write::{ParquetWriter, WriterOptions};
+    /// # let items = Column { len: 2, validity: None, values: Values::Int64(vec![1i64, 2].into()) };
+    /// # let lists = Array::List(ListArray {
+    /// #     validity: Some(NullBuffer::from(vec![true, false, true])),
+    /// #     offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 2, 2, 2]))),
+    /// #     values: Box::new(Array::Primitive(items)),
+    /// # });
+    /// # let ids = Array::Primitive(Column { len: 3, validity: None, values: Values::Int32(vec![7, 8, 9].into()) });
+    /// # let schema = vec![
+    /// #     Field::primitive("id", Type::INT32).required(),
+    /// #     Field::list("ids", Field::primitive("element", Type::INT64)),
+    /// # ];
+    /// # let mut file = Vec::new();
+    /// # let mut w = ParquetWriter::with_fields(&mut file, schema, WriterOptions::default())?;
+    /// # w.write_arrays(&[ids, lists])?;
+    /// # w.finish()?;
+    /// use parq::array::Value;
+    /// use parq::read::ParquetReader;
+    ///
+    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+    /// let (field, ids) = reader.read_field(1)?;
+    /// assert_eq!(field.name, "ids");
+    /// assert_eq!(ids.len(), 3);
+    /// assert_eq!(ids.value(1), Value::Null);
+    /// # Ok::<(), parq::Error>(())
+    /// ```
+    pub fn read_field(&self, i: usize) -> Result<(Field, Array)> {
+        let plans = plan_fields(&self.decoder.schema)?;
+        let plan = plans.into_iter().nth(i).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "field {i} of {}",
+                self.decoder.schema.top_level_fields().len()
+            ))
+        })?;
+        self.decoder.read_plan(plan)
+    }
+
+    /// Read one column by name: a top-level field, or a leaf's dotted path (that leaf with
+    /// its ancestors, e.g. `"a.list.element.b"` gives `a` as a list of structs of `b`).
+    ///
+    /// ```
+    /// # use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+    /// # use parq::array::{Array, ListArray, ListOffsets};
+    /// # use parq::column::{Column, Values};
+    /// # use parq::field::Field;
+    /// # use parq::metadata::Type;
+    /// # use parq::write::{ParquetWriter, WriterOptions};
+    /// # let items = Column { len: 2, validity: None, values: Values::Int64(vec![1i64, 2].into()) };
+    /// # let lists = Array::List(ListArray {
+    /// #     validity: Some(NullBuffer::from(vec![true, false, true])),
+    /// #     offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 2, 2, 2]))),
+    /// #     values: Box::new(Array::Primitive(items)),
+    /// # });
+    /// # let ids = Array::Primitive(Column { len: 3, validity: None, values: Values::Int32(vec![7, 8, 9].into()) });
+    /// # let schema = vec![
+    /// #     Field::primitive("id", Type::INT32).required(),
+    /// #     Field::list("ids", Field::primitive("element", Type::INT64)),
+    /// # ];
+    /// # let mut file = Vec::new();
+    /// # let mut w = ParquetWriter::with_fields(&mut file, schema, WriterOptions::default())?;
+    /// # w.write_arrays(&[ids, lists])?;
+    /// # w.finish()?;
+    /// use parq::array::Value;
+    /// use parq::read::ParquetReader;
+    ///
+    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+    /// let (_, by_name) = reader.read_field_by_path("ids")?;
+    /// let (_, by_leaf) = reader.read_field_by_path("ids.list.element")?;
+    /// assert_eq!(by_name.value(2), Value::List(vec![]));
+    /// assert_eq!(by_leaf.value(0), by_name.value(0));
+    /// # Ok::<(), parq::Error>(())
+    /// ```
+    pub fn read_field_by_path(&self, path: &str) -> Result<(Field, Array)> {
+        self.decoder.read_selected(&path.into())
+    }
+
+    /// Stream batches of `batch_size` records of `columns` (top-level field names or leaf
+    /// dotted paths, see [`Self::read_field_by_path`]). Batches end on record boundaries,
+    /// and at the end of each row group: the push decoder decodes them (see
+    /// [`push`](super::push)), fed from this reader's source.
+    ///
+    /// ```
+    /// # use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+    /// # use parq::array::{Array, ListArray, ListOffsets};
+    /// # use parq::column::{Column, Values};
+    /// # use parq::field::Field;
+    /// # use parq::metadata::Type;
+    /// # use parq::write::{ParquetWriter, WriterOptions};
+    /// # let items = Column { len: 2, validity: None, values: Values::Int64(vec![1i64, 2].into()) };
+    /// # let lists = Array::List(ListArray {
+    /// #     validity: Some(NullBuffer::from(vec![true, false, true])),
+    /// #     offsets: ListOffsets::Small(OffsetBuffer::new(ScalarBuffer::from(vec![0i32, 2, 2, 2]))),
+    /// #     values: Box::new(Array::Primitive(items)),
+    /// # });
+    /// # let ids = Array::Primitive(Column { len: 3, validity: None, values: Values::Int32(vec![7, 8, 9].into()) });
+    /// # let schema = vec![
+    /// #     Field::primitive("id", Type::INT32).required(),
+    /// #     Field::list("ids", Field::primitive("element", Type::INT64)),
+    /// # ];
+    /// # let mut file = Vec::new();
+    /// # let mut w = ParquetWriter::with_fields(&mut file, schema, WriterOptions::default())?;
+    /// # w.write_arrays(&[ids, lists])?;
+    /// # w.finish()?;
+    /// use parq::read::ParquetReader;
+    ///
+    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+    /// let batches = reader.array_batches(&["ids", "id"], 2)?;
+    /// assert_eq!(batches.fields()[0].name, "ids"); // in the order asked for
+    /// let mut rows = 0;
+    /// for batch in batches {
+    ///     let batch = batch?;
+    ///     assert_eq!(batch.arrays.len(), 2);
+    ///     rows += batch.num_rows;
+    /// }
+    /// assert_eq!(rows, 3);
+    /// # Ok::<(), parq::Error>(())
+    /// ```
+    pub fn array_batches<C>(&self, columns: &[C], batch_size: usize) -> Result<ArrayBatchReader<S>>
+    where
+        for<'c> &'c C: Into<Select>,
+    {
+        self.decoder.array_batches(columns, batch_size)
+    }
 }
 
 /// The leaf columns of a projected field ([`ParquetReader::field_leaves`]).
@@ -1349,7 +1366,7 @@ pub(crate) enum FieldLeaves {
 }
 
 /// An array of no rows shaped like `plan`.
-fn empty_array<S: Source>(plan: &FieldPlan, file: &ParquetReader<S>) -> Result<Array> {
+fn empty_array<S: Source>(plan: &FieldPlan, file: &FileDecoder<S>) -> Result<Array> {
     use crate::array::{ListArray, ListOffsets, StructArray};
     Ok(match &plan.kind {
         PlanKind::Leaf { column, .. } => {
@@ -1400,6 +1417,7 @@ pub mod testing {
         for<'c> &'c C: Into<Select>,
     {
         reader
+            .decoder
             .field_batches(&selects(columns), batch_size)?
             .collect()
     }
@@ -1569,7 +1587,7 @@ mod tests {
         .unwrap();
         w.finish().unwrap();
         let reader = ParquetReader::new(Bytes::from(file)).unwrap();
-        LeafState::new(reader.leaf_reader(0).unwrap(), 0, 0, true).unwrap()
+        LeafState::new(reader.decoder.leaf_reader(0).unwrap(), 0, 0, true).unwrap()
     }
 
     fn compacted(pos: usize, entries: usize, with_rep: bool) -> (usize, usize, Vec<i16>, Vec<i16>) {

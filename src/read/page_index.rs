@@ -3,58 +3,10 @@
 
 use crate::error::Location;
 use crate::metadata::{self, ColumnIndex, OffsetIndex};
-use crate::read::{ParquetReader, Source};
+use crate::read::{FileDecoder, ParquetReader, Source};
 use crate::{Error, Result};
 
-impl<S: Source> ParquetReader<S> {
-    /// The column index of leaf `column` in row group `row_group`, when the file has one.
-    pub fn read_column_index(
-        &self,
-        row_group: usize,
-        column: usize,
-    ) -> Result<Option<ColumnIndex>> {
-        let chunk = self.chunk(row_group, column)?;
-        let (Some(offset), Some(len)) = (chunk.column_index_offset, chunk.column_index_length)
-        else {
-            return Ok(None);
-        };
-        let bytes = self.index_bytes(offset, len, "column index", row_group, column)?;
-        #[cfg(feature = "encryption")]
-        let bytes = self.decrypt_index(
-            bytes,
-            crate::encryption::ModuleType::ColumnIndex,
-            row_group,
-            column,
-        )?;
-        metadata::decode_column_index(&bytes)
-            .map(Some)
-            .map_err(|e| e.at(&self.index_location(row_group, column, offset)))
-    }
-
-    /// The offset index of leaf `column` in row group `row_group`, when the file has one.
-    pub fn read_offset_index(
-        &self,
-        row_group: usize,
-        column: usize,
-    ) -> Result<Option<OffsetIndex>> {
-        let chunk = self.chunk(row_group, column)?;
-        let (Some(offset), Some(len)) = (chunk.offset_index_offset, chunk.offset_index_length)
-        else {
-            return Ok(None);
-        };
-        let bytes = self.index_bytes(offset, len, "offset index", row_group, column)?;
-        #[cfg(feature = "encryption")]
-        let bytes = self.decrypt_index(
-            bytes,
-            crate::encryption::ModuleType::OffsetIndex,
-            row_group,
-            column,
-        )?;
-        metadata::decode_offset_index(&bytes)
-            .map(Some)
-            .map_err(|e| e.at(&self.index_location(row_group, column, offset)))
-    }
-
+impl<S: Source> FileDecoder<S> {
     /// The plaintext of a column or offset index (`module`): decrypted when its column is
     /// encrypted.
     #[cfg(feature = "encryption")]
@@ -112,5 +64,71 @@ impl<S: Source> ParquetReader<S> {
             ))
             .at(&self.index_location(row_group, column, offset))),
         }
+    }
+
+    pub(crate) fn read_column_index(
+        &self,
+        row_group: usize,
+        column: usize,
+    ) -> Result<Option<ColumnIndex>> {
+        let chunk = self.chunk(row_group, column)?;
+        let (Some(offset), Some(len)) = (chunk.column_index_offset, chunk.column_index_length)
+        else {
+            return Ok(None);
+        };
+        let bytes = self.index_bytes(offset, len, "column index", row_group, column)?;
+        #[cfg(feature = "encryption")]
+        let bytes = self.decrypt_index(
+            bytes,
+            crate::encryption::ModuleType::ColumnIndex,
+            row_group,
+            column,
+        )?;
+        metadata::decode_column_index(&bytes)
+            .map(Some)
+            .map_err(|e| e.at(&self.index_location(row_group, column, offset)))
+    }
+
+    pub(crate) fn read_offset_index(
+        &self,
+        row_group: usize,
+        column: usize,
+    ) -> Result<Option<OffsetIndex>> {
+        let chunk = self.chunk(row_group, column)?;
+        let (Some(offset), Some(len)) = (chunk.offset_index_offset, chunk.offset_index_length)
+        else {
+            return Ok(None);
+        };
+        let bytes = self.index_bytes(offset, len, "offset index", row_group, column)?;
+        #[cfg(feature = "encryption")]
+        let bytes = self.decrypt_index(
+            bytes,
+            crate::encryption::ModuleType::OffsetIndex,
+            row_group,
+            column,
+        )?;
+        metadata::decode_offset_index(&bytes)
+            .map(Some)
+            .map_err(|e| e.at(&self.index_location(row_group, column, offset)))
+    }
+}
+
+impl<S: Source> ParquetReader<S> {
+    /// The column index of leaf `column` in row group `row_group`, when the file has one.
+    pub fn read_column_index(
+        &self,
+        row_group: usize,
+        column: usize,
+    ) -> Result<Option<ColumnIndex>> {
+        self.decoder.read_column_index(row_group, column)
+    }
+
+    /// The offset index of leaf `column` in row group `row_group`, when the file has one.
+    pub fn read_offset_index(
+        &self,
+        row_group: usize,
+        column: usize,
+    ) -> Result<Option<OffsetIndex>> {
+        self.decoder.read_offset_index(row_group, column)
     }
 }

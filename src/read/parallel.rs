@@ -67,7 +67,7 @@ use parq_codecs::probe;
 
 use super::decode::{ByteArrayLayout, ChunkDecoder, MAX_TYPE_LENGTH};
 use super::drive::PushDriver;
-use super::file::ParquetReader;
+use super::file::{FileDecoder, ParquetReader};
 use super::page::{Levels, Page, PageReader};
 use super::push::whole::WholeItem;
 use super::source::Source;
@@ -152,52 +152,7 @@ fn plain_bytes(spans: &[PageSpan]) -> Option<u64> {
         .try_fold(0u64, |sum, p| sum.checked_add(p.plain?))
 }
 
-impl<S: Source> ParquetReader<S> {
-    /// Read several flat leaf columns (indices into `schema().leaves`) over the selected row
-    /// groups, one column each in the order given, with [`ReadOptions::threads`] threads.
-    ///
-    /// With more than one thread the work is split across row groups, columns and page
-    /// ranges of large column chunks (so that a file with one dominant column still uses
-    /// every thread); the result equals a one-thread read value for value.
-    ///
-    /// [`ReadOptions::threads`]: super::ReadOptions::threads
-    ///
-    /// ```
-    /// # use parq::column::{Column, Values};
-    /// # use parq::write::{Field, ParquetWriter, WriterOptions};
-    /// # let mut file = Vec::new();
-    /// # let fields = vec![Field::int64("id"), Field::string("name").optional()];
-    /// # let mut w = ParquetWriter::new(&mut file, fields, WriterOptions::default())?;
-    /// # let ids = Column { len: 3, validity: None, values: Values::Int64(vec![1i64, 2, 3].into()) };
-    /// # let names = Column {
-    /// #     len: 3,
-    /// #     validity: Some(vec![true, false, true].into()),
-    /// #     values: Values::Binary {
-    /// #         offsets: arrow_buffer::OffsetBuffer::new(vec![0i64, 1, 1, 3].into()),
-    /// #         data: arrow_buffer::Buffer::from(&b"abc"[..]),
-    /// #     },
-    /// # };
-    /// # w.write_batch(&[ids, names])?;
-    /// # w.finish()?;
-    /// use parq::read::{ParquetReader, ReadOptions};
-    ///
-    /// let options = ReadOptions::default().with_threads(2);
-    /// let reader = ParquetReader::with_options(bytes::Bytes::from(file), options)?;
-    /// let columns = reader.read_leaves(&[0, 1])?;
-    /// assert_eq!(columns[1].bytes(2), Some(&b"bc"[..]));
-    /// # Ok::<(), parq::Error>(())
-    /// ```
-    pub fn read_leaves(&self, columns: &[usize]) -> Result<Vec<Column>> {
-        let items = columns.iter().map(|&c| WholeItem::Leaf(c)).collect();
-        PushDriver::whole(self, items)?
-            .into_iter()
-            .map(|a| match a {
-                Array::Primitive(c) => Ok(c),
-                _ => Err(Error::format("internal: a leaf read to a nested array")),
-            })
-            .collect()
-    }
-
+impl<S: Source> FileDecoder<S> {
     /// Whether reads go through the parallel path: more than one thread, no row selection
     /// (a selected read skips pages and rows on the calling thread) and no encryption (the
     /// planner walks page headers, which an encrypted chunk only shows to its decryptor).
@@ -533,6 +488,57 @@ impl<S: Source> ParquetReader<S> {
         }
         slots == offsets.len() && bytes == data.len()
     }
+
+    pub(crate) fn read_leaves(&self, columns: &[usize]) -> Result<Vec<Column>> {
+        let items = columns.iter().map(|&c| WholeItem::Leaf(c)).collect();
+        PushDriver::whole(self, items)?
+            .into_iter()
+            .map(|a| match a {
+                Array::Primitive(c) => Ok(c),
+                _ => Err(Error::format("internal: a leaf read to a nested array")),
+            })
+            .collect()
+    }
+}
+
+impl<S: Source> ParquetReader<S> {
+    /// Read several flat leaf columns (indices into `schema().leaves`) over the selected row
+    /// groups, one column each in the order given, with [`ReadOptions::threads`] threads.
+    ///
+    /// With more than one thread the work is split across row groups, columns and page
+    /// ranges of large column chunks (so that a file with one dominant column still uses
+    /// every thread); the result equals a one-thread read value for value.
+    ///
+    /// [`ReadOptions::threads`]: super::ReadOptions::threads
+    ///
+    /// ```
+    /// # use parq::column::{Column, Values};
+    /// # use parq::write::{Field, ParquetWriter, WriterOptions};
+    /// # let mut file = Vec::new();
+    /// # let fields = vec![Field::int64("id"), Field::string("name").optional()];
+    /// # let mut w = ParquetWriter::new(&mut file, fields, WriterOptions::default())?;
+    /// # let ids = Column { len: 3, validity: None, values: Values::Int64(vec![1i64, 2, 3].into()) };
+    /// # let names = Column {
+    /// #     len: 3,
+    /// #     validity: Some(vec![true, false, true].into()),
+    /// #     values: Values::Binary {
+    /// #         offsets: arrow_buffer::OffsetBuffer::new(vec![0i64, 1, 1, 3].into()),
+    /// #         data: arrow_buffer::Buffer::from(&b"abc"[..]),
+    /// #     },
+    /// # };
+    /// # w.write_batch(&[ids, names])?;
+    /// # w.finish()?;
+    /// use parq::read::{ParquetReader, ReadOptions};
+    ///
+    /// let options = ReadOptions::default().with_threads(2);
+    /// let reader = ParquetReader::with_options(bytes::Bytes::from(file), options)?;
+    /// let columns = reader.read_leaves(&[0, 1])?;
+    /// assert_eq!(columns[1].bytes(2), Some(&b"bc"[..]));
+    /// # Ok::<(), parq::Error>(())
+    /// ```
+    pub fn read_leaves(&self, columns: &[usize]) -> Result<Vec<Column>> {
+        self.decoder.read_leaves(columns)
+    }
 }
 
 /// The pages of a chunk up to its `num_values` slots, found from their headers alone; `None`
@@ -687,7 +693,7 @@ fn run_with<T: Sync, W, R: Send>(
 /// planned (their bytes, not decoded) and at most a batch plus one piece per thread per
 /// column (a piece is at most a few MiB decompressed, or one page) is decoded ahead.
 pub(crate) struct ParallelFeed<S: Source> {
-    file: ParquetReader<S>,
+    file: FileDecoder<S>,
     columns: Vec<usize>,
     descs: Vec<ColumnDescriptor>,
     row_groups: VecDeque<usize>,
@@ -699,7 +705,7 @@ pub(crate) struct ParallelFeed<S: Source> {
 }
 
 impl<S: Source> ParallelFeed<S> {
-    pub(crate) fn new(file: &ParquetReader<S>, columns: &[usize]) -> Result<Self> {
+    pub(crate) fn new(file: &FileDecoder<S>, columns: &[usize]) -> Result<Self> {
         let descs = columns
             .iter()
             .map(|&c| Ok(file.column_reader(c)?.desc))
@@ -787,7 +793,7 @@ impl<S: Source> ParallelFeed<S> {
     }
 }
 
-impl<S: Source> ParquetReader<S> {
+impl<S: Source> FileDecoder<S> {
     /// A nested field over the selected row groups, one row group per piece on the reader's
     /// threads, joined in file order (`parallel.row_group` counts the pieces). Records never
     /// cross a column chunk, so row groups assemble on their own; the leaves of one field
@@ -797,7 +803,7 @@ impl<S: Source> ParquetReader<S> {
         &self,
         plan: &crate::schema::plan::FieldPlan,
     ) -> Result<Array> {
-        let parts: Vec<ParquetReader<S>> = self
+        let parts: Vec<FileDecoder<S>> = self
             .selected_row_groups()
             .into_iter()
             .map(|rg| {
@@ -1418,7 +1424,7 @@ struct JoinState {
     sinks: Vec<Sink>,
 }
 
-impl<S: Source> ParquetReader<S> {
+impl<S: Source> FileDecoder<S> {
     /// Decode `pieces` on the reader's threads and join each column's pieces as they come
     /// (one column per descriptor, `None` for a column with no piece).
     ///
@@ -1584,7 +1590,7 @@ impl<S: Source> ParquetReader<S> {
     }
 }
 
-impl<S: Source> ParquetReader<S> {
+impl<S: Source> FileDecoder<S> {
     /// The pieces of column `slot` decoded one by one and joined: a column decoded in place
     /// some piece of which did not fill the room its headers placed.
     fn decode_column_again(

@@ -24,7 +24,7 @@ use std::thread::JoinHandle;
 use parq_codecs::probe;
 
 use crate::read::decode::ChunkDecoder;
-use crate::read::{ArrayBatch, ParquetReader, Select, Source};
+use crate::read::{ArrayBatch, FileDecoder, Select, Source};
 use crate::{Error, Result};
 
 /// A row group being decoded on a thread of its own.
@@ -45,7 +45,7 @@ impl Ahead {
     /// the thread cannot be started (the caller streams it instead).
     pub(super) fn spawn<S: Source + 'static>(
         rg: usize,
-        reader: ParquetReader<S>,
+        reader: FileDecoder<S>,
         projection: Vec<Select>,
         batch_size: usize,
         decoders: Vec<ChunkDecoder>,

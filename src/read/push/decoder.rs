@@ -23,7 +23,9 @@ use crate::read::builder::cut_runs;
 use crate::read::nested::FieldBatches;
 use crate::read::parallel::uncompressed_bytes;
 use crate::read::positions::VirtualColumns;
-use crate::read::{ArrayBatch, ParquetReader, ReadOptions, RowSelection, Select, Source};
+#[cfg(doc)]
+use crate::read::ParquetReader;
+use crate::read::{ArrayBatch, FileDecoder, ReadOptions, RowSelection, Select, Source};
 use crate::{Error, Result};
 
 /// Options of a [`PushDecoder`].
@@ -377,8 +379,8 @@ impl std::fmt::Debug for FilterStage {
 /// Pushed bytes are held only inside planned ranges, so the decoder holds at most
 /// `max(budget, the current row group's bytes)`, plus the decoded batches the caller keeps.
 ///
-/// **Decoding** runs inside `try_next`, on the caller's thread, with the same column
-/// decoders as [`ParquetReader`], which reads each row group from the pushed bytes. A
+/// **Decoding** runs inside `try_next`, on the caller's thread: the column decoders read
+/// each row group from the bytes pushed for it, and never from anywhere else. A
 /// batch never spans two row groups. With [`ReadOptions::threads`] above 1, flat columns
 /// split into page ranges decoded on that many threads; a projection with a nested field
 /// splits by row group instead: while the caller's thread streams one row group, the next
@@ -1543,14 +1545,14 @@ fn whole_batch(arrays: Vec<Array>) -> ArrayBatch {
 }
 
 /// A reader of `footer`'s file over no bytes: for what the footer alone answers.
-pub(crate) fn empty_reader(footer: &Footer, options: &ReadOptions) -> ParquetReader<PushedBytes> {
+pub(crate) fn empty_reader(footer: &Footer, options: &ReadOptions) -> FileDecoder<PushedBytes> {
     let empty = PushedBytes::one(Snapshot::default(), footer.file_len);
     reader_over(footer, options, empty)
 }
 
 /// A reader of `footer`'s file over `source`.
-fn reader_over<S: Source>(footer: &Footer, options: &ReadOptions, source: S) -> ParquetReader<S> {
-    ParquetReader {
+fn reader_over<S: Source>(footer: &Footer, options: &ReadOptions, source: S) -> FileDecoder<S> {
+    FileDecoder {
         source: Arc::new(source),
         metadata: Arc::clone(&footer.metadata),
         schema: Arc::clone(&footer.schema),

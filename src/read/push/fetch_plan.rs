@@ -19,7 +19,7 @@ use parq_codecs::probe;
 
 use crate::error::Location;
 use crate::metadata::FileMetaData;
-use crate::read::{ParquetReader, RowSelection, Source};
+use crate::read::{FileDecoder, RowSelection, Source};
 
 /// How a decoder shapes its requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,7 +97,7 @@ pub(crate) fn index_ranges(
 /// must be readable from `reader` (an index that is not is planned around, as the readers
 /// do: the whole chunk).
 pub(crate) fn data_ranges<S: Source>(
-    reader: &ParquetReader<S>,
+    reader: &FileDecoder<S>,
     rg: usize,
     leaves: &[usize],
     partial: Option<&RowSelection>,

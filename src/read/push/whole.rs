@@ -11,7 +11,7 @@
 use crate::array::Array;
 use crate::read::decode::ChunkDecoder;
 use crate::read::nested::WholeField;
-use crate::read::{ParquetReader, Source};
+use crate::read::{FileDecoder, Source};
 use crate::schema::plan::FieldPlan;
 use crate::Result;
 
@@ -54,7 +54,7 @@ impl WholeRead {
     /// A whole read of `items` of `file` (a reader of every row group the read selects, for
     /// checks and reservation hints; it reads nothing). A leaf the flat readers refuse is
     /// refused here, before any byte is asked for.
-    pub(crate) fn new<S: Source>(file: &ParquetReader<S>, items: Vec<WholeItem>) -> Result<Self> {
+    pub(crate) fn new<S: Source>(file: &FileDecoder<S>, items: Vec<WholeItem>) -> Result<Self> {
         const MAX_RESERVE: u64 = 1 << 26;
         let parts = items
             .iter()
@@ -101,7 +101,7 @@ impl WholeRead {
     }
 
     /// Decode every item of `rg_reader`'s row groups (one, in the push decoder).
-    pub(crate) fn row_group<S: Source>(&mut self, rg_reader: &ParquetReader<S>) -> Result<()> {
+    pub(crate) fn row_group<S: Source>(&mut self, rg_reader: &FileDecoder<S>) -> Result<()> {
         for part in &mut self.parts {
             match part {
                 Part::Leaf {
@@ -128,7 +128,7 @@ impl WholeRead {
     }
 
     /// Every item's array; `file` as for [`Self::new`].
-    pub(crate) fn finish<S: Source>(self, file: &ParquetReader<S>) -> Result<Vec<Array>> {
+    pub(crate) fn finish<S: Source>(self, file: &FileDecoder<S>) -> Result<Vec<Array>> {
         self.parts
             .into_iter()
             .map(|part| {
@@ -151,7 +151,7 @@ impl WholeRead {
 
     /// Every item at once over `file`, a reader of all the row groups' bytes, on its
     /// threads (see the module docs).
-    pub(crate) fn parallel<S: Source>(self, file: &ParquetReader<S>) -> Result<Vec<Array>> {
+    pub(crate) fn parallel<S: Source>(self, file: &FileDecoder<S>) -> Result<Vec<Array>> {
         let leaves: Vec<usize> = self
             .items
             .iter()
