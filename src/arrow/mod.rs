@@ -47,6 +47,7 @@ mod schema;
 mod variant;
 mod write;
 
+pub(crate) use read::columns_to_record_batch;
 pub use read::{
     column_to_arrow, to_arrow_array, to_record_batch, ParquetRecordBatchReader,
     RecordBatchConverter,

@@ -546,6 +546,41 @@ fn int96_to_arrow(c: &Column, data: &Buffer, dt: &ArrowType) -> Result<ArrayRef>
     fixed(dt, c.len, c.validity.clone(), values.into_inner())
 }
 
+/// Leaf columns of one batch as a record batch, each field named by the leaf's dotted path
+/// and typed as [`primitive_type`](super::primitive_type) types it.
+pub(crate) fn columns_to_record_batch(
+    columns: &[Column],
+    leaves: &[crate::schema::ColumnDescriptor],
+) -> Result<RecordBatch> {
+    let mut fields = Vec::with_capacity(leaves.len());
+    let mut arrays = Vec::with_capacity(leaves.len());
+    for (c, leaf) in columns.iter().zip(leaves) {
+        let primitive = crate::field::Primitive {
+            physical_type: leaf.physical_type,
+            type_length: leaf.type_length,
+            logical_type: leaf.logical_type.clone(),
+            converted_type: leaf.converted_type,
+            scale: leaf.scale,
+            precision: leaf.precision,
+        };
+        let dt = super::primitive_type(&primitive);
+        arrays.push(column_to_arrow(c, &dt)?);
+        fields.push(ArrowField::new(
+            leaf.path_string(),
+            dt,
+            leaf.max_def_level > 0,
+        ));
+    }
+    let options =
+        arrow_array::RecordBatchOptions::new().with_row_count(columns.first().map(|c| c.len));
+    RecordBatch::try_new_with_options(
+        Arc::new(arrow_schema::Schema::new(fields)),
+        arrays,
+        &options,
+    )
+    .map_err(arrow_err)
+}
+
 /// Convert one leaf column to Arrow `dt` (see [`to_arrow_array`] for what copies).
 pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
     let nulls = c.validity.clone();

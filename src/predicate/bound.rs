@@ -96,6 +96,7 @@ fn vectorised(node: &Node) -> bool {
         Node::And(c) | Node::Or(c) => c.iter().all(vectorised),
         Node::Const(_) => true,
         Node::Leaf(l) => eval::vectorised_leaf(l),
+        Node::Custom(_) => false,
     }
 }
 

@@ -355,6 +355,17 @@ pub(crate) fn eval(
             }
             eval_leaf(l, col)
         }
+        Node::Custom(c) => {
+            let mut values = Vec::with_capacity(c.columns.len());
+            for &i in &c.columns {
+                let col = columns.get(&(i, None)).ok_or_else(|| {
+                    Error::InvalidArgument(format!("column {i} of {} not decoded", c.predicate))
+                })?;
+                // Byte arrays the filter decoded as dictionary keys: the caller gets values.
+                values.push(col.materialize());
+            }
+            c.predicate.evaluate(&values, &c.leaves, len)?
+        }
         Node::And(c) => {
             let mut out = BooleanBuffer::new_set(len);
             for n in c {

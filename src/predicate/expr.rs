@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use super::custom::RowPredicate;
 use super::literal::Literal;
 use crate::geospatial::GeoBox;
 
@@ -90,6 +91,8 @@ pub enum Expr {
     Or(Box<Expr>, Box<Expr>),
     /// The negation.
     Not(Box<Expr>),
+    /// A caller's own predicate over decoded columns (see [`RowPredicate`]).
+    Custom(RowPredicate),
 }
 
 /// A column reference: the start of a builder expression, see [`col`].
@@ -227,6 +230,7 @@ impl Expr {
                 b.visit_columns(f);
             }
             Expr::Not(e) => e.visit_columns(f),
+            Expr::Custom(p) => p.columns().iter().for_each(|c| f(c)),
         }
     }
 }
@@ -261,6 +265,7 @@ impl fmt::Display for Expr {
             Expr::And(a, b) => write!(f, "({a} and {b})"),
             Expr::Or(a, b) => write!(f, "({a} or {b})"),
             Expr::Not(e) => write!(f, "not ({e})"),
+            Expr::Custom(p) => write!(f, "{p}"),
         }
     }
 }

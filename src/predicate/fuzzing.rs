@@ -98,7 +98,7 @@ fn leaves(node: &Node, out: &mut Vec<Leaf>) {
     match node {
         Node::And(c) | Node::Or(c) => c.iter().for_each(|n| leaves(n, out)),
         Node::Leaf(l) => out.push(l.clone()),
-        Node::Const(_) => {}
+        Node::Const(_) | Node::Custom(_) => {}
     }
 }
 
@@ -404,6 +404,7 @@ fn rename(e: Expr) -> Expr {
         Expr::And(a, b) => Expr::And(Box::new(rename(*a)), Box::new(rename(*b))),
         Expr::Or(a, b) => Expr::Or(Box::new(rename(*a)), Box::new(rename(*b))),
         Expr::Not(a) => Expr::Not(Box::new(rename(*a))),
+        Expr::Custom(p) => Expr::Custom(p),
     }
 }
 

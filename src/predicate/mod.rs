@@ -121,6 +121,7 @@
 
 mod bloom;
 mod bound;
+mod custom;
 mod dictionary;
 // Unstable internals for parq's own fuzz targets, benches and integrations (feature
 // `internals`); crate-private otherwise, so they carry no semver promise.
@@ -146,6 +147,7 @@ pub(crate) mod temporal;
 mod variant_path;
 
 pub use bound::BoundPredicate;
+pub use custom::RowPredicate;
 pub use expr::{col, CmpOp, ColumnRef, Expr};
 
 pub use filter::{FilterStats, FilteredBatches, Materialise, FILTERED_BATCH_SIZE, MIN_SKIPPED_RUN};
@@ -219,6 +221,17 @@ pub(crate) enum Node {
     Or(Vec<Node>),
     Leaf(Leaf),
     Const(bool),
+    /// A caller's [`RowPredicate`] over these leaf columns.
+    Custom(Custom),
+}
+
+/// A [`RowPredicate`] bound to a schema.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Custom {
+    pub predicate: RowPredicate,
+    /// The leaves of its columns, in its order.
+    pub columns: Vec<usize>,
+    pub leaves: Vec<crate::schema::ColumnDescriptor>,
 }
 
 impl CmpOp {
@@ -304,6 +317,33 @@ impl Node {
                 }
             }
             Expr::Not(e) => Self::bind_inner(e, schema, !negate)?,
+            Expr::Custom(predicate) => {
+                if negate {
+                    return Err(Error::InvalidArgument(format!(
+                        "row predicate {predicate} under NOT: negate inside it instead"
+                    )));
+                }
+                let mut columns = Vec::new();
+                for path in predicate.columns() {
+                    let i = schema.find(path).ok_or_else(|| {
+                        Error::InvalidArgument(format!(
+                            "row predicate {predicate}: no leaf column {path:?} in the schema"
+                        ))
+                    })?;
+                    if schema.leaf(i).max_rep_level > 0 {
+                        return Err(Error::Unsupported(format!(
+                            "row predicate {predicate}: {path} is repeated"
+                        )));
+                    }
+                    columns.push(i);
+                }
+                let leaves = columns.iter().map(|&i| schema.leaf(i).clone()).collect();
+                Node::Custom(Custom {
+                    predicate: predicate.clone(),
+                    columns,
+                    leaves,
+                })
+            }
             Expr::IsNull { column, negated } => {
                 let test = if *negated != negate {
                     Test::IsNotNull
@@ -423,6 +463,13 @@ impl Node {
                 out.push(l.input());
             }
         });
+        self.visit_custom(&mut |c| {
+            for &i in &c.columns {
+                if !out.contains(&(i, None)) {
+                    out.push((i, None));
+                }
+            }
+        });
         out
     }
 
@@ -474,6 +521,13 @@ impl Node {
                 out.push(l.column);
             }
         });
+        self.visit_custom(&mut |c| {
+            for &i in &c.columns {
+                if !out.contains(&i) {
+                    out.push(i);
+                }
+            }
+        });
         out
     }
 
@@ -494,7 +548,16 @@ impl Node {
         match self {
             Node::And(c) | Node::Or(c) => c.iter().for_each(|n| n.visit(f)),
             Node::Leaf(l) => f(l),
-            Node::Const(_) => {}
+            Node::Const(_) | Node::Custom(_) => {}
+        }
+    }
+
+    /// Each caller's predicate in the tree.
+    fn visit_custom(&self, f: &mut impl FnMut(&Custom)) {
+        match self {
+            Node::And(c) | Node::Or(c) => c.iter().for_each(|n| n.visit_custom(f)),
+            Node::Custom(c) => f(c),
+            Node::Leaf(_) | Node::Const(_) => {}
         }
     }
 
@@ -522,6 +585,8 @@ impl Node {
             }
             Node::Leaf(l) => l.metadata_decides() && leaf_prunes(l)?,
             Node::Const(b) => !b,
+            // Metadata says nothing of what a caller's function keeps.
+            Node::Custom(_) => false,
         })
     }
 
@@ -555,7 +620,7 @@ impl Node {
                 Some(s) => s.intersection(all),
                 None => all.clone(),
             },
-            Node::Const(true) => all.clone(),
+            Node::Const(true) | Node::Custom(_) => all.clone(),
             Node::Const(false) => RowSelection::none(),
         })
     }

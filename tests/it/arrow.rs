@@ -1500,3 +1500,92 @@ fn a_callers_converter_asks_the_decoders_for_layouts_and_checks_utf8_itself() {
         assert_eq!(strings(&got), strings(&want), "{encoding:?}");
     }
 }
+
+/// A caller's Arrow predicate (a `LIKE '%b%'` parq's expressions cannot say) gets the
+/// columns as typed Arrow arrays named by their paths, and a null flag drops the row.
+#[test]
+fn an_arrow_row_predicate_filters_on_typed_arrays() {
+    use arrow_array::{Array, BooleanArray, Int64Array, StringArray};
+    use parq::column::{Column, Values};
+    use parq::predicate::{col, RowPredicate};
+    use parq::write::{Field, ParquetWriter, WriterOptions};
+
+    let names: Vec<Option<&str>> = (0..300)
+        .map(|k| match k % 3 {
+            0 => None,
+            1 => Some("abc"),
+            _ => Some("xyz"),
+        })
+        .collect();
+    let mut file = Vec::new();
+    let mut w = ParquetWriter::new(
+        &mut file,
+        vec![Field::int64("id"), Field::string("name").optional()],
+        WriterOptions::default().with_row_group_rows(100),
+    )
+    .unwrap();
+    let ids = Column {
+        len: 300,
+        validity: None,
+        values: Values::Int64((0..300i64).collect::<Vec<_>>().into()),
+    };
+    let mut data = Vec::new();
+    let mut offsets = vec![0i64];
+    for n in &names {
+        data.extend_from_slice(n.unwrap_or("").as_bytes());
+        offsets.push(data.len() as i64);
+    }
+    let names_column = Column {
+        len: 300,
+        validity: Some(names.iter().map(Option::is_some).collect::<Vec<_>>().into()),
+        values: Values::Binary {
+            offsets: arrow_buffer::OffsetBuffer::new(offsets.into()),
+            data: arrow_buffer::Buffer::from_vec(data),
+        },
+    };
+    w.write_batch(&[ids, names_column]).unwrap();
+    w.finish().unwrap();
+    let reader = ParquetReader::new(Bytes::from(file)).unwrap();
+
+    let has_b = RowPredicate::arrow("has_b", ["name"], |batch| {
+        assert_eq!(batch.schema().field(0).name(), "name");
+        let names = batch
+            .column(0)
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .expect("a string column as Utf8");
+        // Null for a null name: dropped, as by SQL's WHERE.
+        Ok(names
+            .iter()
+            .map(|n| n.map(|n| n.contains('b')))
+            .collect::<BooleanArray>())
+    });
+    let batches = reader
+        .read_builder()
+        .with_projection(["id"])
+        .with_filter(has_b.into_expr().and(col("id").lt(200)))
+        .build()
+        .unwrap();
+    let mut ids = Vec::new();
+    for b in batches {
+        let b = b.unwrap();
+        let batch = parq::arrow::to_record_batch(
+            &b,
+            &Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new(
+                "id",
+                arrow_schema::DataType::Int64,
+                false,
+            )])),
+        )
+        .unwrap();
+        let v = batch
+            .column(0)
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .unwrap();
+        assert_eq!(v.null_count(), 0);
+        ids.extend(v.values().iter().copied());
+    }
+    let want: Vec<i64> = (0..200).filter(|k| k % 3 == 1).collect();
+    assert_eq!(ids, want);
+}

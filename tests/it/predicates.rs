@@ -3,11 +3,11 @@
 //! against a naive evaluation over every row.
 
 use crate::python;
-use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use bytes::Bytes;
 use parq::codecs::probe;
 use parq::column::{Column, Values};
-use parq::predicate::{col, CmpOp, Expr, Literal, Materialise};
+use parq::predicate::{col, CmpOp, Expr, Literal, Materialise, RowPredicate};
 use parq::read::{ParquetReader, ReadOptions, RowSelection};
 use parq::write::{BloomFilterOptions, EncodingPolicy, Field, ParquetWriter, WriterOptions};
 use proptest::prelude::*;
@@ -541,7 +541,35 @@ fn naive(e: &Expr, r: &Row) -> Option<bool> {
             _ => None,
         },
         Expr::Not(a) => naive(a, r).map(|b| !b),
+        Expr::Custom(p) => {
+            assert_eq!(p.name(), "longer_than_i");
+            Some(longer_than_i(r.s.as_deref(), r.i))
+        }
     }
+}
+
+/// The caller's predicate of the property test: `s` is longer than `i` (false where either
+/// is null), naively.
+fn longer_than_i(s: Option<&str>, i: Option<i32>) -> bool {
+    matches!((s, i), (Some(s), Some(i)) if s.len() as i64 > i64::from(i))
+}
+
+/// [`longer_than_i`] as a [`RowPredicate`] over the decoded columns.
+fn longer_than_i_predicate() -> RowPredicate {
+    RowPredicate::new("longer_than_i", ["s", "i"], |columns, leaves| {
+        assert_eq!(leaves[0].path_string(), "s");
+        let (s, i) = (&columns[0], &columns[1]);
+        let Values::Int32(iv) = &i.values else {
+            return Err(parq::Error::Unsupported(format!("i as {:?}", i.values)));
+        };
+        Ok(BooleanBuffer::collect_bool(s.len, |k| {
+            let s = s
+                .bytes(k)
+                .filter(|_| s.is_valid(k))
+                .map(|b| std::str::from_utf8(b).unwrap());
+            longer_than_i(s, Some(iv[k]).filter(|_| i.is_valid(k)))
+        }))
+    })
 }
 
 fn file_of(
@@ -619,7 +647,14 @@ proptest! {
         dict: bool,
         bloom: bool,
         e in expr(),
+        custom in 0u8..3,
     ) {
+        // A caller's predicate beside parq's tests: ANDed (1) or ORed (2).
+        let e = match custom {
+            1 => e.and(longer_than_i_predicate().into_expr()),
+            2 => e.or(longer_than_i_predicate().into_expr()),
+            _ => e,
+        };
         let file = file_of(&rows, rg_rows, page_rows, page_index, dict, bloom);
         let reader = ParquetReader::new(file).unwrap();
         let want: Vec<u64> = rows
@@ -688,7 +723,7 @@ proptest! {
             }
         }
         // The grammar reads back what Display writes (NaN literals aside).
-        if !e.to_string().contains("NaN") {
+        if !e.to_string().contains("NaN") && custom == 0 {
             let reparsed = Expr::parse(&e.to_string()).unwrap();
             let (again, _) = reader.filter_rows(&reparsed).unwrap();
             prop_assert_eq!(again, got);
@@ -1425,4 +1460,152 @@ fn stages_are_reordered_by_what_they_measured() {
     if probe::ENABLED {
         assert_eq!(probe::get("predicate.conjunct_stages"), 0);
     }
+}
+
+/// `a` = 0..1000 and `b` = 1000 - a, in row groups of 100 rows.
+fn a_and_b() -> ParquetReader {
+    let file = write(
+        vec![Field::int64("a"), Field::int64("b")],
+        &[int64(0..1000), int64((0..1000).map(|a| 1000 - a))],
+        WriterOptions::default().with_row_group_rows(100),
+    );
+    ParquetReader::new(file).unwrap()
+}
+
+/// `a < b` over the decoded columns.
+fn a_below_b() -> RowPredicate {
+    RowPredicate::new("a_below_b", ["a", "b"], |columns, _| {
+        let (Values::Int64(a), Values::Int64(b)) = (&columns[0].values, &columns[1].values) else {
+            return Err(parq::Error::Unsupported("a and b as int64".into()));
+        };
+        Ok(BooleanBuffer::collect_bool(a.len(), |k| a[k] < b[k]))
+    })
+}
+
+/// The values of the first column of every batch of `builder`'s read.
+fn first_column(batches: impl Iterator<Item = parq::Result<parq::read::ArrayBatch>>) -> Vec<i64> {
+    let mut out = Vec::new();
+    for b in batches {
+        let b = b.unwrap();
+        let Values::Int64(v) = &b.arrays[0].as_primitive().unwrap().values else {
+            unreachable!("int64")
+        };
+        out.extend_from_slice(v);
+    }
+    out
+}
+
+#[test]
+fn a_row_predicate_filters_beside_parq_tests() {
+    let reader = a_and_b();
+    let filter = a_below_b().into_expr().and(col("a").ge(100));
+    for threads in [1, 2] {
+        for projection in [vec!["b"], vec!["a", "b"]] {
+            let batches = reader
+                .read_builder()
+                .with_projection(projection.clone())
+                .with_filter(filter.clone())
+                .with_batch_size(64)
+                .with_threads(threads)
+                .build()
+                .unwrap();
+            let want: Vec<i64> = if projection[0] == "a" {
+                (100..500).collect()
+            } else {
+                (100..500).map(|a| 1000 - a).collect()
+            };
+            assert_eq!(
+                first_column(batches),
+                want,
+                "{projection:?}, {threads} threads"
+            );
+        }
+    }
+    // Statistics prune for parq's test, never for the caller's.
+    let (_, stats) = reader.filter_rows(&filter).unwrap();
+    assert_eq!((stats.row_groups_pruned, stats.rows_matched), (1, 400));
+    let (_, stats) = reader.filter_rows(&a_below_b().into_expr()).unwrap();
+    assert_eq!((stats.row_groups_pruned, stats.rows_matched), (0, 500));
+    // Under OR, what either keeps.
+    let either = a_below_b().into_expr().or(col("a").ge(900));
+    let (rows, _) = reader.filter_rows(&either).unwrap();
+    assert_eq!(rows.row_count(), 600);
+}
+
+#[test]
+fn a_row_predicate_is_checked() {
+    let reader = a_and_b();
+    let build = |e: Expr| {
+        reader
+            .read_builder()
+            .with_filter(e)
+            .build()
+            .map(first_column)
+    };
+    // NOT would keep what the function leaves unknown: refused by name.
+    let err = build(a_below_b().into_expr().not())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("a_below_b") && err.contains("NOT"), "{err}");
+    let missing = RowPredicate::new("ghost", ["nope"], |c, _| {
+        Ok(BooleanBuffer::new_set(c[0].len))
+    });
+    let err = build(missing.into_expr()).unwrap_err().to_string();
+    assert!(err.contains("nope"), "{err}");
+    // A function that returns the wrong number of flags is an error, not a panic.
+    let short = RowPredicate::new("short", ["a"], |c, _| {
+        Ok(BooleanBuffer::new_set(c[0].len / 2))
+    });
+    let err = reader
+        .read_builder()
+        .with_filter(short.into_expr())
+        .build()
+        .and_then(|b| b.collect::<parq::Result<Vec<_>>>())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("short") && err.contains("flags"), "{err}");
+}
+
+/// A predicate that tightens during the read (a join's bound, a top-k threshold) filters
+/// the row groups evaluated after it tightened by its new bound.
+#[test]
+fn a_row_predicate_may_tighten_during_the_read() {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    use std::sync::Arc;
+    let reader = a_and_b();
+    let bound = Arc::new(AtomicI64::new(i64::MAX));
+    let below = {
+        let bound = Arc::clone(&bound);
+        RowPredicate::new("a_below_bound", ["a"], move |c, _| {
+            let Values::Int64(a) = &c[0].values else {
+                unreachable!("int64")
+            };
+            let max = bound.load(Ordering::Relaxed);
+            Ok(BooleanBuffer::collect_bool(a.len(), |k| a[k] < max))
+        })
+    };
+    let mut batches = reader
+        .read_builder()
+        .with_projection(["a"])
+        .with_filter(below.into_expr())
+        .with_batch_size(50)
+        .build()
+        .unwrap();
+    let first = batches.next().unwrap().unwrap();
+    assert_eq!(first.num_rows, 50);
+    bound.store(250, Ordering::Relaxed);
+    let rest = first_column(batches);
+    // The row groups evaluated before the bound moved pass whole, the ones after it only
+    // below it: whole ones first, then cut ones.
+    assert!(rest.windows(2).all(|w| w[0] < w[1]));
+    let mut cut = false;
+    for g in 1..10i64 {
+        let kept = rest.iter().filter(|&&a| a / 100 == g).count() as i64;
+        let below = (100 * g..100 * g + 100).filter(|&a| a < 250).count() as i64;
+        if kept != 100 {
+            cut = true;
+        }
+        assert_eq!(kept, if cut { below } else { 100 }, "row group {g}");
+    }
+    assert!(cut, "no row group was evaluated after the bound moved");
 }
