@@ -12,9 +12,11 @@
 //!    decoder on the task that polls the scan, with the GETs of the next row groups in flight
 //!    while one decodes, and under a selection only the pages it needs.
 //! 5. The decoder filters exactly by the conjuncts of the predicate parq evaluates fast
-//!    ([`fast_conjuncts`]), row group by row group: their columns first, then the other
-//!    columns only for the rows that match (pages without one are not fetched). DataFusion's
-//!    filter above (which still runs: filters are reported inexact) sees fewer rows.
+//!    ([`fast_conjuncts`]) and by the others over the file's own columns, evaluated by
+//!    DataFusion as parq row predicates ([`crate::predicate::row_predicates`]), row group by
+//!    row group: their columns first, then the other columns only for the rows that match
+//!    (pages without one are not fetched). DataFusion's filter above (which still runs:
+//!    filters are reported inexact) sees fewer rows.
 //! 6. The batches are adapted to the table's types (missing columns as nulls, casts).
 //!
 //! Every GET goes through a [`CountingStore`], which feeds the `requests` and
@@ -177,13 +179,12 @@ impl FileOpener for ParqOpener {
                 .filter(|_| filters)
                 .map(|p| (Arc::clone(p), snapshot_generation(p)))
                 .filter(|(_, generation)| *generation != 0);
-            let predicate = predicate
-                .and_then(|p| snapshot_physical_expr(p).ok())
-                .and_then(|p| crate::predicate::to_parq(&p, &file_schema));
-            let row_filter = predicate
+            let snapshot = predicate.and_then(|p| snapshot_physical_expr(p).ok());
+            let row_filter = snapshot
                 .as_ref()
                 .filter(|_| filters)
-                .and_then(|expr| fast_conjuncts(expr, plan.footer.schema()));
+                .and_then(|p| row_filter(p, &file_schema, plan.footer.schema()));
+            let predicate = snapshot.and_then(|p| crate::predicate::to_parq(&p, &file_schema));
             let dynamic = dynamic.map(|(expr, generation)| FollowedFilter {
                 expr,
                 generation,
@@ -525,7 +526,12 @@ fn decode(
         let batches: Vec<Result<RecordBatch>> = sizes
             .map(|n| adapt(&output, &plan, Vec::new(), n))
             .collect();
-        return Ok(futures::stream::iter(batches).boxed());
+        let counted = futures::stream::iter(batches).inspect(move |b| {
+            if let Ok(b) = b {
+                produced.fetch_add(b.num_rows() as u64, Ordering::Relaxed);
+            }
+        });
+        return Ok(counted.boxed());
     }
     let decoded = Arc::new(Schema::new(
         plan.columns
@@ -623,14 +629,28 @@ impl FollowedFilter {
         self.generation = generation;
         let now = snapshot_physical_expr(Arc::clone(&self.expr))
             .ok()
-            .and_then(|p| crate::predicate::to_parq(&p, &self.file_schema))
-            .and_then(|e| fast_conjuncts(&e, plan.footer.schema()));
+            .and_then(|p| row_filter(&p, &self.file_schema, plan.footer.schema()));
         // A predicate that no longer translates filters nothing more: the last one stays,
         // as it still holds.
         if now.is_some() {
             self.filter.set(now);
         }
     }
+}
+
+/// The decoder's filter for the scan's predicate `expr`: the conjuncts parq translates and
+/// evaluates fast ([`fast_conjuncts`]), and the others over the file's own columns as
+/// DataFusion evaluates them ([`crate::predicate::row_predicates`]).
+fn row_filter(
+    expr: &Arc<dyn PhysicalExpr>,
+    file_schema: &Schema,
+    schema: &parq::schema::SchemaDescriptor,
+) -> Option<Expr> {
+    let fast =
+        crate::predicate::to_parq(expr, file_schema).and_then(|e| fast_conjuncts(&e, schema));
+    fast.into_iter()
+        .chain(crate::predicate::row_predicates(expr, file_schema, schema))
+        .reduce(Expr::and)
 }
 
 /// Of `expr`, the conjuncts parq evaluates fast (comparisons of numbers and strings, `IN`

@@ -17,20 +17,115 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::datatypes::{DataType, Schema};
+use datafusion::arrow::array::{Array, BooleanArray, RecordBatch, RecordBatchOptions};
+use datafusion::arrow::buffer::BooleanBuffer;
+use datafusion::arrow::compute::CastOptions;
+use datafusion::arrow::datatypes::{DataType, Schema, SchemaRef};
+use datafusion::common::exec_datafusion_err;
+use datafusion::common::nested_struct::cast_column;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::Operator;
 use datafusion::physical_expr::expressions::{
     BinaryExpr, Column, InListExpr, IsNotNullExpr, IsNullExpr, Literal, NotExpr,
 };
+use datafusion::physical_expr::utils::{collect_columns, reassign_expr_columns, split_conjunction};
 use datafusion::physical_expr::PhysicalExpr;
-use parq::predicate::{CmpOp, Expr, Literal as ParqLiteral};
+use datafusion::physical_expr_common::physical_expr::is_volatile;
+use parq::predicate::{CmpOp, Expr, Literal as ParqLiteral, RowPredicate};
+use parq::schema::SchemaDescriptor;
 
 /// Translate `expr` (over `file_schema`'s columns, by index; columns past it are partition
 /// columns) into a parq predicate that every row satisfying `expr` satisfies, if any part of
 /// it maps.
 pub fn to_parq(expr: &Arc<dyn PhysicalExpr>, file_schema: &Schema) -> Option<Expr> {
     translate(expr, file_schema, false)
+}
+
+/// Of `expr`'s top-level conjuncts, those [`to_parq`] cannot say exactly (`LIKE`, casts,
+/// functions, a hash join's lookup) over the file's own flat columns, each as a parq
+/// [`RowPredicate`] that evaluates the conjunct itself on the decoded columns, so that the
+/// decoder reads the other columns only for the rows it keeps.
+///
+/// A volatile conjunct (`random()`) is left out: the filter above would see other values. A
+/// conjunct that fails on a batch keeps every row of it rather than fail the scan: the
+/// conjuncts may run in another order than DataFusion's (a guard such as `b != 0 AND a / b >
+/// 1` first), and DataFusion's filter above runs it again, and reports a real error itself.
+pub fn row_predicates(
+    expr: &Arc<dyn PhysicalExpr>,
+    file_schema: &Schema,
+    parq_schema: &SchemaDescriptor,
+) -> Vec<Expr> {
+    split_conjunction(expr)
+        .into_iter()
+        .filter(|c| translate(c, file_schema, true).is_none() && !is_volatile(c))
+        .filter_map(|c| row_predicate(c, file_schema, parq_schema))
+        .collect()
+}
+
+/// `conjunct` as a [`RowPredicate`], when it reads only top-level primitive columns of the
+/// file.
+fn row_predicate(
+    conjunct: &Arc<dyn PhysicalExpr>,
+    file_schema: &Schema,
+    parq_schema: &SchemaDescriptor,
+) -> Option<Expr> {
+    let mut columns: Vec<_> = collect_columns(conjunct).into_iter().collect();
+    if columns.is_empty() {
+        return None;
+    }
+    columns.sort_by_key(|c| c.index());
+    let mut fields = Vec::with_capacity(columns.len());
+    for c in &columns {
+        // Partition columns come after the file's.
+        let field = file_schema.fields().get(c.index())?;
+        let leaf = parq_schema.find(field.name())?;
+        let leaf = parq_schema.leaf(leaf);
+        if leaf.path.len() != 1 || leaf.max_rep_level > 0 {
+            return None;
+        }
+        fields.push(Arc::clone(field));
+    }
+    let schema = Arc::new(Schema::new(fields));
+    let conjunct = reassign_expr_columns(Arc::clone(conjunct), &schema).ok()?;
+    let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+    let predicate = RowPredicate::arrow(conjunct.to_string(), names, move |batch| {
+        let rows = batch.num_rows();
+        let flags = evaluate(&conjunct, &schema, batch)
+            .unwrap_or_else(|_| BooleanArray::from(BooleanBuffer::new_set(rows)));
+        Ok(flags)
+    });
+    Some(predicate.into_expr())
+}
+
+/// `conjunct` on `batch`, its columns cast to the types of `schema` (the table's) first.
+fn evaluate(
+    conjunct: &Arc<dyn PhysicalExpr>,
+    schema: &SchemaRef,
+    batch: &RecordBatch,
+) -> datafusion::common::Result<BooleanArray> {
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(schema.fields())
+        .map(|(a, f)| {
+            if a.data_type() == f.data_type() {
+                Ok(Arc::clone(a))
+            } else {
+                cast_column(a, f.data_type(), &CastOptions::default())
+            }
+        })
+        .collect::<datafusion::common::Result<Vec<_>>>()?;
+    let batch = RecordBatch::try_new_with_options(
+        Arc::clone(schema),
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+    )?;
+    let flags = conjunct.evaluate(&batch)?.into_array(batch.num_rows())?;
+    flags
+        .as_any()
+        .downcast_ref::<BooleanArray>()
+        .cloned()
+        .ok_or_else(|| exec_datafusion_err!("a filter of type {}", flags.data_type()))
 }
 
 /// `exact`: the result must be equivalent to `expr` (under `OR` and `NOT`), not only implied
