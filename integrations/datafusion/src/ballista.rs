@@ -85,6 +85,9 @@ struct ParqScanNode {
     /// The scan does not filter inside parq's decoder (`SET parq.row_filter = false`).
     #[prost(bool, tag = "3")]
     no_row_filter: bool,
+    /// The scan's filter runs row predicates too (`SET parq.row_predicates = true`).
+    #[prost(bool, tag = "4")]
+    row_predicates: bool,
 }
 
 /// A `DataSinkExec` over a [`ParqSink`], on the wire (its input goes as the node's input).
@@ -197,7 +200,8 @@ impl PhysicalExtensionCodec for ParqPhysicalCodec {
         let decode_ctx = PhysicalPlanDecodeContext::new(ctx, self);
         let mut source = ParqSource::new(table_schema.clone())
             .with_footer_cache(Arc::clone(&self.footers))
-            .with_row_filter(!node.no_row_filter);
+            .with_row_filter(!node.no_row_filter)
+            .with_row_predicates(node.row_predicates);
         if let Some(p) = &node.predicate {
             let schema = table_schema.table_schema();
             let p = proto_converter.proto_to_physical_expr(p, schema, &decode_ctx)?;
@@ -246,6 +250,7 @@ impl PhysicalExtensionCodec for ParqPhysicalCodec {
             base_conf: Some(serialize_file_scan_config(conf, self, proto_converter)?),
             predicate,
             no_row_filter: !source.row_filter(),
+            row_predicates: source.row_predicates(),
         };
         buf.extend_from_slice(SCAN_TAG);
         message

@@ -14,6 +14,13 @@ extensions_options! {
         /// measures where it pays (it reads the other columns by pages where the matches come
         /// in runs, else decodes and filters), so it is on by default.
         pub row_filter: bool, default = true
+        /// With [`row_filter`](Self::row_filter), also filter inside the decoder by the
+        /// conjuncts parq cannot translate (`LIKE`, functions, columns compared with each
+        /// other), evaluated by DataFusion on the filter's columns alone. Off by default:
+        /// DataFusion's filter above evaluates them again, so they pay only where they drop
+        /// most rows (a selective `LIKE` on a wide table), and on TPC-H they lose (see
+        /// BENCHMARKS.md).
+        pub row_predicates: bool, default = false
     }
 }
 
@@ -21,10 +28,11 @@ impl ConfigExtension for ParqConfig {
     const PREFIX: &'static str = "parq";
 }
 
-/// The setting in force for a session: its own, else the default.
-pub(crate) fn row_filter(options: &datafusion::config::ConfigOptions) -> bool {
-    options
-        .extensions
-        .get::<ParqConfig>()
-        .is_none_or(|c| c.row_filter)
+/// The settings in force for a session: its own, else the defaults. `(row_filter,
+/// row_predicates)`.
+pub(crate) fn row_filter(options: &datafusion::config::ConfigOptions) -> (bool, bool) {
+    match options.extensions.get::<ParqConfig>() {
+        Some(c) => (c.row_filter, c.row_filter && c.row_predicates),
+        None => (true, false),
+    }
 }

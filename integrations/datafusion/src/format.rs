@@ -273,11 +273,15 @@ impl FileFormat for ParqFormat {
         let Some(source) = conf.file_source().downcast_ref::<ParqSource>() else {
             return Err(internal_datafusion_err!("expected a ParqSource"));
         };
-        let row_filter = crate::config::row_filter(state.config_options());
-        let conf = if source.row_filter() == row_filter {
+        let (row_filter, row_predicates) = crate::config::row_filter(state.config_options());
+        let conf = if (source.row_filter(), source.row_predicates()) == (row_filter, row_predicates)
+        {
             conf
         } else {
-            let source = source.clone().with_row_filter(row_filter);
+            let source = source
+                .clone()
+                .with_row_filter(row_filter)
+                .with_row_predicates(row_predicates);
             FileScanConfigBuilder::from(conf)
                 .with_source(Arc::new(source))
                 .build()

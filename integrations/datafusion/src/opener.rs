@@ -12,9 +12,9 @@
 //!    decoder on the task that polls the scan, with the GETs of the next row groups in flight
 //!    while one decodes, and under a selection only the pages it needs.
 //! 5. The decoder filters exactly by the conjuncts of the predicate parq evaluates fast
-//!    ([`fast_conjuncts`]) and by the others over the file's own columns, evaluated by
-//!    DataFusion as parq row predicates ([`crate::predicate::row_predicates`]), row group by
-//!    row group: their columns first, then the other columns only for the rows that match
+//!    ([`fast_conjuncts`]) and, with `parq.row_predicates`, by the others over the file's own
+//!    columns, evaluated by DataFusion as parq row predicates
+//!    ([`crate::predicate::row_predicates`]), row group by row group: their columns first, then the other columns only for the rows that match
 //!    (pages without one are not fetched). DataFusion's filter above (which still runs:
 //!    filters are reported inexact) sees fewer rows.
 //! 6. The batches are adapted to the table's types (missing columns as nulls, casts).
@@ -108,6 +108,8 @@ pub(crate) struct ParqOpener {
     pub limit: Option<usize>,
     /// Filter inside the decoder ([`crate::ParqConfig::row_filter`]).
     pub row_filter: bool,
+    /// Filter by row predicates too ([`crate::ParqConfig::row_predicates`]).
+    pub row_predicates: bool,
     pub metrics: ScanMetrics,
     pub footers: Arc<FooterCache>,
 }
@@ -154,7 +156,7 @@ impl FileOpener for ParqOpener {
         let predicate = self.predicate.clone();
         let file_schema = Arc::clone(&self.file_schema);
         let (batch_size, limit, metrics) = (self.batch_size, self.limit, self.metrics.clone());
-        let filters = self.row_filter;
+        let (filters, predicates) = (self.row_filter, self.row_predicates);
         let footers = Arc::clone(&self.footers);
         Ok(Box::pin(async move {
             let meta = &file.object_meta;
@@ -179,16 +181,18 @@ impl FileOpener for ParqOpener {
                 .filter(|_| filters)
                 .map(|p| (Arc::clone(p), snapshot_generation(p)))
                 .filter(|(_, generation)| *generation != 0);
-            let snapshot = predicate.and_then(|p| snapshot_physical_expr(p).ok());
-            let row_filter = snapshot
+            let row_filter = predicate
                 .as_ref()
                 .filter(|_| filters)
-                .and_then(|p| row_filter(p, &file_schema, plan.footer.schema()));
-            let predicate = snapshot.and_then(|p| crate::predicate::to_parq(&p, &file_schema));
+                .and_then(|p| row_filter(p, &file_schema, plan.footer.schema(), predicates));
+            let predicate = predicate
+                .and_then(|p| snapshot_physical_expr(p).ok())
+                .and_then(|p| crate::predicate::to_parq(&p, &file_schema));
             let dynamic = dynamic.map(|(expr, generation)| FollowedFilter {
                 expr,
                 generation,
                 file_schema: Arc::clone(&file_schema),
+                row_predicates: predicates,
                 filter: DynamicFilter::new(row_filter.clone()),
             });
             let (row_groups, selection) = match predicate {
@@ -615,6 +619,8 @@ struct FollowedFilter {
     /// `expr`'s generation the decoder's filter was made from.
     generation: u64,
     file_schema: SchemaRef,
+    /// [`crate::ParqConfig::row_predicates`].
+    row_predicates: bool,
     filter: DynamicFilter,
 }
 
@@ -627,9 +633,12 @@ impl FollowedFilter {
             return;
         }
         self.generation = generation;
-        let now = snapshot_physical_expr(Arc::clone(&self.expr))
-            .ok()
-            .and_then(|p| row_filter(&p, &self.file_schema, plan.footer.schema()));
+        let now = row_filter(
+            &self.expr,
+            &self.file_schema,
+            plan.footer.schema(),
+            self.row_predicates,
+        );
         // A predicate that no longer translates filters nothing more: the last one stays,
         // as it still holds.
         if now.is_some() {
@@ -638,18 +647,28 @@ impl FollowedFilter {
     }
 }
 
-/// The decoder's filter for the scan's predicate `expr`: the conjuncts parq translates and
-/// evaluates fast ([`fast_conjuncts`]), and the others over the file's own columns as
-/// DataFusion evaluates them ([`crate::predicate::row_predicates`]).
+/// The decoder's filter for the scan's predicate `expr`, its dynamic filters as they are
+/// now: the conjuncts parq translates and evaluates fast ([`fast_conjuncts`]), and, with
+/// `row_predicates`, the others over the file's own columns as DataFusion evaluates them
+/// ([`crate::predicate::row_predicates`]), but for dynamic ones (a hash join's lookup costs
+/// the scan what it costs the join, and drops the rows the join would).
 fn row_filter(
     expr: &Arc<dyn PhysicalExpr>,
     file_schema: &Schema,
     schema: &parq::schema::SchemaDescriptor,
+    row_predicates: bool,
 ) -> Option<Expr> {
-    let fast =
-        crate::predicate::to_parq(expr, file_schema).and_then(|e| fast_conjuncts(&e, schema));
+    let fast = snapshot_physical_expr(Arc::clone(expr))
+        .ok()
+        .and_then(|p| crate::predicate::to_parq(&p, file_schema))
+        .and_then(|e| fast_conjuncts(&e, schema));
     fast.into_iter()
-        .chain(crate::predicate::row_predicates(expr, file_schema, schema))
+        .chain(
+            row_predicates
+                .then(|| crate::predicate::row_predicates(expr, file_schema, schema))
+                .into_iter()
+                .flatten(),
+        )
         .reduce(Expr::and)
 }
 

@@ -30,7 +30,7 @@ use datafusion::physical_expr::expressions::{
 };
 use datafusion::physical_expr::utils::{collect_columns, reassign_expr_columns, split_conjunction};
 use datafusion::physical_expr::PhysicalExpr;
-use datafusion::physical_expr_common::physical_expr::is_volatile;
+use datafusion::physical_expr_common::physical_expr::{is_volatile, snapshot_generation};
 use parq::predicate::{CmpOp, Expr, Literal as ParqLiteral, RowPredicate};
 use parq::schema::SchemaDescriptor;
 
@@ -42,7 +42,7 @@ pub fn to_parq(expr: &Arc<dyn PhysicalExpr>, file_schema: &Schema) -> Option<Exp
 }
 
 /// Of `expr`'s top-level conjuncts, those [`to_parq`] cannot say exactly (`LIKE`, casts,
-/// functions, a hash join's lookup) over the file's own flat columns, each as a parq
+/// functions, two columns compared) over the file's own flat columns, dynamic filters aside, each as a parq
 /// [`RowPredicate`] that evaluates the conjunct itself on the decoded columns, so that the
 /// decoder reads the other columns only for the rows it keeps.
 ///
@@ -57,7 +57,11 @@ pub fn row_predicates(
 ) -> Vec<Expr> {
     split_conjunction(expr)
         .into_iter()
-        .filter(|c| translate(c, file_schema, true).is_none() && !is_volatile(c))
+        .filter(|c| {
+            snapshot_generation(c) == 0
+                && translate(c, file_schema, true).is_none()
+                && !is_volatile(c)
+        })
         .filter_map(|c| row_predicate(c, file_schema, parq_schema))
         .collect()
 }

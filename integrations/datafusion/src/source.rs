@@ -32,6 +32,8 @@ pub struct ParqSource {
     batch_size: Option<usize>,
     /// Filter inside parq's decoder (see [`crate::ParqConfig::row_filter`]).
     row_filter: bool,
+    /// Filter by row predicates too (see [`crate::ParqConfig::row_predicates`]).
+    row_predicates: bool,
     metrics: ExecutionPlanMetricsSet,
     footers: Arc<FooterCache>,
 }
@@ -46,6 +48,7 @@ impl ParqSource {
             predicate: None,
             batch_size: None,
             row_filter: true,
+            row_predicates: false,
             metrics: ExecutionPlanMetricsSet::new(),
             footers: Arc::new(FooterCache::new(crate::ParqFormat::FOOTER_CACHE_CAPACITY)),
         }
@@ -73,6 +76,20 @@ impl ParqSource {
     /// Whether the scan filters rows inside parq's decoder.
     pub fn row_filter(&self) -> bool {
         self.row_filter
+    }
+
+    /// Whether the scan's filter also runs the conjuncts parq cannot translate, as
+    /// DataFusion evaluates them (default: no); see [`crate::ParqConfig::row_predicates`].
+    pub fn with_row_predicates(self, row_predicates: bool) -> Self {
+        ParqSource {
+            row_predicates,
+            ..self
+        }
+    }
+
+    /// Whether the scan's filter also runs the conjuncts parq cannot translate.
+    pub fn row_predicates(&self) -> bool {
+        self.row_predicates
     }
 
     /// The pruning predicate pushed into the scan (over the table schema).
@@ -104,6 +121,7 @@ impl FileSource for ParqSource {
             batch_size: self.batch_size.or(base_config.batch_size).unwrap_or(8192),
             limit: base_config.limit,
             row_filter: self.row_filter,
+            row_predicates: self.row_predicates,
             metrics: ScanMetrics::new(&self.metrics, partition),
             footers: Arc::clone(&self.footers),
         });
