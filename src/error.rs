@@ -113,6 +113,10 @@ pub enum Error {
         /// What went wrong.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// A check of parq's own bookkeeping failed (bytes the push decoder planned and the bytes
+    /// its decoding read disagree, a decoding thread panicked): a bug in parq, not in the
+    /// file. The message says which check; please report it with the file.
+    Internal(String),
     /// Uploading an object failed (a failed or timed-out request); the upload was aborted.
     Upload {
         /// The object (its path or URL).
@@ -157,6 +161,11 @@ const INVALID_UTF8: &str = "invalid UTF-8 in a string value";
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
+    /// An [`Error::Internal`]: parq's own check `what` failed.
+    pub(crate) fn internal(what: impl Into<String>) -> Self {
+        Error::Internal(what.into())
+    }
+
     /// A [`Error::Format`] with no location yet.
     pub fn format(what: impl Into<String>) -> Self {
         Error::Format {
@@ -289,6 +298,7 @@ impl fmt::Display for Error {
             Error::Unsupported(what) => write!(f, "unsupported: {what}"),
             Error::InvalidArgument(what) => write!(f, "invalid argument: {what}"),
             Error::Crypto(what) => write!(f, "encryption: {what}"),
+            Error::Internal(what) => write!(f, "internal error (a bug in parq): {what}"),
             Error::Memory {
                 what,
                 bytes,

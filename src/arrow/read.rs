@@ -687,7 +687,7 @@ pub fn column_to_arrow(c: &Column, dt: &ArrowType) -> Result<ArrayRef> {
                     return Err(if utf8 {
                         Error::invalid_utf8(None)
                     } else {
-                        Error::format("internal: a decoded view points outside its buffers")
+                        Error::internal("a decoded view points outside its buffers")
                     });
                 }
                 let b = ArrayDataBuilder::new(dt.clone())

@@ -222,9 +222,7 @@ impl Driver {
     /// Wait for one GET and push its bytes.
     async fn land_one(&mut self) -> Result<()> {
         let Some(joined) = self.tasks.join_next().await else {
-            return Err(Error::format(
-                "internal: the object reader waits for no request (a planning bug)",
-            ));
+            return Err(Error::internal("the object reader waits for no request"));
         };
         self.land(joined)
     }

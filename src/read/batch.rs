@@ -321,8 +321,8 @@ fn leaf_batch(batch: crate::read::ArrayBatch) -> Result<Batch> {
         .into_iter()
         .map(|a| match a {
             Array::Primitive(c) => Ok(c),
-            _ => Err(Error::format(
-                "internal: the push decoder gave a nested array for a flat leaf",
+            _ => Err(Error::internal(
+                "the push decoder gave a nested array for a flat leaf",
             )),
         })
         .collect::<Result<_>>()?;

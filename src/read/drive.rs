@@ -103,7 +103,7 @@ impl<S: Source> PushDriver<S> {
             PushDecoder::for_whole(reader.footer(), local_options(reader, 1, None), items)?;
         let batch = Self::over(reader, decoder).next_batch()?;
         Ok(batch
-            .ok_or_else(|| Error::format("internal: a whole read ended without its columns"))?
+            .ok_or_else(|| Error::internal("a whole read ended without its columns"))?
             .arrays)
     }
 

@@ -1047,7 +1047,7 @@ impl<S: Source> FileDecoder<S> {
         };
         let array = PushDriver::whole(self, vec![item])?
             .pop()
-            .ok_or_else(|| Error::format("internal: a whole read without its array"))?;
+            .ok_or_else(|| Error::internal("a whole read without its array"))?;
         Ok((field, array))
     }
 

@@ -495,7 +495,7 @@ impl<S: Source> FileDecoder<S> {
             .into_iter()
             .map(|a| match a {
                 Array::Primitive(c) => Ok(c),
-                _ => Err(Error::format("internal: a leaf read to a nested array")),
+                _ => Err(Error::internal("a leaf read to a nested array")),
             })
             .collect()
     }
@@ -1564,11 +1564,11 @@ impl<S: Source> FileDecoder<S> {
         let done = results.len();
         results.into_iter().collect::<Result<Vec<()>>>()?;
         if done != pieces.len() {
-            return Err(Error::format("internal: a piece was not decoded"));
+            return Err(Error::internal("a piece was not decoded"));
         }
         let state = state.into_inner().map_err(|_| poisoned())?;
         if state.done.iter().any(Option::is_some) {
-            return Err(Error::format("internal: a decoded piece was not joined"));
+            return Err(Error::internal("a decoded piece was not joined"));
         }
         let mut out = Vec::with_capacity(descs.len());
         for (slot, (sink, d)) in state.sinks.into_iter().zip(direct).enumerate() {
@@ -1614,5 +1614,5 @@ impl<S: Source> FileDecoder<S> {
 }
 
 fn poisoned() -> Error {
-    Error::format("internal: a thread of the read panicked")
+    Error::internal("a thread of the read panicked")
 }

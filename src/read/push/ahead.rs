@@ -72,8 +72,8 @@ impl Ahead {
     pub(super) fn join(self) -> Decoded {
         let rg = self.rg;
         self.handle.join().unwrap_or_else(|_| {
-            let e = format!("internal: the thread decoding row group {rg} panicked");
-            (vec![Err(Error::format(e))], Vec::new())
+            let e = format!("the thread decoding row group {rg} panicked");
+            (vec![Err(Error::internal(e))], Vec::new())
         })
     }
 }

@@ -501,8 +501,8 @@ impl Source for PushedBytes {
     fn read(&self, range: Range<u64>) -> Result<Bytes> {
         let found = self.snapshots.iter().find_map(|s| s.read(range.clone()));
         found.ok_or_else(|| {
-            Error::format(format!(
-                "internal: the push decoder did not plan bytes {}..{} (a planning bug)",
+            Error::internal(format!(
+                "the push decoder did not plan bytes {}..{}",
                 range.start, range.end
             ))
         })
@@ -910,7 +910,7 @@ impl PushDecoder {
                                 unreachable!("matched just above")
                             };
                             let Output::Fields(projection) = &self.output else {
-                                return Err(Error::format("internal: a filter without fields"));
+                                return Err(Error::internal("a filter without fields"));
                             };
                             let e = (*e).rebase(&reader);
                             // The matches' positions, for virtual columns only.
@@ -952,7 +952,7 @@ impl PushDecoder {
                         }
                         Output::Whole(whole) => {
                             let whole = whole.as_mut().ok_or_else(|| {
-                                Error::format("internal: a whole read decodes after its end")
+                                Error::internal("a whole read decodes after its end")
                             })?;
                             whole.row_group(&reader)?;
                             probe::hit("push.whole_row_group");
@@ -975,9 +975,7 @@ impl PushDecoder {
             }
             let ranges = self.wanted();
             if ranges.is_empty() {
-                return Err(Error::format(
-                    "internal: the push decoder waits for nothing (a planning bug)",
-                ));
+                return Err(Error::internal("the push decoder waits for nothing"));
             }
             return Ok(DecodeResult::NeedsData(ranges));
         }
@@ -1221,7 +1219,7 @@ impl PushDecoder {
     fn prune_step(&mut self, i: usize) -> Result<PruneStep> {
         let gap = self.options.io.coalesce_gap;
         let Some((plan, expr)) = &self.prune else {
-            return Err(Error::format("internal: pruning without a predicate"));
+            return Err(Error::internal("pruning without a predicate"));
         };
         let g = &mut self.groups[i];
         if !g.prune_asked {
@@ -1246,16 +1244,14 @@ impl PushDecoder {
                 .source
                 .misses
                 .lock()
-                .map_err(|_| Error::format("internal: a pruning read panicked"))?,
+                .map_err(|_| Error::internal("a pruning read panicked"))?,
         );
         let g = &mut self.groups[i];
         if !misses.is_empty() {
             let added = g.spans.want(&coalesce(misses, gap));
             offer_held(&self.held, &mut g.spans);
             if added == 0 {
-                return Err(Error::format(
-                    "internal: pruning reads bytes it was given (a planning bug)",
-                ));
+                return Err(Error::internal("pruning reads bytes it was given"));
             }
             probe::hit("push.prune_round");
             // The bytes the driver holds may be all it lacked.
@@ -1352,7 +1348,7 @@ impl PushDecoder {
     fn filter_step(&mut self, i: usize) -> Result<()> {
         let g = &self.groups[i];
         let (Some(filter), Output::Fields(projection)) = (&g.row_filter, &self.output) else {
-            return Err(Error::format("internal: a filter step without a filter"));
+            return Err(Error::internal("a filter step without a filter"));
         };
         let source = PushedBytes::one(g.spans.snapshot().unwrap_or_default(), self.footer.file_len);
         let reader = reader_over(&self.footer, &self.group_options(g), source);

@@ -247,10 +247,7 @@ impl FooterDecoder {
         let snap = self.spans.snapshot().expect("no span missing");
         let read = |r: Range<u64>| {
             snap.read(r.clone()).ok_or_else(|| {
-                Error::format(format!(
-                    "internal: footer bytes {}..{} not held",
-                    r.start, r.end
-                ))
+                Error::internal(format!("footer bytes {}..{} not held", r.start, r.end))
             })
         };
         if self.options.verify_head {
