@@ -137,7 +137,10 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
 
     /// Return only the rows that satisfy `expr`. It prunes as
     /// [`Self::with_pruning_predicate`] does, decodes its own columns first, and the other
-    /// projected columns only for the rows that pass (see [`Self::with_materialise`]).
+    /// projected columns only for the rows that pass (see [`Self::with_materialise`]). For
+    /// what parq's expressions cannot say, `expr` may hold the caller's own tests over the
+    /// decoded columns ([`RowPredicate`](crate::predicate::RowPredicate)), ANDed or ORed with
+    /// parq's.
     pub fn with_filter(mut self, expr: Expr) -> Self {
         self.filter = Some(expr);
         self
