@@ -91,7 +91,8 @@ pub enum Expr {
     Or(Box<Expr>, Box<Expr>),
     /// The negation.
     Not(Box<Expr>),
-    /// A caller's own predicate over decoded columns (see [`RowPredicate`]).
+    /// A caller's own predicate over decoded columns (see [`RowPredicate`]). Displayed as
+    /// `name(column, ...)`, which [`Expr::parse`] does not read back.
     Custom(RowPredicate),
 }
 
@@ -235,7 +236,8 @@ impl Expr {
     }
 }
 
-/// The expression in the grammar [`Expr::parse`] reads (fully parenthesised).
+/// The expression in the grammar [`Expr::parse`] reads (fully parenthesised), caller's
+/// predicates aside.
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
