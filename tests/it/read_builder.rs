@@ -7,10 +7,12 @@
 use std::sync::Arc;
 
 use arrow_array::{Array as _, Int32Array, Int64Array, RecordBatch, StringArray};
+use arrow_buffer::BooleanBuffer;
 use arrow_schema::{DataType, Field, Schema};
 use bytes::Bytes;
 use parq::array::{Array, Value};
-use parq::predicate::col;
+use parq::column::Values;
+use parq::predicate::{col, RowPredicate};
 use parq::read::{ParquetReader, ReadBuilder, RowSelection, Select};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
@@ -118,6 +120,8 @@ struct Case {
     selection: Option<Vec<(u64, u64)>>,
     prune_below: Option<i32>,
     filter_below: Option<i32>,
+    /// The filter as a caller's [`RowPredicate`] over `k` instead of parq's `k < x`.
+    custom: bool,
     offset: u64,
     limit: Option<u64>,
     batch_size: usize,
@@ -142,6 +146,7 @@ fn case() -> impl Strategy<Value = Case> {
         prop_oneof![Just(0u64), 0u64..300],
         prop::option::of(0u64..300),
         prop_oneof![Just(1usize), 1usize..50, Just(8192)],
+        any::<bool>(),
     )
         .prop_map(
             |(
@@ -156,6 +161,7 @@ fn case() -> impl Strategy<Value = Case> {
                 offset,
                 limit,
                 batch_size,
+                custom,
             )| {
                 Case {
                     rows,
@@ -166,6 +172,7 @@ fn case() -> impl Strategy<Value = Case> {
                     selection,
                     prune_below: prune,
                     filter_below: filter,
+                    custom,
                     offset,
                     limit,
                     batch_size,
@@ -216,12 +223,29 @@ fn builder<'a>(
         b = b.with_pruning_predicate(col("k").lt(x as i64));
     }
     if let Some(x) = c.filter_below {
-        b = b.with_filter(col("k").lt(x as i64));
+        b = b.with_filter(if c.custom {
+            k_below(x).into_expr()
+        } else {
+            col("k").lt(x as i64)
+        });
     }
     if let Some(l) = c.limit {
         b = b.with_limit(l);
     }
     (b, row_groups)
+}
+
+/// `k < x` as a caller's predicate over the decoded `k` (a null `k` fails it).
+fn k_below(x: i32) -> RowPredicate {
+    RowPredicate::new("k_below", ["k"], move |columns, _| {
+        let k = &columns[0];
+        let Values::Int32(v) = &k.values else {
+            return Err(parq::Error::Unsupported(format!("k as {:?}", k.values)));
+        };
+        Ok(BooleanBuffer::collect_bool(k.len, |i| {
+            k.is_valid(i) && v[i] < x
+        }))
+    })
 }
 
 /// Every batch of `b` as a push decoder fed from `file`.
