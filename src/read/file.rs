@@ -254,7 +254,7 @@ impl<S: Source> FileDecoder<S> {
     }
 
     /// A reader of a flat leaf column (not repeated, at most one optional level): the levels
-    /// of its pages are a validity bitmap. Nested leaves are read by [`Self::read_field`].
+    /// of its pages are a validity bitmap. Nested leaves are read by [`ParquetReader::read_field`].
     pub(crate) fn column_reader(&self, column: usize) -> Result<ColumnReader<S>> {
         let reader = self.leaf_reader(column)?;
         let desc = &reader.desc;
