@@ -106,6 +106,18 @@ pub struct ColumnDescriptor {
 }
 
 impl ColumnDescriptor {
+    /// The leaf's type and annotations, as a field's primitive.
+    pub(crate) fn primitive(&self) -> crate::field::Primitive {
+        crate::field::Primitive {
+            physical_type: self.physical_type,
+            type_length: self.type_length,
+            logical_type: self.logical_type.clone(),
+            converted_type: self.converted_type,
+            scale: self.scale,
+            precision: self.precision,
+        }
+    }
+
     /// The path joined with dots, e.g. `"a.list.element"`.
     pub fn path_string(&self) -> String {
         self.path.join(".")

@@ -555,15 +555,7 @@ pub(crate) fn columns_to_record_batch(
     let mut fields = Vec::with_capacity(leaves.len());
     let mut arrays = Vec::with_capacity(leaves.len());
     for (c, leaf) in columns.iter().zip(leaves) {
-        let primitive = crate::field::Primitive {
-            physical_type: leaf.physical_type,
-            type_length: leaf.type_length,
-            logical_type: leaf.logical_type.clone(),
-            converted_type: leaf.converted_type,
-            scale: leaf.scale,
-            precision: leaf.precision,
-        };
-        let dt = super::primitive_type(&primitive);
+        let dt = super::primitive_type(&leaf.primitive());
         arrays.push(column_to_arrow(c, &dt)?);
         fields.push(ArrowField::new(
             leaf.path_string(),
@@ -1173,7 +1165,7 @@ fn arrow_schema_of<S: Source>(
     fields: &[crate::field::Field],
     variants: &[bool],
 ) -> Result<SchemaRef> {
-    let schema = super::to_arrow_schema(fields, reader.metadata().key_value_metadata.as_deref())?;
+    let schema = super::to_arrow_schema(fields, reader.metadata.key_value_metadata.as_deref())?;
     if !variants.contains(&true) {
         return Ok(Arc::new(schema));
     }
@@ -1302,7 +1294,7 @@ impl<S: Source> ParquetReader<S> {
     pub fn arrow_schema(&self) -> Result<arrow_schema::Schema> {
         super::to_arrow_schema(
             &self.fields()?,
-            self.decoder.metadata().key_value_metadata.as_deref(),
+            self.decoder.metadata.key_value_metadata.as_deref(),
         )
     }
 

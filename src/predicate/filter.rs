@@ -648,7 +648,7 @@ impl<S: Source> Evaluated<S> {
         let reader = &self.pruned_reader;
         let want = self.matched_rows;
         if let Some((leaf, col, lookup)) = self.kept_column(reader, column) {
-            let top = reader.schema().leaf(leaf).top_level_field;
+            let top = reader.schema.leaf(leaf).top_level_field;
             let field = reader
                 .fields()?
                 .into_iter()
@@ -1188,7 +1188,7 @@ impl<S: Source> FileDecoder<S> {
     /// Steps (a)–(d): statistics, column index, bloom filters, dictionaries.
     fn prune_groups(&self, expr: &Expr) -> Result<Pruned> {
         let node = Node::bind(expr, &self.schema)?;
-        let columns = node.columns();
+        let columns = node.tested_columns();
         let orders = self.metadata.column_orders.as_ref();
         let mut starts = Vec::with_capacity(self.metadata.row_groups.len());
         let mut next = 0u64;

@@ -512,15 +512,22 @@ impl Node {
         }
     }
 
-    /// The leaf columns the predicate reads, each once, in order of first use (variant
-    /// paths aside: see [`Self::variant_paths`]).
-    pub(crate) fn columns(&self) -> Vec<usize> {
+    /// The leaf columns its tests read, each once, in order of first use (variant paths and
+    /// caller's predicates aside): the columns whose metadata can prune.
+    pub(crate) fn tested_columns(&self) -> Vec<usize> {
         let mut out = Vec::new();
         self.visit(&mut |l| {
             if l.variant.is_none() && !out.contains(&l.column) {
                 out.push(l.column);
             }
         });
+        out
+    }
+
+    /// The leaf columns evaluating it reads, each once: its tests' (see
+    /// [`Self::tested_columns`]), then its caller's predicates'.
+    pub(crate) fn columns(&self) -> Vec<usize> {
+        let mut out = self.tested_columns();
         self.visit_custom(&mut |c| {
             for &i in &c.columns {
                 if !out.contains(&i) {

@@ -401,18 +401,6 @@ impl<S: Source> FileDecoder<S> {
         }
     }
 
-    pub(crate) fn metadata(&self) -> &FileMetaData {
-        &self.metadata
-    }
-
-    pub(crate) fn schema(&self) -> &SchemaDescriptor {
-        &self.schema
-    }
-
-    pub(crate) fn options(&self) -> &ReadOptions {
-        &self.options
-    }
-
     pub(crate) fn selected_row_groups(&self) -> Vec<usize> {
         self.options
             .row_groups
@@ -572,17 +560,17 @@ impl<S: Source> ParquetReader<S> {
 
     /// The decoded footer.
     pub fn metadata(&self) -> &FileMetaData {
-        self.decoder.metadata()
+        &self.decoder.metadata
     }
 
     /// The resolved schema.
     pub fn schema(&self) -> &SchemaDescriptor {
-        self.decoder.schema()
+        &self.decoder.schema
     }
 
     /// The options this reader was opened with.
     pub fn options(&self) -> &ReadOptions {
-        self.decoder.options()
+        &self.decoder.options
     }
 
     /// The row groups selected by the options.

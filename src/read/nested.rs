@@ -790,7 +790,7 @@ impl WholeField {
             if col.len < n {
                 return Err(Error::format(format!(
                     "column {}: {} value slots missing",
-                    file.schema().leaf(column).path_string(),
+                    file.schema.leaf(column).path_string(),
                     n - col.len
                 )));
             }

@@ -269,18 +269,10 @@ impl PlanBuilder<'_> {
                 if d.max_def_level != def || d.max_rep_level != rep {
                     return Err(self.error(n, "levels disagree with the schema tree"));
                 }
-                let primitive = Primitive {
-                    physical_type: d.physical_type,
-                    type_length: d.type_length,
-                    logical_type: d.logical_type.clone(),
-                    converted_type: d.converted_type,
-                    scale: d.scale,
-                    precision: d.precision,
-                };
                 Ok(base(
                     PlanKind::Leaf {
                         column: *column,
-                        primitive,
+                        primitive: d.primitive(),
                     },
                     *column,
                 ))

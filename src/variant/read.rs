@@ -8,12 +8,12 @@ use crate::{Error, Result};
 impl<S: Source> FileDecoder<S> {
     fn check_variant(&self, path: &str) -> Result<()> {
         let top = self
-            .schema()
+            .schema
             .top_level_fields()
             .iter()
             .find(|n| n.name == path)
             .ok_or_else(|| Error::InvalidArgument(format!("no top-level field {path:?}")))?;
-        let element = &self.schema().elements()[top.schema_index];
+        let element = &self.schema.elements()[top.schema_index];
         let annotated = matches!(element.logical_type, Some(LogicalType::Variant { .. }));
         let has_metadata = top.children().iter().any(|c| c.name == "metadata");
         if !annotated && !has_metadata {
@@ -25,12 +25,12 @@ impl<S: Source> FileDecoder<S> {
     }
 
     pub(crate) fn variant_fields(&self) -> Vec<&str> {
-        self.schema()
+        self.schema
             .top_level_fields()
             .iter()
             .filter(|n| {
                 matches!(
-                    self.schema().elements()[n.schema_index].logical_type,
+                    self.schema.elements()[n.schema_index].logical_type,
                     Some(LogicalType::Variant { .. })
                 )
             })
@@ -39,12 +39,7 @@ impl<S: Source> FileDecoder<S> {
     }
 
     pub(crate) fn variant_path_leaves(&self, column: &str, path: &str) -> Result<Vec<String>> {
-        let all: Vec<String> = self
-            .schema()
-            .leaves
-            .iter()
-            .map(|l| l.path_string())
-            .collect();
+        let all: Vec<String> = self.schema.leaves.iter().map(|l| l.path_string()).collect();
         let has = |p: &str| all.iter().any(|l| l == p);
         let under = |p: &str| {
             let prefix = format!("{p}.");

@@ -30,7 +30,7 @@ impl ConfigExtension for ParqConfig {
 
 /// The settings in force for a session: its own, else the defaults. `(row_filter,
 /// row_predicates)`.
-pub(crate) fn row_filter(options: &datafusion::config::ConfigOptions) -> (bool, bool) {
+pub(crate) fn filter_settings(options: &datafusion::config::ConfigOptions) -> (bool, bool) {
     match options.extensions.get::<ParqConfig>() {
         Some(c) => (c.row_filter, c.row_filter && c.row_predicates),
         None => (true, false),

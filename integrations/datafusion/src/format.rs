@@ -273,7 +273,7 @@ impl FileFormat for ParqFormat {
         let Some(source) = conf.file_source().downcast_ref::<ParqSource>() else {
             return Err(internal_datafusion_err!("expected a ParqSource"));
         };
-        let (row_filter, row_predicates) = crate::config::row_filter(state.config_options());
+        let (row_filter, row_predicates) = crate::config::filter_settings(state.config_options());
         let conf = if (source.row_filter(), source.row_predicates()) == (row_filter, row_predicates)
         {
             conf

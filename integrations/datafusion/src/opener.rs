@@ -14,9 +14,10 @@
 //! 5. The decoder filters exactly by the conjuncts of the predicate parq evaluates fast
 //!    ([`fast_conjuncts`]) and, with `parq.row_predicates`, by the others over the file's own
 //!    columns, evaluated by DataFusion as parq row predicates
-//!    ([`crate::predicate::row_predicates`]), row group by row group: their columns first, then the other columns only for the rows that match
-//!    (pages without one are not fetched). DataFusion's filter above (which still runs:
-//!    filters are reported inexact) sees fewer rows.
+//!    ([`crate::predicate::row_predicates`]), row group by row group: their columns first,
+//!    then the other columns only for the rows that match (pages without one are not
+//!    fetched). DataFusion's filter above (which still runs: filters are reported inexact)
+//!    sees fewer rows.
 //! 6. The batches are adapted to the table's types (missing columns as nulls, casts).
 //!
 //! Every GET goes through a [`CountingStore`], which feeds the `requests` and
@@ -181,18 +182,24 @@ impl FileOpener for ParqOpener {
                 .filter(|_| filters)
                 .map(|p| (Arc::clone(p), snapshot_generation(p)))
                 .filter(|(_, generation)| *generation != 0);
-            let row_filter = predicate
-                .as_ref()
-                .filter(|_| filters)
-                .and_then(|p| row_filter(p, &file_schema, plan.footer.schema(), predicates));
+            // The conjuncts parq cannot translate, fixed for the scan (dynamic ones stay out).
+            let statics = match &predicate {
+                Some(p) if filters && predicates => {
+                    crate::predicate::row_predicates(p, &file_schema, plan.footer.schema())
+                }
+                _ => Vec::new(),
+            };
             let predicate = predicate
                 .and_then(|p| snapshot_physical_expr(p).ok())
                 .and_then(|p| crate::predicate::to_parq(&p, &file_schema));
+            let row_filter = filters
+                .then(|| row_filter(predicate.as_ref(), plan.footer.schema(), &statics))
+                .flatten();
             let dynamic = dynamic.map(|(expr, generation)| FollowedFilter {
                 expr,
                 generation,
                 file_schema: Arc::clone(&file_schema),
-                row_predicates: predicates,
+                statics,
                 filter: DynamicFilter::new(row_filter.clone()),
             });
             let (row_groups, selection) = match predicate {
@@ -619,8 +626,8 @@ struct FollowedFilter {
     /// `expr`'s generation the decoder's filter was made from.
     generation: u64,
     file_schema: SchemaRef,
-    /// [`crate::ParqConfig::row_predicates`].
-    row_predicates: bool,
+    /// The row predicates of the predicate's fixed conjuncts (see [`row_filter`]).
+    statics: Vec<Expr>,
     filter: DynamicFilter,
 }
 
@@ -633,12 +640,10 @@ impl FollowedFilter {
             return;
         }
         self.generation = generation;
-        let now = row_filter(
-            &self.expr,
-            &self.file_schema,
-            plan.footer.schema(),
-            self.row_predicates,
-        );
+        let translated = snapshot_physical_expr(Arc::clone(&self.expr))
+            .ok()
+            .and_then(|p| crate::predicate::to_parq(&p, &self.file_schema));
+        let now = row_filter(translated.as_ref(), plan.footer.schema(), &self.statics);
         // A predicate that no longer translates filters nothing more: the last one stays,
         // as it still holds.
         if now.is_some() {
@@ -647,28 +652,19 @@ impl FollowedFilter {
     }
 }
 
-/// The decoder's filter for the scan's predicate `expr`, its dynamic filters as they are
-/// now: the conjuncts parq translates and evaluates fast ([`fast_conjuncts`]), and, with
-/// `row_predicates`, the others over the file's own columns as DataFusion evaluates them
-/// ([`crate::predicate::row_predicates`]), but for dynamic ones (a hash join's lookup costs
-/// the scan what it costs the join, and drops the rows the join would).
+/// The decoder's filter: of the scan's predicate as parq translated it now (its dynamic
+/// filters' versions included), the conjuncts parq evaluates fast ([`fast_conjuncts`]);
+/// and `statics`, the fixed conjuncts it cannot translate as row predicates DataFusion
+/// evaluates ([`crate::predicate::row_predicates`]; dynamic ones never are: a hash join's
+/// lookup would cost the scan what it costs the join, and drop the rows the join would).
 fn row_filter(
-    expr: &Arc<dyn PhysicalExpr>,
-    file_schema: &Schema,
+    translated: Option<&Expr>,
     schema: &parq::schema::SchemaDescriptor,
-    row_predicates: bool,
+    statics: &[Expr],
 ) -> Option<Expr> {
-    let fast = snapshot_physical_expr(Arc::clone(expr))
-        .ok()
-        .and_then(|p| crate::predicate::to_parq(&p, file_schema))
-        .and_then(|e| fast_conjuncts(&e, schema));
+    let fast = translated.and_then(|e| fast_conjuncts(e, schema));
     fast.into_iter()
-        .chain(
-            row_predicates
-                .then(|| crate::predicate::row_predicates(expr, file_schema, schema))
-                .into_iter()
-                .flatten(),
-        )
+        .chain(statics.iter().cloned())
         .reduce(Expr::and)
 }
 

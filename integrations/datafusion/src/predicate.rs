@@ -42,9 +42,9 @@ pub fn to_parq(expr: &Arc<dyn PhysicalExpr>, file_schema: &Schema) -> Option<Exp
 }
 
 /// Of `expr`'s top-level conjuncts, those [`to_parq`] cannot say exactly (`LIKE`, casts,
-/// functions, two columns compared) over the file's own flat columns, dynamic filters aside, each as a parq
-/// [`RowPredicate`] that evaluates the conjunct itself on the decoded columns, so that the
-/// decoder reads the other columns only for the rows it keeps.
+/// functions, two columns compared) over the file's own flat columns, dynamic filters
+/// aside, each as a parq [`RowPredicate`] that evaluates the conjunct itself on the decoded
+/// columns, so that the decoder reads the other columns only for the rows it keeps.
 ///
 /// A volatile conjunct (`random()`) is left out: the filter above would see other values. A
 /// conjunct that fails on a batch keeps every row of it rather than fail the scan: the

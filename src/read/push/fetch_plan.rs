@@ -102,7 +102,7 @@ pub(crate) fn data_ranges<S: Source>(
     leaves: &[usize],
     partial: Option<&RowSelection>,
 ) -> Vec<Range<u64>> {
-    let meta = reader.metadata();
+    let meta = &reader.metadata;
     let Some(group) = meta.row_groups.get(rg) else {
         return Vec::new();
     };
