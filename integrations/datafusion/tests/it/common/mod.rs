@@ -97,7 +97,9 @@ async fn generate_tpch(dir: &Path, sf: f64, row_group_rows: usize) {
     write_tbl(&p("customer"), CustomerGenerator::new(sf, 1, 1).iter());
     write_tbl(&p("orders"), OrderGenerator::new(sf, 1, 1).iter());
     write_tbl(&p("lineitem"), LineItemGenerator::new(sf, 1, 1).iter());
-    let ctx = SessionContext::new();
+    // One partition: the rows keep the generator's order (two would interleave their batches
+    // by timing), so every run writes the same files.
+    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(1));
     for (table, columns) in TABLES {
         let sql = format!(
             "CREATE EXTERNAL TABLE {table}_tbl ({columns}) STORED AS CSV LOCATION '{}' \
