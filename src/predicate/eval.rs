@@ -535,12 +535,7 @@ pub enum Kept {
 }
 
 impl Kept {
-    /// The rows `mask` sets.
-    pub fn of(mask: &BooleanBuffer) -> Kept {
-        Kept::of_counted(mask, mask.count_set_bits())
-    }
-
-    /// [`Self::of`] where the caller counted the set bits (`kept`) already.
+    /// The rows `mask` sets, `kept` of them (the caller counted them already).
     pub fn of_counted(mask: &BooleanBuffer, kept: usize) -> Kept {
         if kept >= MIN_COPIED_RUN * count_runs(mask) {
             Kept::Runs(mask.set_slices().map(|(s, e)| s..e).collect(), kept)

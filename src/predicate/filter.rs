@@ -11,6 +11,7 @@ use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
 use parq_codecs::probe;
 
 use super::eval::{count_runs, eval, filter_array, Kept, VariantValues};
+use super::parts::Parts;
 use super::stages::Stages;
 use super::{bloom, dictionary, page_index, stats, Expr, Input, Node};
 use crate::array::Array;
@@ -251,7 +252,7 @@ enum Rest<S: Source> {
 /// The filtered batches of one row group.
 pub(crate) struct GroupBatches<S: Source> {
     slots: Vec<Slot>,
-    kept: Vec<Array>,
+    kept: Vec<Parts>,
     rest: Rest<S>,
     matched: usize,
     returned: usize,
@@ -279,7 +280,7 @@ impl<S: Source> GroupBatches<S> {
             match e.kept_column(file, c) {
                 Some((_, col, lookup)) => {
                     slots.push(Slot::Kept(kept.len(), lookup));
-                    kept.push(Array::Primitive(col.clone()));
+                    kept.push(col.clone());
                 }
                 None => {
                     slots.push(Slot::Rest);
@@ -386,11 +387,10 @@ impl<S: Source> GroupBatches<S> {
         let mut arrays = Vec::with_capacity(self.slots.len());
         for s in &self.slots {
             arrays.push(match s {
-                Slot::Kept(i, false) => self.kept[*i].slice(self.returned, n),
-                Slot::Kept(i, true) => match self.kept[*i].slice(self.returned, n) {
-                    Array::Primitive(c) => Array::Primitive(c.materialize()),
-                    a => a,
-                },
+                Slot::Kept(i, false) => Array::Primitive(self.kept[*i].slice(self.returned, n)),
+                Slot::Kept(i, true) => {
+                    Array::Primitive(self.kept[*i].slice(self.returned, n).materialize())
+                }
                 Slot::Rest => rest.next().ok_or_else(ended)?,
             });
         }
@@ -465,10 +465,10 @@ pub(crate) struct Evaluated<S: Source> {
     /// the other projected columns skip every page and row that does not match.
     matched_reader: OnceLock<FileDecoder<S>>,
     /// Projected flat columns the predicate decoded, already filtered, by leaf index.
-    kept: HashMap<usize, Column>,
+    kept: HashMap<usize, Parts>,
     /// The same before filtering, where they were decoded for every row pruning left and
     /// the evaluation was asked to hold them (see [`Self::pass_all`]).
-    whole: HashMap<usize, Column>,
+    whole: HashMap<usize, Parts>,
 }
 
 /// How a filtered read decodes the projected columns the predicate did not decode already.
@@ -528,11 +528,7 @@ impl<S: Source> Evaluated<S> {
     ///
     /// The flag says whether it is to be looked up in its dictionary before it is returned:
     /// the predicate reads byte arrays as dictionary keys where `file`'s reader would not.
-    fn kept_column(
-        &self,
-        file: &FileDecoder<S>,
-        column: &Select,
-    ) -> Option<(usize, &Column, bool)> {
+    fn kept_column(&self, file: &FileDecoder<S>, column: &Select) -> Option<(usize, &Parts, bool)> {
         let leaf = file.top_level_leaf(column)?;
         let col = self.kept.get(&leaf)?;
         probe::hit("predicate.predicate_column_reused");
@@ -655,9 +651,9 @@ impl<S: Source> Evaluated<S> {
                 .nth(top)
                 .ok_or_else(|| Error::InvalidArgument(format!("no field for {column}")))?;
             let col = if lookup {
-                col.materialize()
+                col.whole().materialize()
             } else {
-                col.clone()
+                col.whole()
             };
             return Ok((field, Array::Primitive(col)));
         }
@@ -963,8 +959,8 @@ impl<S: Source> FileDecoder<S> {
         let mut rows_left = total;
         // Unfiltered columns of the stages before the last, with the rows they hold (`None`:
         // every pruned row; else the rows in as the stage began).
-        let mut held: Vec<(usize, Vec<Column>, Option<BooleanBuffer>)> = Vec::new();
-        let mut kept: HashMap<usize, Column> = HashMap::new();
+        let mut held: Vec<(usize, Parts, Option<BooleanBuffer>)> = Vec::new();
+        let mut kept: HashMap<usize, Parts> = HashMap::new();
         for (n, &k) in order.iter().enumerate() {
             // The last stage's columns are filtered batch by batch, unless held whole.
             let last = n + 1 == order.len() && !hold_whole;
@@ -1017,8 +1013,11 @@ impl<S: Source> FileDecoder<S> {
                 started.elapsed(),
             );
             for (c, parts) in stage {
+                let Some(parts) = Parts::new(parts) else {
+                    continue;
+                };
                 if last {
-                    kept.insert(c, Column::concat(&parts));
+                    kept.insert(c, parts);
                 } else {
                     held.push((c, parts, held_rows.clone()));
                 }
@@ -1026,13 +1025,19 @@ impl<S: Source> FileDecoder<S> {
         }
         let mask = passing.unwrap_or_else(|| BooleanBuffer::new_unset(total));
         let mut whole = HashMap::new();
-        for (c, parts, rows) in held {
-            let col = Column::concat(&parts);
+        for (c, col, rows) in held {
             let m = match rows {
                 None => mask.clone(),
                 Some(before) => before.set_indices().map(|i| mask.value(i)).collect(),
             };
-            kept.insert(c, filter_column(&col, &m));
+            if m.len() != col.len() {
+                return Err(rows_differ(
+                    "of the predicate",
+                    col.len() as u64,
+                    m.len() as u64,
+                ));
+            }
+            kept.insert(c, col.filter(&m));
             if hold_whole && m.len() == total {
                 whole.insert(c, col);
             }

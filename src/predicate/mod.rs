@@ -140,6 +140,7 @@ mod geo;
 mod literal;
 mod page_index;
 mod parse;
+mod parts;
 pub(crate) mod prune_plan;
 mod stages;
 mod stats;

@@ -946,6 +946,7 @@ proptest! {
 /// `a` is 1 only at rows 50,500..50,510 and 0 or 2 elsewhere, so every page's statistics
 /// hold 1 and, PLAIN (no dictionary to prune by), nothing prunes; `b` is 3 × the row. Row
 /// groups of `group_rows`.
+#[cfg(feature = "probes")]
 fn sparse_match_file(group_rows: usize) -> Bytes {
     let rows = 100_000i64;
     let mut out = Vec::new();
