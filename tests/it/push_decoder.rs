@@ -638,7 +638,7 @@ fn local_batches_are_driven_through_the_push_decoder_without_copies() {
     );
     assert!(probe::get("push.zero_copy_span") > 0);
     assert_eq!(probe::get("push.assembled_span"), 0);
-    assert_eq!(probe::get("push.joined_spans"), 0);
+    assert_eq!(probe::get("push.read_across_spans"), 0);
 
     probe::reset();
     // SAFETY: the file is this test's own and nothing writes it while it is mapped.
@@ -1290,7 +1290,7 @@ fn a_limit_fetches_only_the_pages_of_its_rows() {
 }
 
 /// The other columns' bytes are planned apart from the filter's, so no read of them spans
-/// two pieces and nothing is joined by copying (probe `push.joined_spans`), whether they are
+/// two pieces and none is copied across them (probe `push.read_across_spans`), whether they are
 /// read whole (then filtered) or by pages.
 #[cfg(feature = "probes")]
 #[test]
@@ -1309,7 +1309,7 @@ fn under_a_filter_no_bytes_are_joined_by_copying() {
             );
         let (batches, _) = push_read(&file, options, Pushing::WHOLE).unwrap();
         assert_eq!(batches.iter().map(|b| b.num_rows).sum::<usize>(), 10);
-        assert_eq!(probe::get("push.joined_spans"), 0, "{how:?}");
+        assert_eq!(probe::get("push.read_across_spans"), 0, "{how:?}");
     }
 }
 

@@ -205,30 +205,14 @@ impl Spans {
     /// The arrived spans as one map from start to bytes, with touching spans joined (so
     /// that a read across two of them is one slice). `None` while some span is missing.
     pub fn snapshot(&self) -> Option<Snapshot> {
-        let mut out: Vec<(u64, Vec<Bytes>)> = Vec::new();
-        let mut last_end = None;
-        for (&s, (e, fill)) in &self.spans {
+        let mut spans = BTreeMap::new();
+        for (&s, (_, fill)) in &self.spans {
             let Fill::Full(b) = fill else {
                 return None;
             };
-            match out.last_mut() {
-                Some((_, parts)) if last_end == Some(s) => parts.push(b.clone()),
-                _ => out.push((s, vec![b.clone()])),
-            }
-            last_end = Some(*e);
+            spans.insert(s, b.clone());
         }
-        let map = out
-            .into_iter()
-            .map(|(s, parts)| {
-                if parts.len() == 1 {
-                    (s, parts.into_iter().next().expect("one part"))
-                } else {
-                    probe::hit("push.joined_spans");
-                    (s, Bytes::from(parts.concat()))
-                }
-            })
-            .collect();
-        Some(Snapshot { spans: map })
+        Some(Snapshot { spans })
     }
 }
 
@@ -239,12 +223,39 @@ pub(crate) struct Snapshot {
 }
 
 impl Snapshot {
-    /// The bytes of `range`, when one span holds all of them.
+    /// The bytes of `range`, when the spans hold all of them: a view of one span, or a copy
+    /// of the pieces of adjacent spans a read crosses (probe `push.read_across_spans`). Spans
+    /// are not joined ahead of reads: most reads (a page) fall inside one, and joining would
+    /// copy every span that touches another each time a snapshot is taken.
     pub fn read(&self, range: Range<u64>) -> Option<Bytes> {
+        if range.start > range.end {
+            return None;
+        }
         let (&s, b) = self.spans.range(..=range.start).next_back()?;
         let end = s + b.len() as u64;
-        (range.end <= end && range.start <= range.end)
-            .then(|| b.slice((range.start - s) as usize..(range.end - s) as usize))
+        if range.end <= end {
+            return Some(b.slice((range.start - s) as usize..(range.end - s) as usize));
+        }
+        if range.start >= end {
+            return None;
+        }
+        // Across spans: each must start where the one before ends.
+        let mut out = Vec::with_capacity((range.end - range.start) as usize);
+        out.extend_from_slice(&b[(range.start - s) as usize..]);
+        let mut at = end;
+        for (&s, b) in self.spans.range(at..) {
+            if s != at || at >= range.end {
+                break;
+            }
+            let take = (range.end - s).min(b.len() as u64) as usize;
+            out.extend_from_slice(&b[..take]);
+            at = s + take as u64;
+        }
+        if at < range.end {
+            return None;
+        }
+        probe::hit("push.read_across_spans");
+        Some(Bytes::from(out))
     }
 }
 
@@ -284,6 +295,26 @@ mod tests {
         assert_eq!(&got[..], &[12, 13, 14]);
         // A view of the pushed buffer, not a copy.
         assert_eq!(got.as_ptr(), data[12..].as_ptr());
+    }
+
+    #[test]
+    fn a_read_across_adjacent_spans_copies_only_its_bytes() {
+        let mut s = Spans::default();
+        s.want(&[0..10, 10..20, 25..30]);
+        let data = Bytes::from((0u8..50).collect::<Vec<_>>());
+        s.push(0, &data.slice(0..10));
+        s.push(10, &data.slice(10..20));
+        s.push(25, &data.slice(25..30));
+        let snap = s.snapshot().unwrap();
+        // Inside one span: a view.
+        assert_eq!(snap.read(12..15).unwrap().as_ptr(), data[12..].as_ptr());
+        assert_eq!(&snap.read(5..15).unwrap()[..], &data[5..15]);
+        assert_eq!(&snap.read(0..20).unwrap()[..], &data[0..20]);
+        // A gap between spans, or past the last one: not held.
+        assert_eq!(snap.read(15..26), None);
+        assert_eq!(snap.read(28..31), None);
+        assert_eq!(snap.read(31..32), None);
+        assert_eq!(snap.read(20..20).map(|b| b.len()), Some(0));
     }
 
     proptest! {
