@@ -637,7 +637,7 @@ fn local_batches_are_driven_through_the_push_decoder_without_copies() {
         projected,
     );
     assert!(probe::get("push.zero_copy_span") > 0);
-    assert_eq!(probe::get("push.assembled_span"), 0);
+    assert_eq!(probe::get("push.span_in_pieces"), 0);
     assert_eq!(probe::get("push.read_across_spans"), 0);
 
     probe::reset();
@@ -651,7 +651,7 @@ fn local_batches_are_driven_through_the_push_decoder_without_copies() {
         projected,
     );
     assert!(probe::get("push.zero_copy_span") > 0);
-    assert_eq!(probe::get("push.assembled_span"), 0);
+    assert_eq!(probe::get("push.span_in_pieces"), 0);
 
     probe::reset();
     let r = ParquetReader::new(FileSource::open(&path).unwrap()).unwrap();

@@ -1,11 +1,12 @@
 //! Pushed bytes, kept only where a decoder asked for them.
 //!
 //! A [`Spans`] is a set of disjoint byte ranges (*spans*) that a decoder wants. Pushed
-//! pieces may have any size, order and overlap: each is cut to the spans it meets. A span
-//! that one piece covers whole is kept as a zero-copy slice of it; otherwise its pieces are
-//! copied once into a buffer of the span's length (sized by a checked plan, never by the
-//! piece). Bytes outside every span are dropped, so what a set holds is bounded by the sum
-//! of its spans.
+//! pieces may have any size, order and overlap: each is cut to the spans it meets, and
+//! what it brings that has not arrived yet is kept as zero-copy slices of it. A span that
+//! several pieces cover stays in those pieces; a read across two of them copies only its
+//! own bytes ([`Snapshot::read`]). Bytes outside every span are not referred to: what a
+//! set holds is the sum of its spans, plus whatever else shares a buffer with them, which
+//! a caller that pushes one large buffer keeps alive until the views of it are let go.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -17,13 +18,31 @@ use parq_codecs::probe;
 #[derive(Debug)]
 enum Fill {
     Empty,
-    /// Pieces copied into a buffer of the span's length; `have` holds the covered ranges,
-    /// relative to the span, sorted and disjoint.
-    Partial {
-        buf: Vec<u8>,
-        have: Vec<Range<u64>>,
-    },
-    Full(Bytes),
+    /// Some bytes arrived: disjoint views of pushed pieces, keyed by their start relative
+    /// to the span.
+    Partial(BTreeMap<u64, Bytes>),
+    /// Every byte arrived: pieces end to end, in order (one where one push covered it all).
+    Full(Vec<Bytes>),
+}
+
+/// The parts of `r` (relative to a span) that none of `pieces` covers, in order.
+fn gaps(pieces: &BTreeMap<u64, Bytes>, r: Range<u64>) -> Vec<Range<u64>> {
+    let mut out = Vec::new();
+    let mut at = r.start;
+    // A piece starting before `r` may reach into it.
+    if let Some((&s, b)) = pieces.range(..r.start).next_back() {
+        at = at.max(s + b.len() as u64);
+    }
+    for (&s, b) in pieces.range(r.start..r.end) {
+        if s > at {
+            out.push(at..s);
+        }
+        at = at.max(s + b.len() as u64);
+    }
+    if at < r.end {
+        out.push(at..r.end);
+    }
+    out
 }
 
 /// A set of disjoint wanted spans, keyed by start.
@@ -67,23 +86,6 @@ pub(crate) fn split(range: Range<u64>, max: u64, out: &mut Vec<Range<u64>>) {
         out.push(start..end);
         start = end;
     }
-}
-
-/// Add `r` (relative, non-empty) to the sorted disjoint `have`, merging touching ranges.
-fn add_covered(have: &mut Vec<Range<u64>>, r: Range<u64>) {
-    let mut start = r.start;
-    let mut end = r.end;
-    have.retain(|h| {
-        if h.end < start || h.start > end {
-            true
-        } else {
-            start = start.min(h.start);
-            end = end.max(h.end);
-            false
-        }
-    });
-    let at = have.partition_point(|h| h.start < start);
-    have.insert(at, start..end);
 }
 
 impl Spans {
@@ -136,28 +138,29 @@ impl Spans {
             if lo >= hi || matches!(fill, Fill::Full(_)) {
                 continue;
             }
-            let piece = &data[(lo - offset) as usize..(hi - offset) as usize];
-            kept += hi - lo;
+            let view = |r: Range<u64>| {
+                data.slice((s + r.start - offset) as usize..(s + r.end - offset) as usize)
+            };
             if lo == s && hi == e {
                 // One piece covers the span: keep a view of it, no copy.
                 probe::hit("push.zero_copy_span");
-                *fill = Fill::Full(data.slice((lo - offset) as usize..(hi - offset) as usize));
+                kept += hi - lo;
+                *fill = Fill::Full(vec![view(0..e - s)]);
                 continue;
             }
             if matches!(fill, Fill::Empty) {
-                *fill = Fill::Partial {
-                    buf: vec![0; (e - s) as usize],
-                    have: Vec::new(),
-                };
+                *fill = Fill::Partial(BTreeMap::new());
             }
-            let Fill::Partial { buf, have } = fill else {
+            let Fill::Partial(pieces) = fill else {
                 unreachable!("set just above")
             };
-            buf[(lo - s) as usize..(hi - s) as usize].copy_from_slice(piece);
-            add_covered(have, lo - s..hi - s);
-            if have.len() == 1 && have[0] == (0..e - s) {
-                probe::hit("push.assembled_span");
-                *fill = Fill::Full(Bytes::from(std::mem::take(buf)));
+            for g in gaps(pieces, lo - s..hi - s) {
+                kept += g.end - g.start;
+                pieces.insert(g.start, view(g.clone()));
+            }
+            if gaps(pieces, 0..e - s).is_empty() {
+                probe::hit("push.span_in_pieces");
+                *fill = Fill::Full(std::mem::take(pieces).into_values().collect());
             }
         }
         kept
@@ -170,18 +173,11 @@ impl Spans {
             match fill {
                 Fill::Full(_) => {}
                 Fill::Empty => out.push(s..*e),
-                Fill::Partial { have, .. } => {
-                    let mut at = 0;
-                    for h in have {
-                        if h.start > at {
-                            out.push(s + at..s + h.start);
-                        }
-                        at = h.end;
-                    }
-                    if s + at < *e {
-                        out.push(s + at..*e);
-                    }
-                }
+                Fill::Partial(pieces) => out.extend(
+                    gaps(pieces, 0..e - s)
+                        .into_iter()
+                        .map(|g| s + g.start..s + g.end),
+                ),
             }
         }
         out
@@ -202,15 +198,18 @@ impl Spans {
         self.spans.iter().map(|(&s, (e, _))| s..*e).collect()
     }
 
-    /// The arrived spans as one map from start to bytes, with touching spans joined (so
-    /// that a read across two of them is one slice). `None` while some span is missing.
+    /// The arrived bytes, by where each piece starts. `None` while some span is missing.
     pub fn snapshot(&self) -> Option<Snapshot> {
         let mut spans = BTreeMap::new();
         for (&s, (_, fill)) in &self.spans {
-            let Fill::Full(b) = fill else {
+            let Fill::Full(pieces) = fill else {
                 return None;
             };
-            spans.insert(s, b.clone());
+            let mut at = s;
+            for b in pieces {
+                spans.insert(at, b.clone());
+                at += b.len() as u64;
+            }
         }
         Some(Snapshot { spans })
     }
@@ -315,6 +314,22 @@ mod tests {
         assert_eq!(snap.read(28..31), None);
         assert_eq!(snap.read(31..32), None);
         assert_eq!(snap.read(20..20).map(|b| b.len()), Some(0));
+    }
+
+    #[test]
+    fn a_span_two_pieces_fill_is_kept_in_them_without_a_copy() {
+        let mut s = Spans::default();
+        s.want(&[0..20]);
+        let data = Bytes::from((0u8..50).collect::<Vec<_>>());
+        // Overlapping pieces: the second keeps only what the first did not bring.
+        assert_eq!(s.push(0, &data.slice(0..12)), 12);
+        assert_eq!(s.missing(), vec![12..20]);
+        assert_eq!(s.push(8, &data.slice(8..30)), 8);
+        assert!(s.complete());
+        let snap = s.snapshot().unwrap();
+        assert_eq!(snap.read(2..6).unwrap().as_ptr(), data[2..].as_ptr());
+        assert_eq!(snap.read(14..18).unwrap().as_ptr(), data[14..].as_ptr());
+        assert_eq!(&snap.read(0..20).unwrap()[..], &data[0..20]);
     }
 
     proptest! {
