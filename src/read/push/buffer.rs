@@ -319,7 +319,8 @@ mod tests {
     #[test]
     fn a_span_two_pieces_fill_is_kept_in_them_without_a_copy() {
         let mut s = Spans::default();
-        s.want(&[0..20]);
+        let span = 0..20;
+        s.want(&[span]);
         let data = Bytes::from((0u8..50).collect::<Vec<_>>());
         // Overlapping pieces: the second keeps only what the first did not bring.
         assert_eq!(s.push(0, &data.slice(0..12)), 12);
