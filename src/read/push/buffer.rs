@@ -19,10 +19,41 @@ use parq_codecs::probe;
 enum Fill {
     Empty,
     /// Some bytes arrived: disjoint views of pushed pieces, keyed by their start relative
-    /// to the span.
-    Partial(BTreeMap<u64, Bytes>),
+    /// to the span, `covered` bytes in all.
+    Partial {
+        pieces: BTreeMap<u64, Bytes>,
+        covered: u64,
+    },
     /// Every byte arrived: pieces end to end, in order (one where one push covered it all).
     Full(Vec<Bytes>),
+}
+
+/// Pieces a span keeps as views, at most: past this, touching pieces are joined by copying
+/// them (probe `push.pieces_joined`), so that a caller pushing many small pieces costs a
+/// copy, not a view and a lookup per piece.
+const MAX_PIECES: usize = 16;
+
+/// `pieces` with every run of touching pieces joined into one (a copy of each run).
+fn join_touching(pieces: &mut BTreeMap<u64, Bytes>) {
+    probe::hit("push.pieces_joined");
+    let mut runs: Vec<(u64, Vec<Bytes>)> = Vec::new();
+    for (at, b) in std::mem::take(pieces) {
+        match runs.last_mut() {
+            Some((start, run))
+                if *start + run.iter().map(|r| r.len() as u64).sum::<u64>() == at =>
+            {
+                run.push(b)
+            }
+            _ => runs.push((at, vec![b])),
+        }
+    }
+    for (start, run) in runs {
+        let joined = match run.len() {
+            1 => run.into_iter().next().expect("one piece"),
+            _ => Bytes::from(run.concat()),
+        };
+        pieces.insert(start, joined);
+    }
 }
 
 /// The parts of `r` (relative to a span) that none of `pieces` covers, in order.
@@ -149,16 +180,23 @@ impl Spans {
                 continue;
             }
             if matches!(fill, Fill::Empty) {
-                *fill = Fill::Partial(BTreeMap::new());
+                *fill = Fill::Partial {
+                    pieces: BTreeMap::new(),
+                    covered: 0,
+                };
             }
-            let Fill::Partial(pieces) = fill else {
+            let Fill::Partial { pieces, covered } = fill else {
                 unreachable!("set just above")
             };
             for g in gaps(pieces, lo - s..hi - s) {
                 kept += g.end - g.start;
+                *covered += g.end - g.start;
                 pieces.insert(g.start, view(g.clone()));
             }
-            if gaps(pieces, 0..e - s).is_empty() {
+            if pieces.len() > MAX_PIECES {
+                join_touching(pieces);
+            }
+            if *covered == e - s {
                 probe::hit("push.span_in_pieces");
                 *fill = Fill::Full(std::mem::take(pieces).into_values().collect());
             }
@@ -173,7 +211,7 @@ impl Spans {
             match fill {
                 Fill::Full(_) => {}
                 Fill::Empty => out.push(s..*e),
-                Fill::Partial(pieces) => out.extend(
+                Fill::Partial { pieces, .. } => out.extend(
                     gaps(pieces, 0..e - s)
                         .into_iter()
                         .map(|g| s + g.start..s + g.end),
@@ -314,6 +352,33 @@ mod tests {
         assert_eq!(snap.read(28..31), None);
         assert_eq!(snap.read(31..32), None);
         assert_eq!(snap.read(20..20).map(|b| b.len()), Some(0));
+    }
+
+    #[test]
+    fn many_small_pieces_are_joined_by_copying() {
+        let data = Bytes::from((0..1000u32).map(|i| i as u8).collect::<Vec<_>>());
+        // In order: touching pieces are joined as they come. Every other byte first: the
+        // pieces stay apart until the rest arrive. Either way the span reads back whole.
+        let in_order: Vec<u64> = (0..1000).collect();
+        let alternating: Vec<u64> = (0..1000).step_by(2).chain((1..1000).step_by(2)).collect();
+        for (order, bounded) in [(in_order, true), (alternating, false)] {
+            let mut s = Spans::default();
+            let span = 0..1000;
+            s.want(&[span]);
+            probe::reset();
+            for at in order {
+                s.push(at, &data.slice(at as usize..at as usize + 1));
+                if let Some((_, (_, Fill::Partial { pieces, .. }))) = s.spans.iter().next() {
+                    assert!(!bounded || pieces.len() <= MAX_PIECES, "{}", pieces.len());
+                }
+            }
+            assert!(s.complete());
+            if probe::ENABLED {
+                assert!(probe::get("push.pieces_joined") > 0);
+            }
+            let snap = s.snapshot().unwrap();
+            assert_eq!(&snap.read(0..1000).unwrap()[..], &data[..]);
+        }
     }
 
     #[test]
