@@ -378,6 +378,9 @@ impl std::fmt::Debug for FilterStage {
 /// always planned, so one row group's projected bytes larger than the budget are the floor.
 /// Pushed bytes are held only inside planned ranges, so the decoder holds at most
 /// `max(budget, the current row group's bytes)`, plus the decoded batches the caller keeps.
+/// It holds them as views of the pushed buffers, without a copy: a buffer pushed with more
+/// than the planned ranges stays allocated while a view of it is held, so push what
+/// [`wanted`](PushDecoder::wanted) and `NeedsData` ask for, not whole files.
 ///
 /// **Decoding** runs inside `try_next`, on the caller's thread: the column decoders read
 /// each row group from the bytes pushed for it, and never from anywhere else. A
