@@ -520,6 +520,14 @@ pub fn filter_array(array: &Array, mask: &BooleanBuffer) -> Array {
     Kept::of_counted(mask, kept).apply(array)
 }
 
+/// The rows of `col` where `mask` is set.
+pub(crate) fn filter_column(col: &Column, mask: &BooleanBuffer) -> Column {
+    match filter_array(&Array::Primitive(col.clone()), mask) {
+        Array::Primitive(c) => c,
+        _ => unreachable!("a primitive array filters to a primitive array"),
+    }
+}
+
 /// The average run of kept rows from which they are copied run by run rather than gathered
 /// one index at a time.
 pub const MIN_COPIED_RUN: usize = 8;

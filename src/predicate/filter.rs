@@ -10,7 +10,7 @@ use std::time::Instant;
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
 use parq_codecs::probe;
 
-use super::eval::{count_runs, eval, filter_array, Kept, VariantValues};
+use super::eval::{count_runs, eval, filter_column, Kept, VariantValues};
 use super::parts::Parts;
 use super::stages::Stages;
 use super::{bloom, dictionary, page_index, stats, Expr, Input, Node};
@@ -732,14 +732,6 @@ fn rows_differ(path: &str, got: u64, want: u64) -> Error {
     Error::format(format!(
         "column {path} has {got} rows where the row groups hold {want}"
     ))
-}
-
-/// The rows of `col` where `mask` is set.
-fn filter_column(col: &Column, mask: &BooleanBuffer) -> Column {
-    match filter_array(&Array::Primitive(col.clone()), mask) {
-        Array::Primitive(c) => c,
-        _ => unreachable!("a primitive array filters to a primitive array"),
-    }
 }
 
 /// A stream of one or more predicate inputs, batch by batch.

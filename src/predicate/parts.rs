@@ -9,12 +9,10 @@
 //! `predicate.kept_parts_joined`).
 
 use arrow_buffer::BooleanBuffer;
-
-use crate::column::Column;
 use parq_codecs::probe;
 
-use super::eval::filter_array;
-use crate::array::Array;
+use super::eval::filter_column;
+use crate::column::Column;
 
 /// A column as consecutive parts, read by slices.
 #[derive(Debug, Clone)]
@@ -23,16 +21,20 @@ pub(crate) struct Parts {
     parts: Vec<Column>,
     /// The first slot of each part.
     starts: Vec<usize>,
-    len: usize,
 }
 
 impl Parts {
     /// `parts` end to end; `None` when there is none.
     pub(crate) fn new(parts: Vec<Column>) -> Option<Parts> {
-        let first = parts.first()?.clone();
+        let layout = parts.first()?.slice(0, 0);
+        Some(Parts::with_layout(parts, layout))
+    }
+
+    /// `parts` end to end, the empty ones left out; `layout` (no slot) when all are.
+    fn with_layout(parts: Vec<Column>, layout: Column) -> Parts {
         let mut parts: Vec<Column> = parts.into_iter().filter(|c| c.len > 0).collect();
         if parts.is_empty() {
-            parts.push(first);
+            parts.push(layout);
         }
         let mut starts = Vec::with_capacity(parts.len());
         let mut len = 0;
@@ -40,12 +42,13 @@ impl Parts {
             starts.push(len);
             len += p.len;
         }
-        Some(Parts { parts, starts, len })
+        Parts { parts, starts }
     }
 
     /// Slots in all.
     pub(crate) fn len(&self) -> usize {
-        self.len
+        let last = self.parts.len() - 1;
+        self.starts[last] + self.parts[last].len
     }
 
     /// Slots `from..from + n`: a view of one part where they fall in one, else a copy of
@@ -54,7 +57,7 @@ impl Parts {
     /// # Panics
     /// If the range is outside the column.
     pub(crate) fn slice(&self, from: usize, n: usize) -> Column {
-        assert!(from + n <= self.len, "slice out of bounds");
+        assert!(from + n <= self.len(), "slice out of bounds");
         // The part holding slot `from`: the last one starting at or before it.
         let first = self
             .starts
@@ -91,27 +94,14 @@ impl Parts {
 
     /// The slots `mask` (as long as the column) sets, part by part.
     pub(crate) fn filter(&self, mask: &BooleanBuffer) -> Parts {
-        debug_assert_eq!(mask.len(), self.len);
-        let mut parts: Vec<Column> = self
+        debug_assert_eq!(mask.len(), self.len());
+        let parts = self
             .parts
             .iter()
             .zip(&self.starts)
-            .filter_map(|(p, &start)| {
-                let m = mask.slice(start, p.len);
-                match m.count_set_bits() {
-                    0 => None,
-                    n if n == p.len => Some(p.clone()),
-                    _ => match filter_array(&Array::Primitive(p.clone()), &m) {
-                        Array::Primitive(c) => Some(c),
-                        _ => unreachable!("a primitive array filters to a primitive array"),
-                    },
-                }
-            })
+            .map(|(p, &start)| filter_column(p, &mask.slice(start, p.len)))
             .collect();
-        if parts.is_empty() {
-            parts.push(self.parts[0].slice(0, 0));
-        }
-        Parts::new(parts).expect("one part at least")
+        Parts::with_layout(parts, self.parts[0].slice(0, 0))
     }
 }
 

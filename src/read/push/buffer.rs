@@ -36,20 +36,21 @@ const MAX_PIECES: usize = 16;
 /// `pieces` with every run of touching pieces joined into one (a copy of each run).
 fn join_touching(pieces: &mut BTreeMap<u64, Bytes>) {
     probe::hit("push.pieces_joined");
-    let mut runs: Vec<(u64, Vec<Bytes>)> = Vec::new();
+    // Each run: where it starts, where it ends, its pieces.
+    let mut runs: Vec<(u64, u64, Vec<Bytes>)> = Vec::new();
     for (at, b) in std::mem::take(pieces) {
+        let end = at + b.len() as u64;
         match runs.last_mut() {
-            Some((start, run))
-                if *start + run.iter().map(|r| r.len() as u64).sum::<u64>() == at =>
-            {
-                run.push(b)
+            Some((_, run_end, run)) if *run_end == at => {
+                run.push(b);
+                *run_end = end;
             }
-            _ => runs.push((at, vec![b])),
+            _ => runs.push((at, end, vec![b])),
         }
     }
-    for (start, run) in runs {
+    for (start, _, mut run) in runs {
         let joined = match run.len() {
-            1 => run.into_iter().next().expect("one piece"),
+            1 => run.swap_remove(0),
             _ => Bytes::from(run.concat()),
         };
         pieces.insert(start, joined);
@@ -276,21 +277,22 @@ impl Snapshot {
         if range.start >= end {
             return None;
         }
-        // Across spans: each must start where the one before ends.
-        let mut out = Vec::with_capacity((range.end - range.start) as usize);
-        out.extend_from_slice(&b[(range.start - s) as usize..]);
+        // Across spans: each must start where the one before ends. Checked before anything
+        // is allocated, as `range` may come from a length the file declares.
+        let mut pieces = vec![&b[(range.start - s) as usize..]];
         let mut at = end;
         for (&s, b) in self.spans.range(at..) {
             if s != at || at >= range.end {
                 break;
             }
             let take = (range.end - s).min(b.len() as u64) as usize;
-            out.extend_from_slice(&b[..take]);
+            pieces.push(&b[..take]);
             at = s + take as u64;
         }
         if at < range.end {
             return None;
         }
+        let out = pieces.concat();
         probe::hit("push.read_across_spans");
         Some(Bytes::from(out))
     }
