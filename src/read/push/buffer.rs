@@ -353,6 +353,8 @@ mod tests {
         assert_eq!(snap.read(15..26), None);
         assert_eq!(snap.read(28..31), None);
         assert_eq!(snap.read(31..32), None);
+        // A length no span holds (a page header's, say) is refused, not allocated.
+        assert_eq!(snap.read(5..u64::MAX / 2), None);
         assert_eq!(snap.read(20..20).map(|b| b.len()), Some(0));
     }
 
