@@ -53,6 +53,9 @@
 //! included); the run stops if they do not. After timing, the latest medians of every cell
 //! are printed as a markdown table with the ratios parquet ÷ parq (above 1: parq faster).
 //!
+//! `PARQ_ROW_FILTER_DUMP=DIR` also writes the three files to `DIR/{file}.parquet`, to read
+//! them with another tool or profile one read (`push_once`).
+//!
 //! Run pinned: `taskset -c 1 cargo bench -p parq-benches --bench row_filter` (about seven
 //! minutes at 4M rows; `PARQ_ROW_FILTER_ROWS=1000000` for a quicker run). On a loaded
 //! machine `PARQ_BENCH_CPU_TIME=1` times the bench thread's CPU time instead of wall time
@@ -358,6 +361,10 @@ fn bench(c: &mut Criterion) {
         let keys = keys(n, name == "clustered");
         let bytes = file(&keys, name == "random_nulls");
         eprintln!("{name}: {n} rows, file {} MiB", bytes.len() >> 20);
+        if let Ok(dir) = std::env::var("PARQ_ROW_FILTER_DUMP") {
+            let path = Path::new(&dir).join(format!("{name}.parquet"));
+            std::fs::write(&path, &bytes).expect("write the file to PARQ_ROW_FILTER_DUMP");
+        }
         verify(name, &bytes, &keys);
 
         let mut g = group(c, format!("row_filter/{name}/scan"), n);

@@ -57,10 +57,10 @@ impl<S: Source> FileDecoder<S> {
             loc,
         );
         let mut decompressor = Decompressor::new(self.options.limits);
-        let Some(Page::Dictionary { values, num_values }) = pages.next_page(&mut decompressor)?
-        else {
+        let Some(Page::Dictionary(page)) = pages.next_page(&mut decompressor)? else {
             return Ok(None);
         };
+        let num_values = page.num_values;
         if num_values > self.options.max_page_values {
             return Err(Error::too_many_values(
                 "dictionary",
@@ -75,6 +75,7 @@ impl<S: Source> FileDecoder<S> {
             desc.type_length,
             ByteArrayLayout::Offsets,
         )?;
+        let values = page.values(&mut decompressor)?;
         let page = DataPage::dictionary_entries(values, num_values);
         decoder.decode_slots(page, None, num_values, pages.last_location())?;
         Ok(Some(decoder.finish()))

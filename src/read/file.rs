@@ -9,7 +9,7 @@ use parq_codecs::compression::{CodecKind, Decompressor, Limits};
 use parq_codecs::probe;
 
 use super::decode::{ByteArrayLayout, ChunkDecoder};
-use super::page::{DataPage, Page, PageReader};
+use super::page::{DataPage, DictionaryPage, Page, PageReader};
 use super::selection::RowSelection;
 use super::source::Source;
 use crate::column::Column;
@@ -303,6 +303,7 @@ impl<S: Source> FileDecoder<S> {
             pages: None,
             segments: VecDeque::new(),
             decompressor: Decompressor::new(self.options.limits),
+            dictionary: None,
             chunk_started: false,
             chunk_selection: None,
             next_row: None,
@@ -658,6 +659,9 @@ pub(crate) struct ColumnReader<S: Source> {
     /// Runs of pages of the open chunk still to read, found through its offset index.
     segments: VecDeque<Segment>,
     decompressor: Decompressor,
+    /// The open chunk's dictionary page, until its first dictionary-encoded data page needs
+    /// it (a chunk whose selected pages are all plain never decodes its dictionary).
+    dictionary: Option<DictionaryPage>,
     /// Set when a column chunk is opened: its first page must start a record.
     pub(crate) chunk_started: bool,
     /// The selection inside the open chunk, in rows of its row group; `None` when every row
@@ -876,6 +880,7 @@ impl<S: Source> ColumnReader<S> {
         }
         let (start, end) = self.file.chunk_range(chunk, &loc)?;
         decoder.clear_dictionary();
+        self.dictionary = None;
         self.chunk_started = true;
         if let Some(sel) = &self.chunk_selection {
             // The offset index only saves work: one that cannot be read or does not fit the
@@ -1041,15 +1046,17 @@ impl<S: Source> ColumnReader<S> {
             };
             match pages.next_page_or_skip(&mut self.decompressor, &mut skip)? {
                 None => self.pages = None,
-                Some(Page::Dictionary { values, num_values }) => {
-                    let loc = pages.last_location();
-                    decoder
-                        .set_dictionary(values, num_values)
-                        .map_err(|e| e.at(&loc))?;
-                }
+                Some(Page::Dictionary(page)) => self.dictionary = Some(page),
                 Some(Page::Data(page)) => {
                     let loc = pages.last_location();
                     probe::hit("read.pages_decoded");
+                    if page.is_dictionary_encoded() {
+                        if let Some(dictionary) = self.dictionary.take() {
+                            let (n, at) = (dictionary.num_values, dictionary.location().clone());
+                            let values = dictionary.values(&mut self.decompressor)?;
+                            decoder.set_dictionary(values, n).map_err(|e| e.at(&at))?;
+                        }
+                    }
                     if let Some(first_rows) = &mut self.indexed_first_rows {
                         self.page_first_row = first_rows.pop_front();
                     }

@@ -146,6 +146,7 @@ mod file;
 mod levels;
 mod nested;
 mod page;
+mod page_buffers;
 mod page_index;
 mod parallel;
 pub(crate) mod positions;

@@ -4,22 +4,44 @@ use bytes::Bytes;
 use parq_codecs::compression::{CodecKind, Decompressor};
 use parq_codecs::probe;
 
+use super::page_buffers;
 use crate::error::Location;
 use crate::metadata::{self, Encoding, PageHeader, PageType};
 use crate::{Error, Result};
 
-/// A decompressed page, ready for decoding.
+/// A page, ready for decoding.
 #[derive(Debug)]
 pub(crate) enum Page {
-    /// A dictionary page: `num_values` PLAIN values.
-    Dictionary {
-        /// Value bytes (decompressed).
-        values: Bytes,
-        /// Number of dictionary entries.
-        num_values: usize,
-    },
+    /// A dictionary page, not yet decompressed.
+    Dictionary(DictionaryPage),
     /// A data page (v1 or v2), with its levels split from its values.
     Data(DataPage),
+}
+
+/// A dictionary page whose header is checked and whose body is left compressed until a data
+/// page needs its entries ([`DictionaryPage::values`]): a read that skips to the plain pages
+/// a writer fell back to (large dictionaries stop at about 1 MiB) never decompresses it.
+#[derive(Debug)]
+pub(crate) struct DictionaryPage {
+    /// Number of dictionary entries.
+    pub num_values: usize,
+    /// The body as stored (decrypted, CRC checked).
+    body: Bytes,
+    codec: CodecKind,
+    uncompressed: usize,
+    location: Location,
+}
+
+impl DictionaryPage {
+    /// The `num_values` PLAIN entries, decompressed.
+    pub(crate) fn values(self, dec: &mut Decompressor) -> Result<Bytes> {
+        decompress(self.codec, dec, self.body, self.uncompressed).map_err(|e| e.at(&self.location))
+    }
+
+    /// Where the page is, for errors in its entries.
+    pub(crate) fn location(&self) -> &Location {
+        &self.location
+    }
 }
 
 /// A data page with levels separated from values.
@@ -42,6 +64,14 @@ pub(crate) struct DataPage {
 }
 
 impl DataPage {
+    /// True when the values are keys into the chunk's dictionary.
+    pub(crate) fn is_dictionary_encoded(&self) -> bool {
+        matches!(
+            self.encoding,
+            Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY
+        )
+    }
+
     /// A dictionary page's `num_values` entries as a required PLAIN data page: how every
     /// reader of dictionary pages decodes them.
     pub(crate) fn dictionary_entries(values: Bytes, num_values: usize) -> Self {
@@ -318,19 +348,7 @@ impl PageReader {
         input: Bytes,
         uncompressed: usize,
     ) -> Result<Bytes> {
-        if self.codec == CodecKind::Uncompressed {
-            if input.len() != uncompressed {
-                return Err(Error::format(format!(
-                    "uncompressed page holds {} bytes but declares {}",
-                    input.len(),
-                    uncompressed
-                )));
-            }
-            return Ok(input);
-        }
-        let mut out = Vec::new();
-        dec.decompress(self.codec, &input, uncompressed, &mut out)?;
-        Ok(Bytes::from(out))
+        decompress(self.codec, dec, input, uncompressed)
     }
 
     fn decode_body(
@@ -363,8 +381,13 @@ impl PageReader {
                     )));
                 }
                 let num_values = non_negative(h.num_values, "dictionary num_values")?;
-                let values = self.decompress(dec, body, uncompressed)?;
-                Ok(Some(Page::Dictionary { values, num_values }))
+                Ok(Some(Page::Dictionary(DictionaryPage {
+                    num_values,
+                    body,
+                    codec: self.codec,
+                    uncompressed,
+                    location: self.last.clone(),
+                })))
             }
             PageType::DATA_PAGE => {
                 let h = header
@@ -546,4 +569,27 @@ fn split_v1_levels(
         }
         other => Err(Error::Unsupported(format!("level encoding {other:?}"))),
     }
+}
+
+/// A page body as its codec stored it, decompressed to exactly `uncompressed` bytes (into a
+/// recycled buffer, see [`page_buffers`]); an uncompressed body is returned as it is.
+fn decompress(
+    codec: CodecKind,
+    dec: &mut Decompressor,
+    input: Bytes,
+    uncompressed: usize,
+) -> Result<Bytes> {
+    if codec == CodecKind::Uncompressed {
+        if input.len() != uncompressed {
+            return Err(Error::format(format!(
+                "uncompressed page holds {} bytes but declares {}",
+                input.len(),
+                uncompressed
+            )));
+        }
+        return Ok(input);
+    }
+    let mut out = page_buffers::take(uncompressed);
+    dec.decompress(codec, &input, uncompressed, &mut out)?;
+    Ok(page_buffers::into_bytes(out))
 }

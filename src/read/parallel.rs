@@ -299,8 +299,16 @@ impl<S: Source> FileDecoder<S> {
                 loc.clone(),
             );
             match pages.next_page(dec) {
-                Ok(Some(Page::Dictionary { values, num_values })) => {
-                    dictionary = Some((values, num_values, pages.last_location()));
+                Ok(Some(Page::Dictionary(page))) => {
+                    let (n, loc) = (page.num_values, page.location().clone());
+                    match page.values(dec) {
+                        Ok(values) => dictionary = Some((values, n, loc)),
+                        // Let the one-piece decode report it, as a one-thread read does.
+                        Err(_) => {
+                            out.push(whole(bytes, start, meta.num_values, None));
+                            return Ok(());
+                        }
+                    }
                 }
                 // Let the one-piece decode report it, as a one-thread read does.
                 _ => {
@@ -403,9 +411,12 @@ impl<S: Source> FileDecoder<S> {
         while let Some(page) = pages.next_page(dec)? {
             let loc = pages.last_location();
             match page {
-                Page::Dictionary { values, num_values } => decoder
-                    .set_dictionary(values, num_values)
-                    .map_err(|e| e.at(&loc))?,
+                Page::Dictionary(page) => {
+                    let n = page.num_values;
+                    decoder
+                        .set_dictionary(page.values(dec)?, n)
+                        .map_err(|e| e.at(&loc))?
+                }
                 Page::Data(page) => {
                     if page.num_values > self.options.max_page_values {
                         return Err(Error::too_many_values(

@@ -633,3 +633,35 @@ fn batch_runs_reserve_no_more_than_their_chunks_hold() {
         );
     }
 }
+
+/// A streamed read whose batches are dropped as they go decompresses each page into the
+/// buffer a page before it came back with: no fresh allocation to fault in per page.
+#[test]
+fn decompressed_pages_reuse_the_buffers_of_pages_already_read() {
+    let col = int64_column(None);
+    let file = write(
+        vec![Field::int64("v")],
+        std::slice::from_ref(&col),
+        WriterOptions::default()
+            .with_compression(CodecKind::Zstd)
+            .with_encoding(EncodingPolicy::Plain)
+            .with_data_page_size(128 << 10),
+    );
+    let reader = ParquetReader::new(file).unwrap();
+    let Values::Int64(want) = &col.values else {
+        unreachable!()
+    };
+    probe::reset();
+    let mut at = 0;
+    for batch in reader.batches(&[0], 8192).unwrap() {
+        let batch = batch.unwrap();
+        let Values::Int64(got) = &batch.columns[0].values else {
+            panic!("int64 column");
+        };
+        assert_eq!(&got[..], &want[at..at + got.len()]);
+        at += got.len();
+    }
+    assert_eq!(at, ROWS);
+    assert!(probe::get("read.pages_decoded") > 5);
+    assert!(probe::get("page.buffer_recycled") > 0);
+}

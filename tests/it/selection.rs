@@ -427,6 +427,65 @@ mod probes {
         }
     }
 
+    /// `ids` written by the parquet crate with a 4000-byte dictionary limit checked every
+    /// 100 rows: the dictionary fills up in the chunk's first pages of 100 rows and the
+    /// rest are plain, as writers fall back.
+    fn fallen_back(ids: &[i64], page_index: bool, v2: bool) -> Bytes {
+        use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+        use parquet::arrow::ArrowWriter;
+        use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
+        let column: ArrayRef = std::sync::Arc::new(Int64Array::from(ids.to_vec()));
+        let batch = RecordBatch::try_from_iter([("id", column)]).unwrap();
+        let props = WriterProperties::builder()
+            .set_data_page_row_count_limit(100)
+            .set_write_batch_size(100)
+            .set_dictionary_page_size_limit(4000)
+            .set_compression(parquet::basic::Compression::ZSTD(Default::default()))
+            .set_writer_version(if v2 {
+                WriterVersion::PARQUET_2_0
+            } else {
+                WriterVersion::PARQUET_1_0
+            })
+            .set_statistics_enabled(if page_index {
+                EnabledStatistics::Page
+            } else {
+                EnabledStatistics::Chunk
+            })
+            .build();
+        let mut out = Vec::new();
+        let mut w = ArrowWriter::try_new(&mut out, batch.schema(), Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        Bytes::from(out)
+    }
+
+    /// A read of plain pages only never decompresses or decodes the chunk's dictionary
+    /// page; one that reads a dictionary-encoded page decodes it once.
+    #[test]
+    fn a_dictionary_only_plain_pages_are_read_from_is_never_decoded() {
+        let ids: Vec<i64> = (0..2000).map(|i| i * 7).collect();
+        let col = Column {
+            len: ids.len(),
+            validity: None,
+            values: Values::Int64(ids.clone().into()),
+        };
+        for page_index in [false, true] {
+            for v2 in [false, true] {
+                let bytes = fallen_back(&ids, page_index, v2);
+                let what = format!("page index {page_index}, v2 {v2}");
+                for (rows, decoded) in [(1900..1910, 0), (1210..1220, 0), (10..20, 1)] {
+                    let sel = RowSelection::from_ranges([rows.clone()]);
+                    let reader = open(&bytes, Some(sel.clone()), false);
+                    probe::reset();
+                    let got = reader.read_column(0).unwrap();
+                    assert_eq!(got, filter(&col, &sel), "{what}, rows {rows:?}");
+                    let dict = probe::get("read.dictionary_page_decoded");
+                    assert_eq!(dict, decoded, "{what}, rows {rows:?}: dictionaries decoded");
+                }
+            }
+        }
+    }
+
     #[test]
     fn pages_outside_the_selection_are_skipped_by_their_headers() {
         for policy in [EncodingPolicy::Plain, EncodingPolicy::Dictionary] {
