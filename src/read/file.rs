@@ -8,7 +8,7 @@ use bytes::Bytes;
 use parq_codecs::compression::{CodecKind, Decompressor, Limits};
 use parq_codecs::probe;
 
-use super::decode::{ByteArrayLayout, ChunkDecoder};
+use super::decode::{is_dictionary, ByteArrayLayout, ChunkDecoder};
 use super::page::{DataPage, DictionaryPage, Page, PageReader};
 use super::selection::RowSelection;
 use super::source::Source;
@@ -1050,7 +1050,7 @@ impl<S: Source> ColumnReader<S> {
                 Some(Page::Data(page)) => {
                     let loc = pages.last_location();
                     probe::hit("read.pages_decoded");
-                    if page.is_dictionary_encoded() {
+                    if is_dictionary(page.encoding) {
                         if let Some(dictionary) = self.dictionary.take() {
                             let (n, at) = (dictionary.num_values, dictionary.location().clone());
                             let values = dictionary.values(&mut self.decompressor)?;

@@ -64,14 +64,6 @@ pub(crate) struct DataPage {
 }
 
 impl DataPage {
-    /// True when the values are keys into the chunk's dictionary.
-    pub(crate) fn is_dictionary_encoded(&self) -> bool {
-        matches!(
-            self.encoding,
-            Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY
-        )
-    }
-
     /// A dictionary page's `num_values` entries as a required PLAIN data page: how every
     /// reader of dictionary pages decodes them.
     pub(crate) fn dictionary_entries(values: Bytes, num_values: usize) -> Self {
@@ -342,15 +334,6 @@ impl PageReader {
         }
     }
 
-    fn decompress(
-        &self,
-        dec: &mut Decompressor,
-        input: Bytes,
-        uncompressed: usize,
-    ) -> Result<Bytes> {
-        decompress(self.codec, dec, input, uncompressed)
-    }
-
     fn decode_body(
         &self,
         header: &PageHeader,
@@ -402,7 +385,7 @@ impl PageReader {
                     probe::hit("read.v1_empty_page");
                     return Ok(None);
                 }
-                let data = self.decompress(dec, body, uncompressed)?;
+                let data = decompress(self.codec, dec, body, uncompressed)?;
                 let (rep_levels, data) = split_v1_levels(
                     data,
                     h.repetition_level_encoding,
@@ -456,7 +439,7 @@ impl PageReader {
                 let compressed =
                     h.is_compressed.unwrap_or(true) && self.codec != CodecKind::Uncompressed;
                 let values = if compressed && values_uncompressed > 0 {
-                    self.decompress(dec, value_bytes, values_uncompressed)?
+                    decompress(self.codec, dec, value_bytes, values_uncompressed)?
                 } else if compressed && !value_bytes.is_empty() {
                     // No values (an all-null page), but the writer still ran the codec over
                     // the empty section: 1 byte of snappy or brotli, 20 of gzip (hyparquet

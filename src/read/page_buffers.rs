@@ -4,8 +4,8 @@
 //! allocation that large comes from the top of glibc's heap or from `mmap`, goes back to the
 //! OS when it is freed (the heap is trimmed, the map unmapped), and the next page faults every
 //! one of its pages in again. A streamed scan keeps the heap warm, but a sparse filtered read
-//! decompresses a few pages between long skips, and there the faults were about a third of
-//! the read. So a page's buffer comes back to its thread's shelf when the last view of the
+//! decompresses a few pages between long skips, each into memory the kernel maps and zeroes
+//! anew. So a page's buffer comes back to its thread's shelf when the last view of the
 //! page's bytes is dropped (wherever that happens), and the next page that thread
 //! decompresses is written into it.
 //!
@@ -109,7 +109,7 @@ mod tests {
         let view = page.slice(10..20);
         drop(page);
         // A view still holds the buffer: nothing is on the shelf yet.
-        assert!(take(1 << 20).capacity() == 0);
+        assert_eq!(take(1 << 20).capacity(), 0);
         assert_eq!(view[0], 10);
         drop(view);
         probe::reset();

@@ -26,6 +26,7 @@ use self::byte_array_views::ViewDecoder;
 use self::dictionary_keys::KeysDecoder;
 use self::fixed::FixedDecoder;
 use self::fixed_bytes::FixedBytesDecoder;
+pub(crate) use self::values::is_dictionary;
 use self::values::{PartStart, ValuesDecoder};
 use crate::column::Column;
 use crate::error::Location;

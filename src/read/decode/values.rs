@@ -185,7 +185,8 @@ pub(crate) struct PartStart {
     pub(super) cursor: usize,
 }
 
-pub(super) fn is_dictionary(e: Encoding) -> bool {
+/// True for the encodings whose values are keys into the chunk's dictionary.
+pub(crate) fn is_dictionary(e: Encoding) -> bool {
     e == Encoding::PLAIN_DICTIONARY || e == Encoding::RLE_DICTIONARY
 }
 
