@@ -5,6 +5,7 @@
 
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use bytes::Bytes;
+use parq::array::Array;
 use parq::codecs::compression::CodecKind;
 use parq::codecs::probe;
 use parq::column::{Column, Values};
@@ -572,17 +573,23 @@ fn streamed_runs_reuse_dropped_buffers() {
         "{recycled} of {runs} runs recycled"
     );
 
-    probe::reset();
-    let kept: Vec<_> = reader
-        .batches(&[0, 1], 8192)
-        .unwrap()
-        .map(|b| b.unwrap())
-        .collect();
-    assert_eq!(
-        probe::get("memory.recycled"),
-        0,
-        "kept batches hold their buffers"
-    );
+    // On a thread of its own, whose shelves the read above left nothing on.
+    let kept = std::thread::spawn(move || {
+        probe::reset();
+        let kept: Vec<_> = reader
+            .batches(&[0, 1], 8192)
+            .unwrap()
+            .map(|b| b.unwrap())
+            .collect();
+        assert_eq!(
+            probe::get("memory.recycled"),
+            0,
+            "kept batches hold their buffers"
+        );
+        kept
+    })
+    .join()
+    .unwrap();
     for (i, want) in [ints, strings].iter().enumerate() {
         let pieces: Vec<Column> = kept.iter().map(|b| b.columns[i].clone()).collect();
         assert!(&Column::concat(&pieces) == want, "column {i}");
@@ -632,6 +639,56 @@ fn batch_runs_reserve_no_more_than_their_chunks_hold() {
             "{policy:?}: {bytes} value bytes reserved for {COLUMNS} one-row columns"
         );
     }
+}
+
+/// Under a filter, the columns after the filter's are read by decoders made for each row
+/// group; each row group's decoders write their runs into the buffers the last one's
+/// batches, dropped, gave back to the thread (`memory.recycled`), not into fresh memory.
+#[test]
+fn decoders_of_later_row_groups_reuse_the_buffers_of_earlier_ones() {
+    let col = int64_column(None);
+    let file = write(
+        vec![Field::int64("k"), Field::int64("v")],
+        &[col.clone(), col.clone()],
+        WriterOptions::default()
+            .with_encoding(EncodingPolicy::Plain)
+            .with_row_group_rows(20_000),
+    );
+    let reader = ParquetReader::new(file).unwrap();
+    assert_eq!(reader.metadata().row_groups.len(), ROWS / 20_000);
+    // A thread of its own, so that no earlier read left buffers on its shelves.
+    std::thread::spawn(move || {
+        let Values::Int64(want) = &col.values else {
+            unreachable!()
+        };
+        probe::reset();
+        let mut at = 0;
+        let rows = reader
+            .read_builder()
+            .with_projection(["v"])
+            .with_filter(parq::predicate::col("k").is_not_null())
+            .with_materialise(parq::predicate::Materialise::Masked)
+            .build()
+            .unwrap();
+        for batch in rows {
+            let batch = batch.unwrap();
+            let Array::Primitive(Column {
+                values: Values::Int64(got),
+                ..
+            }) = &batch.arrays[0]
+            else {
+                panic!("int64 column");
+            };
+            assert_eq!(&got[..], &want[at..at + got.len()]);
+            at += got.len();
+        }
+        assert_eq!(at, ROWS);
+        // One run per row group and column: only a later row group's decoder can take one.
+        let recycled = probe::get("memory.recycled");
+        assert!(recycled >= 5, "{recycled} runs recycled");
+    })
+    .join()
+    .unwrap();
 }
 
 /// A streamed read whose batches are dropped as they go decompresses each page into the

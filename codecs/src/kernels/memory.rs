@@ -11,16 +11,20 @@
 //! fresh allocation: glibc serves buffers this large from the top of its heap or from
 //! `mmap`, trims and unmaps them when they are freed, and the next run faults every page in
 //! again (on a plain 2M-row scan, page faults were half the decode time). A [`Recycler`]
-//! puts a run's buffer back on its decoder's shelf when the last Arrow buffer made from it is
-//! dropped, so that the next run writes into pages already faulted in.
+//! puts a run's buffer back on its thread's shelf when the last Arrow buffer made from it is
+//! dropped, so that the next run, of this decoder or of the next one the thread makes (the
+//! next row group's, the next file's), writes into pages already faulted in.
 //!
 //! Probe names: `memory.huge_pages_advised` (a reservation large enough was advised),
 //! `memory.recycled` (a run's buffer was taken back off the shelf), `memory.hint_refused` (a
 //! reservation hint the allocator refused was dropped).
 
+use std::any::Any;
+use std::cell::RefCell;
 use std::collections::TryReserveError;
 use std::panic::RefUnwindSafe;
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use arrow_buffer::{ArrowNativeType, Buffer};
@@ -102,8 +106,12 @@ fn advise_huge(_start: usize, _len: usize) -> bool {
     false
 }
 
-/// Buffers kept on a shelf at most; more returning are freed.
-const SHELF: usize = 4;
+/// Buffers of one element type kept on a thread's shelf at most; more returning are freed.
+const SHELF: usize = 16;
+
+/// Bytes kept on one thread's shelves at most, every element type together: the runs of a
+/// few columns in flight, not a whole read's output held after it ends.
+const THREAD_SHELVED_MAX: usize = 32 << 20;
 
 /// Buffers this small are left to the allocator's free lists, which reuse them warm.
 const RECYCLE_MIN_BYTES: usize = 64 << 10;
@@ -111,19 +119,60 @@ const RECYCLE_MIN_BYTES: usize = 64 << 10;
 /// Buffers this large are freed, not kept (a whole-column read's output, dropped late).
 const RECYCLE_MAX_BYTES: usize = 64 << 20;
 
-type Shelf<T> = Mutex<Vec<Vec<T>>>;
+/// One element type's shelf of one thread.
+#[derive(Debug)]
+struct Shelf<T> {
+    buffers: Mutex<Vec<Vec<T>>>,
+    /// Bytes on all of the owning thread's shelves (shared by them).
+    shelved: Arc<AtomicUsize>,
+}
 
-/// A decoder's shelf of output buffers that come back once the Arrow buffers made from
-/// them ([`Recycler::buffer`]) are dropped; see the module docs. Cloning shares the shelf.
+impl<T> Shelf<T> {
+    fn new(shelved: Arc<AtomicUsize>) -> Self {
+        Shelf {
+            buffers: Mutex::new(Vec::new()),
+            shelved,
+        }
+    }
+}
+
+thread_local! {
+    /// This thread's shelves, one per element type (each an `Arc<Shelf<T>>`).
+    static SHELVES: RefCell<Vec<Box<dyn Any>>> = const { RefCell::new(Vec::new()) };
+    /// Bytes on this thread's shelves.
+    static SHELVED: Arc<AtomicUsize> = Arc::new(AtomicUsize::new(0));
+}
+
+/// A shelf of output buffers that come back once the Arrow buffers made from them
+/// ([`Recycler::buffer`]) are dropped; see the module docs. Cloning shares the shelf.
+///
+/// [`Recycler::default`] is the shelf of the calling thread for `T`, shared by every decoder
+/// on it: a decoder made for the next row group or file takes up the buffers the last one
+/// handed out, so that its runs too land in memory already faulted in. A buffer dropped on
+/// another thread goes back to the shelf of the thread that made it.
 #[derive(Debug)]
 pub struct Recycler<T> {
     shelf: Arc<Shelf<T>>,
 }
 
-impl<T> Default for Recycler<T> {
+impl<T: 'static> Default for Recycler<T> {
     fn default() -> Self {
+        let shared = SHELVES.try_with(|shelves| {
+            let mut shelves = shelves.borrow_mut();
+            if let Some(s) = shelves
+                .iter()
+                .find_map(|s| s.downcast_ref::<Arc<Shelf<T>>>())
+            {
+                return Arc::clone(s);
+            }
+            let shelved = SHELVED.with(Arc::clone);
+            let s = Arc::new(Shelf::new(shelved));
+            shelves.push(Box::new(Arc::clone(&s)));
+            s
+        });
         Recycler {
-            shelf: Arc::new(Mutex::new(Vec::new())),
+            // A thread being torn down keeps no shelf: this one is the recycler's own.
+            shelf: shared.unwrap_or_else(|_| Arc::new(Shelf::new(Arc::new(AtomicUsize::new(0))))),
         }
     }
 }
@@ -137,12 +186,26 @@ impl<T> Clone for Recycler<T> {
 }
 
 impl<T: ArrowNativeType + RefUnwindSafe> Recycler<T> {
-    /// An empty vector: one that came back (its pages already faulted in) when there is one,
-    /// else a new one.
+    /// A recycler with a shelf of its own, shared with no other (tests, and callers that
+    /// must not take up other readers' buffers).
+    pub fn private() -> Self {
+        Recycler {
+            shelf: Arc::new(Shelf::new(Arc::new(AtomicUsize::new(0)))),
+        }
+    }
+
+    /// An empty vector: the largest that came back (its pages already faulted in) when there
+    /// is one, else a new one.
     pub fn take(&self) -> Vec<T> {
-        let back = self.shelf.lock().ok().and_then(|mut s| s.pop());
+        let back = self.shelf.buffers.lock().ok().and_then(|mut s| {
+            let largest = (0..s.len()).max_by_key(|&i| s[i].capacity())?;
+            Some(s.swap_remove(largest))
+        });
         match back {
             Some(v) => {
+                self.shelf
+                    .shelved
+                    .fetch_sub(v.capacity() * size_of::<T>(), Ordering::Relaxed);
                 probe::hit("memory.recycled");
                 v
             }
@@ -181,14 +244,23 @@ struct Returning<T> {
 impl<T> Drop for Returning<T> {
     fn drop(&mut self) {
         let Some(home) = self.home.upgrade() else {
-            return; // the decoder is gone: the vector is freed
+            return; // the shelf is gone (its thread ended): the vector is freed
         };
-        let Ok(mut shelf) = home.lock() else { return };
-        if shelf.len() < SHELF {
-            let mut v = std::mem::take(&mut self.values);
-            v.clear();
-            shelf.push(v);
+        let Ok(mut buffers) = home.buffers.lock() else {
+            return;
+        };
+        let bytes = self.values.capacity() * size_of::<T>();
+        if buffers.len() >= SHELF {
+            return;
         }
+        let before = home.shelved.fetch_add(bytes, Ordering::Relaxed);
+        if before + bytes > THREAD_SHELVED_MAX {
+            home.shelved.fetch_sub(bytes, Ordering::Relaxed);
+            return;
+        }
+        let mut v = std::mem::take(&mut self.values);
+        v.clear();
+        buffers.push(v);
     }
 }
 
@@ -216,7 +288,7 @@ mod tests {
 
     #[test]
     fn recycled_buffers_come_back_once_dropped() {
-        let r = Recycler::<i64>::default();
+        let r = Recycler::<i64>::private();
         let mut v = r.take();
         v.extend(0..100_000);
         let ptr = v.as_ptr();
@@ -234,12 +306,39 @@ mod tests {
 
     #[test]
     fn small_large_and_orphaned_buffers_are_freed() {
-        let r = Recycler::<u8>::default();
+        let r = Recycler::<u8>::private();
         drop(r.buffer(vec![1u8; 100]));
         assert_eq!(r.take().capacity(), 0, "too small to keep");
         let buf = r.buffer(vec![7u8; RECYCLE_MIN_BYTES]);
         drop(r);
         assert_eq!(buf.as_slice()[0], 7, "outlives its recycler");
+    }
+
+    #[test]
+    fn recyclers_of_one_thread_share_its_shelf_up_to_its_bytes() {
+        std::thread::spawn(|| {
+            let first = Recycler::<i64>::default();
+            let mut v = first.take();
+            v.extend(0..100_000i64);
+            let ptr = v.as_ptr();
+            drop(first.buffer(v));
+            drop(first);
+            let next = Recycler::<i64>::default();
+            let back = next.take();
+            assert_eq!(back.as_ptr(), ptr, "a later decoder's recycler takes it up");
+            assert_eq!(SHELVED.with(|s| s.load(Ordering::Relaxed)), 0);
+
+            let bytes = Recycler::<u8>::default();
+            let big = THREAD_SHELVED_MAX / 2 + 1;
+            drop(bytes.buffer(vec![0u8; big]));
+            drop(next.buffer(vec![0i64; big / 8 + 1]));
+            let shelved = SHELVED.with(|s| s.load(Ordering::Relaxed));
+            assert!(shelved <= THREAD_SHELVED_MAX, "{shelved} bytes shelved");
+            assert_eq!(next.take().capacity(), 0, "over the thread's bytes: freed");
+            assert!(bytes.take().capacity() >= big);
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]
