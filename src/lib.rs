@@ -9,9 +9,12 @@
 //! owned tree, writers), rebuilding shredded variants on read (`ParquetReader::read_variant`,
 //! one path alone with `read_variant_path`), shredding on write, and JSON text.
 //!
+//! Every read is set up by one builder, [`read::ParquetReader::read_builder`]: see
+//! [`read::ReadBuilder`].
+//!
 //! The `arrow` feature adds `parq::arrow`: Arrow schemas of Parquet files (honouring the
-//! embedded `ARROW:schema`), `ParquetReader::record_batches` (an
-//! `arrow_array::RecordBatchReader` over parq's buffers, without copying values) and
+//! embedded `ARROW:schema`), `ReadBuilder::build_arrow` (an `arrow_array::RecordBatchReader`
+//! over parq's buffers, without copying values, of the caller's schema or the file's) and
 //! `ArrowWriter` (`RecordBatch`es in).
 //!
 //! The `testing` feature adds `parq::testing`: proptest strategies and an

@@ -16,8 +16,8 @@ use crate::array::{Array, ListArray, ListOffsets};
 use crate::column::{Column, Values};
 use crate::read::FieldLeaves;
 use crate::read::{
-    selects, ArrayBatch, ArrayBatchReader, ByteArrayLayout, FileDecoder, ParquetReader, Select,
-    Source,
+    selects, ArrayBatch, ByteArrayLayout, FileDecoder, ParquetReader, ReadBuilder, RowBatches,
+    Select, Source,
 };
 use crate::{Error, Result};
 
@@ -892,10 +892,13 @@ pub fn to_record_batch(batch: &ArrayBatch, schema: &SchemaRef) -> Result<RecordB
     .map_err(arrow_err)
 }
 
-/// Arrow [`RecordBatch`]es of a Parquet file: see [`ParquetReader::record_batches`].
+/// Arrow [`RecordBatch`]es of a Parquet file: a [`ReadBuilder`]'s read
+/// ([`ReadBuilder::build_arrow`]), or [`ParquetReader::record_batches`]'s.
 pub struct ParquetRecordBatchReader<S: Source> {
-    inner: ArrayBatchReader<S>,
+    inner: RowBatches<S>,
     converter: RecordBatchConverter,
+    /// The converter's schema, then the virtual columns'.
+    schema: SchemaRef,
 }
 
 /// Turns parq's [`ArrayBatch`]es of a projection into Arrow [`RecordBatch`]es, having asked
@@ -1108,6 +1111,17 @@ impl RecordBatchConverter {
         Self::new(&reader, &projection, schema, &mut options.read, decoders)
     }
 
+    /// A converter of batches without a column (an empty projection: row counts only).
+    fn empty() -> Self {
+        RecordBatchConverter {
+            schema: Arc::new(arrow_schema::Schema::empty()),
+            fields: Vec::new(),
+            variants: Vec::new(),
+            dictionaries: Vec::new(),
+            utf8_checked: Vec::new(),
+        }
+    }
+
     /// The schema of every batch [`Self::convert`] gives.
     pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
@@ -1266,7 +1280,35 @@ fn keys_column(
 impl<S: Source> ParquetRecordBatchReader<S> {
     /// The schema of every batch.
     pub fn arrow_schema(&self) -> SchemaRef {
-        self.converter.schema()
+        self.schema.clone()
+    }
+
+    /// What pruning and the filter did so far.
+    pub fn stats(&self) -> crate::predicate::FilterStats {
+        self.inner.stats()
+    }
+
+    /// `batch` as Arrow: its projected arrays by the converter, its virtual columns after.
+    fn convert(&mut self, mut batch: ArrayBatch) -> Result<RecordBatch> {
+        let projected = self.converter.fields.len();
+        if batch.arrays.len() == projected {
+            return self.converter.convert(&batch);
+        }
+        let virtual_arrays = batch.arrays.split_off(projected.min(batch.arrays.len()));
+        batch.fields.truncate(projected);
+        let mut columns = self.converter.convert(&batch)?.columns().to_vec();
+        for (a, f) in virtual_arrays
+            .iter()
+            .zip(&self.schema.fields()[projected..])
+        {
+            columns.push(to_arrow_array(a, f.data_type())?);
+        }
+        RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(batch.num_rows)),
+        )
+        .map_err(arrow_err)
     }
 }
 
@@ -1277,7 +1319,7 @@ impl<S: Source> Iterator for ParquetRecordBatchReader<S> {
         let batch = self.inner.next()?;
         Some(
             batch
-                .and_then(|b| self.converter.convert(&b))
+                .and_then(|b| self.convert(b))
                 .map_err(|e| ArrowError::ExternalError(Box::new(e))),
         )
     }
@@ -1285,7 +1327,80 @@ impl<S: Source> Iterator for ParquetRecordBatchReader<S> {
 
 impl<S: Source> RecordBatchReader for ParquetRecordBatchReader<S> {
     fn schema(&self) -> SchemaRef {
-        self.converter.schema()
+        self.schema.clone()
+    }
+}
+
+impl<S: Source> ReadBuilder<'_, S> {
+    /// Start the read, as [`Self::build`] does, with its rows as Arrow record batches: the
+    /// projected fields as `schema` says (one field per projected field, each of a type
+    /// [`to_arrow_array`] converts the field to, `Utf8View` for a string, say; `None`:
+    /// [`super::to_arrow_schema`]'s, whole VARIANT groups as the `arrow.parquet.variant`
+    /// extension type), then the virtual columns (`Int64` row numbers, `Int32` row groups,
+    /// not null).
+    ///
+    /// The decoders do what they can for the Arrow types, where the bytes are still in
+    /// cache: string leaves (flat or nested) are checked for UTF-8 as their pages are
+    /// decoded rather than by a pass over every batch, `Utf8` and `Binary` leaves are
+    /// decoded with i32 offsets, and flat `Dictionary` columns are read as keys, their
+    /// dictionaries converted once per column chunk. A type a field cannot be read as is an
+    /// error here or at the batch that meets it.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use arrow_array::{Array, RecordBatchReader};
+    /// use arrow_schema::{DataType, Field, Schema};
+    /// use parq::predicate::col;
+    /// use parq::read::ParquetReader;
+    /// let bytes = std::fs::read("testdata/parquet-testing/data/alltypes_plain.parquet").unwrap();
+    /// let reader = ParquetReader::new(bytes::Bytes::from(bytes)).unwrap();
+    /// let schema = Schema::new(vec![
+    ///     Field::new("id", DataType::Int32, true),
+    ///     Field::new("string_col", DataType::Utf8View, true),
+    /// ]);
+    /// let batches = reader
+    ///     .read_builder()
+    ///     .with_projection(["id", "string_col"])
+    ///     .with_filter(col("id").ge(4i32))
+    ///     .with_row_number_column("_pos")
+    ///     .build_arrow(Some(Arc::new(schema)))
+    ///     .unwrap();
+    /// assert_eq!(batches.schema().field(1).data_type(), &DataType::Utf8View);
+    /// assert_eq!(batches.schema().field(2).name(), "_pos");
+    /// let rows: usize = batches.map(|b| b.unwrap().num_rows()).sum();
+    /// assert_eq!(rows, 4);
+    /// ```
+    pub fn build_arrow(self, schema: Option<SchemaRef>) -> Result<ParquetRecordBatchReader<S>> {
+        let file = self.file();
+        let projection = match self.projection() {
+            Some(p) => p.to_vec(),
+            None => all_fields(file)?,
+        };
+        let mut options = file.options.clone();
+        let converter = if projection.is_empty() {
+            RecordBatchConverter::empty()
+        } else {
+            RecordBatchConverter::new(file, &projection, schema, &mut options, Decoders::Trusted)?
+        };
+        let inner = self.build_with(options)?;
+        let head = converter.schema();
+        let virtual_fields = &inner.fields()[converter.fields.len()..];
+        let virtual_schema = super::to_arrow_schema(virtual_fields, None)?;
+        let fields: Vec<_> = head
+            .fields()
+            .iter()
+            .chain(virtual_schema.fields().iter())
+            .cloned()
+            .collect();
+        let schema = Arc::new(arrow_schema::Schema::new_with_metadata(
+            fields,
+            head.metadata().clone(),
+        ));
+        Ok(ParquetRecordBatchReader {
+            inner,
+            converter,
+            schema,
+        })
     }
 }
 
@@ -1301,13 +1416,10 @@ impl<S: Source> ParquetReader<S> {
     /// Stream Arrow [`RecordBatch`]es of `batch_size` rows of `projection` (top-level field
     /// names or leaf dotted paths, as in [`Self::array_batches`]; empty: every field), with
     /// the Arrow schema of [`super::to_arrow_schema`] (whole VARIANT groups as the
-    /// `arrow.parquet.variant` extension type).
-    ///
-    /// The decoders do what they can for the Arrow types, where the bytes are still in
-    /// cache: string leaves (flat or nested) are checked for UTF-8 as their pages are
-    /// decoded rather than by a pass over every batch, `Utf8` and `Binary` leaves are
-    /// decoded with i32 offsets, and flat `Dictionary` columns are read as keys, their
-    /// dictionaries converted once per column chunk.
+    /// `arrow.parquet.variant` extension type). A shorthand for
+    /// `read_builder().with_projection(projection).with_batch_size(batch_size)
+    /// .build_arrow(None)` ([`ReadBuilder::build_arrow`]), which also takes a schema, a
+    /// filter, a limit and the rest.
     ///
     /// ```
     /// use arrow_array::RecordBatchReader;
@@ -1327,22 +1439,14 @@ impl<S: Source> ParquetReader<S> {
     where
         for<'c> &'c C: Into<Select>,
     {
-        let mut options = self.decoder.options.clone();
         let projection = match selects(projection) {
             p if p.is_empty() => all_fields(&self.decoder)?,
             p => p,
         };
-        let converter = RecordBatchConverter::new(
-            &self.decoder,
-            &projection,
-            None,
-            &mut options,
-            Decoders::Trusted,
-        )?;
-        let inner = self
-            .decoder
-            .array_batches_with(&projection, batch_size, options)?;
-        Ok(ParquetRecordBatchReader { inner, converter })
+        self.read_builder()
+            .with_projection(projection)
+            .with_batch_size(batch_size)
+            .build_arrow(None)
     }
 }
 

@@ -9,7 +9,8 @@ use super::drive::PushDriver;
 use super::positions::{Positions, VirtualColumns};
 use super::push::{PushDecoder, PushOptions};
 use super::{
-    ArrayBatch, ArrayBatchReader, FileDecoder, ParquetReader, RowSelection, Select, Source,
+    ArrayBatch, ArrayBatchReader, FileDecoder, ParquetReader, ReadOptions, RowSelection, Select,
+    Source,
 };
 use crate::field::Field;
 use crate::predicate::{Expr, FilterStats, Materialise};
@@ -200,8 +201,8 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
     }
 
     /// The read as a [`PushDecoder`] of this file's footer, for a caller that does its own
-    /// I/O (an object store, its own cache: see the decoder's docs); the same rows as
-    /// [`Self::build`]. Virtual columns only under an exact filter.
+    /// I/O (an object store, its own cache: see the decoder's docs); the same rows, and
+    /// virtual columns, as [`Self::build`].
     pub fn build_decoder(self) -> Result<PushDecoder> {
         let reader = self.file.clone_handle();
         let (reader, read) = self.checked_reader(reader)?;
@@ -263,9 +264,30 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
         Ok((reader, self))
     }
 
-    /// Start the read: pruning runs now; the rows come from the iterator.
+    /// Start the read: pruning runs now; the rows come from the iterator. For Arrow record
+    /// batches, see `build_arrow` (feature `arrow`).
     pub fn build(self) -> Result<RowBatches<S>> {
-        let reader = self.file.clone_handle();
+        let options = self.file.options.clone();
+        self.build_with(options)
+    }
+
+    /// The file this read is of.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn file(&self) -> &'a FileDecoder<S> {
+        self.file
+    }
+
+    /// The projection as set (`None`: every top-level field).
+    #[cfg(feature = "arrow")]
+    pub(crate) fn projection(&self) -> Option<&[Select]> {
+        self.projection.as_deref()
+    }
+
+    /// [`Self::build`] with the decoders' options `options`: the file's, with what an output
+    /// type asked of them (dictionary keys, UTF-8 checks, offset widths).
+    pub(crate) fn build_with(self, options: ReadOptions) -> Result<RowBatches<S>> {
+        let mut reader = self.file.clone_handle();
+        reader.options = options;
         let (mut reader, this) = self.checked_reader(reader)?;
         let mut stats = FilterStats::default();
         if let Some(expr) = &this.pruning {

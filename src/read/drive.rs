@@ -19,7 +19,7 @@ use std::sync::Arc;
 use super::positions::VirtualColumns;
 use super::push::whole::WholeItem;
 use super::push::{DecodeResult, IoOptions, PushDecoder, PushOptions};
-use super::{ArrayBatch, FileDecoder, ReadOptions, Select, Source};
+use super::{ArrayBatch, FileDecoder, Select, Source};
 use crate::array::Array;
 use crate::field::Field;
 use crate::predicate::{Expr, FilterStats, Materialise};
@@ -38,19 +38,8 @@ impl<S: Source> PushDriver<S> {
         columns: &[Select],
         batch_size: usize,
     ) -> Result<Self> {
-        Self::fields_with(reader, columns, batch_size, reader.options.clone())
-    }
-
-    /// [`Self::fields`] with other read options than `reader`'s.
-    pub(crate) fn fields_with(
-        reader: &FileDecoder<S>,
-        columns: &[Select],
-        batch_size: usize,
-        read: ReadOptions,
-    ) -> Result<Self> {
         let projection = Some(columns.to_vec());
-        let mut options = local_options(reader, batch_size, projection);
-        options.read = read;
+        let options = local_options(reader, batch_size, projection);
         let mut decoder = PushDecoder::try_new(reader.footer(), options)?;
         decoder.ask_for_ahead_bytes_first();
         Ok(Self::over(reader, decoder))

@@ -1,16 +1,36 @@
 //! Reading Parquet files into Arrow-layout columns.
 //!
 //! ```no_run
-//! use parq::read::{ParquetReader, ReadOptions};
+//! use parq::predicate::col;
+//! use parq::read::ParquetReader;
 //! let bytes = bytes::Bytes::from(std::fs::read("data.parquet")?);
 //! let reader = ParquetReader::new(bytes)?;
-//! let ids = reader.read_column_by_path("id")?;      // one call, whole column
-//! for batch in reader.batches(&[0], 8192)? {        // or streaming, 8192 rows at a time
-//!     let batch = batch?;
-//!     println!("{} rows", batch.num_rows);
+//! let rows = reader
+//!     .read_builder() // every read: which columns and rows, and how
+//!     .with_projection(["id", "name"])
+//!     .with_filter(col("id").gt(10i64))
+//!     .with_batch_size(8192)
+//!     .build()?; // or `build_arrow` (feature `arrow`), or `build_decoder`
+//! for batch in rows {
+//!     println!("{} rows", batch?.num_rows);
 //! }
+//! let ids = reader.read_column_by_path("id")?; // a whole column in one call
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # One way in
+//!
+//! [`ParquetReader::read_builder`] sets up every read ([`ReadBuilder`]): a projection of
+//! fields or leaves, row groups, a row selection, a pruning predicate (inexact: metadata)
+//! and an exact filter, offset and limit counted over the rows that pass, row-number and
+//! row-group columns, batch size, threads and a memory cap. It gives an iterator of parq
+//! batches ([`ReadBuilder::build`]), Arrow record batches of a schema the caller may give
+//! as the output hint (`ReadBuilder::build_arrow`, feature `arrow`), or a push decoder for
+//! the caller's own I/O ([`ReadBuilder::build_decoder`]). The other read methods of
+//! [`ParquetReader`] are shorthands for common reads: whole columns
+//! ([`ParquetReader::read_column`] and its siblings) and unfiltered streams
+//! ([`ParquetReader::array_batches`], [`ParquetReader::batches`] for flat leaves, and
+//! `record_batches`, the builder's Arrow read).
 //!
 //! # Sources
 //!

@@ -1087,19 +1087,6 @@ impl<S: Source> FileDecoder<S> {
         )
     }
 
-    /// [`Self::array_batches`] with other read options than this reader's.
-    #[cfg(feature = "arrow")]
-    pub(crate) fn array_batches_with(
-        &self,
-        columns: &[Select],
-        batch_size: usize,
-        options: super::ReadOptions,
-    ) -> Result<ArrayBatchReader<S>> {
-        Ok(ArrayBatchReader(PushDriver::fields_with(
-            self, columns, batch_size, options,
-        )?))
-    }
-
     /// Per field of the projection `columns` (as for [`Self::array_batches`]): the field,
     /// and its leaf column when the field is a flat column, read through the flat batches,
     /// else the leaf columns of the nested field in schema order (the order of the leaves of

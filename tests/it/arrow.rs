@@ -1589,3 +1589,83 @@ fn an_arrow_row_predicate_filters_on_typed_arrays() {
     let want: Vec<i64> = (0..200).filter(|k| k % 3 == 1).collect();
     assert_eq!(ids, want);
 }
+
+/// The builder's Arrow read takes the caller's schema as the output hint (a dictionary
+/// column as keys, a string as views) under a filter, a limit and a row-number column, and
+/// refuses a schema whose fields do not match the projection.
+#[test]
+fn build_arrow_reads_as_the_schema_asks_under_a_filter() {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type};
+    use arrow_array::{ArrayRef, Int64Array, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+    use parq::predicate::col;
+    let n = 20_000i64;
+    let names: Vec<String> = (0..n).map(|i| format!("name-{}", i % 7)).collect();
+    let batch = RecordBatch::try_from_iter([
+        (
+            "id",
+            Arc::new(Int64Array::from_iter_values(0..n)) as ArrayRef,
+        ),
+        ("name", Arc::new(StringArray::from(names)) as ArrayRef),
+    ])
+    .unwrap();
+    let file = Bytes::from(write_parq(
+        &[batch],
+        parq::write::WriterOptions::default().with_row_group_rows(6000),
+    ));
+    let reader = ParquetReader::new(file).unwrap();
+    let dictionary = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+    for name_type in [dictionary, DataType::Utf8View, DataType::LargeUtf8] {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Int64, true),
+            Field::new("name", name_type.clone(), true),
+        ]));
+        let batches = reader
+            .read_builder()
+            .with_projection(["id", "name"])
+            .with_filter(col("id").ge(5000i64).and(col("id").lt(15000i64)))
+            .with_offset(10)
+            .with_limit(7000)
+            .with_row_number_column("_pos")
+            .with_batch_size(1000)
+            .build_arrow(Some(schema))
+            .unwrap();
+        assert_eq!(batches.schema().field(1).data_type(), &name_type);
+        let mut next = 5010i64;
+        for b in batches {
+            let b = b.unwrap();
+            assert!(b.num_rows() <= 1000);
+            let ids = b.column(0).as_primitive::<Int64Type>();
+            let pos = b.column(2).as_primitive::<Int64Type>();
+            let name = |i: usize| -> String {
+                let a = b.column(1);
+                match a.data_type() {
+                    DataType::Utf8View => a.as_string_view().value(i).to_string(),
+                    DataType::LargeUtf8 => a.as_string::<i64>().value(i).to_string(),
+                    _ => {
+                        let d = a.as_dictionary::<Int32Type>();
+                        let key = d.keys().value(i) as usize;
+                        d.values().as_string::<i32>().value(key).to_string()
+                    }
+                }
+            };
+            for i in 0..b.num_rows() {
+                assert_eq!((ids.value(i), pos.value(i)), (next, next), "{name_type}");
+                assert_eq!(name(i), format!("name-{}", next % 7), "{name_type}");
+                next += 1;
+            }
+            if let DataType::Dictionary(..) = name_type {
+                let keys = b.column(1).as_dictionary::<Int32Type>();
+                assert!(keys.values().len() <= 7, "keys over the chunk's dictionary");
+            }
+        }
+        assert_eq!(next, 12_010, "{name_type}");
+    }
+    let one_field = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]));
+    let refused = reader
+        .read_builder()
+        .with_projection(["id", "name"])
+        .build_arrow(Some(one_field));
+    assert!(matches!(refused, Err(parq::Error::InvalidArgument(_))));
+}

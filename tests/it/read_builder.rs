@@ -268,12 +268,10 @@ fn through_decoder(b: ReadBuilder<'_, Bytes>, file: &Bytes) -> Vec<parq::read::A
 
 fn read(c: &Case, file: &Bytes, groups: usize) -> (Got, Option<Vec<usize>>, usize) {
     let reader = ParquetReader::new(file.clone()).unwrap();
-    // The same read as a push decoder: the same batches (with the virtual columns only
-    // under a filter).
-    let with_virtual = c.filter_below.is_some();
-    let (b, _) = builder(c, &reader, groups, with_virtual);
+    // The same read as a push decoder: the same batches, virtual columns included.
+    let (b, _) = builder(c, &reader, groups, true);
     let pushed = through_decoder(b, file);
-    let (b, _) = builder(c, &reader, groups, with_virtual);
+    let (b, _) = builder(c, &reader, groups, true);
     let built: Vec<_> = b.build().unwrap().map(|b| b.unwrap()).collect();
     // Rows, not batches: without a projection the builder's batches span row groups.
     let rows = |batches: &[parq::read::ArrayBatch]| -> Vec<Vec<Value>> {
@@ -320,7 +318,60 @@ fn read(c: &Case, file: &Bytes, groups: usize) -> (Got, Option<Vec<usize>>, usiz
             got.push((values, pos, group));
         }
     }
+    // The same read as Arrow record batches: the same rows and values.
+    #[cfg(feature = "arrow")]
+    {
+        let (b, _) = builder(c, &reader, groups, true);
+        assert_eq!(arrow_rows(b, &c.projection), got, "as Arrow record batches");
+    }
     (got, row_groups, groups)
+}
+
+#[cfg(feature = "arrow")]
+/// `b`'s read as Arrow record batches (`build_arrow`), as [`Got`]: the projection
+/// (`fields` of `k`, `v`, `s`), then the row-number and row-group columns.
+fn arrow_rows(b: ReadBuilder<'_, Bytes>, fields: &[usize]) -> Got {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type};
+    let batches = b.build_arrow(None).unwrap();
+    let n = fields.len();
+    let schema = arrow_array::RecordBatchReader::schema(&batches);
+    assert_eq!(schema.fields().len(), n + 2);
+    assert_eq!(schema.field(n).data_type(), &DataType::Int64);
+    assert_eq!(schema.field(n + 1).data_type(), &DataType::Int32);
+    let mut got = Vec::new();
+    for batch in batches {
+        let batch = batch.unwrap();
+        for i in 0..batch.num_rows() {
+            let values = fields
+                .iter()
+                .enumerate()
+                .map(|(at, &f)| {
+                    let a = batch.column(at);
+                    if a.is_null(i) {
+                        return Value::Null;
+                    }
+                    Value::Leaf(match f {
+                        0 => a
+                            .as_primitive::<Int32Type>()
+                            .value(i)
+                            .to_le_bytes()
+                            .to_vec(),
+                        1 => a
+                            .as_primitive::<Int64Type>()
+                            .value(i)
+                            .to_le_bytes()
+                            .to_vec(),
+                        _ => a.as_string::<i32>().value(i).as_bytes().to_vec(),
+                    })
+                })
+                .collect();
+            let pos = batch.column(n).as_primitive::<Int64Type>().value(i);
+            let group = batch.column(n + 1).as_primitive::<Int32Type>().value(i);
+            got.push((values, pos, group));
+        }
+    }
+    got
 }
 
 proptest! {

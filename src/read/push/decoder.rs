@@ -22,7 +22,7 @@ use crate::read::batch::ColumnBatches;
 use crate::read::builder::cut_runs;
 use crate::read::nested::FieldBatches;
 use crate::read::parallel::uncompressed_bytes;
-use crate::read::positions::VirtualColumns;
+use crate::read::positions::{Positions, VirtualColumns};
 #[cfg(doc)]
 use crate::read::ParquetReader;
 use crate::read::{ArrayBatch, FileDecoder, ReadOptions, RowSelection, Select, Source};
@@ -460,8 +460,11 @@ pub struct PushDecoder {
     stats: FilterStats,
     /// An error found while planning ahead, returned by the next step.
     planning_error: Option<Error>,
-    /// Appended to each filtered batch (see [`Self::with_virtual_columns`]).
+    /// Appended to each batch (see [`Self::with_virtual_columns`]).
     virtual_columns: VirtualColumns,
+    /// The file rows of the current row group's batches when it is not filtered (a
+    /// filtered group's batches carry their matches' own).
+    positions: Positions,
     /// Rows still to pass over, and to return ([`PushOptions::offset`], `limit`).
     offset_left: u64,
     limit_left: Option<u64>,
@@ -723,6 +726,7 @@ impl PushDecoder {
             filter_version,
             filter_paid_too_little: false,
             virtual_columns: VirtualColumns::default(),
+            positions: Positions::default(),
             offset_left,
             limit_left,
             stats,
@@ -732,15 +736,17 @@ impl PushDecoder {
         })
     }
 
-    /// Append `columns` (the matches' positions in the file) to every batch; only under an
-    /// exact filter, whose batches know them.
+    /// Append `columns` (each row's position in the file) to every batch. Not under a
+    /// filter that may stop filtering (inexact, or dynamic), whose batches would not say
+    /// which rows they kept.
     pub(crate) fn with_virtual_columns(mut self, columns: VirtualColumns) -> Result<Self> {
-        let exact = self.filter.is_some()
-            && self.options.dynamic_filter.is_none()
-            && self.options.filter_exact;
-        if !exact && !columns.is_empty() {
+        let inexact = self.options.dynamic_filter.is_some()
+            || (self.filter.is_some() && !self.options.filter_exact);
+        if inexact && !columns.is_empty() {
             return Err(Error::InvalidArgument(
-                "a push decoder gives virtual columns only under an exact filter".into(),
+                "a push decoder gives virtual columns only without a filter or under an exact \
+                 one"
+                .into(),
             ));
         }
         self.fields.extend(columns.fields());
@@ -859,12 +865,16 @@ impl PushDecoder {
                 }
             }
             if let Some(reader) = &mut self.current {
+                let filtered = matches!(reader, RowGroupBatches::Filtered(..));
                 match reader.next() {
-                    Some(batch) => match self.cut(batch?) {
-                        Some(batch) => return Ok(DecodeResult::Batch(batch)),
-                        // Passed over (the offset), or the limit was reached.
-                        None => continue,
-                    },
+                    Some(batch) => {
+                        let batch = self.with_positions(batch?, filtered)?;
+                        match self.cut(batch) {
+                            Some(batch) => return Ok(DecodeResult::Batch(batch)),
+                            // Passed over (the offset), or the limit was reached.
+                            None => continue,
+                        }
+                    }
                     None => {
                         self.ahead_waiting = false;
                         if let Some(decoders) = self.current.take().and_then(|d| d.into_decoders())
@@ -896,6 +906,7 @@ impl PushDecoder {
                     if !decoders.is_empty() {
                         self.ahead_decoders = decoders;
                     }
+                    self.positions = self.group_positions(front);
                     self.current = Some(RowGroupBatches::Decoded(batches.into_iter()));
                     continue;
                 }
@@ -966,6 +977,9 @@ impl PushDecoder {
                         }
                     };
                     batches.set_decoders(std::mem::take(&mut self.decoders));
+                    if let Some(g) = self.groups.front() {
+                        self.positions = self.group_positions(g);
+                    }
                     self.current = Some(batches);
                     // The next row groups decode on their own threads while this one
                     // streams (their bytes asked for first, when the driver wants that).
@@ -982,6 +996,37 @@ impl PushDecoder {
             }
             return Ok(DecodeResult::NeedsData(ranges));
         }
+    }
+
+    /// The file rows group `g` returns unfiltered, for the virtual columns (none without).
+    fn group_positions(&self, g: &Group) -> Positions {
+        if self.virtual_columns.is_empty() {
+            return Positions::default();
+        }
+        let n = self.footer.metadata.row_groups[g.rg].num_rows.max(0) as u64;
+        let first = g.first_row;
+        let runs = match &g.partial {
+            // `partial` counts from the group's first row.
+            Some(p) => p
+                .ranges()
+                .iter()
+                .map(|r| (first + r.start..first + r.end, g.rg))
+                .collect(),
+            None => vec![(first..first + n, g.rg)],
+        };
+        Positions::new(runs)
+    }
+
+    /// `batch` with the virtual columns appended, unless it is `filtered` (its group's
+    /// batches carry them).
+    fn with_positions(&mut self, mut batch: ArrayBatch, filtered: bool) -> Result<ArrayBatch> {
+        if filtered || self.virtual_columns.is_empty() {
+            return Ok(batch);
+        }
+        self.virtual_columns
+            .append(&mut self.positions, batch.num_rows, &mut batch.arrays)?;
+        batch.fields.extend(self.virtual_columns.fields());
+        Ok(batch)
     }
 
     /// `batch` past the offset and within the limit ([`PushOptions::offset`], `limit`), by
