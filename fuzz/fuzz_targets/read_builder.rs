@@ -2,14 +2,16 @@
 //! file): a projection, row groups, a selection, a pruning predicate or an exact filter, an
 //! offset, a limit, a batch size and both virtual columns, drawn from the control bytes.
 //! Errors are fine, but for `Error::Internal`; a panic, a batch over its size or past the
-//! limit, arrays of the wrong length, or positions out of order are not. Where both reads succeed, an offset and a limit
-//! cut the same rows out of the read without them.
+//! limit, arrays of the wrong length, or positions out of order are not. Where both reads
+//! succeed, an offset and a limit cut the same rows out of the read without them, and the
+//! same read as a push decoder (`build_decoder`) and as Arrow (`build_arrow`) returns the
+//! same rows.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use parq::array::Value;
 use parq::predicate::col;
-use parq::read::{ParquetReader, ReadOptions, RowSelection, Select};
+use parq::read::{ParquetReader, ReadBuilder, ReadOptions, RowSelection, Select};
 use parq_codecs::compression::Limits;
 
 /// `r`'s value, `None` on an error; an error of parq's own bookkeeping is a bug whatever
@@ -31,13 +33,12 @@ fn options() -> ReadOptions {
         .with_max_memory(64 << 20)
 }
 
-/// What a read set up from `c` returned: per row, its values, position and row group; `None`
-/// on an error or past [`MAX_ROWS`].
-fn read(
-    reader: &ParquetReader<bytes::Bytes>,
+/// The builder of the read set up from `c`, with its projection and batch size.
+fn builder<'a>(
+    reader: &'a ParquetReader<bytes::Bytes>,
     c: u64,
     (offset, limit): (u64, Option<u64>),
-) -> Option<Vec<(Vec<Value>, Value, Value)>> {
+) -> Option<(ReadBuilder<'a, bytes::Bytes>, Vec<Select>, usize)> {
     let leaves = reader.schema().leaves.len();
     let fields = reader.fields().ok()?.len();
     let groups = reader.metadata().row_groups.len();
@@ -74,6 +75,72 @@ fn read(
             _ => {}
         }
     }
+    Some((b, projection, batch_size))
+}
+
+/// The positions (row numbers) of the read set up from `c` as a push decoder fed the whole
+/// file (`build_decoder`) and as Arrow record batches (`build_arrow`): `None` where a read
+/// fails or passes [`MAX_ROWS`].
+fn other_outputs(
+    reader: &ParquetReader<bytes::Bytes>,
+    file: &bytes::Bytes,
+    c: u64,
+) -> (Option<Vec<i64>>, Option<Vec<i64>>) {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
+    use parq::read::push::DecodeResult;
+    let pushed = (|| {
+        let (b, projection, _) = builder(reader, c, (0, None))?;
+        let mut d = ok(b.build_decoder())?;
+        let mut out = Vec::new();
+        loop {
+            match ok(d.try_next())? {
+                DecodeResult::NeedsData(ranges) => {
+                    for r in ranges {
+                        // A range past the end: the footer lies, and a driver would fail.
+                        let (start, end) = (r.start as usize, r.end as usize);
+                        if start > end || end > file.len() {
+                            return None;
+                        }
+                        d.push(r.start, file.slice(start..end));
+                    }
+                }
+                DecodeResult::Batch(batch) => {
+                    let pos = &batch.arrays[projection.len()];
+                    out.extend((0..batch.num_rows).map(|i| le_i64(&pos.value(i))));
+                    if out.len() >= MAX_ROWS {
+                        return None;
+                    }
+                }
+                DecodeResult::Finished => return Some(out),
+            }
+        }
+    })();
+    let arrow = (|| {
+        let (b, projection, _) = builder(reader, c, (0, None))?;
+        let mut out = Vec::new();
+        for batch in ok(b.build_arrow(None))? {
+            let batch = batch.ok()?;
+            let pos = batch.column(projection.len()).as_primitive::<Int64Type>();
+            out.extend(pos.values().iter().copied());
+            if out.len() >= MAX_ROWS {
+                return None;
+            }
+        }
+        Some(out)
+    })();
+    (pushed, arrow)
+}
+
+/// What a read set up from `c` returned: per row, its values, position and row group; `None`
+/// on an error or past [`MAX_ROWS`].
+fn read(
+    reader: &ParquetReader<bytes::Bytes>,
+    c: u64,
+    cut: (u64, Option<u64>),
+) -> Option<Vec<(Vec<Value>, Value, Value)>> {
+    let (b, projection, batch_size) = builder(reader, c, cut)?;
+    let limit = cut.1;
     let batches = ok(b.build())?;
     let width = batches.fields().len();
     assert_eq!(width, projection.len() + 2, "projected and virtual fields");
@@ -136,6 +203,18 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let all = read(&reader, c, (0, None));
+    // The same read through the push decoder and as Arrow: the same rows, where all three
+    // succeed (an Arrow type a column cannot take may fail the Arrow read alone).
+    if let Some(all) = &all {
+        let file = bytes::Bytes::copy_from_slice(&data[8..]);
+        let positions: Vec<i64> = all.iter().map(|(_, p, _)| le_i64(p)).collect();
+        let (pushed, arrow) = other_outputs(&reader, &file, c);
+        for (how, got) in [("push decoder", pushed), ("Arrow", arrow)] {
+            if let Some(got) = got {
+                assert!(got == positions, "{how}: other rows than the builder's iterator");
+            }
+        }
+    }
     let (offset, limit) = ((c >> 56) % 8, (c >> 59) % 16);
     let cut = read(&reader, c, (offset, Some(limit)));
     if let (Some(all), Some(cut)) = (all, cut) {
