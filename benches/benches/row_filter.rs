@@ -73,7 +73,7 @@ use arrow_array::{
     ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
     TimestampMicrosecondArray,
 };
-use arrow_buffer::{BooleanBuffer, NullBuffer};
+use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use bytes::Bytes;
 use criterion::measurement::WallTime;
@@ -82,9 +82,7 @@ use criterion::{
 };
 use parq::array::Array;
 use parq::column::{Column, Values};
-use parq::predicate::col;
-use parq::predicate::eval::take_array;
-use parq::read::{ParquetReader, ReadOptions};
+use parq_benches::row_filter::{self, BATCH, COLUMNS};
 use parq_benches::{iter, random_string, validity, Rng};
 use parquet::arrow::arrow_reader::{
     ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReader,
@@ -97,10 +95,8 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use serde_json::Value;
 
 const RG_ROWS: usize = 1 << 20;
-const BATCH: usize = 8192;
 const RUN: usize = 1000;
 const DISTINCT: u64 = 1000;
-const COLUMNS: [&str; 6] = ["k", "i", "d", "s1", "s2", "t"];
 /// `(label, x)`: the filter `k < x` passes about `x / 1000` of the rows.
 const FILTERS: [(&str, i32); 6] = [
     ("0.1%", 1),
@@ -188,56 +184,8 @@ fn file(keys: &[i32], nulls: bool) -> Bytes {
     Bytes::from(out)
 }
 
-fn parq_reader(bytes: &Bytes) -> ParquetReader<Bytes> {
-    let options = ReadOptions::default().with_threads(1);
-    ParquetReader::with_options(bytes.clone(), options).unwrap()
-}
-
-/// parq's filtered read of `k < x`, in batches of [`BATCH`] rows.
-fn parq_filter(bytes: &Bytes, x: i32, mut each: impl FnMut(usize, Vec<Array>)) {
-    let reader = parq_reader(bytes);
-    let batches = reader
-        .read_builder()
-        .with_projection(COLUMNS)
-        .with_filter(col("k").lt(x))
-        .with_batch_size(BATCH)
-        .build()
-        .unwrap();
-    for b in batches {
-        let b = b.unwrap();
-        each(b.num_rows, b.arrays);
-    }
-}
-
-/// parq reading every row, then `k < x` on each batch's `k` and `take_array` of its rows on
-/// every array.
-fn parq_scan_then_filter(bytes: &Bytes, x: i32, mut each: impl FnMut(usize, Vec<Array>)) {
-    let reader = parq_reader(bytes);
-    for b in reader.array_batches(&COLUMNS, BATCH).unwrap() {
-        let b = b.unwrap();
-        let mask = match &b.arrays[0] {
-            Array::Primitive(Column {
-                values: Values::Int32(k),
-                validity,
-                ..
-            }) => {
-                let mask = BooleanBuffer::collect_bool(b.num_rows, |r| k[r] < x);
-                match validity {
-                    Some(v) => &mask & v.inner(),
-                    None => mask,
-                }
-            }
-            other => panic!("k read as {other:?}"),
-        };
-        // The indices once for the six arrays, as a careful caller would.
-        let rows: Vec<usize> = mask.set_indices().collect();
-        let kept: Vec<Array> = b.arrays.iter().map(|a| take_array(a, &rows)).collect();
-        each(rows.len(), kept);
-    }
-}
-
 fn parq_scan(bytes: &Bytes) -> usize {
-    let reader = parq_reader(bytes);
+    let reader = row_filter::reader(bytes);
     reader
         .array_batches(&COLUMNS, BATCH)
         .unwrap()
@@ -277,11 +225,11 @@ fn parquet_scan(bytes: &Bytes) -> usize {
 fn count(name: &str, bytes: &Bytes, x: i32) -> usize {
     let mut rows = 0;
     match name {
-        "parq_filter" => parq_filter(bytes, x, |n, b| {
+        "parq_filter" => row_filter::filter(bytes, x, |n, b| {
             rows += n;
             black_box(b);
         }),
-        "parq_scan_then_filter" => parq_scan_then_filter(bytes, x, |n, b| {
+        "parq_scan_then_filter" => row_filter::scan_then_filter(bytes, x, |n, b| {
             rows += n;
             black_box(b);
         }),
@@ -311,8 +259,8 @@ fn i_values(name: &str, bytes: &Bytes, x: i32) -> Vec<Option<i64>> {
         other => panic!("i read as {other:?}"),
     };
     match name {
-        "parq_filter" => parq_filter(bytes, x, &mut parq),
-        "parq_scan_then_filter" => parq_scan_then_filter(bytes, x, &mut parq),
+        "parq_filter" => row_filter::filter(bytes, x, &mut parq),
+        "parq_scan_then_filter" => row_filter::scan_then_filter(bytes, x, &mut parq),
         "parquet_row_filter" => {
             for b in parquet_row_filter(bytes, x) {
                 out.extend(b.unwrap().column(1).as_primitive::<Int64Type>().iter());

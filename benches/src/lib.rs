@@ -203,3 +203,68 @@ pub fn struct_ab(rows: usize) -> ArrayRef {
         Some(NullBuffer::from(valid)),
     ))
 }
+
+/// The `row_filter` bench's two parq readers, shared with `filter_once`.
+pub mod row_filter {
+    use arrow_buffer::BooleanBuffer;
+    use bytes::Bytes;
+    use parq::array::Array;
+    use parq::column::{Column, Values};
+    use parq::predicate::col;
+    use parq::predicate::eval::take_array;
+    use parq::read::{ParquetReader, ReadOptions};
+
+    /// Rows per batch.
+    pub const BATCH: usize = 8192;
+    /// Every column of the bench's files.
+    pub const COLUMNS: [&str; 6] = ["k", "i", "d", "s1", "s2", "t"];
+
+    /// The file read on one thread.
+    pub fn reader(bytes: &Bytes) -> ParquetReader<Bytes> {
+        let options = ReadOptions::default().with_threads(1);
+        ParquetReader::with_options(bytes.clone(), options).unwrap()
+    }
+
+    /// parq's filtered read of `k < x`, in batches of [`BATCH`] rows.
+    pub fn filter(bytes: &Bytes, x: i32, mut each: impl FnMut(usize, Vec<Array>)) {
+        let reader = reader(bytes);
+        let batches = reader
+            .read_builder()
+            .with_projection(COLUMNS)
+            .with_filter(col("k").lt(x))
+            .with_batch_size(BATCH)
+            .build()
+            .unwrap();
+        for b in batches {
+            let b = b.unwrap();
+            each(b.num_rows, b.arrays);
+        }
+    }
+
+    /// parq reading every row, then `k < x` on each batch's `k` and `take_array` of its rows
+    /// on every array.
+    pub fn scan_then_filter(bytes: &Bytes, x: i32, mut each: impl FnMut(usize, Vec<Array>)) {
+        let reader = reader(bytes);
+        for b in reader.array_batches(&COLUMNS, BATCH).unwrap() {
+            let b = b.unwrap();
+            let mask = match &b.arrays[0] {
+                Array::Primitive(Column {
+                    values: Values::Int32(k),
+                    validity,
+                    ..
+                }) => {
+                    let mask = BooleanBuffer::collect_bool(b.num_rows, |r| k[r] < x);
+                    match validity {
+                        Some(v) => &mask & v.inner(),
+                        None => mask,
+                    }
+                }
+                other => panic!("k read as {other:?}"),
+            };
+            // The indices once for the six arrays, as a careful caller would.
+            let rows: Vec<usize> = mask.set_indices().collect();
+            let kept: Vec<Array> = b.arrays.iter().map(|a| take_array(a, &rows)).collect();
+            each(rows.len(), kept);
+        }
+    }
+}
