@@ -1439,14 +1439,13 @@ impl<S: Source> ParquetReader<S> {
     where
         for<'c> &'c C: Into<Select>,
     {
-        let projection = match selects(projection) {
-            p if p.is_empty() => all_fields(&self.decoder)?,
-            p => p,
-        };
-        self.read_builder()
-            .with_projection(projection)
-            .with_batch_size(batch_size)
-            .build_arrow(None)
+        // Empty here means every field; the builder reads every field when none is set.
+        let projection = selects(projection);
+        let mut read = self.read_builder().with_batch_size(batch_size);
+        if !projection.is_empty() {
+            read = read.with_projection(projection);
+        }
+        read.build_arrow(None)
     }
 }
 

@@ -27,10 +27,10 @@
 //! batches ([`ReadBuilder::build`]), Arrow record batches of a schema the caller may give
 //! as the output hint (`ReadBuilder::build_arrow`, feature `arrow`), or a push decoder for
 //! the caller's own I/O ([`ReadBuilder::build_decoder`]). The other read methods of
-//! [`ParquetReader`] are shorthands for common reads: whole columns
-//! ([`ParquetReader::read_column`] and its siblings) and unfiltered streams
-//! ([`ParquetReader::array_batches`], [`ParquetReader::batches`] for flat leaves, and
-//! `record_batches`, the builder's Arrow read).
+//! [`ParquetReader`] are one-call reads of common shapes: whole columns
+//! ([`ParquetReader::read_column`] and its siblings), unfiltered streams
+//! ([`ParquetReader::array_batches`], [`ParquetReader::batches`] for flat leaves) and
+//! `record_batches` (the builder's Arrow read of a projection).
 //!
 //! # Sources
 //!

@@ -10,7 +10,7 @@
 //! consumer has dropped a run's batches, its buffer is freed, and the next run's buffer is a
 //! fresh allocation: glibc serves buffers this large from the top of its heap or from
 //! `mmap`, trims and unmaps them when they are freed, and the next run faults every page in
-//! again (on a plain 2M-row scan, page faults were half the decode time). A [`Recycler`]
+//! again. A [`Recycler`]
 //! puts a run's buffer back on its thread's shelf when the last Arrow buffer made from it is
 //! dropped, so that the next run, of this decoder or of the next one the thread makes (the
 //! next row group's, the next file's), writes into pages already faulted in.
@@ -134,6 +134,11 @@ impl<T> Shelf<T> {
             shelved,
         }
     }
+
+    /// A shelf of no thread, counting only its own bytes.
+    fn own() -> Arc<Self> {
+        Arc::new(Shelf::new(Arc::default()))
+    }
 }
 
 thread_local! {
@@ -172,7 +177,7 @@ impl<T: 'static> Default for Recycler<T> {
         });
         Recycler {
             // A thread being torn down keeps no shelf: this one is the recycler's own.
-            shelf: shared.unwrap_or_else(|_| Arc::new(Shelf::new(Arc::new(AtomicUsize::new(0))))),
+            shelf: shared.unwrap_or_else(|_| Shelf::own()),
         }
     }
 }
@@ -186,11 +191,11 @@ impl<T> Clone for Recycler<T> {
 }
 
 impl<T: ArrowNativeType + RefUnwindSafe> Recycler<T> {
-    /// A recycler with a shelf of its own, shared with no other (tests, and callers that
-    /// must not take up other readers' buffers).
-    pub fn private() -> Self {
+    /// A recycler with a shelf of its own, shared with no other.
+    #[cfg(test)]
+    fn private() -> Self {
         Recycler {
-            shelf: Arc::new(Shelf::new(Arc::new(AtomicUsize::new(0)))),
+            shelf: Shelf::own(),
         }
     }
 
