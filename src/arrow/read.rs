@@ -897,8 +897,6 @@ pub fn to_record_batch(batch: &ArrayBatch, schema: &SchemaRef) -> Result<RecordB
 pub struct ParquetRecordBatchReader<S: Source> {
     inner: RowBatches<S>,
     converter: RecordBatchConverter,
-    /// The converter's schema, then the virtual columns'.
-    schema: SchemaRef,
 }
 
 /// Turns parq's [`ArrayBatch`]es of a projection into Arrow [`RecordBatch`]es, having asked
@@ -1108,7 +1106,9 @@ impl RecordBatchConverter {
     ) -> Result<Self> {
         let reader = crate::read::push::empty_reader(footer, &options.read);
         let projection = options.projection.clone().unwrap_or_default();
-        Self::new(&reader, &projection, schema, &mut options.read, decoders)
+        let virtual_fields = options.virtual_columns().fields();
+        Self::new(&reader, &projection, schema, &mut options.read, decoders)?
+            .with_virtual_fields(&virtual_fields)
     }
 
     /// A converter of batches without a column (an empty projection: row counts only).
@@ -1127,19 +1127,40 @@ impl RecordBatchConverter {
         self.schema.clone()
     }
 
+    /// This converter, for batches that end with the virtual columns `fields` (row numbers,
+    /// row-group indices) after the projection's.
+    fn with_virtual_fields(mut self, fields: &[crate::field::Field]) -> Result<Self> {
+        if fields.is_empty() {
+            return Ok(self);
+        }
+        let tail = super::to_arrow_schema(fields, None)?;
+        let all: Vec<_> = self
+            .schema
+            .fields()
+            .iter()
+            .chain(tail.fields().iter())
+            .cloned()
+            .collect();
+        self.schema = Arc::new(arrow_schema::Schema::new_with_metadata(
+            all,
+            self.schema.metadata().clone(),
+        ));
+        Ok(self)
+    }
+
     /// `batch` (of the projection this converter was built for, read with the options it
-    /// set) as an Arrow record batch of [`Self::schema`].
+    /// set, then its virtual columns) as an Arrow record batch of [`Self::schema`].
     pub fn convert(&mut self, batch: &ArrayBatch) -> Result<RecordBatch> {
-        if batch.arrays.len() != self.fields.len() {
+        if batch.arrays.len() != self.schema.fields().len() {
             return Err(Error::InvalidArgument(format!(
                 "a batch of {} columns for a converter of {}",
                 batch.arrays.len(),
-                self.fields.len()
+                self.schema.fields().len()
             )));
         }
+        let projected = self.fields.len();
         let mut columns = Vec::with_capacity(batch.arrays.len());
-        for (i, (a, f)) in batch
-            .arrays
+        for (i, (a, f)) in batch.arrays[..projected]
             .iter()
             .zip(self.schema.fields().iter())
             .enumerate()
@@ -1162,6 +1183,12 @@ impl RecordBatchConverter {
                 _ => to_arrow_array(a, f.data_type())?,
             };
             columns.push(column);
+        }
+        for (a, f) in batch.arrays[projected..]
+            .iter()
+            .zip(&self.schema.fields()[projected..])
+        {
+            columns.push(to_arrow_array(a, f.data_type())?);
         }
         RecordBatch::try_new_with_options(
             self.schema.clone(),
@@ -1280,35 +1307,12 @@ fn keys_column(
 impl<S: Source> ParquetRecordBatchReader<S> {
     /// The schema of every batch.
     pub fn arrow_schema(&self) -> SchemaRef {
-        self.schema.clone()
+        self.converter.schema()
     }
 
     /// What pruning and the filter did so far.
     pub fn stats(&self) -> crate::predicate::FilterStats {
         self.inner.stats()
-    }
-
-    /// `batch` as Arrow: its projected arrays by the converter, its virtual columns after.
-    fn convert(&mut self, mut batch: ArrayBatch) -> Result<RecordBatch> {
-        let projected = self.converter.fields.len();
-        if batch.arrays.len() == projected {
-            return self.converter.convert(&batch);
-        }
-        let virtual_arrays = batch.arrays.split_off(projected.min(batch.arrays.len()));
-        batch.fields.truncate(projected);
-        let mut columns = self.converter.convert(&batch)?.columns().to_vec();
-        for (a, f) in virtual_arrays
-            .iter()
-            .zip(&self.schema.fields()[projected..])
-        {
-            columns.push(to_arrow_array(a, f.data_type())?);
-        }
-        RecordBatch::try_new_with_options(
-            self.schema.clone(),
-            columns,
-            &RecordBatchOptions::new().with_row_count(Some(batch.num_rows)),
-        )
-        .map_err(arrow_err)
     }
 }
 
@@ -1319,7 +1323,7 @@ impl<S: Source> Iterator for ParquetRecordBatchReader<S> {
         let batch = self.inner.next()?;
         Some(
             batch
-                .and_then(|b| self.convert(b))
+                .and_then(|b| self.converter.convert(&b))
                 .map_err(|e| ArrowError::ExternalError(Box::new(e))),
         )
     }
@@ -1327,7 +1331,7 @@ impl<S: Source> Iterator for ParquetRecordBatchReader<S> {
 
 impl<S: Source> RecordBatchReader for ParquetRecordBatchReader<S> {
     fn schema(&self) -> SchemaRef {
-        self.schema.clone()
+        self.converter.schema()
     }
 }
 
@@ -1383,24 +1387,9 @@ impl<S: Source> ReadBuilder<'_, S> {
             RecordBatchConverter::new(file, &projection, schema, &mut options, Decoders::Trusted)?
         };
         let inner = self.build_with(options)?;
-        let head = converter.schema();
-        let virtual_fields = &inner.fields()[converter.fields.len()..];
-        let virtual_schema = super::to_arrow_schema(virtual_fields, None)?;
-        let fields: Vec<_> = head
-            .fields()
-            .iter()
-            .chain(virtual_schema.fields().iter())
-            .cloned()
-            .collect();
-        let schema = Arc::new(arrow_schema::Schema::new_with_metadata(
-            fields,
-            head.metadata().clone(),
-        ));
-        Ok(ParquetRecordBatchReader {
-            inner,
-            converter,
-            schema,
-        })
+        let projected = converter.fields.len();
+        let converter = converter.with_virtual_fields(&inner.fields()[projected..])?;
+        Ok(ParquetRecordBatchReader { inner, converter })
     }
 }
 

@@ -215,10 +215,12 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
             .with_materialise(read.materialise)
             .with_offset(read.offset)
             .with_limit(read.limit);
+        options.row_number_column = read.virtual_columns.row_number;
+        options.row_group_column = read.virtual_columns.row_group;
         if let Some(bytes) = read.max_memory {
             options = options.with_memory_budget(bytes);
         }
-        PushDecoder::try_new(reader.footer(), options)?.with_virtual_columns(read.virtual_columns)
+        PushDecoder::try_new(reader.footer(), options)
     }
 
     /// `reader` with the row groups, selection, threads and memory of this read, checked.

@@ -61,8 +61,12 @@ impl<S: Source> PushDriver<S> {
             .with_materialise(materialise)
             .with_offset(offset)
             .with_limit(limit);
-        let decoder = PushDecoder::try_new(reader.footer(), options)?
-            .with_virtual_columns(virtual_columns)?;
+        let options = PushOptions {
+            row_number_column: virtual_columns.row_number,
+            row_group_column: virtual_columns.row_group,
+            ..options
+        };
+        let decoder = PushDecoder::try_new(reader.footer(), options)?;
         Ok(Self::over(reader, decoder))
     }
 

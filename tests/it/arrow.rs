@@ -1669,3 +1669,84 @@ fn build_arrow_reads_as_the_schema_asks_under_a_filter() {
         .build_arrow(Some(one_field));
     assert!(matches!(refused, Err(parq::Error::InvalidArgument(_))));
 }
+
+/// A push decoder whose options ask for virtual columns gives them after the projection,
+/// and a caller's converter built from those options converts them: each row's position in
+/// the file and its row group, under a selection and an exact filter. An inexact filter
+/// cannot say which rows it kept, so it is refused with them.
+#[test]
+fn push_options_give_virtual_columns_that_the_converter_converts() {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type};
+    use arrow_array::{ArrayRef, Int64Array};
+    use arrow_schema::{DataType, Field, Schema};
+    use parq::arrow::RecordBatchConverter;
+    use parq::predicate::col;
+    use parq::read::push::{PushDecoder, PushOptions};
+    use parq::read::{ReadOptions, RowSelection};
+    let n = 10_000i64;
+    let batch = RecordBatch::try_from_iter([(
+        "id",
+        Arc::new(Int64Array::from_iter_values(0..n)) as ArrayRef,
+    )])
+    .unwrap();
+    let file = Bytes::from(write_parq(
+        &[batch],
+        parq::write::WriterOptions::default().with_row_group_rows(3000),
+    ));
+    let options = || {
+        PushOptions::default()
+            .with_read(
+                ReadOptions::default()
+                    .with_row_groups(Some(vec![1, 3]))
+                    .with_selection(Some(RowSelection::from_ranges([2000..9500]))),
+            )
+            .with_projection(Some(vec!["id".into()]))
+            .with_filter(Some(col("id").ge(3100i64)))
+            .with_batch_size(700)
+            .with_row_number_column("_pos")
+            .with_row_group_column("_rg")
+    };
+    let mut opts = options();
+    let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]));
+    let mut converter =
+        RecordBatchConverter::for_push_as(&footer_of(&file), &mut opts, schema).unwrap();
+    let names: Vec<_> = converter
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| (f.name().clone(), f.data_type().clone()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("id".to_string(), DataType::Int64),
+            ("_pos".to_string(), DataType::Int64),
+            ("_rg".to_string(), DataType::Int32)
+        ]
+    );
+    let got = push_batches(&file, opts, &mut converter).unwrap();
+    let mut rows = Vec::new();
+    for b in &got {
+        let (id, pos, rg) = (
+            b.column(0).as_primitive::<Int64Type>(),
+            b.column(1).as_primitive::<Int64Type>(),
+            b.column(2).as_primitive::<Int32Type>(),
+        );
+        for i in 0..b.num_rows() {
+            rows.push((id.value(i), pos.value(i), rg.value(i)));
+        }
+    }
+    let want: Vec<(i64, i64, i32)> = (3100..6000)
+        .chain(9000..9500)
+        .map(|i| (i, i, (i / 3000) as i32))
+        .collect();
+    assert_eq!(rows, want);
+
+    let footer = footer_of(&file);
+    let inexact = options().with_filter_exact(false);
+    assert!(matches!(
+        PushDecoder::try_new(footer, inexact),
+        Err(parq::Error::InvalidArgument(_))
+    ));
+}

@@ -84,6 +84,15 @@ pub struct PushOptions {
     /// selection before anything is planned, so the row groups and pages outside are never
     /// fetched.
     pub limit: Option<u64>,
+    /// Append a column of this name (INT64, required) holding each row's position in the
+    /// file: its row number counting every row of every row group from 0, whatever the
+    /// decoder pruned, skipped or filtered out. Not with an inexact or dynamic
+    /// [`filter`](Self::filter), whose batches would not say which rows they kept.
+    pub row_number_column: Option<String>,
+    /// Append a column of this name (INT32, required) holding the index of each row's row
+    /// group (after the row-number column when both are asked for); as
+    /// [`row_number_column`](Self::row_number_column), not under an inexact filter.
+    pub row_group_column: Option<String>,
 }
 
 impl Default for PushOptions {
@@ -101,6 +110,8 @@ impl Default for PushOptions {
             dynamic_filter: None,
             offset: 0,
             limit: None,
+            row_number_column: None,
+            row_group_column: None,
         }
     }
 }
@@ -164,6 +175,26 @@ impl PushOptions {
     pub fn with_limit(mut self, v: Option<u64>) -> Self {
         self.limit = v;
         self
+    }
+
+    /// These options with [`row_number_column`](Self::row_number_column) set to `name`.
+    pub fn with_row_number_column(mut self, name: impl Into<String>) -> Self {
+        self.row_number_column = Some(name.into());
+        self
+    }
+
+    /// These options with [`row_group_column`](Self::row_group_column) set to `name`.
+    pub fn with_row_group_column(mut self, name: impl Into<String>) -> Self {
+        self.row_group_column = Some(name.into());
+        self
+    }
+
+    /// The virtual columns these options ask for.
+    pub(crate) fn virtual_columns(&self) -> VirtualColumns {
+        VirtualColumns {
+            row_number: self.row_number_column.clone(),
+            row_group: self.row_group_column.clone(),
+        }
     }
 
     /// These options with [`filter_exact`](Self::filter_exact) set to `v`.
@@ -706,7 +737,8 @@ impl PushDecoder {
             })
             .collect();
         let (offset_left, limit_left) = (options.offset, options.limit);
-        Ok(PushDecoder {
+        let virtual_columns = options.virtual_columns();
+        PushDecoder {
             footer,
             options,
             output,
@@ -733,13 +765,14 @@ impl PushDecoder {
             planning_error: None,
             held: Vec::new(),
             failed: false,
-        })
+        }
+        .with_virtual_columns(virtual_columns)
     }
 
     /// Append `columns` (each row's position in the file) to every batch. Not under a
     /// filter that may stop filtering (inexact, or dynamic), whose batches would not say
     /// which rows they kept.
-    pub(crate) fn with_virtual_columns(mut self, columns: VirtualColumns) -> Result<Self> {
+    fn with_virtual_columns(mut self, columns: VirtualColumns) -> Result<Self> {
         let inexact = self.options.dynamic_filter.is_some()
             || (self.filter.is_some() && !self.options.filter_exact);
         if inexact && !columns.is_empty() {
