@@ -1105,10 +1105,16 @@ impl RecordBatchConverter {
         decoders: Decoders,
     ) -> Result<Self> {
         let reader = crate::read::push::empty_reader(footer, &options.read);
-        let projection = options.projection.clone().unwrap_or_default();
         let virtual_fields = options.virtual_columns().fields();
-        Self::new(&reader, &projection, schema, &mut options.read, decoders)?
-            .with_virtual_fields(&virtual_fields)
+        let converter = match options.projection.clone() {
+            // No column: row counts, or virtual columns alone.
+            Some(projection) if projection.is_empty() => Self::empty(),
+            projection => {
+                let projection = projection.unwrap_or_default();
+                Self::new(&reader, &projection, schema, &mut options.read, decoders)?
+            }
+        };
+        converter.with_virtual_fields(&virtual_fields)
     }
 
     /// A converter of batches without a column (an empty projection: row counts only).

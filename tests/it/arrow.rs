@@ -1699,7 +1699,7 @@ fn push_options_give_virtual_columns_that_the_converter_converts() {
             .with_read(
                 ReadOptions::default()
                     .with_row_groups(Some(vec![1, 3]))
-                    .with_selection(Some(RowSelection::from_ranges([2000..9500]))),
+                    .with_selection(Some(RowSelection::from_ranges(std::iter::once(2000..9500)))),
             )
             .with_projection(Some(vec!["id".into()]))
             .with_filter(Some(col("id").ge(3100i64)))
@@ -1742,6 +1742,18 @@ fn push_options_give_virtual_columns_that_the_converter_converts() {
         .map(|i| (i, i, (i / 3000) as i32))
         .collect();
     assert_eq!(rows, want);
+
+    // No projected column: the virtual columns alone.
+    let mut opts = options().with_projection(Some(Vec::new()));
+    let mut converter = RecordBatchConverter::for_push(&footer_of(&file), &mut opts).unwrap();
+    assert_eq!(converter.schema().fields().len(), 2);
+    let got = push_batches(&file, opts, &mut converter).unwrap();
+    let positions: Vec<i64> = got
+        .iter()
+        .flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec())
+        .collect();
+    let want: Vec<i64> = want.iter().map(|&(_, pos, _)| pos).collect();
+    assert_eq!(positions, want);
 
     let footer = footer_of(&file);
     let inexact = options().with_filter_exact(false);

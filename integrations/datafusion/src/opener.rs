@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{new_null_array, ArrayRef, RecordBatch, RecordBatchOptions};
 use datafusion::arrow::compute::CastOptions;
-use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
 use datafusion::common::nested_struct::cast_column;
 use datafusion::common::{exec_datafusion_err, DataFusionError, Result};
 use datafusion::datasource::listing::PartitionedFile;
@@ -102,7 +102,10 @@ pub(crate) struct ParqOpener {
     pub store: Arc<dyn ObjectStore>,
     /// The table's file columns (without partition columns).
     pub file_schema: SchemaRef,
-    /// Indices into `file_schema` to produce, in this order.
+    /// The table's virtual columns (each row's position in its file), which the scan
+    /// produces after the file's columns.
+    pub virtual_columns: Fields,
+    /// Indices into `file_schema` then `virtual_columns` to produce, in this order.
     pub projection: Vec<usize>,
     pub predicate: Option<Arc<dyn PhysicalExpr>>,
     pub batch_size: usize,
@@ -146,6 +149,65 @@ pub(crate) fn metadata_reader(
     ParquetReader::from_footer(source, footer.clone(), options).map_err(parq_err)
 }
 
+/// A virtual column: what a scan produces of each row that no file stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Virtual {
+    /// Its position in the file (DataFusion's `file_row_index()`).
+    RowNumber,
+    /// The index of its row group.
+    RowGroup,
+}
+
+impl Virtual {
+    /// The virtual column `field` is, by its extension type (as DataFusion's Parquet source
+    /// names them).
+    fn of(field: &Field) -> Result<Self> {
+        use arrow_schema::extension::ExtensionType;
+        use datafusion::parquet::arrow::{RowGroupIndex, RowNumber};
+        match field.extension_type_name() {
+            Some(RowNumber::NAME) => Ok(Virtual::RowNumber),
+            Some(RowGroupIndex::NAME) => Ok(Virtual::RowGroup),
+            other => Err(DataFusionError::NotImplemented(format!(
+                "parq does not produce the virtual column {} (extension type {other:?})",
+                field.name()
+            ))),
+        }
+    }
+}
+
+/// The names parq's decoder gives the virtual columns it appends.
+const ROW_NUMBER: &str = "__parq_row_number";
+const ROW_GROUP: &str = "__parq_row_group";
+
+impl ParqOpener {
+    /// The schema of the batches the scan produces (the projected file columns and virtual
+    /// columns, in projection order), and where its virtual columns are.
+    fn output(&self) -> Result<(SchemaRef, Vec<(usize, Virtual)>)> {
+        let files = self.file_schema.fields().len();
+        if self.projection.iter().all(|&i| i < files) {
+            return Ok((
+                Arc::new(self.file_schema.project(&self.projection)?),
+                Vec::new(),
+            ));
+        }
+        let mut fields = Vec::with_capacity(self.projection.len());
+        let mut virtuals = Vec::new();
+        for (at, &i) in self.projection.iter().enumerate() {
+            if i < files {
+                fields.push(self.file_schema.field(i).clone());
+                continue;
+            }
+            let field = self.virtual_columns.get(i - files).ok_or_else(|| {
+                exec_datafusion_err!("column {i} of a table with {files} file columns")
+            })?;
+            virtuals.push((at, Virtual::of(field)?));
+            fields.push(field.as_ref().clone());
+        }
+        let schema = Schema::new_with_metadata(fields, self.file_schema.metadata().clone());
+        Ok((Arc::new(schema), virtuals))
+    }
+}
+
 impl FileOpener for ParqOpener {
     fn open(&self, file: PartitionedFile) -> Result<FileOpenFuture> {
         let counts = Arc::new(FetchCounts::default());
@@ -153,7 +215,7 @@ impl FileOpener for ParqOpener {
             Arc::clone(&self.store),
             Arc::clone(&counts),
         ));
-        let output = Arc::new(self.file_schema.project(&self.projection)?);
+        let (output, virtuals) = self.output()?;
         let predicate = self.predicate.clone();
         let file_schema = Arc::clone(&self.file_schema);
         let (batch_size, limit, metrics) = (self.batch_size, self.limit, self.metrics.clone());
@@ -172,14 +234,18 @@ impl FileOpener for ParqOpener {
                 &metadata_reader(source.clone(), &footer, ReadOptions::default())?,
                 footer.clone(),
                 &output,
+                virtuals,
                 file.range.as_ref().map(|r| r.start..r.end),
             )?;
             metrics.row_groups.add(plan.row_groups.len());
             // A predicate with dynamic filters (join keys, top-k bounds) is followed as they
             // tighten (see `decode`); pruning takes them as they are now.
+            // Virtual columns need an exact filter, one that says which rows it kept: the
+            // dynamic filters are then taken as they are now (DataFusion's filters above still
+            // follow them).
             let dynamic = predicate
                 .as_ref()
-                .filter(|_| filters)
+                .filter(|_| filters && plan.virtuals.is_empty())
                 .map(|p| (Arc::clone(p), snapshot_generation(p)))
                 .filter(|(_, generation)| *generation != 0);
             // The conjuncts parq cannot translate, fixed for the scan (dynamic ones stay out).
@@ -356,8 +422,10 @@ struct ScanPlan {
     footer: Footer,
     row_groups: Vec<usize>,
     /// Per output column: its name in the file and the type parq decodes to, or `None` when
-    /// the file lacks it (it reads as nulls).
+    /// the file lacks it (it reads as nulls) or it is virtual.
     columns: Vec<Option<(String, DataType)>>,
+    /// The output columns that are virtual: their position, and which.
+    virtuals: Vec<(usize, Virtual)>,
     /// Leaf paths (dotted), to find the predicate's leaves.
     leaf_paths: Vec<String>,
     layout: ByteArrayLayout,
@@ -368,6 +436,7 @@ impl ScanPlan {
         reader: &ParquetReader<StoreSource>,
         footer: Footer,
         output: &Schema,
+        virtuals: Vec<(usize, Virtual)>,
         range: Option<Range<i64>>,
     ) -> Result<Self> {
         let file_schema = reader.arrow_schema().map_err(parq_err)?;
@@ -389,7 +458,11 @@ impl ScanPlan {
         let columns: Vec<Option<(String, DataType)>> = output
             .fields()
             .iter()
-            .map(|f| {
+            .enumerate()
+            .map(|(at, f)| {
+                if virtuals.iter().any(|&(v, _)| v == at) {
+                    return None;
+                }
                 let found = file_schema.field_with_name(f.name()).ok()?;
                 let dt = match (found.data_type(), f.data_type()) {
                     (DataType::Utf8 | DataType::LargeUtf8, DataType::Utf8View) => {
@@ -426,6 +499,7 @@ impl ScanPlan {
             footer,
             row_groups,
             columns,
+            virtuals,
             leaf_paths,
             layout: if views {
                 ByteArrayLayout::Views
@@ -528,7 +602,9 @@ fn decode(
         return Ok(futures::stream::empty().boxed());
     }
     let names = plan.names();
-    if names.is_empty() && row_filter.is_none() && dynamic.is_none() {
+    let has = |kind| plan.virtuals.iter().any(|&(_, v)| v == kind);
+    let (row_numbers, row_groups_column) = (has(Virtual::RowNumber), has(Virtual::RowGroup));
+    if names.is_empty() && row_filter.is_none() && dynamic.is_none() && plan.virtuals.is_empty() {
         // No file column is wanted (`COUNT(*)`, or only columns the file lacks): only row
         // counts, and no request.
         let rows = (selected_rows as usize).min(limit);
@@ -567,8 +643,14 @@ fn decode(
         None => options.with_filter(row_filter),
     }
     // DataFusion filters again above the scan: where parq's filter keeps nearly every row,
-    // it stops rather than copy them all.
-    .with_filter_exact(false);
+    // it stops rather than copy them all; unless the batches must say which rows they are.
+    .with_filter_exact(!plan.virtuals.is_empty());
+    if row_numbers {
+        options = options.with_row_number_column(ROW_NUMBER);
+    }
+    if row_groups_column {
+        options = options.with_row_group_column(ROW_GROUP);
+    }
     // Asks the decoders for the layouts the decoded types take as they are: Dictionary
     // columns as keys (not values hashed back into a dictionary every batch), Utf8 and
     // Binary with i32 offsets.
@@ -710,13 +792,29 @@ fn adapt(
     decoded: Vec<ArrayRef>,
     rows: usize,
 ) -> Result<RecordBatch> {
-    let mut decoded = decoded.into_iter();
+    let files = plan.columns.iter().flatten().count();
+    let (file_columns, virtual_columns) = decoded.split_at(files.min(decoded.len()));
+    let mut decoded = file_columns.iter().cloned();
     let columns = output
         .fields()
         .iter()
         .zip(&plan.columns)
-        .map(|(f, c)| match c {
-            None => Ok(new_null_array(f.data_type(), rows)),
+        .enumerate()
+        .map(|(at, (f, c))| match c {
+            None => match plan.virtuals.iter().find(|&&(v, _)| v == at) {
+                // The decoder appends the row numbers, then the row groups.
+                Some(&(_, kind)) => {
+                    let i = usize::from(
+                        kind == Virtual::RowGroup
+                            && plan.virtuals.iter().any(|&(_, v)| v == Virtual::RowNumber),
+                    );
+                    let a = virtual_columns
+                        .get(i)
+                        .ok_or_else(|| exec_datafusion_err!("no {kind:?} column decoded"))?;
+                    Ok(cast_column(a, f.data_type(), &CastOptions::default())?)
+                }
+                None => Ok(new_null_array(f.data_type(), rows)),
+            },
             Some(_) => {
                 let a = decoded.next().expect("one decoded column per file column");
                 if a.data_type() == f.data_type() {

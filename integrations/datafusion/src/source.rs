@@ -4,13 +4,22 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::opener::{ParqOpener, ScanMetrics};
+use arrow_schema::extension::ExtensionType;
+use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode};
 use datafusion::common::Result;
 use datafusion::datasource::physical_plan::{FileOpener, FileScanConfig, FileSource};
 use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
 use datafusion::datasource::table_schema::TableSchema;
+use datafusion::functions::core::file_row_index::FileRowIndexFunc;
+use datafusion::parquet::arrow::RowNumber;
+use datafusion::physical_expr::expressions::Column;
 use datafusion::physical_expr::{conjunction, PhysicalExpr};
+use datafusion::physical_expr_adapter::rewrite::{
+    expr_references_scalar_udf, rewrite_file_row_index_projection,
+};
 use datafusion::physical_plan::filter_pushdown::{FilterPushdownPropagation, PushedDown};
 use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
 use datafusion::physical_plan::projection::ProjectionExprs;
@@ -43,7 +52,14 @@ impl ParqSource {
     pub fn new(table_schema: impl Into<TableSchema>) -> Self {
         let table_schema = table_schema.into();
         ParqSource {
-            projection: SplitProjection::unprojected(&table_schema),
+            projection: split(
+                &table_schema,
+                &ProjectionExprs::from_indices(
+                    &(0..table_schema.table_schema().fields().len()).collect::<Vec<_>>(),
+                    table_schema.table_schema(),
+                ),
+            )
+            .expect("a projection of every column splits"),
             table_schema,
             predicate: None,
             batch_size: None,
@@ -116,6 +132,7 @@ impl FileSource for ParqSource {
         let opener = Arc::new(ParqOpener {
             store: object_store,
             file_schema: Arc::clone(self.table_schema.file_schema()),
+            virtual_columns: self.table_schema.virtual_columns().clone(),
             projection: self.projection.file_indices.clone(),
             predicate: self.predicate.clone(),
             batch_size: self.batch_size.or(base_config.batch_size).unwrap_or(8192),
@@ -128,7 +145,7 @@ impl FileSource for ParqSource {
         ProjectionOpener::try_new(
             self.projection.clone(),
             opener,
-            self.table_schema.file_schema(),
+            &produced_schema(&self.table_schema),
         )
     }
 
@@ -194,10 +211,18 @@ impl FileSource for ParqSource {
         projection: &ProjectionExprs,
     ) -> Result<Option<Arc<dyn FileSource>>> {
         let mut source = self.clone();
-        source.projection = SplitProjection::new(
-            self.table_schema.file_schema(),
-            &source.projection.source.try_merge(projection)?,
-        );
+        let merged = if projection
+            .iter()
+            .any(|p| expr_references_scalar_udf::<FileRowIndexFunc>(&p.expr))
+        {
+            // `file_row_index()` reads the row-number virtual column the scan produces.
+            let (table_schema, row_index) = with_row_index_column(&self.table_schema);
+            source.table_schema = table_schema;
+            rewrite_file_row_index_projection(&self.projection.source, projection, &row_index)?
+        } else {
+            self.projection.source.try_merge(projection)?
+        };
+        source.projection = split(&source.table_schema, &merged)?;
         Ok(Some(Arc::new(source)))
     }
 
@@ -212,4 +237,86 @@ impl FileSource for ParqSource {
             f,
         )
     }
+}
+
+/// The columns a [`ParqOpener`] produces: the file's, then the virtual ones.
+fn produced_schema(table_schema: &TableSchema) -> Schema {
+    let file = table_schema.file_schema();
+    let fields: Vec<_> = file
+        .fields()
+        .iter()
+        .chain(table_schema.virtual_columns().iter())
+        .cloned()
+        .collect();
+    Schema::new_with_metadata(fields, file.metadata().clone())
+}
+
+/// `projection` (over the table: file columns, partition columns, then virtual columns)
+/// split into the columns the opener produces and what DataFusion computes after. The opener
+/// produces the virtual columns after the file's ([`produced_schema`]), so they are split
+/// as file columns placed before the partition columns.
+fn split(table_schema: &TableSchema, projection: &ProjectionExprs) -> Result<SplitProjection> {
+    let virtuals = table_schema.virtual_columns().len();
+    if virtuals == 0 {
+        return Ok(SplitProjection::new(table_schema.file_schema(), projection));
+    }
+    let files = table_schema.file_schema().fields().len();
+    let partitions = table_schema.table_partition_cols().len();
+    let reordered = projection.clone().try_map_exprs(|e| {
+        e.transform(|e| {
+            let Some(c) = e.downcast_ref::<Column>() else {
+                return Ok(Transformed::no(e));
+            };
+            let i = c.index();
+            let j = match i {
+                i if i >= files + partitions => i - partitions,
+                i if i >= files => i + virtuals,
+                i => i,
+            };
+            Ok(if i == j {
+                Transformed::no(e)
+            } else {
+                Transformed::yes(Arc::new(Column::new(c.name(), j)) as Arc<dyn PhysicalExpr>)
+            })
+        })
+        .data()
+    })?;
+    let mut split = SplitProjection::new(&produced_schema(table_schema), &reordered);
+    split.source = projection.clone();
+    Ok(split)
+}
+
+/// `table_schema` with a row-number virtual column, and that column: the one it has, else
+/// one appended under a name no column takes (as DataFusion's Parquet source does).
+fn with_row_index_column(table_schema: &TableSchema) -> (TableSchema, Column) {
+    let offset =
+        table_schema.file_schema().fields().len() + table_schema.table_partition_cols().len();
+    let existing = table_schema
+        .virtual_columns()
+        .iter()
+        .position(|f| f.extension_type_name() == Some(RowNumber::NAME));
+    if let Some(i) = existing {
+        let name = table_schema.virtual_columns()[i].name();
+        return (table_schema.clone(), Column::new(name, offset + i));
+    }
+    let base = "__datafusion_file_row_index";
+    let mut name = base.to_string();
+    let mut suffix = 0;
+    while table_schema.table_schema().field_with_name(&name).is_ok() {
+        suffix += 1;
+        name = format!("{base}_{suffix}");
+    }
+    let field = Arc::new(Field::new(&name, DataType::Int64, true).with_extension_type(RowNumber));
+    let virtuals: Fields = table_schema
+        .virtual_columns()
+        .iter()
+        .cloned()
+        .chain([field])
+        .collect();
+    let index = table_schema.table_schema().fields().len();
+    let schema = TableSchema::builder(Arc::clone(table_schema.file_schema()))
+        .with_table_partition_cols(table_schema.table_partition_cols().clone())
+        .with_virtual_columns(virtuals)
+        .build();
+    (schema, Column::new(&name, index))
 }

@@ -582,3 +582,57 @@ async fn the_row_filter_is_parqs_own_setting() {
     }
     assert!(answers.windows(2).all(|w| w[0] == w[1]));
 }
+
+/// `file_row_index()` reads the row-number virtual column parq's scan produces: each row's
+/// position in its file, counting every row group whatever pruning, the row filter, byte
+/// ranges of other partitions and the partition columns do. Equal to DataFusion's own
+/// reader on a hive-partitioned folder of files of several row groups, on one partition and
+/// on two.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_row_index_equals_the_builtin_reader() {
+    use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    let dir = std::env::temp_dir().join(format!("parq-df-row-index-{}", std::process::id()));
+    for (part, n) in [("a", 30_000i64), ("b", 12_345)] {
+        let x = Int64Array::from_iter_values((0..n).map(|i| i * 7 % 1000));
+        let s = StringArray::from_iter((0..n).map(|i| (i % 9 != 0).then(|| format!("s{i}"))));
+        let batch = RecordBatch::try_from_iter([
+            ("x", Arc::new(x) as ArrayRef),
+            ("s", Arc::new(s) as ArrayRef),
+        ])
+        .unwrap();
+        let options = parq::write::WriterOptions::default()
+            .with_row_group_rows(5000)
+            .with_data_page_row_limit(1000);
+        let mut w = parq::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), options).unwrap();
+        w.write(&batch).unwrap();
+        let folder = dir.join(format!("part={part}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("f.parquet"), w.into_inner().unwrap()).unwrap();
+    }
+    let queries = [
+        "SELECT part, file_row_index(), x, s FROM t",
+        "SELECT file_row_index() FROM t",
+        "SELECT file_row_index(), s FROM t WHERE x > 900",
+        "SELECT x, file_row_index() + 1 FROM t WHERE x = 14 AND part = 'b'",
+        "SELECT x, part FROM t WHERE file_row_index() BETWEEN 4990 AND 10010",
+        "SELECT file_row_index(), x FROM t ORDER BY x DESC, part, file_row_index() LIMIT 7",
+    ];
+    let location = dir.to_str().unwrap();
+    for partitions in [1, 2] {
+        let (parq, builtin) = (session(partitions), session(partitions));
+        for (ctx, format) in [(&parq, "PARQ"), (&builtin, "PARQUET")] {
+            let sql = format!(
+                "CREATE EXTERNAL TABLE t STORED AS {format} PARTITIONED BY (part) \
+                 LOCATION '{location}/'"
+            );
+            ctx.sql(&sql).await.unwrap().collect().await.unwrap();
+        }
+        for sql in queries {
+            let want = rows(&run(&builtin, sql).await.unwrap(), false);
+            let got = rows(&run(&parq, sql).await.unwrap(), false);
+            assert!(!want.is_empty(), "{sql}");
+            assert_eq!(got, want, "{sql} on {partitions} partitions");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
