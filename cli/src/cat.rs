@@ -368,9 +368,6 @@ fn variant_json(field: &Field, array: &Array) -> parq::Result<VariantText> {
     Ok((text, rows))
 }
 
-/// The arrays of a batch of rows and its row count.
-type RowBatch = parq::Result<(Vec<Array>, usize)>;
-
 /// How `parq cat` and `parq head` print rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
@@ -453,28 +450,21 @@ pub fn run<S: Source>(
     if columns.is_empty() {
         return Ok(0);
     }
-    let (fields, mut batches): (Vec<Field>, Box<dyn Iterator<Item = RowBatch>>) = match filter {
-        Some(expr) => {
-            // Pruned, then filtered one row group at a time, up to the limit.
-            let batches = reader
-                .filtered_batches(&columns, expr)?
-                .with_batch_size(4096)
-                .with_limit(limit as u64);
-            let fields = batches.fields().to_vec();
-            (
-                fields,
-                Box::new(batches.map(|b| b.map(|b| (b.arrays, b.num_rows)))),
-            )
-        }
-        None => {
-            let batches = reader.array_batches(&columns, 4096)?;
-            let fields = batches.fields().to_vec();
-            (
-                fields,
-                Box::new(batches.map(|b| b.map(|b| (b.arrays, b.num_rows)))),
-            )
-        }
-    };
+    // With a filter: pruned, then filtered one row group at a time. The limit stops the read
+    // (without a filter, it narrows what is read to its rows).
+    let mut read = reader
+        .read_builder()
+        .with_projection(columns.iter().cloned())
+        .with_batch_size(4096);
+    if let Some(expr) = filter {
+        read = read.with_filter(expr.clone());
+    }
+    if limit != usize::MAX {
+        read = read.with_limit(limit as u64);
+    }
+    let batches = read.build()?;
+    let fields = batches.fields().to_vec();
+    let mut batches = batches.map(|b| b.map(|b| (b.arrays, b.num_rows)));
     // Each projected field under the name it has among all the file's fields, so that a
     // repeated name prints the same whichever columns are asked for.
     let mut tops: Vec<usize> = Vec::new();

@@ -5,13 +5,14 @@
 //! dynamic filter set after the first batch). Errors are fine, but for `Error::Internal`; a
 //! panic, a hang, or a read that disagrees with `ParquetReader` (one row group at a time, as
 //! the push decoder's batches stop at row group ends; under a predicate, the rows
-//! `ParquetReader::prune` keeps; under a filter, `ParquetReader::filtered_batches`) is not.
+//! `ParquetReader::prune` keeps; under a filter, the rows of `ParquetReader::read_filtered`) is not.
 #![no_main]
 
 use std::ops::Range;
 
 use bytes::Bytes;
 use libfuzzer_sys::fuzz_target;
+use parq::array::Array;
 use parq::predicate::{col, Expr};
 use parq::read::push::{
     DecodeResult, DynamicFilter, FooterDecoder, FooterOptions, FooterStep, IoOptions, PushDecoder,
@@ -192,16 +193,15 @@ fn local_read(
     Ok(out)
 }
 
-/// The rows that satisfy `expr`, as `ParquetReader::filtered_batches` gives them.
-fn filtered_read(file: &Bytes, batch_size: usize, expr: &Expr) -> parq::Result<Vec<ArrayBatch>> {
+/// The columns of the rows that satisfy `expr`, whole, as `ParquetReader::read_filtered`
+/// gives them (by its own evaluation and materialisation).
+fn filtered_read(file: &Bytes, expr: &Expr) -> parq::Result<Vec<Array>> {
     let reader = ParquetReader::with_options(file.clone(), options())?;
     let names: Vec<parq::read::Select> = (0..reader.fields()?.len())
         .map(parq::read::Select::Field)
         .collect();
-    reader
-        .filtered_batches(&names, expr)?
-        .with_batch_size(batch_size)
-        .collect()
+    let (columns, _) = reader.read_filtered(&names, expr)?;
+    Ok(columns.into_iter().map(|(_, a)| a).collect())
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -230,7 +230,24 @@ fuzz_target!(|data: &[u8]| {
     let want = match (mode, &expr) {
         // Which rows pass depends on when the filter arrived: finishing is the check.
         (Mode::Dynamic, _) => return,
-        (Mode::Filter, Some(expr)) => filtered_read(&file, batch_size, expr),
+        (Mode::Filter, Some(expr)) => {
+            if let Ok(whole) = filtered_read(&file, expr) {
+                let mut row = 0;
+                for g in &got {
+                    assert!(g.num_rows <= batch_size, "a batch over its size");
+                    for (a, w) in g.arrays.iter().zip(&whole) {
+                        for k in 0..g.num_rows {
+                            assert!(a.value(k) == w.value(row + k), "a row differs from ParquetReader's");
+                        }
+                    }
+                    row += g.num_rows;
+                }
+                if let Some(w) = whole.first() {
+                    assert_eq!(row, w.len(), "rows");
+                }
+            }
+            return;
+        }
         (Mode::Filter, None) | (Mode::Prune, _) => local_read(&file, batch_size, expr.as_ref()),
     };
     if let Ok(want) = want {

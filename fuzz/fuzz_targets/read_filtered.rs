@@ -1,6 +1,6 @@
 //! Filtered reads of a whole file from arbitrary bytes (seeded with the read_file seeds,
 //! behind 8 control bytes): a predicate on one of the file's leaves, then
-//! `filtered_batches` with each way of reading the columns the predicate did not decode
+//! the read builder's filtered stream with each way of reading the columns the predicate did not decode
 //! (`Materialise::{Auto, Selected, Masked}`), a batch size, an offset and a limit, and
 //! `read_filtered`. Errors are fine; a panic, a hang, a batch over its size or past the
 //! limit is not, and where the reads succeed they agree row for row.
@@ -48,15 +48,17 @@ fn streamed(
     how: Materialise,
     (batch_size, offset, limit): (usize, u64, Option<u64>),
 ) -> Option<Vec<Vec<Value>>> {
-    let mut batches = reader
-        .filtered_batches(fields, expr)
-        .ok()?
+    let mut read = reader
+        .read_builder()
+        .with_projection(fields.iter().cloned())
+        .with_filter(expr.clone())
         .with_batch_size(batch_size)
         .with_materialise(how)
         .with_offset(offset);
     if let Some(l) = limit {
-        batches = batches.with_limit(l);
+        read = read.with_limit(l);
     }
+    let batches = read.build().ok()?;
     let mut rows: Vec<Vec<Value>> = vec![Vec::new(); fields.len()];
     let mut total = 0u64;
     for b in batches {
@@ -136,12 +138,12 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(
                 arr.len(),
                 w.len(),
-                "read_filtered and filtered_batches disagree on rows"
+                "read_filtered and the filtered stream disagree on rows"
             );
             for (i, v) in w.iter().enumerate() {
                 assert!(
                     &arr.value(i) == v,
-                    "read_filtered and filtered_batches, row {i}"
+                    "read_filtered and the filtered stream, row {i}"
                 );
             }
         }

@@ -21,8 +21,8 @@ use crate::field::Field;
 use crate::metadata::{ColumnIndex, Type};
 use crate::read::positions::{Positions, VirtualColumns};
 use crate::read::{
-    selects, ArrayBatch, ArrayBatchReader, BatchReader, FileDecoder, ParquetReader, RowSelection,
-    Select, Source,
+    selects, ArrayBatchReader, BatchReader, FileDecoder, ParquetReader, RowSelection, Select,
+    Source,
 };
 use crate::variant::VariantArray;
 use crate::{Error, Result};
@@ -84,145 +84,6 @@ type PageIndex = (ColumnIndex, Vec<Range<u64>>);
 
 /// Page indexes of one row group by leaf column, read on first use (`None`: not usable).
 type PageIndexes = HashMap<usize, Option<PageIndex>>;
-
-/// Batches of the rows that satisfy a predicate; see [`ParquetReader::filtered_batches`].
-///
-/// Row group by row group: the predicate's columns are decoded and evaluated for the rows
-/// pruning left, then the other projected columns are decoded for the matching rows only
-/// (or decoded and filtered, see [`Materialise`]), [`Self::with_batch_size`] rows at a time.
-/// A projected column the predicate decoded is not decoded again.
-pub struct FilteredBatches<S: Source> {
-    file: FileDecoder<S>,
-    columns: Vec<Select>,
-    fields: Vec<Field>,
-    pruned: Pruned,
-    next: usize,
-    batch_size: usize,
-    materialise: Materialise,
-    group: Option<GroupBatches<S>>,
-    /// Matching rows still to pass over, and to return (`None`: all).
-    offset: u64,
-    limit: Option<u64>,
-}
-
-/// Rows per batch of [`FilteredBatches`] unless [`FilteredBatches::with_batch_size`] says.
-pub const FILTERED_BATCH_SIZE: usize = 8192;
-
-impl<S: Source> FilteredBatches<S> {
-    /// The fields every batch holds.
-    pub fn fields(&self) -> &[Field] {
-        &self.fields
-    }
-
-    /// What pruning did, and the rows matched in the row groups read so far.
-    pub fn stats(&self) -> &FilterStats {
-        &self.pruned.stats
-    }
-
-    /// At most `rows` rows per batch (at least 1; default [`FILTERED_BATCH_SIZE`]). Batches
-    /// never span row groups.
-    pub fn with_batch_size(mut self, rows: usize) -> Self {
-        self.batch_size = rows.max(1);
-        self
-    }
-
-    /// How the columns the predicate did not decode are read (default
-    /// [`Materialise::Auto`]).
-    pub fn with_materialise(mut self, how: Materialise) -> Self {
-        self.materialise = how;
-        self
-    }
-
-    /// Pass over the first `rows` matching rows (in file order): row groups whose matches
-    /// all fall in them are evaluated, but their other columns are not decoded.
-    pub fn with_offset(mut self, rows: u64) -> Self {
-        self.offset = rows;
-        self
-    }
-
-    /// At most `rows` matching rows in all (after [`Self::with_offset`]); no row group is
-    /// evaluated once they are returned.
-    pub fn with_limit(mut self, rows: u64) -> Self {
-        self.limit = Some(rows);
-        self
-    }
-
-    fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
-        loop {
-            if self.limit == Some(0) {
-                self.group = None;
-                return Ok(None);
-            }
-            if let Some(g) = &mut self.group {
-                if let Some((mut num_rows, mut arrays)) = g.next(self.batch_size)? {
-                    // Rows up to the offset are passed over (slices: nothing is copied).
-                    if self.offset > 0 {
-                        let skip = num_rows.min(self.offset as usize);
-                        self.offset -= skip as u64;
-                        if skip == num_rows {
-                            continue;
-                        }
-                        num_rows -= skip;
-                        arrays = arrays.iter().map(|a| a.slice(skip, num_rows)).collect();
-                    }
-                    if let Some(left) = &mut self.limit {
-                        if num_rows as u64 > *left {
-                            num_rows = *left as usize;
-                            arrays = arrays.iter().map(|a| a.slice(0, num_rows)).collect();
-                        }
-                        *left -= num_rows as u64;
-                    }
-                    return Ok(Some(ArrayBatch {
-                        num_rows,
-                        fields: self.fields.clone(),
-                        arrays,
-                    }));
-                }
-                self.group = None;
-            }
-            let Some(g) = self.pruned.groups.get(self.next) else {
-                return Ok(None);
-            };
-            self.next += 1;
-            let e = self.file.evaluate_groups(
-                &self.pruned.stages,
-                std::slice::from_ref(g),
-                &self.columns,
-                false,
-            )?;
-            let matched = e.matched_rows();
-            self.pruned.stats.rows_matched += matched;
-            if matched <= self.offset {
-                self.offset -= matched;
-                continue;
-            }
-            let by_selection = e.by_selection(self.materialise, self.file.checks_strings());
-            self.group = Some(GroupBatches::new(
-                &self.file,
-                e,
-                &self.columns,
-                self.batch_size,
-                by_selection,
-            )?);
-        }
-    }
-}
-
-impl<S: Source> Iterator for FilteredBatches<S> {
-    type Item = Result<ArrayBatch>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        match self.next_batch() {
-            Ok(b) => b.map(Ok),
-            Err(e) => {
-                // Stop after an error.
-                self.next = self.pruned.groups.len();
-                self.group = None;
-                Some(Err(e))
-            }
-        }
-    }
-}
 
 /// Where a projected column of a filtered batch comes from.
 enum Slot {
@@ -1417,37 +1278,6 @@ impl<S: Source> ParquetReader<S> {
             });
         }
         Ok((out, p.stats))
-    }
-
-    /// [`Self::read_filtered`] as a stream of batches of at most
-    /// [`FILTERED_BATCH_SIZE`] rows ([`FilteredBatches::with_batch_size`]), row group by
-    /// row group, so that memory is bounded by a row group's matches. Pruning is done before
-    /// the first batch; [`FilteredBatches::stats`] counts the rows matched so far.
-    pub fn filtered_batches<C>(&self, columns: &[C], expr: &Expr) -> Result<FilteredBatches<S>>
-    where
-        for<'c> &'c C: Into<Select>,
-    {
-        let columns = selects(columns);
-        let p = self.decoder.prune_groups(expr)?;
-        // Check the projection once, up front.
-        let fields = self
-            .decoder
-            .with_row_groups(Vec::new())
-            .array_batches::<Select>(&columns, 1)?
-            .fields()
-            .to_vec();
-        Ok(FilteredBatches {
-            file: self.decoder.with_row_groups(Vec::new()),
-            columns,
-            fields,
-            pruned: p,
-            next: 0,
-            batch_size: FILTERED_BATCH_SIZE,
-            materialise: Materialise::default(),
-            group: None,
-            offset: 0,
-            limit: None,
-        })
     }
 }
 

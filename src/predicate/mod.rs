@@ -41,8 +41,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Streamed, the same rows come in batches ([`FilteredBatches`]), with an offset and a limit
-//! counted over the matching rows. The predicate's columns are decoded first; the other
+//! Streamed, the same rows come in batches from the read builder
+//! ([`ReadBuilder::with_filter`](crate::read::ReadBuilder::with_filter)), with an offset and a
+//! limit counted over the matching rows. The predicate's columns are decoded first; the other
 //! columns only in row groups with a match, and there either for the matching rows alone or
 //! for every row and then filtered, whichever the matches make cheaper ([`Materialise`]):
 //!
@@ -61,10 +62,13 @@
 //!
 //! let reader = ParquetReader::new(bytes::Bytes::from(file))?;
 //! let batches = reader
-//!     .filtered_batches(&["id", "x"], &col("id").ge(250).and(col("id").lt(260)))?
+//!     .read_builder()
+//!     .with_projection(["id", "x"])
+//!     .with_filter(col("id").ge(250).and(col("id").lt(260)))
 //!     .with_batch_size(4)
 //!     .with_offset(1)
-//!     .with_limit(6);
+//!     .with_limit(6)
+//!     .build()?;
 //! let rows = batches
 //!     .map(|b| b.map(|b| b.num_rows))
 //!     .collect::<Result<Vec<_>, _>>()?;
@@ -151,7 +155,7 @@ pub use bound::BoundPredicate;
 pub use custom::RowPredicate;
 pub use expr::{col, CmpOp, ColumnRef, Expr};
 
-pub use filter::{FilterStats, FilteredBatches, Materialise, FILTERED_BATCH_SIZE, MIN_SKIPPED_RUN};
+pub use filter::{FilterStats, Materialise, MIN_SKIPPED_RUN};
 pub use literal::Literal;
 pub use parse::ParseError;
 

@@ -313,9 +313,12 @@ proptest! {
                 // one must not check it either.
                 for how in [Materialise::Auto, Materialise::Selected, Materialise::Masked] {
                     let rows: parq::Result<usize> = reader
-                        .filtered_batches(&["s"], &expr)
-                        .unwrap()
+                        .read_builder()
+                        .with_projection(["s"])
+                        .with_filter(expr.clone())
                         .with_materialise(how)
+                        .build()
+                        .unwrap()
                         .map(|b| b.map(|b| b.num_rows))
                         .sum();
                     prop_assert_eq!(rows.unwrap(), values.len() - 1, "{:?}", how);
@@ -324,7 +327,10 @@ proptest! {
                 prop_assert_eq!(whole[0].1.len(), values.len() - 1);
                 let expr = Expr::parse(&format!("id = {row}")).unwrap();
                 let e = reader
-                    .filtered_batches(&["s"], &expr)
+                    .read_builder()
+                    .with_projection(["s"])
+                    .with_filter(expr.clone())
+                    .build()
                     .unwrap()
                     .find_map(|b| b.err())
                     .expect("the bad row");

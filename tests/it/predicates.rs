@@ -180,10 +180,13 @@ fn id_and_other() -> ParquetReader {
 fn filtered_others(reader: &ParquetReader, expr: &Expr, how: Materialise) -> Vec<i64> {
     let mut out = Vec::new();
     for b in reader
-        .filtered_batches(&["other"], expr)
-        .unwrap()
+        .read_builder()
+        .with_projection(["other"])
+        .with_filter(expr.clone())
         .with_batch_size(64)
         .with_materialise(how)
+        .build()
+        .unwrap()
     {
         let b = b.unwrap();
         assert!(b.num_rows <= 64);
@@ -680,10 +683,13 @@ proptest! {
         for how in [Materialise::Auto, Materialise::Selected, Materialise::Masked] {
             for batch_size in [1, 7, 8192] {
                 let mut batches = reader
-                    .filtered_batches(&["u", "s"], &e)
-                    .unwrap()
+                    .read_builder()
+                    .with_projection(["u", "s"])
+                    .with_filter(e.clone())
                     .with_batch_size(batch_size)
-                    .with_materialise(how);
+                    .with_materialise(how)
+                    .build()
+                    .unwrap();
                 let (mut streamed, mut streamed_s) = (Vec::new(), Vec::new());
                 for b in &mut batches {
                     let b = b.unwrap();
@@ -699,17 +705,20 @@ proptest! {
                     .map(|k| rows[k as usize].s.as_ref().map(|s| s.as_bytes().to_vec()))
                     .collect();
                 prop_assert_eq!(streamed_s, want_s, "{:?}, batches of {}", how, batch_size);
-                prop_assert_eq!(batches.stats(), &stats);
+                prop_assert_eq!(batches.stats(), stats.clone());
             }
             // An offset and a limit count matching rows, in file order, across row groups.
             for (offset, limit) in [(0, 0), (1, 3), (5, 1000), (rows.len() as u64, 1)] {
                 let batches = reader
-                    .filtered_batches(&["u"], &e)
-                    .unwrap()
+                    .read_builder()
+                    .with_projection(["u"])
+                    .with_filter(e.clone())
                     .with_batch_size(4)
                     .with_materialise(how)
                     .with_offset(offset)
-                    .with_limit(limit);
+                    .with_limit(limit)
+                    .build()
+                    .unwrap();
                 let mut got = Vec::new();
                 for b in batches {
                     let b = b.unwrap();
@@ -1376,7 +1385,13 @@ fn three_columns() -> (ParquetReader, Vec<(i64, i64, String)>) {
 /// `a` of the rows of `reader` that `expr` keeps, streamed.
 fn filtered_a(reader: &ParquetReader, expr: &Expr) -> Vec<i64> {
     let mut out = Vec::new();
-    for b in reader.filtered_batches(&["a"], expr).unwrap() {
+    let batches = reader
+        .read_builder()
+        .with_projection(["a"])
+        .with_filter(expr.clone())
+        .build()
+        .unwrap();
+    for b in batches {
         let b = b.unwrap();
         let Some(Values::Int64(v)) = b.arrays[0].as_primitive().map(|c| &c.values) else {
             panic!("int64 column expected");

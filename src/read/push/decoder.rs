@@ -53,8 +53,7 @@ pub struct PushOptions {
     /// group is left after its statistics; a dictionary page only when the others leave
     /// it. The batches then hold every row that may match, and some that do not: filter
     /// them exactly with [`BoundPredicate`](crate::predicate::BoundPredicate), or read
-    /// with [`ParquetReader::filtered_batches`]. [`PushDecoder::filter_stats`] says what
-    /// was pruned.
+    /// with [`filter`](Self::filter). [`PushDecoder::filter_stats`] says what was pruned.
     pub predicate: Option<Expr>,
     /// Return only the rows that satisfy this predicate (exact, unlike
     /// [`predicate`](Self::predicate)). It prunes as the predicate does; then, row group by
