@@ -18,7 +18,7 @@ use crate::array::Array;
 use crate::bloom::Sbbf;
 use crate::column::Column;
 use crate::field::Field;
-use crate::metadata::{ColumnIndex, Type};
+use crate::metadata::{ColumnIndex, FileMetaData, Type};
 use crate::read::positions::{Positions, VirtualColumns};
 use crate::read::{
     selects, ArrayBatchReader, BatchReader, FileDecoder, ParquetReader, RowSelection, Select,
@@ -653,6 +653,8 @@ impl<S: Source> LeafStream<S> {
 /// columns are planned for the matches alone.
 #[derive(Debug)]
 pub(crate) struct RowGroupFilter {
+    /// The predicate bound, for estimates from statistics.
+    node: Node,
     stages: Stages,
     /// Every leaf column evaluation decodes, in schema order.
     leaves: Vec<usize>,
@@ -676,7 +678,30 @@ impl RowGroupFilter {
         leaves.sort_unstable();
         leaves.dedup();
         let stages = Stages::of(&node, &file.schema);
-        Ok(RowGroupFilter { stages, leaves })
+        Ok(RowGroupFilter {
+            node,
+            stages,
+            leaves,
+        })
+    }
+
+    /// The share of row group `rg`'s rows this filter is estimated to keep from the row
+    /// group's statistics alone (min / max spread evenly, null counts); `None` where they
+    /// cannot say.
+    pub(crate) fn estimated_share(&self, metadata: &FileMetaData, rg: usize) -> Option<f64> {
+        let group = metadata.row_groups.get(rg)?;
+        let orders = metadata.column_orders.as_ref();
+        self.node.estimated_share(&mut |leaf| {
+            let meta = group.columns.get(leaf.column)?.meta_data.as_ref()?;
+            let order = orders.and_then(|o| o.get(leaf.column));
+            let summary = stats::Summary::of_chunk(
+                meta.statistics.as_ref(),
+                leaf.domain,
+                order,
+                meta.num_values,
+            );
+            stats::pass_estimate(&leaf.test, &summary, u64::try_from(meta.num_values).ok()?)
+        })
     }
 
     /// The leaf columns evaluation reads.

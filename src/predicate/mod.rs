@@ -574,6 +574,38 @@ impl Node {
     }
 
     /// True when `leaf_prunes` shows that no row can satisfy the predicate.
+    /// The share of rows the predicate is estimated to keep, given each leaf's
+    /// (`leaf_share`, from statistics); `None` where a part cannot be estimated. Conjuncts
+    /// are taken as independent; of a disjunction with parts that cannot be estimated, the
+    /// largest share of the others (the disjunction keeps at least those rows).
+    pub(crate) fn estimated_share(
+        &self,
+        leaf_share: &mut impl FnMut(&Leaf) -> Option<f64>,
+    ) -> Option<f64> {
+        match self {
+            Node::And(c) => c
+                .iter()
+                .map(|n| n.estimated_share(leaf_share))
+                .try_fold(1.0, |acc, p| p.map(|p| acc * p)),
+            Node::Or(c) => {
+                let shares: Vec<Option<f64>> =
+                    c.iter().map(|n| n.estimated_share(leaf_share)).collect();
+                if shares.iter().all(Option::is_some) {
+                    Some(1.0 - shares.iter().flatten().map(|p| 1.0 - p).product::<f64>())
+                } else {
+                    shares.into_iter().flatten().reduce(f64::max)
+                }
+            }
+            Node::Leaf(l)
+                if l.metadata_decides() && l.variant.is_none() && l.of_struct.is_none() =>
+            {
+                leaf_share(l)
+            }
+            Node::Leaf(_) | Node::Custom(_) => None,
+            Node::Const(b) => Some(if *b { 1.0 } else { 0.0 }),
+        }
+    }
+
     pub(crate) fn prunes(
         &self,
         leaf_prunes: &mut impl FnMut(&Leaf) -> Result<bool>,

@@ -156,6 +156,61 @@ pub(crate) fn prunes(test: &Test, s: &Summary) -> bool {
     }
 }
 
+/// The share of the `values` values (nulls included) summarised by `s` that satisfy
+/// `test`, estimated as if the non-null values spread evenly over `[min, max]`: for null
+/// tests and orderings of numbers; `None` where the statistics cannot say (no null count,
+/// no bounds, byte arrays, a test of values inside the bounds).
+pub(crate) fn pass_estimate(test: &Test, s: &Summary, values: u64) -> Option<f64> {
+    let nulls = s.null_count?.min(values);
+    if values == 0 {
+        return None;
+    }
+    let non_null = 1.0 - nulls as f64 / values as f64;
+    match test {
+        Test::IsNull => return Some(1.0 - non_null),
+        Test::IsNotNull => return Some(non_null),
+        _ if prunes(test, s) => return Some(0.0),
+        _ => {}
+    }
+    let Test::Cmp {
+        op,
+        value,
+        or_nan: false,
+    } = test
+    else {
+        return None;
+    };
+    let (min, max, v) = (
+        number(s.min.as_ref()?)?,
+        number(s.max.as_ref()?)?,
+        number(value)?,
+    );
+    let width = max - min;
+    if !(width > 0.0) {
+        return None;
+    }
+    let share = match op {
+        CmpOp::Lt | CmpOp::Le => (v - min) / width,
+        CmpOp::Gt | CmpOp::Ge => (max - v) / width,
+        CmpOp::Eq | CmpOp::Ne => return None,
+    };
+    Some(share.clamp(0.0, 1.0) * non_null)
+}
+
+/// A numeric bound as a float (finite), for estimates.
+fn number(s: &Scalar) -> Option<f64> {
+    let x = match s {
+        Scalar::I32(v) => *v as f64,
+        Scalar::U32(v) => *v as f64,
+        Scalar::I64(v) => *v as f64,
+        Scalar::U64(v) => *v as f64,
+        Scalar::F64(v) => *v,
+        Scalar::Dec(v) => *v as f64,
+        Scalar::Bool(_) | Scalar::Bytes(_) => return None,
+    };
+    x.is_finite().then_some(x)
+}
+
 /// The one value every non-null row holds, when the bounds are exact and equal and no `NaN`
 /// hides outside them.
 fn only_value(s: &Summary) -> Option<&Scalar> {
@@ -232,6 +287,34 @@ mod tests {
             &Test::In(vec![Scalar::I32(1), Scalar::I32(15)]),
             &s
         ));
+    }
+
+    #[test]
+    fn shares_are_estimated_over_the_bounds() {
+        // Values 0..=100 in 200 slots, 100 of them null.
+        let mut st = stats(&0i64.to_le_bytes(), &100i64.to_le_bytes());
+        st.null_count = Some(100);
+        let s = Summary::of_chunk(Some(&st), Domain::I64, None, 200);
+        let share = |t: Test| pass_estimate(&t, &s, 200);
+        let near = |got: Option<f64>, want: f64| got.is_some_and(|g| (g - want).abs() < 1e-9);
+        assert!(near(share(cmp(CmpOp::Lt, Scalar::I64(25))), 0.125));
+        assert!(near(share(cmp(CmpOp::Ge, Scalar::I64(25))), 0.375));
+        assert!(near(share(cmp(CmpOp::Gt, Scalar::I64(500))), 0.0));
+        assert!(near(share(cmp(CmpOp::Le, Scalar::I64(500))), 0.5));
+        assert!(near(share(Test::IsNull), 0.5));
+        assert!(near(share(Test::IsNotNull), 0.5));
+        // Values inside the bounds: no estimate.
+        assert_eq!(share(cmp(CmpOp::Eq, Scalar::I64(7))), None);
+        assert!(near(share(cmp(CmpOp::Eq, Scalar::I64(700))), 0.0));
+        // Without a null count or bounds, none.
+        st.null_count = None;
+        let s = Summary::of_chunk(Some(&st), Domain::I64, None, 200);
+        assert_eq!(pass_estimate(&Test::IsNull, &s, 200), None);
+        let s = Summary::of_chunk(Some(&stats(b"a", b"z")), Domain::Bytes, None, 5);
+        assert_eq!(
+            pass_estimate(&cmp(CmpOp::Lt, Scalar::Bytes(b"m".to_vec())), &s, 5),
+            None
+        );
     }
 
     #[test]

@@ -1377,6 +1377,7 @@ fn a_filter_that_need_not_be_exact_stops_where_it_pays_too_little() {
 /// A filter that need not be exact evaluates row groups in file order: bytes of later row
 /// groups that arrive first wait until the first is evaluated, which finds that the filter
 /// pays too little and switches it off, so that no later row group is evaluated at all.
+/// (`a != -1` keeps every row, which statistics cannot tell.)
 #[cfg(feature = "probes")]
 #[test]
 fn an_inexact_filter_evaluates_row_groups_in_order() {
@@ -1386,7 +1387,7 @@ fn an_inexact_filter_evaluates_row_groups_in_order() {
         let f = whole_footer(&file);
         probe::reset();
         let options = PushOptions::default()
-            .with_filter(Some(col("a").ge(0i64)))
+            .with_filter(Some(col("a").ne(-1i64)))
             .with_filter_exact(exact);
         let mut d = PushDecoder::try_new(f, options).unwrap();
         let (mut rows, mut held_back) = (0, None);
@@ -1417,6 +1418,30 @@ fn an_inexact_filter_evaluates_row_groups_in_order() {
             assert_eq!(probe::get("push.filter_dropped"), 1);
             assert!(probe::get("push.filter_waits_in_order") > 0);
         }
+        assert_eq!(probe::get("push.filter_skipped_by_statistics"), 0);
+    }
+}
+
+/// A filter that need not be exact is not evaluated over a row group whose statistics say
+/// it keeps nearly every row (`a >= 5000` keeps half of the first row group of `0..40000`
+/// and all of the three others): those row groups stream unfiltered, the first is
+/// filtered. An exact filter evaluates every row group.
+#[cfg(feature = "probes")]
+#[test]
+fn an_inexact_filter_skips_row_groups_whose_statistics_say_it_keeps_nearly_all() {
+    let options = WriterOptions::default().with_row_group_rows(10_000);
+    let file = one_int64_file(40_000, options, |i| i);
+    for exact in [false, true] {
+        probe::reset();
+        let options = PushOptions::default()
+            .with_filter(Some(col("a").ge(5_000i64)))
+            .with_filter_exact(exact);
+        let (batches, _) = push_read(&file, options, Pushing::WHOLE).unwrap();
+        let rows: usize = batches.iter().map(|b| b.num_rows).sum();
+        assert_eq!(rows, 35_000, "exact {exact}");
+        let skipped = probe::get("push.filter_skipped_by_statistics");
+        assert_eq!(skipped, if exact { 0 } else { 3 }, "exact {exact}");
+        assert_eq!(probe::get("push.filter_passes_all"), 0, "exact {exact}");
     }
 }
 

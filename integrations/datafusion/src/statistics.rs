@@ -1,10 +1,18 @@
 //! Row-group statistics of a footer as DataFusion [`Statistics`].
 //!
-//! Row counts are exact. Per column, for top-level fields stored as one flat leaf: the null
-//! count (exact when every row group has one) and min / max, always reported as inexact so
-//! that DataFusion uses them to prune and estimate but never to answer `MIN`/`MAX` in place of
-//! reading (writers truncate long strings, and files may lie). Nested fields and types
-//! whose stored unit may differ from the table's (timestamps) are left unknown.
+//! What DataFusion's own Parquet source reports, so that a query plans the same (join sides,
+//! broadcast or partitioned joins) whichever reads the files:
+//! - row counts, exact; no total byte size (DataFusion derives it from the projected
+//!   columns' types, or falls back to the row count);
+//! - per column, its in-memory size: exact for fixed-width types (width × rows), else the
+//!   uncompressed size of its column chunks, inexact;
+//! - for top-level fields stored as one flat leaf: the null count (exact when every row
+//!   group has one), min / max (exact only where every row group's statistics say their
+//!   bound is exact, `is_min_value_exact` / `is_max_value_exact`: writers truncate long
+//!   strings) and the distinct count where the writer gave one.
+//!
+//! Nested fields and types whose stored unit may differ from the table's (timestamps) have
+//! no bounds.
 
 use datafusion::arrow::datatypes::{DataType, Schema};
 use datafusion::common::stats::Precision;
@@ -24,11 +32,6 @@ pub fn file_statistics(
         .iter()
         .map(|rg| rg.num_rows.max(0))
         .sum();
-    let bytes: i64 = metadata
-        .row_groups
-        .iter()
-        .map(|rg| rg.total_byte_size.max(0))
-        .sum();
     let column_statistics = table_schema
         .fields()
         .iter()
@@ -40,19 +43,36 @@ pub fn file_statistics(
                 .filter(|(_, l)| l.path.first() == Some(f.name()))
                 .map(|(i, _)| i)
                 .collect();
-            match leaves[..] {
+            let byte_size = match f.data_type().primitive_width() {
+                Some(width) => Precision::Exact(width * rows as usize),
+                None if leaves.is_empty() => Precision::Absent,
+                None => Precision::Inexact(uncompressed_size(metadata, &leaves)),
+            };
+            let statistics = match leaves[..] {
                 [leaf] if schema.leaves[leaf].path.len() == 1 => {
                     leaf_statistics(metadata, schema, leaf, f.data_type())
                 }
                 _ => ColumnStatistics::new_unknown(),
-            }
+            };
+            statistics.with_byte_size(byte_size)
         })
         .collect();
     Statistics {
         num_rows: Precision::Exact(rows as usize),
-        total_byte_size: Precision::Inexact(bytes as usize),
+        total_byte_size: Precision::Absent,
         column_statistics,
     }
+}
+
+/// The uncompressed bytes of the column chunks of `leaves` over every row group.
+fn uncompressed_size(metadata: &FileMetaData, leaves: &[usize]) -> usize {
+    metadata
+        .row_groups
+        .iter()
+        .flat_map(|rg| leaves.iter().filter_map(|&l| rg.columns.get(l)))
+        .filter_map(|c| c.meta_data.as_ref())
+        .map(|m| m.total_uncompressed_size.max(0) as usize)
+        .fold(0usize, usize::saturating_add)
 }
 
 fn leaf_statistics(
@@ -66,6 +86,10 @@ fn leaf_statistics(
     let mut min: Option<ScalarValue> = None;
     let mut max: Option<ScalarValue> = None;
     let mut bounds_known = true;
+    // Whether every row group's bound is exact, as its statistics say.
+    let (mut min_exact, mut max_exact) = (true, true);
+    // The largest distinct count, while every row group has one.
+    let mut distinct: Option<usize> = Some(0);
     for rg in &metadata.row_groups {
         let stats = rg
             .columns
@@ -74,6 +98,10 @@ fn leaf_statistics(
             .and_then(|m| m.statistics.as_ref());
         nulls = match (nulls, stats.and_then(|s| s.null_count)) {
             (Some(n), Some(k)) if k >= 0 => Some(n + k as usize),
+            _ => None,
+        };
+        distinct = match (distinct, stats.and_then(|s| s.distinct_count)) {
+            (Some(n), Some(k)) if k >= 0 => Some(n.max(k as usize)),
             _ => None,
         };
         if rg.num_rows == 0 {
@@ -88,7 +116,11 @@ fn leaf_statistics(
             decode(physical, dt, bytes)
         };
         let (lo, hi) = match stats {
-            Some(s) => (bound(&s.min_value, &s.min), bound(&s.max_value, &s.max)),
+            Some(s) => {
+                min_exact &= s.min_value.is_some() && s.is_min_value_exact == Some(true);
+                max_exact &= s.max_value.is_some() && s.is_max_value_exact == Some(true);
+                (bound(&s.min_value, &s.min), bound(&s.max_value, &s.max))
+            }
             None => (None, None),
         };
         match (lo, hi) {
@@ -105,14 +137,21 @@ fn leaf_statistics(
             _ => bounds_known = false,
         }
     }
-    let inexact = |v: Option<ScalarValue>| match v {
+    let bound = |v: Option<ScalarValue>, exact: bool| match v {
+        Some(v) if bounds_known && exact => Precision::Exact(v),
         Some(v) if bounds_known => Precision::Inexact(v),
+        _ => Precision::Absent,
+    };
+    let distinct_count = match distinct {
+        Some(n) if metadata.row_groups.len() == 1 => Precision::Exact(n),
+        Some(n) if !metadata.row_groups.is_empty() => Precision::Inexact(n),
         _ => Precision::Absent,
     };
     ColumnStatistics {
         null_count: nulls.map_or(Precision::Absent, Precision::Exact),
-        min_value: inexact(min),
-        max_value: inexact(max),
+        min_value: bound(min, min_exact),
+        max_value: bound(max, max_exact),
+        distinct_count,
         ..ColumnStatistics::new_unknown()
     }
 }

@@ -713,6 +713,7 @@ impl PushDecoder {
                         return None;
                     }
                 }
+                let filter = group_filter(filter.as_ref(), &meta, rg, options.filter_exact);
                 Some(Group {
                     rg,
                     first_row: rows.start,
@@ -731,7 +732,7 @@ impl PushDecoder {
                     } else {
                         FilterStage::Off
                     },
-                    row_filter: filter.clone(),
+                    row_filter: filter,
                 })
             })
             .collect();
@@ -1404,9 +1405,10 @@ impl PushDecoder {
                 i += 1;
                 continue;
             }
-            g.row_filter = self.filter.clone();
-            g.leaves = self.filter.as_ref().map(|f| f.leaves().to_vec());
-            g.filter = if self.filter.is_some() {
+            g.row_filter =
+                group_filter(self.filter.as_ref(), meta, g.rg, self.options.filter_exact);
+            g.leaves = g.row_filter.as_ref().map(|f| f.leaves().to_vec());
+            g.filter = if g.row_filter.is_some() {
                 FilterStage::Predicate
             } else {
                 FilterStage::Off
@@ -1562,6 +1564,28 @@ fn bind_pruning(
 }
 
 /// The exact filter `expr`, bound to `footer`'s file.
+/// The filter of row group `rg`: `filter`, unless it need not be exact and the row group's
+/// statistics say it would keep [`FILTER_DROP_RATIO`] of the rows or more (probe
+/// `push.filter_skipped_by_statistics`): the caller filters after, and evaluating it would
+/// cost more than it saves, as [`PushDecoder::filter_step`] finds only once it has paid.
+fn group_filter(
+    filter: Option<&Arc<RowGroupFilter>>,
+    meta: &crate::metadata::FileMetaData,
+    rg: usize,
+    exact: bool,
+) -> Option<Arc<RowGroupFilter>> {
+    let filter = filter?;
+    if !exact
+        && filter
+            .estimated_share(meta, rg)
+            .is_some_and(|share| share >= FILTER_DROP_RATIO)
+    {
+        probe::hit("push.filter_skipped_by_statistics");
+        return None;
+    }
+    Some(Arc::clone(filter))
+}
+
 fn bind_filter(
     footer: &Footer,
     read: &ReadOptions,
