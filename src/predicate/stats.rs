@@ -186,7 +186,7 @@ pub(crate) fn pass_estimate(test: &Test, s: &Summary, values: u64) -> Option<f64
         number(value)?,
     );
     let width = max - min;
-    if !(width > 0.0) {
+    if width <= 0.0 || !width.is_finite() {
         return None;
     }
     let share = match op {

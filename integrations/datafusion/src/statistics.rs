@@ -9,7 +9,8 @@
 //! - for top-level fields stored as one flat leaf: the null count (exact when every row
 //!   group has one), min / max (exact only where every row group's statistics say their
 //!   bound is exact, `is_min_value_exact` / `is_max_value_exact`: writers truncate long
-//!   strings) and the distinct count where the writer gave one.
+//!   strings; for floats, also that there is no NaN, which bounds leave out) and the
+//!   distinct count where the writer gave one.
 //!
 //! Nested fields and types whose stored unit may differ from the table's (timestamps) have
 //! no bounds.
@@ -117,8 +118,12 @@ fn leaf_statistics(
         };
         let (lo, hi) = match stats {
             Some(s) => {
-                min_exact &= s.min_value.is_some() && s.is_min_value_exact == Some(true);
-                max_exact &= s.max_value.is_some() && s.is_max_value_exact == Some(true);
+                // Writers leave NaNs out of float bounds; DataFusion orders NaN last.
+                let nan_free = !dt.is_floating() || s.nan_count == Some(0);
+                min_exact &=
+                    nan_free && s.min_value.is_some() && s.is_min_value_exact == Some(true);
+                max_exact &=
+                    nan_free && s.max_value.is_some() && s.is_max_value_exact == Some(true);
                 (bound(&s.min_value, &s.min), bound(&s.max_value, &s.max))
             }
             None => (None, None),
@@ -205,4 +210,74 @@ fn decode(physical: Type, dt: &DataType, b: &[u8]) -> Option<ScalarValue> {
         _ => return None,
     };
     value.cast_to(dt).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::arrow::array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
+    use std::sync::Arc;
+
+    /// A file written by parq (its statistics say their bounds are exact) with an int64, a
+    /// string and a double column holding a NaN, in two row groups.
+    fn statistics_of_written_file() -> (Statistics, Schema) {
+        let batch = RecordBatch::try_from_iter([
+            (
+                "i",
+                Arc::new(Int64Array::from_iter_values(0..100)) as ArrayRef,
+            ),
+            (
+                "s",
+                Arc::new(StringArray::from_iter_values(
+                    (0..100).map(|i| format!("s{i:03}")),
+                )) as ArrayRef,
+            ),
+            (
+                "f",
+                Arc::new(Float64Array::from_iter_values((0..100).map(|i| {
+                    if i == 70 {
+                        f64::NAN
+                    } else {
+                        i as f64
+                    }
+                }))) as ArrayRef,
+            ),
+        ])
+        .unwrap();
+        let options = parq::write::WriterOptions::default().with_row_group_rows(50);
+        let mut w = parq::arrow::ArrowWriter::try_new(Vec::new(), batch.schema(), options).unwrap();
+        w.write(&batch).unwrap();
+        let bytes = bytes::Bytes::from(w.into_inner().unwrap());
+        let reader = parq::read::ParquetReader::new(bytes).unwrap();
+        let schema = batch.schema().as_ref().clone();
+        let stats = file_statistics(reader.metadata(), reader.schema(), &schema);
+        (stats, schema)
+    }
+
+    /// As DataFusion's own Parquet source: exact rows, no total size, per-column sizes
+    /// (exact for fixed widths), bounds exact where the file says so, but not for a float
+    /// column whose bounds leave out a NaN.
+    #[test]
+    fn statistics_are_datafusions_own() {
+        let (stats, _) = statistics_of_written_file();
+        assert_eq!(stats.num_rows, Precision::Exact(100));
+        assert_eq!(stats.total_byte_size, Precision::Absent);
+        let [i, s, f] = &stats.column_statistics[..] else {
+            panic!("three columns")
+        };
+        assert_eq!(i.byte_size, Precision::Exact(800));
+        assert!(matches!(s.byte_size, Precision::Inexact(n) if n > 0));
+        assert_eq!(f.byte_size, Precision::Exact(800));
+        assert_eq!(i.min_value, Precision::Exact(ScalarValue::Int64(Some(0))));
+        assert_eq!(i.max_value, Precision::Exact(ScalarValue::Int64(Some(99))));
+        assert_eq!(i.null_count, Precision::Exact(0));
+        assert_eq!(
+            s.max_value,
+            Precision::Exact(ScalarValue::Utf8(Some("s099".into())))
+        );
+        assert_eq!(
+            f.max_value,
+            Precision::Inexact(ScalarValue::Float64(Some(99.0)))
+        );
+    }
 }

@@ -713,7 +713,7 @@ impl PushDecoder {
                         return None;
                     }
                 }
-                let filter = group_filter(filter.as_ref(), &meta, rg, options.filter_exact);
+                let filter = group_filter(filter.as_ref(), meta, rg, options.filter_exact);
                 Some(Group {
                     rg,
                     first_row: rows.start,

@@ -31,3 +31,39 @@ async fn tpch_queries_equal_in_both_formats() {
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
+
+/// parq's file statistics are the ones DataFusion's own Parquet source gives, so the 22
+/// queries plan their joins alike over either: the same join types, sides and modes
+/// (broadcast or partitioned). (Q15 creates a view first; its join is planned the same.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tpch_joins_plan_as_over_the_builtin_reader() {
+    let dir = tpch(0.01, 4096).await;
+    let parq = session(2);
+    register_tpch(&parq, &dir, Reader::Parq).await;
+    let builtin = session(2);
+    register_tpch(&builtin, &dir, Reader::Builtin).await;
+    /// The plan's joins, each as its operator, mode and join type.
+    async fn joins(ctx: &datafusion::prelude::SessionContext, sql: &str) -> Vec<String> {
+        let plan = ctx
+            .sql(sql)
+            .await
+            .unwrap()
+            .create_physical_plan()
+            .await
+            .unwrap();
+        crate::common::plan_text(&plan)
+            .lines()
+            .filter(|l| l.contains("JoinExec"))
+            .map(|l| l.trim().split(", on=").next().unwrap_or("").to_string())
+            .collect()
+    }
+    let mut differ = Vec::new();
+    for n in (1..=22).filter(|&n| n != 15) {
+        let sql = query(n);
+        let (got, want) = (joins(&parq, &sql).await, joins(&builtin, &sql).await);
+        if got != want {
+            differ.push(format!("q{n}: parq {got:#?}\nbuilt-in {want:#?}"));
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
