@@ -169,6 +169,12 @@ pub(crate) struct Driver {
 }
 
 impl Driver {
+    /// What the decoder's pruning and filter did so far; `None` while a step runs on the
+    /// blocking pool.
+    pub fn filter_stats(&self) -> Option<crate::predicate::FilterStats> {
+        self.decoder.as_ref().map(|d| d.filter_stats().clone())
+    }
+
     pub fn new(object: Object, decoder: PushDecoder, options: ObjectReadOptions) -> Self {
         Driver {
             object,

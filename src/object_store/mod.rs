@@ -54,7 +54,7 @@ pub use dataset::ObjectDatasetWriter;
 pub use driver::{ObjectReadOptions, BATCHES_PER_BLOCKING_STEP};
 #[cfg(feature = "arrow")]
 pub use reader::RecordBatchStream;
-pub use reader::{BatchStream, FooterCache, ParqObjectReader};
+pub use reader::{BatchStream, FooterCache, ParqObjectReader, StreamStats};
 pub use scan::{Scan, ScanOptions, ScanProgress};
 pub use upload::{ObjectWriteOptions, UploadedObject};
 #[cfg(feature = "arrow")]

@@ -19,6 +19,19 @@ use crate::{Error, Result};
 /// A `Send + 'static` stream of parq batches.
 pub type BatchStream = Pin<Box<dyn Stream<Item = Result<ArrayBatch>> + Send>>;
 
+/// What the pruning and filter of a stream's decoder did so far
+/// ([`ParqObjectReader::stream_with_stats`]); readable while the stream runs and after it
+/// is dropped.
+#[derive(Debug, Clone, Default)]
+pub struct StreamStats(Arc<Mutex<crate::predicate::FilterStats>>);
+
+impl StreamStats {
+    /// The counts as of the stream's last step.
+    pub fn get(&self) -> crate::predicate::FilterStats {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
 /// Decoded footers shared across readers and scans, keyed by object path, size and
 /// version (ETag, else last-modified time), so a replaced object is never served an old
 /// footer.
@@ -327,6 +340,25 @@ impl ParqObjectReader {
     pub fn stream(&self, decoder: PushDecoder) -> BatchStream {
         let driver = Driver::new(self.object.clone(), decoder, self.options.clone());
         driver_stream(driver)
+    }
+
+    /// As [`Self::stream`], with what the decoder's pruning and filter did ([`StreamStats`],
+    /// kept up to date as the stream runs), for an engine's scan metrics.
+    pub fn stream_with_stats(&self, decoder: PushDecoder) -> (BatchStream, StreamStats) {
+        let stats = StreamStats::default();
+        let driver = Driver::new(self.object.clone(), decoder, self.options.clone());
+        let shared = stats.clone();
+        let stream = Box::pin(futures::stream::unfold(driver, move |mut d| {
+            let shared = shared.clone();
+            async move {
+                let next = d.next().await;
+                if let Some(now) = d.filter_stats() {
+                    *shared.0.lock().unwrap_or_else(|e| e.into_inner()) = now;
+                }
+                next.map(|b| (b, d))
+            }
+        }));
+        (stream, stats)
     }
 
     /// As [`Self::stream`], with the first GETs started now (within a tokio runtime).

@@ -1158,3 +1158,31 @@ async fn gets_asked_for_after_a_batch_start_before_the_next_batch() {
     let rest: Vec<_> = batches.try_collect().await.unwrap();
     assert_eq!(rest.len(), 5);
 }
+
+/// A stream's [`StreamStats`](parq::object_store::StreamStats) say what its decoder pruned,
+/// as the stream runs and after it ends: by row-group statistics, then by the page index
+/// (pages of 1000 rows), and the rows left.
+#[tokio::test]
+async fn a_stream_reports_what_its_decoder_pruned() {
+    let file = int_file(40_000, 10_000);
+    let store = store_with("ints.parquet", &file).await;
+    let mut reader = ParqObjectReader::open(store, &Path::from("ints.parquet"))
+        .await
+        .unwrap();
+    let footer = reader.footer().await.unwrap();
+    let options = PushOptions::default()
+        .with_projection(Some(vec!["b".into()]))
+        .with_predicate(Some(col("a").ge(25_500i64)));
+    let decoder = parq::read::push::PushDecoder::try_new(footer, options).unwrap();
+    let (stream, stats) = reader.stream_with_stats(decoder);
+    assert_eq!(stats.get(), parq::predicate::FilterStats::default());
+    let batches: Vec<ArrayBatch> = stream.try_collect().await.unwrap();
+    let rows: usize = batches.iter().map(|b| b.num_rows).sum();
+    // The pages of 25,000..40,000: the predicate prunes, it does not filter.
+    assert_eq!(rows, 15_000);
+    let stats = stats.get();
+    assert_eq!((stats.row_groups, stats.row_groups_pruned), (4, 2));
+    assert_eq!(stats.pruned_by_statistics, 2);
+    assert_eq!(stats.pages_pruned, 5);
+    assert_eq!(stats.rows_selected, 15_000);
+}
