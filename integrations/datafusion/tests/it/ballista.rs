@@ -19,13 +19,7 @@ use crate::common::{
 
 /// The scan of `sql`'s plan (over `ctx`'s tables), encoded and decoded with `codec`.
 async fn round_trip(ctx: &SessionContext, sql: &str) -> (String, String) {
-    let plan = ctx
-        .sql(sql)
-        .await
-        .unwrap()
-        .create_physical_plan()
-        .await
-        .unwrap();
+    let plan = crate::common::physical_plan(ctx, sql).await;
     let codec = ParqPhysicalCodec::default();
     let proto = PhysicalPlanNode::try_from_physical_plan(Arc::clone(&plan), &codec).unwrap();
     let decoded = proto

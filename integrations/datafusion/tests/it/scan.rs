@@ -9,7 +9,7 @@ use object_store::memory::InMemory;
 use object_store::path::Path as StorePath;
 use object_store::{ObjectStoreExt, PutPayload};
 
-use crate::common::{plan_text, query, register, rows, run, session, tpch, Reader};
+use crate::common::{physical_plan, plan_text, query, register, rows, run, session, tpch, Reader};
 
 /// Sum of the scans' metric `name` in an executed plan.
 fn scan_metric(plan: &Arc<dyn ExecutionPlan>, name: &str) -> usize {
@@ -28,13 +28,7 @@ fn scan_metric(plan: &Arc<dyn ExecutionPlan>, name: &str) -> usize {
 }
 
 async fn execute(ctx: &SessionContext, sql: &str) -> (Vec<String>, Arc<dyn ExecutionPlan>) {
-    let plan = ctx
-        .sql(sql)
-        .await
-        .unwrap()
-        .create_physical_plan()
-        .await
-        .unwrap();
+    let plan = physical_plan(ctx, sql).await;
     let batches = collect(Arc::clone(&plan), ctx.task_ctx()).await.unwrap();
     (rows(&batches, false), plan)
 }

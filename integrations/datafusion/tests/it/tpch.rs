@@ -44,13 +44,7 @@ async fn tpch_joins_plan_as_over_the_builtin_reader() {
     register_tpch(&builtin, &dir, Reader::Builtin).await;
     /// The plan's joins, each as its operator, mode and join type.
     async fn joins(ctx: &datafusion::prelude::SessionContext, sql: &str) -> Vec<String> {
-        let plan = ctx
-            .sql(sql)
-            .await
-            .unwrap()
-            .create_physical_plan()
-            .await
-            .unwrap();
+        let plan = crate::common::physical_plan(ctx, sql).await;
         crate::common::plan_text(&plan)
             .lines()
             .filter(|l| l.contains("JoinExec"))

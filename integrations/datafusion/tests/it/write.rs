@@ -21,7 +21,7 @@ use datafusion::datasource::listing::{
 use datafusion::execution::options::ParquetReadOptions;
 use datafusion::prelude::SessionContext;
 
-use crate::common::{plan_text, register, rows, run, session, tpch, Reader};
+use crate::common::{physical_plan, plan_text, register, rows, run, session, tpch, Reader};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("parq-df-write-{name}-{}", std::process::id()));
@@ -31,14 +31,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 async fn physical(ctx: &SessionContext, sql: &str) -> String {
-    let plan = ctx
-        .sql(sql)
-        .await
-        .unwrap()
-        .create_physical_plan()
-        .await
-        .unwrap();
-    plan_text(&plan)
+    plan_text(&physical_plan(ctx, sql).await)
 }
 
 /// Every `.parquet` file under `dir`, sorted.

@@ -213,6 +213,19 @@ pub fn rows(batches: &[RecordBatch], ordered: bool) -> Vec<String> {
 }
 
 /// An executed or planned physical plan as indented text.
+/// The physical plan of `sql` in `ctx`.
+pub async fn physical_plan(
+    ctx: &SessionContext,
+    sql: &str,
+) -> Arc<dyn datafusion::physical_plan::ExecutionPlan> {
+    ctx.sql(sql)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap()
+}
+
 pub fn plan_text(plan: &Arc<dyn datafusion::physical_plan::ExecutionPlan>) -> String {
     datafusion::physical_plan::displayable(plan.as_ref())
         .indent(true)
