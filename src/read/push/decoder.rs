@@ -1563,7 +1563,6 @@ fn bind_pruning(
     Ok((Some((plan, expr)), Some(keep)))
 }
 
-/// The exact filter `expr`, bound to `footer`'s file.
 /// The filter of row group `rg`: `filter`, unless it need not be exact and the row group's
 /// statistics say it would keep [`FILTER_DROP_RATIO`] of the rows or more (probe
 /// `push.filter_skipped_by_statistics`): the caller filters after, and evaluating it would
@@ -1586,6 +1585,7 @@ fn group_filter(
     Some(Arc::clone(filter))
 }
 
+/// The exact filter `expr`, bound to `footer`'s file.
 fn bind_filter(
     footer: &Footer,
     read: &ReadOptions,
