@@ -462,9 +462,8 @@ pub fn run<S: Source>(
     if limit != usize::MAX {
         read = read.with_limit(limit as u64);
     }
-    let batches = read.build()?;
+    let mut batches = read.build()?;
     let fields = batches.fields().to_vec();
-    let mut batches = batches.map(|b| b.map(|b| (b.arrays, b.num_rows)));
     // Each projected field under the name it has among all the file's fields, so that a
     // repeated name prints the same whichever columns are asked for.
     let mut tops: Vec<usize> = Vec::new();
@@ -528,7 +527,9 @@ pub fn run<S: Source>(
         })
         .collect();
     for batch in &mut batches {
-        let (arrays, num_rows) = batch?;
+        let parq::read::ArrayBatch {
+            arrays, num_rows, ..
+        } = batch?;
         let variants: Vec<Option<VariantText>> = fields
             .iter()
             .zip(&arrays)

@@ -573,7 +573,6 @@ impl Node {
         }
     }
 
-    /// True when `leaf_prunes` shows that no row can satisfy the predicate.
     /// The share of rows the predicate is estimated to keep, given each leaf's
     /// (`leaf_share`, from statistics); `None` where a part cannot be estimated. Conjuncts
     /// are taken as independent; of a disjunction with parts that cannot be estimated, the
@@ -606,6 +605,7 @@ impl Node {
         }
     }
 
+    /// True when `leaf_prunes` shows that no row can satisfy the predicate.
     pub(crate) fn prunes(
         &self,
         leaf_prunes: &mut impl FnMut(&Leaf) -> Result<bool>,

@@ -220,7 +220,7 @@ mod tests {
 
     /// A file written by parq (its statistics say their bounds are exact) with an int64, a
     /// string and a double column holding a NaN, in two row groups.
-    fn statistics_of_written_file() -> (Statistics, Schema) {
+    fn statistics_of_written_file() -> Statistics {
         let batch = RecordBatch::try_from_iter([
             (
                 "i",
@@ -249,9 +249,7 @@ mod tests {
         w.write(&batch).unwrap();
         let bytes = bytes::Bytes::from(w.into_inner().unwrap());
         let reader = parq::read::ParquetReader::new(bytes).unwrap();
-        let schema = batch.schema().as_ref().clone();
-        let stats = file_statistics(reader.metadata(), reader.schema(), &schema);
-        (stats, schema)
+        file_statistics(reader.metadata(), reader.schema(), &batch.schema())
     }
 
     /// As DataFusion's own Parquet source: exact rows, no total size, per-column sizes
@@ -259,7 +257,7 @@ mod tests {
     /// column whose bounds leave out a NaN.
     #[test]
     fn statistics_are_datafusions_own() {
-        let (stats, _) = statistics_of_written_file();
+        let stats = statistics_of_written_file();
         assert_eq!(stats.num_rows, Precision::Exact(100));
         assert_eq!(stats.total_byte_size, Precision::Absent);
         let [i, s, f] = &stats.column_statistics[..] else {
