@@ -1073,12 +1073,7 @@ impl<S: Source> FileDecoder<S> {
         let node = Node::bind(expr, &self.schema)?;
         let columns = node.tested_columns();
         let orders = self.metadata.column_orders.as_ref();
-        let mut starts = Vec::with_capacity(self.metadata.row_groups.len());
-        let mut next = 0u64;
-        for rg in &self.metadata.row_groups {
-            starts.push(next);
-            next = next.saturating_add(rg.num_rows.max(0) as u64);
-        }
+        let starts = self.row_group_first_rows();
         let mut stats = FilterStats::default();
         let mut groups = Vec::new();
         for rg in self.selected_row_groups() {

@@ -234,6 +234,8 @@ pub struct ParquetReader<S: Source = Bytes> {
 pub(crate) struct FileDecoder<S: Source> {
     pub(crate) source: Arc<S>,
     pub(crate) metadata: Arc<FileMetaData>,
+    /// See [`Footer::first_rows`](super::push::Footer).
+    pub(crate) first_rows: Arc<[u64]>,
     pub(crate) schema: Arc<SchemaDescriptor>,
     pub(crate) options: ReadOptions,
     /// Decrypts the modules of an encrypted file.
@@ -246,6 +248,7 @@ impl<S: Source> FileDecoder<S> {
     pub(crate) fn footer(&self) -> super::push::Footer {
         super::push::Footer {
             metadata: Arc::clone(&self.metadata),
+            first_rows: Arc::clone(&self.first_rows),
             schema: Arc::clone(&self.schema),
             file_len: self.source.len(),
             #[cfg(feature = "encryption")]
@@ -317,6 +320,7 @@ impl<S: Source> FileDecoder<S> {
         FileDecoder {
             source: Arc::clone(&self.source),
             metadata: Arc::clone(&self.metadata),
+            first_rows: Arc::clone(&self.first_rows),
             schema: Arc::clone(&self.schema),
             options: self.options.clone(),
             #[cfg(feature = "encryption")]
@@ -416,17 +420,8 @@ impl<S: Source> FileDecoder<S> {
             .sum()
     }
 
-    pub(crate) fn row_group_first_rows(&self) -> Vec<u64> {
-        let mut first = 0u64;
-        self.metadata
-            .row_groups
-            .iter()
-            .map(|rg| {
-                let f = first;
-                first = first.saturating_add(rg.num_rows.max(0) as u64);
-                f
-            })
-            .collect()
+    pub(crate) fn row_group_first_rows(&self) -> &[u64] {
+        &self.first_rows
     }
 
     pub(crate) fn selected_rows(&self) -> u64 {
@@ -536,6 +531,7 @@ impl<S: Source> ParquetReader<S> {
             )));
         }
         let metadata = footer.metadata;
+        let first_rows = footer.first_rows;
         let schema = footer.schema;
         #[cfg(feature = "encryption")]
         let decryptor = footer.decryptor;
@@ -551,6 +547,7 @@ impl<S: Source> ParquetReader<S> {
             decoder: FileDecoder {
                 source: Arc::new(source),
                 metadata,
+                first_rows,
                 schema,
                 options,
                 #[cfg(feature = "encryption")]
@@ -587,7 +584,7 @@ impl<S: Source> ParquetReader<S> {
     /// The first file row number of each row group (row group `k` starts at the sum of the
     /// `num_rows` of the row groups before it), for building a [`RowSelection`].
     pub fn row_group_first_rows(&self) -> Vec<u64> {
-        self.decoder.row_group_first_rows()
+        self.decoder.row_group_first_rows().to_vec()
     }
 
     /// Rows the options select: those of the selected row groups, and of the selection when

@@ -1491,3 +1491,63 @@ fn a_dynamic_filter_that_paid_too_little_then_prunes_only() {
         }
     }
 }
+
+/// Many small row groups cost in proportion to their number: each row group's pruning
+/// reads (its column and offset indexes, which lie among every other row group's) are its
+/// own, so no byte is asked for or kept twice; they are asked for together, in a few
+/// requests (the data in one per row group); and
+/// planning walks each row group a bounded number of times (probe `push.plan_visit`), not
+/// once for every batch.
+#[cfg(feature = "probes")]
+#[test]
+fn many_row_groups_are_pruned_and_planned_in_linear_work() {
+    let groups = 1_000;
+    let options = WriterOptions::default()
+        .with_row_group_rows(1)
+        .with_page_index(true);
+    let file = one_int64_file(groups, options, |i| i);
+    for filter in [false, true] {
+        let expr = Some(col("a").ge(0i64));
+        let options = if filter {
+            PushOptions::default().with_filter(expr)
+        } else {
+            PushOptions::default().with_predicate(expr)
+        };
+        probe::reset();
+        let (batches, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
+        assert_eq!(batches.len(), groups as usize, "filter {filter}");
+        // Each row group's data is a request of its own, which may take up to 100 bytes of
+        // the next (a dictionary page header's slack); their pruning reads are a few.
+        let slack = 100 * groups as u64;
+        let asked_bytes: u64 = asked.iter().map(|r| r.end - r.start).sum();
+        assert!(
+            asked_bytes <= file.len() as u64 + slack,
+            "filter {filter}: {asked_bytes} bytes asked of a {}-byte file",
+            file.len()
+        );
+        assert!(
+            asked.len() <= groups as usize + 4,
+            "filter {filter}: {} requests",
+            asked.len()
+        );
+        let (pushed, kept) = (
+            probe::get("push.bytes_pushed"),
+            probe::get("push.bytes_kept"),
+        );
+        assert!(
+            kept <= pushed + slack,
+            "filter {filter}: {kept} bytes kept of {pushed} pushed"
+        );
+        // A filter evaluates each row group through a decoder of its own, which counts too.
+        let settled = probe::get("push.group_settled");
+        assert!(
+            settled >= groups as u64,
+            "filter {filter}: {settled} settled"
+        );
+        let visits = probe::get("push.plan_visit");
+        assert!(
+            visits <= 8 * settled,
+            "filter {filter}: {visits} visits of {settled} row groups"
+        );
+    }
+}

@@ -81,6 +81,13 @@ fn gaps(pieces: &BTreeMap<u64, Bytes>, r: Range<u64>) -> Vec<Range<u64>> {
 #[derive(Debug, Default)]
 pub(crate) struct Spans {
     spans: BTreeMap<u64, (u64, Fill)>,
+    /// Bytes of all the spans.
+    wanted: u64,
+    /// Spans not [`Fill::Full`] yet.
+    unfilled: usize,
+    /// Where the spans start and end, at the widest: a piece outside is passed over without
+    /// a lookup (a decoder offers each piece to every row group it plans).
+    hull: Range<u64>,
 }
 
 /// Sorted, disjoint `ranges` with neighbours closer than `gap` merged.
@@ -128,9 +135,16 @@ impl Spans {
         for r in ranges {
             for piece in self.uncovered(r.clone()) {
                 added += piece.end - piece.start;
+                self.unfilled += 1;
+                self.hull = if self.spans.is_empty() {
+                    piece.clone()
+                } else {
+                    self.hull.start.min(piece.start)..self.hull.end.max(piece.end)
+                };
                 self.spans.insert(piece.start, (piece.end, Fill::Empty));
             }
         }
+        self.wanted += added;
         added
     }
 
@@ -158,6 +172,9 @@ impl Spans {
     /// Take the parts of the piece at `offset` that fall in spans. Returns the bytes kept.
     pub fn push(&mut self, offset: u64, data: &Bytes) -> u64 {
         let end = offset.saturating_add(data.len() as u64);
+        if self.unfilled == 0 || end <= self.hull.start || offset >= self.hull.end {
+            return 0;
+        }
         let mut kept = 0;
         let first = match self.spans.range(..=offset).next_back() {
             Some((&s, (e, _))) if *e > offset => s,
@@ -178,6 +195,7 @@ impl Spans {
                 probe::hit("push.zero_copy_span");
                 kept += hi - lo;
                 *fill = Fill::Full(vec![view(0..e - s)]);
+                self.unfilled -= 1;
                 continue;
             }
             if matches!(fill, Fill::Empty) {
@@ -200,6 +218,7 @@ impl Spans {
             if *covered == e - s {
                 probe::hit("push.span_in_pieces");
                 *fill = Fill::Full(std::mem::take(pieces).into_values().collect());
+                self.unfilled -= 1;
             }
         }
         kept
@@ -224,12 +243,12 @@ impl Spans {
 
     /// True when every span has arrived.
     pub fn complete(&self) -> bool {
-        self.spans.values().all(|(_, f)| matches!(f, Fill::Full(_)))
+        self.unfilled == 0
     }
 
     /// Bytes wanted (held or still to come).
     pub fn wanted_bytes(&self) -> u64 {
-        self.spans.iter().map(|(s, (e, _))| e - s).sum()
+        self.wanted
     }
 
     /// The spans, in file order.

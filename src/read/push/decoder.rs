@@ -364,6 +364,18 @@ struct Group {
     row_filter: Option<Arc<RowGroupFilter>>,
 }
 
+impl Group {
+    /// Planning has nothing left to do for it: all its data is here and no filter waits to
+    /// be evaluated over it. Only the dynamic filter's next version changes that
+    /// ([`PushDecoder::refresh_filter`]).
+    fn settled(&self) -> bool {
+        self.phase == Phase::Data
+            && !self.pruned
+            && !matches!(self.filter, FilterStage::Predicate)
+            && self.spans.complete()
+    }
+}
+
 /// Where a row group stands under an exact filter ([`PushOptions::filter`]).
 enum FilterStage {
     /// No filter.
@@ -500,6 +512,11 @@ pub struct PushDecoder {
     limit_left: Option<u64>,
     /// Bytes the driver already held ([`Self::hold`]), offered to every range planned.
     held: Vec<(u64, Bytes)>,
+    /// The leading groups planning has nothing left to do for ([`Group::settled`]) and the
+    /// bytes they hold: [`Self::plan_ahead`] starts after them, so that a file of many row
+    /// groups is not walked again for every batch.
+    settled: usize,
+    settled_bytes: u64,
     failed: bool,
 }
 
@@ -686,7 +703,7 @@ impl PushDecoder {
             }
             None => (0..meta.row_groups.len()).collect(),
         };
-        let first = empty_reader(&footer, &options.read).row_group_first_rows();
+        let first = Arc::clone(&footer.first_rows);
         let selection = options.read.selection.as_ref();
         let mut stats = FilterStats::default();
         // The exact filter prunes too.
@@ -704,7 +721,7 @@ impl PushDecoder {
                 }
                 if let Some(keep) = &by_statistics {
                     // Row groups left are counted when they are pruned further.
-                    if !keep.contains(&rg) {
+                    if !keep[rg] {
                         stats.row_groups += 1;
                         stats.rows += n;
                         stats.row_groups_pruned += 1;
@@ -764,6 +781,8 @@ impl PushDecoder {
             stats,
             planning_error: None,
             held: Vec::new(),
+            settled: 0,
+            settled_bytes: 0,
             failed: false,
         }
         .with_virtual_columns(virtual_columns)
@@ -812,6 +831,7 @@ impl PushDecoder {
         for g in self
             .groups
             .iter_mut()
+            .skip(self.settled)
             .filter(|g| g.phase != Phase::Unplanned)
         {
             kept += g.spans.push(offset, &data);
@@ -852,11 +872,33 @@ impl PushDecoder {
             return Vec::new();
         }
         self.plan_ahead();
+        // Each row group's data is a request of its own, so that the front one decodes
+        // while the next ones arrive. Their index and pruning reads sit side by side (every
+        // row group's column indexes, then every offset index): those are asked for
+        // together, coalesced, where the first of them would be.
+        let max = self.options.io.max_request_size;
         let mut ranges = Vec::new();
-        for g in self.groups.iter().filter(|g| g.phase != Phase::Unplanned) {
-            for r in g.spans.missing() {
-                split(r, self.options.io.max_request_size, &mut ranges);
+        let mut indexes: Option<(usize, Vec<Range<u64>>)> = None;
+        for g in self.groups.iter().skip(self.settled) {
+            match g.phase {
+                Phase::Unplanned => {}
+                Phase::Prune | Phase::Index => indexes
+                    .get_or_insert_with(|| (ranges.len(), Vec::new()))
+                    .1
+                    .extend(g.spans.missing()),
+                Phase::Data => {
+                    for r in g.spans.missing() {
+                        split(r, max, &mut ranges);
+                    }
+                }
             }
+        }
+        if let Some((at, indexes)) = indexes {
+            let mut cut = Vec::new();
+            for r in coalesce(indexes, self.options.io.coalesce_gap) {
+                split(r, max, &mut cut);
+            }
+            ranges.splice(at..at, cut);
         }
         ranges
     }
@@ -886,6 +928,7 @@ impl PushDecoder {
         loop {
             if self.limit_left == Some(0) {
                 self.current = None;
+                self.unsettle();
                 for done in self.groups.drain(..) {
                     self.released.extend(done.spans.ranges());
                 }
@@ -914,9 +957,7 @@ impl PushDecoder {
                         {
                             self.decoders = decoders;
                         }
-                        if let Some(done) = self.groups.pop_front() {
-                            self.released.extend(done.spans.ranges());
-                        }
+                        self.pop_front();
                         continue;
                     }
                 }
@@ -1003,9 +1044,7 @@ impl PushDecoder {
                             })?;
                             whole.row_group(&reader)?;
                             probe::hit("push.whole_row_group");
-                            if let Some(done) = self.groups.pop_front() {
-                                self.released.extend(done.spans.ranges());
-                            }
+                            self.pop_front();
                             continue;
                         }
                     };
@@ -1124,6 +1163,7 @@ impl PushDecoder {
         let reader = reader_over(&self.footer, &read, source);
         let arrays = whole.parallel(&reader)?;
         probe::hit("push.whole_parallel");
+        self.unsettle();
         for done in self.groups.drain(..) {
             self.released.extend(done.spans.ranges());
         }
@@ -1220,13 +1260,19 @@ impl PushDecoder {
         } else {
             self.options.memory_budget
         };
-        let mut planned: u64 = 0;
+        // The settled groups change nothing below: their bytes count, and the walk would
+        // have stopped among them when they fill the budget.
+        let mut planned = self.settled_bytes;
+        if self.settled > 0 && planned >= budget && self.settled >= self.pipeline_depth() {
+            return;
+        }
         // A filter that need not be exact evaluates row groups in file order: the first one
         // may find that it pays too little and switch itself off for the rest
         // (`drop_filter`), which a row group evaluated ahead of it would have paid for.
         let mut waits_in_order = false;
-        let mut i = 0;
+        let mut i = self.settled;
         while i < self.groups.len() {
+            probe::hit("push.plan_visit");
             // The front row group, and those a pipelined read decodes beside it, are planned
             // whatever the budget.
             let front = i < self.pipeline_depth();
@@ -1284,9 +1330,15 @@ impl PushDecoder {
                 }
                 continue;
             }
-            waits_in_order |= !self.options.filter_exact
-                && matches!(self.groups[i].filter, FilterStage::Predicate);
-            planned += self.groups[i].spans.wanted_bytes();
+            let g = &self.groups[i];
+            waits_in_order |=
+                !self.options.filter_exact && matches!(g.filter, FilterStage::Predicate);
+            planned += g.spans.wanted_bytes();
+            if i == self.settled && g.settled() {
+                probe::hit("push.group_settled");
+                self.settled += 1;
+                self.settled_bytes = planned;
+            }
             if planned >= budget && i + 1 >= self.pipeline_depth() {
                 break;
             }
@@ -1294,11 +1346,31 @@ impl PushDecoder {
         }
     }
 
+    /// Let the front group go, its bytes released.
+    fn pop_front(&mut self) {
+        if let Some(done) = self.groups.pop_front() {
+            if self.settled > 0 {
+                self.settled -= 1;
+                self.settled_bytes -= done.spans.wanted_bytes();
+            }
+            self.released.extend(done.spans.ranges());
+        }
+    }
+
+    /// Walk every group again at the next planning: groups were changed or let go in bulk.
+    fn unsettle(&mut self) {
+        self.settled = 0;
+        self.settled_bytes = 0;
+    }
+
     /// Prune group `i` (see [`PushOptions::predicate`]): ask for what pruning reads, then
     /// prune from the pushed bytes, asking for whatever else it turns out to read (a
     /// dictionary page, a bloom filter of unrecorded length).
+    ///
+    /// A row group's pruning reads join only where they touch: the gap between its column
+    /// indexes and its offset indexes holds the other row groups' indexes, which its spans
+    /// must not take ([`Self::wanted`] coalesces the requests).
     fn prune_step(&mut self, i: usize) -> Result<PruneStep> {
-        let gap = self.options.io.coalesce_gap;
         let Some((plan, expr)) = &self.prune else {
             return Err(Error::internal("pruning without a predicate"));
         };
@@ -1307,7 +1379,7 @@ impl PushDecoder {
             g.prune_asked = true;
             let meta = &self.footer.metadata;
             let ranges = plan.ranges(meta, &self.footer.schema, self.footer.file_len, g.rg);
-            g.spans.want(&coalesce(ranges, gap));
+            g.spans.want(&coalesce(ranges, 0));
             offer_held(&self.held, &mut g.spans);
             if !g.spans.complete() {
                 return Ok(PruneStep::Waiting);
@@ -1329,7 +1401,7 @@ impl PushDecoder {
         );
         let g = &mut self.groups[i];
         if !misses.is_empty() {
-            let added = g.spans.want(&coalesce(misses, gap));
+            let added = g.spans.want(&coalesce(misses, 0));
             offer_held(&self.held, &mut g.spans);
             if added == 0 {
                 return Err(Error::internal("pruning reads bytes it was given"));
@@ -1366,6 +1438,7 @@ impl PushDecoder {
         let (version, expr) = dynamic.latest();
         self.filter_version = version;
         probe::hit("push.dynamic_filter_taken");
+        self.unsettle();
         let meta = &self.footer.metadata;
         self.filter = if self.filter_paid_too_little {
             probe::hit("push.dynamic_filter_prunes_only");
@@ -1386,7 +1459,7 @@ impl PushDecoder {
                 i += 1;
                 continue;
             }
-            if keep.as_ref().is_some_and(|k| !k.contains(&g.rg)) {
+            if keep.as_ref().is_some_and(|k| !k[g.rg]) {
                 if matches!(g.filter, FilterStage::Evaluated(..)) {
                     probe::hit("push.evaluated_group_pruned");
                 }
@@ -1522,7 +1595,8 @@ impl PushDecoder {
 
     /// The next ranges of group `i` and the phase they start: its offset indexes when its
     /// selection leaves rows out (pages may then be skipped) and they are not there yet,
-    /// otherwise its data.
+    /// otherwise its data. Offset indexes join only where they touch, as in
+    /// [`Self::prune_step`].
     fn plan(&self, i: usize) -> (Vec<Range<u64>>, Phase) {
         let g = &self.groups[i];
         let gap = self.options.io.coalesce_gap;
@@ -1530,7 +1604,7 @@ impl PushDecoder {
         if g.phase == Phase::Unplanned && g.partial.is_some() {
             let index = index_ranges(&self.footer.metadata, self.footer.file_len, g.rg, leaves);
             if !index.is_empty() {
-                return (coalesce(index, gap), Phase::Index);
+                return (coalesce(index, 0), Phase::Index);
             }
         }
         let snapshot = if g.phase == Phase::Index {
@@ -1546,19 +1620,22 @@ impl PushDecoder {
 }
 
 /// The predicate and the exact filter (which prunes too) as one pruning plan, and the row
-/// groups their statistics keep; `None`s when there are neither.
+/// groups their statistics keep (by row group index); `None`s when there are neither.
 #[allow(clippy::type_complexity)]
 fn bind_pruning(
     footer: &Footer,
     predicate: Option<&Expr>,
     filter: Option<&Expr>,
-) -> Result<(Option<(PrunePlan, Expr)>, Option<Vec<usize>>)> {
+) -> Result<(Option<(PrunePlan, Expr)>, Option<Vec<bool>>)> {
     let expr = match (predicate, filter) {
         (Some(p), Some(f)) => p.clone().and(f.clone()),
         (Some(e), None) | (None, Some(e)) => e.clone(),
         (None, None) => return Ok((None, None)),
     };
-    let keep = expr.row_groups_by_statistics(&footer.metadata, &footer.schema)?;
+    let mut keep = vec![false; footer.metadata.row_groups.len()];
+    for rg in expr.row_groups_by_statistics(&footer.metadata, &footer.schema)? {
+        keep[rg] = true;
+    }
     let plan = PrunePlan::bind(&expr, &footer.schema)?;
     Ok((Some((plan, expr)), Some(keep)))
 }
@@ -1655,6 +1732,7 @@ fn reader_over<S: Source>(footer: &Footer, options: &ReadOptions, source: S) -> 
     FileDecoder {
         source: Arc::new(source),
         metadata: Arc::clone(&footer.metadata),
+        first_rows: Arc::clone(&footer.first_rows),
         schema: Arc::clone(&footer.schema),
         options: options.clone(),
         #[cfg(feature = "encryption")]

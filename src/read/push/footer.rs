@@ -22,6 +22,9 @@ pub const DEFAULT_FOOTER_SUFFIX: u64 = 64 << 10;
 #[derive(Clone)]
 pub struct Footer {
     pub(crate) metadata: Arc<FileMetaData>,
+    /// Each row group's first row in the file: readers of one row group cut a selection by
+    /// it, so it is summed once, not for every reader.
+    pub(crate) first_rows: Arc<[u64]>,
     pub(crate) schema: Arc<SchemaDescriptor>,
     pub(crate) file_len: u64,
     #[cfg(feature = "encryption")]
@@ -318,6 +321,7 @@ impl FooterDecoder {
             }
         }
         Ok(FooterStep::Done(Footer {
+            first_rows: first_rows(&metadata),
             metadata: Arc::new(metadata),
             schema: Arc::new(schema),
             file_len: len,
@@ -325,6 +329,20 @@ impl FooterDecoder {
             decryptor,
         }))
     }
+}
+
+/// Each row group's first row in the file (the rows before it, saturating).
+pub(crate) fn first_rows(metadata: &FileMetaData) -> Arc<[u64]> {
+    let mut first = 0u64;
+    metadata
+        .row_groups
+        .iter()
+        .map(|rg| {
+            let f = first;
+            first = first.saturating_add(rg.num_rows.max(0) as u64);
+            f
+        })
+        .collect()
 }
 
 /// Decode the footer of `source`, reading what the decoder asks for from it.
