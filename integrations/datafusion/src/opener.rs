@@ -4,13 +4,12 @@
 //!    suffix GET, none when planning already read it).
 //! 2. The row groups whose first column chunk starts in the file range DataFusion assigned
 //!    to this partition (so the ranges of one file split its row groups between partitions).
-//! 3. With a predicate: row-group statistics prune first (no I/O); for the row groups left
-//!    the predicate columns' page indexes are fetched and parq prunes further (page index,
-//!    bloom filters, dictionaries) and by pages, giving a row selection
-//!    ([`crate::store_source`]).
+//! 3. With a predicate: row-group statistics prune first (no I/O); the decoder prunes the
+//!    row groups left by the predicate columns' page indexes, bloom filters and dictionary
+//!    pages, which it fetches as it plans the data (one plan of the bytes, no blocking).
 //! 4. parq's object reader streams the projected columns of the row groups left: a push
 //!    decoder on the task that polls the scan, with the GETs of the next row groups in flight
-//!    while one decodes, and under a selection only the pages it needs.
+//!    while one decodes, and of the pages pruning left only those it needs.
 //! 5. The decoder filters exactly by the conjuncts of the predicate parq evaluates fast
 //!    ([`fast_conjuncts`]) and, with `parq.row_predicates`, by the others over the file's own
 //!    columns, evaluated by DataFusion as parq row predicates
@@ -42,11 +41,10 @@ use datafusion::physical_plan::metrics::{Count, ExecutionPlanMetricsSet, MetricB
 use futures::StreamExt;
 use object_store::{ObjectMeta, ObjectStore};
 use parq::arrow::RecordBatchConverter;
-use parq::metadata::FileMetaData;
-use parq::object_store::{FooterCache, ObjectReadOptions, ParqObjectReader};
+use parq::object_store::{FooterCache, ObjectReadOptions, ParqObjectReader, StreamStats};
 use parq::predicate::{BoundPredicate, Expr};
 use parq::read::push::{DynamicFilter, Footer, PushOptions};
-use parq::read::{ByteArrayLayout, ParquetReader, ReadOptions, RowSelection};
+use parq::read::{ByteArrayLayout, ParquetReader, ReadOptions};
 
 use crate::counted_store::{CountingStore, FetchCounts};
 use crate::store_source::StoreSource;
@@ -268,53 +266,43 @@ impl FileOpener for ParqOpener {
                 statics,
                 filter: DynamicFilter::new(row_filter.clone()),
             });
-            let (row_groups, selection) = match predicate {
-                Some(expr) if !plan.row_groups.is_empty() => {
-                    prune(source.clone(), &footer, &plan, expr, &metrics).await?
-                }
-                _ => (plan.row_groups.clone(), None),
-            };
-            // What pruning fetched (page indexes, bloom filters, dictionary pages), for the
-            // decoder's own pruning by the filter.
-            let held = if row_filter.is_some() || dynamic.is_some() {
-                source.pieces()
-            } else {
-                Vec::new()
-            };
-            let first_rows = first_rows(plan.footer.metadata());
-            let selected: u64 = row_groups
-                .iter()
-                .map(|&rg| {
-                    let n = plan.footer.metadata().row_groups[rg].num_rows.max(0) as u64;
-                    let rows = first_rows[rg]..first_rows[rg] + n;
-                    match &selection {
-                        Some(s) => s
-                            .intersection(&RowSelection::from_ranges([rows]))
-                            .row_count(),
-                        None => n,
+            // Row-group statistics prune here, with no I/O; the decoder prunes the row groups
+            // left by the predicate's page indexes, bloom filters and dictionary pages,
+            // fetching them with the data.
+            // A predicate parq cannot bind to this file (a column it lacks, a literal its
+            // type cannot hold) prunes nothing.
+            let (row_groups, pruning) =
+                match predicate.and_then(|e| Some((by_statistics(&footer, &plan, &e)?, e))) {
+                    Some((kept, expr)) => {
+                        metrics
+                            .row_groups_pruned
+                            .add(plan.row_groups.len() - kept.len());
+                        (kept, Some(expr))
                     }
-                })
+                    None => (plan.row_groups.clone(), None),
+                };
+            let whole_rows: u64 = row_groups
+                .iter()
+                .map(|&rg| plan.footer.metadata().row_groups[rg].num_rows.max(0) as u64)
                 .sum();
-            metrics.rows_selected.add(selected as usize);
             let scan = Scan {
                 row_groups,
-                selection,
-                selected_rows: selected,
+                whole_rows,
                 batch_size,
                 limit,
                 output,
+                pruning,
                 row_filter,
                 dynamic,
-                held,
             };
             let produced = Arc::new(std::sync::atomic::AtomicU64::new(0));
-            let stream = decode(reader, plan, scan, Arc::clone(&produced))?;
+            let (stream, stats) = decode(reader, plan, scan, Arc::clone(&produced))?;
             // Counted when the stream is dropped, also before its end (a limit above).
             let done = Counted {
                 metrics,
                 counts,
                 produced,
-                selected,
+                stats,
                 limited: limit.is_some(),
             };
             Ok(stream
@@ -331,89 +319,64 @@ impl FileOpener for ParqOpener {
 struct Counted {
     metrics: ScanMetrics,
     counts: Arc<FetchCounts>,
-    /// Rows the stream returned, of the `selected` ones.
+    /// Rows the stream returned, of the selected ones.
     produced: Arc<std::sync::atomic::AtomicU64>,
-    selected: u64,
+    stats: ScanStats,
     /// A limit cut the rows: those not returned were not all filtered.
     limited: bool,
+}
+
+/// What a file's decoding pruned and kept.
+enum ScanStats {
+    /// Nothing pruned by the decoder: these rows are selected.
+    Whole(u64),
+    /// The decoder's counts.
+    Decoder(StreamStats),
 }
 
 impl Drop for Counted {
     fn drop(&mut self) {
         self.metrics.add_fetches(&self.counts);
+        let selected = match &self.stats {
+            ScanStats::Whole(rows) => *rows,
+            ScanStats::Decoder(stats) => {
+                let stats = stats.get();
+                self.metrics.row_groups_pruned.add(stats.row_groups_pruned);
+                self.metrics.pages_pruned.add(stats.pages_pruned);
+                stats.rows_selected
+            }
+        };
+        self.metrics.rows_selected.add(selected as usize);
         if !self.limited {
             let out = self.produced.load(Ordering::Relaxed);
             self.metrics
                 .rows_filtered
-                .add(self.selected.saturating_sub(out) as usize);
+                .add(selected.saturating_sub(out) as usize);
         }
     }
 }
 
-/// The first row (file row number) of each row group.
-fn first_rows(metadata: &FileMetaData) -> Vec<u64> {
-    let mut next = 0u64;
-    metadata
-        .row_groups
-        .iter()
-        .map(|rg| {
-            let first = next;
-            next = next.saturating_add(rg.num_rows.max(0) as u64);
-            first
-        })
-        .collect()
-}
-
-/// The row groups of `plan` that `expr` may match, and the rows of them that may: by
-/// row-group statistics first, then (for the row groups left) by parq's pruning over the
-/// predicate columns' page indexes, bloom filters and dictionaries. A predicate parq cannot
-/// bind to this file (a column it lacks, a literal its type cannot hold) prunes nothing.
-async fn prune(
-    source: StoreSource,
+/// The row groups of `plan` that row-group statistics do not rule out for `expr`; `None`
+/// when parq cannot bind `expr` to this file.
+fn by_statistics(
     footer: &Footer,
     plan: &ScanPlan,
-    expr: parq::predicate::Expr,
-    metrics: &ScanMetrics,
-) -> Result<(Vec<usize>, Option<RowSelection>)> {
-    let Ok(by_statistics) = expr.row_groups_by_statistics(footer.metadata(), footer.schema())
-    else {
-        return Ok((plan.row_groups.clone(), None));
-    };
-    let candidates: Vec<usize> = plan
-        .row_groups
-        .iter()
-        .copied()
-        .filter(|rg| by_statistics.contains(rg))
-        .collect();
-    metrics
-        .row_groups_pruned
-        .add(plan.row_groups.len() - candidates.len());
-    if candidates.is_empty() {
-        return Ok((candidates, None));
+    expr: &parq::predicate::Expr,
+) -> Option<Vec<usize>> {
+    let mut keep = vec![false; footer.metadata().row_groups.len()];
+    for rg in expr
+        .row_groups_by_statistics(footer.metadata(), footer.schema())
+        .ok()?
+    {
+        keep[rg] = true;
     }
-    source
-        .prefetch(&plan.page_index_ranges(&expr, &candidates))
-        .await
-        .map_err(parq_err)?;
-    let options = ReadOptions::default().with_row_groups(Some(candidates.clone()));
-    let reader = metadata_reader(source, footer, options)?;
-    let pruned = tokio::task::spawn_blocking(move || reader.prune(&expr))
-        .await
-        .map_err(|e| DataFusionError::External(Box::new(e)))?;
-    let Ok((selection, stats)) = pruned else {
-        return Ok((candidates, None));
-    };
-    metrics.row_groups_pruned.add(stats.row_groups_pruned);
-    metrics.pages_pruned.add(stats.pages_pruned);
-    let first_rows = first_rows(plan.footer.metadata());
-    let kept = candidates
-        .into_iter()
-        .filter(|&rg| {
-            let rows = plan.footer.metadata().row_groups[rg].num_rows.max(0) as u64;
-            selection.intersects(first_rows[rg]..first_rows[rg] + rows)
-        })
-        .collect();
-    Ok((kept, Some(selection)))
+    Some(
+        plan.row_groups
+            .iter()
+            .copied()
+            .filter(|&rg| keep[rg])
+            .collect(),
+    )
 }
 
 /// What one file's scan reads: its footer, the row groups of its range, and for each output
@@ -426,8 +389,6 @@ struct ScanPlan {
     columns: Vec<Option<(String, DataType)>>,
     /// The output columns that are virtual: their position, and which.
     virtuals: Vec<(usize, Virtual)>,
-    /// Leaf paths (dotted), to find the predicate's leaves.
-    leaf_paths: Vec<String>,
     layout: ByteArrayLayout,
 }
 
@@ -489,18 +450,11 @@ impl ScanPlan {
                 Some((f.name().clone(), dt))
             })
             .collect();
-        let leaf_paths: Vec<String> = reader
-            .schema()
-            .leaves
-            .iter()
-            .map(|l| l.path_string())
-            .collect();
         Ok(ScanPlan {
             footer,
             row_groups,
             columns,
             virtuals,
-            leaf_paths,
             layout: if views {
                 ByteArrayLayout::Views
             } else {
@@ -517,38 +471,6 @@ impl ScanPlan {
             .map(|(n, _)| n.clone())
             .collect()
     }
-
-    /// Column and offset indexes of the predicate's leaf columns in `row_groups`.
-    fn page_index_ranges(
-        &self,
-        expr: &parq::predicate::Expr,
-        row_groups: &[usize],
-    ) -> Vec<Range<u64>> {
-        let wanted: Vec<usize> = expr
-            .columns()
-            .iter()
-            .filter_map(|c| self.leaf_paths.iter().position(|p| p == c))
-            .collect();
-        let mut out = Vec::new();
-        for &rg in row_groups {
-            for &leaf in &wanted {
-                let Some(c) = self.footer.metadata().row_groups[rg].columns.get(leaf) else {
-                    continue;
-                };
-                for (off, len) in [
-                    (c.column_index_offset, c.column_index_length),
-                    (c.offset_index_offset, c.offset_index_length),
-                ] {
-                    if let (Some(off), Some(len)) = (off, len) {
-                        if off >= 0 && len > 0 {
-                            out.push(off as u64..off as u64 + len as u64);
-                        }
-                    }
-                }
-            }
-        }
-        out
-    }
 }
 
 /// Where a column chunk's pages start: its dictionary page, else its first data page.
@@ -563,51 +485,54 @@ fn chunk_start(c: &parq::metadata::ColumnChunk) -> u64 {
 /// What [`decode`] reads of a file, beside its plan.
 struct Scan {
     row_groups: Vec<usize>,
-    selection: Option<RowSelection>,
-    /// Rows `selection` leaves in `row_groups`.
-    selected_rows: u64,
+    /// The rows of `row_groups`.
+    whole_rows: u64,
     batch_size: usize,
     limit: Option<usize>,
     output: SchemaRef,
+    /// The predicate the decoder prunes by (page indexes, bloom filters, dictionaries).
+    pruning: Option<Expr>,
     /// The decoder's exact filter.
     row_filter: Option<Expr>,
     /// The same, followed as DataFusion's dynamic filters tighten.
     dynamic: Option<FollowedFilter>,
-    /// Bytes already fetched (page indexes), offered to the decoder.
-    held: Vec<(u64, bytes::Bytes)>,
 }
 
 /// The batches of the scan, up to `limit` rows: row counts only when no file column is
 /// wanted, else parq's object reader stream (see the module doc) as batches of `output`,
-/// filtered in the decoder when there is a row filter. Rows out are added to `produced`.
+/// filtered in the decoder when there is a row filter. Rows out are added to `produced`;
+/// the stats say what the decoder pruned.
 fn decode(
     reader: ParqObjectReader,
     plan: ScanPlan,
     scan: Scan,
     produced: Arc<std::sync::atomic::AtomicU64>,
-) -> Result<futures::stream::BoxStream<'static, Result<RecordBatch>>> {
+) -> Result<(
+    futures::stream::BoxStream<'static, Result<RecordBatch>>,
+    ScanStats,
+)> {
     let Scan {
         row_groups,
-        selection,
-        selected_rows,
+        whole_rows,
         batch_size,
         limit,
         output,
+        pruning,
         row_filter,
         dynamic,
-        held,
     } = scan;
     let limit = limit.unwrap_or(usize::MAX);
     if row_groups.is_empty() || limit == 0 {
-        return Ok(futures::stream::empty().boxed());
+        return Ok((futures::stream::empty().boxed(), ScanStats::Whole(0)));
     }
     let names = plan.names();
     let has = |kind| plan.virtuals.iter().any(|&(_, v)| v == kind);
     let (row_numbers, row_groups_column) = (has(Virtual::RowNumber), has(Virtual::RowGroup));
-    if names.is_empty() && row_filter.is_none() && dynamic.is_none() && plan.virtuals.is_empty() {
+    let unfiltered = pruning.is_none() && row_filter.is_none() && dynamic.is_none();
+    if names.is_empty() && unfiltered && plan.virtuals.is_empty() {
         // No file column is wanted (`COUNT(*)`, or only columns the file lacks): only row
         // counts, and no request.
-        let rows = (selected_rows as usize).min(limit);
+        let rows = (whole_rows as usize).min(limit);
         let sizes =
             (0..rows.div_ceil(batch_size)).map(move |i| batch_size.min(rows - i * batch_size));
         let batches: Vec<Result<RecordBatch>> = sizes
@@ -618,7 +543,7 @@ fn decode(
                 produced.fetch_add(b.num_rows() as u64, Ordering::Relaxed);
             }
         });
-        return Ok(counted.boxed());
+        return Ok((counted.boxed(), ScanStats::Whole(whole_rows)));
     }
     let decoded = Arc::new(Schema::new(
         plan.columns
@@ -631,11 +556,11 @@ fn decode(
         .with_read(
             ReadOptions::default()
                 .with_row_groups(Some(row_groups))
-                .with_selection(selection)
                 .with_byte_array_layout(plan.layout),
         )
         .with_projection(Some(names.into_iter().map(Into::into).collect()))
         .with_batch_size(batch_size)
+        .with_predicate(pruning)
         // Without a filter the limit narrows what is fetched to the pages of its rows.
         .with_limit((limit != usize::MAX).then_some(limit as u64));
     options = match &dynamic {
@@ -656,15 +581,17 @@ fn decode(
     // Binary with i32 offsets.
     let converter =
         RecordBatchConverter::for_push_as(&plan.footer, &mut options, decoded).map_err(parq_err)?;
-    let mut decoder =
+    let decoder =
         parq::read::push::PushDecoder::try_new(plan.footer.clone(), options).map_err(parq_err)?;
-    for (offset, bytes) in held {
-        decoder.hold(offset, bytes);
-    }
     // The stream ends at the limit, before decoding more; dropping the object reader's
     // stream aborts the GETs still in flight.
     let plan = Arc::new(plan);
-    let batches = reader.stream(decoder);
+    let (batches, stats) = reader.stream_with_stats(decoder);
+    let stats = if unfiltered {
+        ScanStats::Whole(whole_rows)
+    } else {
+        ScanStats::Decoder(stats)
+    };
     let state = (batches, limit, converter, dynamic);
     let limited = futures::stream::unfold(state, move |state| {
         let (mut batches, left, mut converter, mut dynamic) = state;
@@ -698,7 +625,7 @@ fn decode(
             Some((out, (batches, left, converter, dynamic)))
         }
     });
-    Ok(limited.boxed())
+    Ok((limited.boxed(), stats))
 }
 
 /// A scan predicate holding DataFusion dynamic filters, and the decoder's filter that

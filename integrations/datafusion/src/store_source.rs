@@ -1,11 +1,8 @@
-//! The object as a synchronous parq [`Source`] for pruning: parq's pruning (page indexes,
-//! bloom filters, dictionary pages) reads through a [`Source`], while the scan's data goes
-//! through parq's async object reader.
-//!
-//! The opener prefetches what it knows pruning reads (the predicate columns' page indexes)
-//! with one `get_ranges`; anything else pruning asks for (a bloom filter, a dictionary page)
-//! is fetched on demand, blocking, and counted in [`FetchCounts::on_demand`]. Pruning runs
-//! on a blocking thread, where blocking on the runtime is allowed.
+//! The object as a synchronous parq [`Source`], for the readers of a file's schema and
+//! metadata (from its footer, which reads nothing). The scan's data, and the page indexes,
+//! bloom filters and dictionary pages it prunes by, go through parq's async object reader.
+//! A read this source is asked for is fetched on demand, blocking, and counted in
+//! [`FetchCounts::on_demand`].
 
 use std::ops::Range;
 use std::sync::atomic::Ordering;
@@ -51,42 +48,6 @@ impl StoreSource {
             counts,
             runtime: tokio::runtime::Handle::current(),
         }
-    }
-
-    /// Fetch `ranges` (clamped to the object; empty ones skipped) with one `get_ranges`.
-    pub async fn prefetch(&self, ranges: &[Range<u64>]) -> parq::Result<()> {
-        let ranges: Vec<Range<u64>> = ranges
-            .iter()
-            .map(|r| r.start.min(self.len)..r.end.min(self.len))
-            .filter(|r| r.start < r.end)
-            .collect();
-        if ranges.is_empty() {
-            return Ok(());
-        }
-        let got = self
-            .store
-            .get_ranges(&self.path, &ranges)
-            .await
-            .map_err(store_err)?;
-        let mut pieces = self.pieces.lock().expect("pieces lock");
-        for (r, b) in ranges.iter().zip(got) {
-            if b.len() as u64 != r.end - r.start {
-                return Err(parq::Error::format(format!(
-                    "GET of {}..{} of {} returned {} bytes",
-                    r.start,
-                    r.end,
-                    self.path,
-                    b.len()
-                )));
-            }
-            pieces.push((r.start, b));
-        }
-        Ok(())
-    }
-
-    /// Every piece fetched so far, by start offset (shared, not copied).
-    pub fn pieces(&self) -> Vec<(u64, Bytes)> {
-        self.pieces.lock().expect("pieces lock").clone()
     }
 
     fn lookup(&self, r: &Range<u64>) -> Option<Bytes> {
