@@ -263,6 +263,31 @@ fn map_to_arrow(l: &ListArray, f: &Arc<ArrowField>, sorted: bool, utf8: Utf8) ->
     ))
 }
 
+/// For an inline view of each length (0 to 12): the bits of its data in the low word's high
+/// half (4 bytes) and in the high word (8 bytes).
+const INLINE_KEEP: [(u64, u64); 13] = {
+    let mut t = [(0u64, 0u64); 13];
+    let mut len = 0;
+    while len <= 12 {
+        let lo = if len >= 4 { 4 } else { len };
+        let hi = if len > 4 { len - 4 } else { 0 };
+        t[len] = (
+            if lo == 0 {
+                0
+            } else {
+                u64::MAX >> (64 - 8 * lo)
+            },
+            if hi == 0 {
+                0
+            } else {
+                u64::MAX >> (64 - 8 * hi)
+            },
+        );
+        len += 1;
+    }
+    t
+};
+
 /// Whether every view is a valid Arrow view into `buffers` (and, with `utf8`, UTF-8): the
 /// checks `BinaryViewArray::try_new` and `to_string_view` make, in one pass and without a
 /// UTF-8 call per string. The bytes of each buffer that long views reference (the span from
@@ -272,17 +297,18 @@ fn map_to_arrow(l: &ListArray, f: &Arc<ArrowField>, sorted: bool, utf8: Utf8) ->
 fn views_valid(views: &ScalarBuffer<u128>, buffers: &[Buffer], utf8: bool) -> bool {
     // Per buffer: the lowest start and highest end that long views reference.
     let mut spans: Vec<(usize, usize)> = vec![(usize::MAX, 0); buffers.len()];
-    let mut inline_ascii = true;
+    // Over the inline views: bits set where a byte after the data is not zero, and bit 7 of
+    // every data byte (any set means non-ASCII, checked exactly below). Without a branch or
+    // a 128-bit shift per view: the 12 data bytes are the high half of the low word and the
+    // high word, masked by the length through a table.
+    let (mut padding, mut high) = (0u64, 0u64);
     for &v in views.iter() {
         let len = v as u32 as usize;
         if len <= 12 {
-            // The bytes after the data must be zero (Arrow's layout).
-            if len < 12 && (v >> (32 + 8 * len)) != 0 {
-                return false;
-            }
-            // Bit 7 of each data byte: any set means non-ASCII (checked exactly below).
-            let data = (v >> 32) & ((1u128 << (8 * len)) - 1);
-            inline_ascii &= data & 0x8080_8080_8080_8080_8080_8080 == 0;
+            let (data_lo, data_hi) = ((v as u64) >> 32, (v >> 64) as u64);
+            let (keep_lo, keep_hi) = INLINE_KEEP[len];
+            padding |= (data_lo & !keep_lo) | (data_hi & !keep_hi);
+            high |= data_lo | data_hi;
             continue;
         }
         let (index, offset) = ((v >> 64) as u32 as usize, (v >> 96) as u32 as usize);
@@ -302,9 +328,15 @@ fn views_valid(views: &ScalarBuffer<u128>, buffers: &[Buffer], utf8: bool) -> bo
         span.0 = span.0.min(offset);
         span.1 = span.1.max(offset + len);
     }
+    // The bytes after the data must be zero (Arrow's layout).
+    if padding != 0 {
+        return false;
+    }
     if !utf8 {
         return true;
     }
+    // Past the data every byte is zero, so bit 7 of any byte is a data byte's.
+    let inline_ascii = high & 0x8080_8080_8080_8080 == 0;
     let inline_utf8 = || {
         views.iter().all(|&v| {
             let len = v as u32 as usize;
@@ -1605,5 +1637,23 @@ mod tests {
         // An inline view with bytes after its data.
         let padded: ScalarBuffer<u128> = vec![v[0] | (1u128 << 120)].into();
         assert!(!views_valid(&padded, &b, false));
+        // Every length, with every byte after its data set in turn; and with its last data
+        // byte non-ASCII (a lone continuation byte: not UTF-8 either).
+        for len in 0..=12u32 {
+            let data = (1u128 << (8 * len)) - 1;
+            let ascii = len as u128 | ((data & 0x4141_4141_4141_4141_4141_4141) << 32);
+            let one: ScalarBuffer<u128> = vec![ascii].into();
+            assert!(views_valid(&one, &[], true), "length {len}");
+            for at in len..12 {
+                let bad: ScalarBuffer<u128> = vec![ascii | (1u128 << (32 + 8 * at))].into();
+                assert!(!views_valid(&bad, &[], false), "length {len}, byte {at}");
+            }
+            if len > 0 {
+                let high = ascii | (0x80u128 << (32 + 8 * (len - 1)));
+                let one: ScalarBuffer<u128> = vec![high].into();
+                assert!(views_valid(&one, &[], false), "length {len}");
+                assert!(!views_valid(&one, &[], true), "length {len}");
+            }
+        }
     }
 }
