@@ -330,8 +330,9 @@ struct Counted {
 enum ScanStats {
     /// Nothing pruned by the decoder: these rows are selected.
     Whole(u64),
-    /// The decoder's counts.
-    Decoder(StreamStats),
+    /// The decoder's counts, over row groups of these many rows: those it never pruned
+    /// (planned before a dynamic filter had a version) are counted as selected.
+    Decoder(StreamStats, u64),
 }
 
 impl Drop for Counted {
@@ -339,11 +340,12 @@ impl Drop for Counted {
         self.metrics.add_fetches(&self.counts);
         let selected = match &self.stats {
             ScanStats::Whole(rows) => *rows,
-            ScanStats::Decoder(stats) => {
+            ScanStats::Decoder(stats, rows) => {
                 let stats = stats.get();
                 self.metrics.row_groups_pruned.add(stats.row_groups_pruned);
                 self.metrics.pages_pruned.add(stats.pages_pruned);
-                stats.rows_selected
+                let pruned = stats.rows.saturating_sub(stats.rows_selected);
+                rows.saturating_sub(pruned)
             }
         };
         self.metrics.rows_selected.add(selected as usize);
@@ -590,7 +592,7 @@ fn decode(
     let stats = if unfiltered {
         ScanStats::Whole(whole_rows)
     } else {
-        ScanStats::Decoder(stats)
+        ScanStats::Decoder(stats, whole_rows)
     };
     let state = (batches, limit, converter, dynamic);
     let limited = futures::stream::unfold(state, move |state| {

@@ -488,6 +488,11 @@ async fn topk_dynamic_filters_prune_row_groups_as_they_tighten() {
             .unwrap();
         let (got, plan) = execute(&ctx, sql).await;
         let pruned = scan_metric(&plan, "row_groups_pruned");
+        // The rows of the row groups left: with the filter, only the first (decoded before
+        // the filter had a version).
+        let selected = scan_metric(&plan, "rows_selected");
+        let left = if dynamic { 4096 } else { rows_in_file };
+        assert_eq!(selected, left, "dynamic {dynamic}");
         if dynamic {
             // Every row group but the first: those evaluated ahead of the filter's new
             // version too.
