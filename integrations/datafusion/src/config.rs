@@ -10,9 +10,11 @@ extensions_options! {
         /// Filter rows exactly inside parq's decoder by the part of a scan's predicate it
         /// evaluates fast (the filter's columns first, the others only for the rows that
         /// match), and follow dynamic filters as they tighten. DataFusion's own
-        /// `datafusion.execution.parquet.pushdown_filters` does not change it: parq's filter
-        /// measures where it pays (it reads the other columns by pages where the matches come
-        /// in runs, else decodes and filters), so it is on by default.
+        /// `datafusion.execution.parquet.pushdown_filters` does not turn it on or off: parq's
+        /// filter measures where it pays (it reads the other columns by pages where the
+        /// matches come in runs, else decodes and filters), so it is on by default. With
+        /// `pushdown_filters`, a hash join's dynamic filter also filters by its lookup of the
+        /// join's keys, as DataFusion's own reader then does.
         pub row_filter: bool, default = true
         /// With [`row_filter`](Self::row_filter), also filter inside the decoder by the
         /// conjuncts parq cannot translate (`LIKE`, functions, columns compared with each
@@ -28,11 +30,29 @@ impl ConfigExtension for ParqConfig {
     const PREFIX: &'static str = "parq";
 }
 
-/// The settings in force for a session: its own, else the defaults. `(row_filter,
-/// row_predicates)`.
-pub(crate) fn filter_settings(options: &datafusion::config::ConfigOptions) -> (bool, bool) {
-    match options.extensions.get::<ParqConfig>() {
-        Some(c) => (c.row_filter, c.row_filter && c.row_predicates),
+/// How a session's scans filter inside parq's decoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FilterSettings {
+    /// [`ParqConfig::row_filter`].
+    pub row_filter: bool,
+    /// [`ParqConfig::row_predicates`], under `row_filter`.
+    pub row_predicates: bool,
+    /// Under `row_filter`, with DataFusion's `datafusion.execution.parquet.pushdown_filters`:
+    /// a hash join's dynamic filter also filters by its lookup of the join's keys, evaluated
+    /// by DataFusion on the key columns, as DataFusion's own reader then does (without it,
+    /// only the keys' bounds and short `IN` lists filter).
+    pub join_lookups: bool,
+}
+
+/// The settings in force for a session: its own, else the defaults.
+pub(crate) fn filter_settings(options: &datafusion::config::ConfigOptions) -> FilterSettings {
+    let (row_filter, row_predicates) = match options.extensions.get::<ParqConfig>() {
+        Some(c) => (c.row_filter, c.row_predicates),
         None => (true, false),
+    };
+    FilterSettings {
+        row_filter,
+        row_predicates: row_filter && row_predicates,
+        join_lookups: row_filter && options.execution.parquet.pushdown_filters,
     }
 }

@@ -273,15 +273,15 @@ impl FileFormat for ParqFormat {
         let Some(source) = conf.file_source().downcast_ref::<ParqSource>() else {
             return Err(internal_datafusion_err!("expected a ParqSource"));
         };
-        let (row_filter, row_predicates) = crate::config::filter_settings(state.config_options());
-        let conf = if (source.row_filter(), source.row_predicates()) == (row_filter, row_predicates)
-        {
+        let settings = crate::config::filter_settings(state.config_options());
+        let conf = if source.filter_settings() == settings {
             conf
         } else {
             let source = source
                 .clone()
-                .with_row_filter(row_filter)
-                .with_row_predicates(row_predicates);
+                .with_row_filter(settings.row_filter)
+                .with_row_predicates(settings.row_predicates)
+                .with_join_lookups(settings.join_lookups);
             FileScanConfigBuilder::from(conf)
                 .with_source(Arc::new(source))
                 .build()

@@ -112,6 +112,8 @@ pub(crate) struct ParqOpener {
     pub row_filter: bool,
     /// Filter by row predicates too ([`crate::ParqConfig::row_predicates`]).
     pub row_predicates: bool,
+    /// Filter by hash joins' lookups too ([`crate::ParqSource::with_join_lookups`]).
+    pub join_lookups: bool,
     pub metrics: ScanMetrics,
     pub footers: Arc<FooterCache>,
 }
@@ -218,6 +220,7 @@ impl FileOpener for ParqOpener {
         let file_schema = Arc::clone(&self.file_schema);
         let (batch_size, limit, metrics) = (self.batch_size, self.limit, self.metrics.clone());
         let (filters, predicates) = (self.row_filter, self.row_predicates);
+        let join_lookups = self.join_lookups;
         let footers = Arc::clone(&self.footers);
         Ok(Box::pin(async move {
             let meta = &file.object_meta;
@@ -253,17 +256,27 @@ impl FileOpener for ParqOpener {
                 }
                 _ => Vec::new(),
             };
+            let lookups = match &dynamic {
+                Some((p, _)) if join_lookups => {
+                    crate::predicate::dynamic_row_predicates(p, &file_schema, plan.footer.schema())
+                }
+                _ => Vec::new(),
+            };
             let predicate = predicate
                 .and_then(|p| snapshot_physical_expr(p).ok())
                 .and_then(|p| crate::predicate::to_parq(&p, &file_schema));
             let row_filter = filters
-                .then(|| row_filter(predicate.as_ref(), plan.footer.schema(), &statics))
+                .then(|| {
+                    let rows = [&statics[..], &lookups[..]].concat();
+                    row_filter(predicate.as_ref(), plan.footer.schema(), &rows)
+                })
                 .flatten();
             let dynamic = dynamic.map(|(expr, generation)| FollowedFilter {
                 expr,
                 generation,
                 file_schema: Arc::clone(&file_schema),
                 statics,
+                join_lookups,
                 filter: DynamicFilter::new(row_filter.clone()),
             });
             // Row-group statistics prune here, with no I/O; the decoder prunes the row groups
@@ -639,6 +652,9 @@ struct FollowedFilter {
     file_schema: SchemaRef,
     /// The row predicates of the predicate's fixed conjuncts (see [`row_filter`]).
     statics: Vec<Expr>,
+    /// Filter by the dynamic filters' lookups too, as they are at each version
+    /// ([`crate::predicate::dynamic_row_predicates`]).
+    join_lookups: bool,
     filter: DynamicFilter,
 }
 
@@ -654,7 +670,15 @@ impl FollowedFilter {
         let translated = snapshot_physical_expr(Arc::clone(&self.expr))
             .ok()
             .and_then(|p| crate::predicate::to_parq(&p, &self.file_schema));
-        let now = row_filter(translated.as_ref(), plan.footer.schema(), &self.statics);
+        let mut rows = self.statics.clone();
+        if self.join_lookups {
+            rows.extend(crate::predicate::dynamic_row_predicates(
+                &self.expr,
+                &self.file_schema,
+                plan.footer.schema(),
+            ));
+        }
+        let now = row_filter(translated.as_ref(), plan.footer.schema(), &rows);
         // A predicate that no longer translates filters nothing more: the last one stays,
         // as it still holds.
         if now.is_some() {
@@ -666,8 +690,9 @@ impl FollowedFilter {
 /// The decoder's filter: of the scan's predicate as parq translated it now (its dynamic
 /// filters' versions included), the conjuncts parq evaluates fast ([`fast_conjuncts`]);
 /// and `statics`, the fixed conjuncts it cannot translate as row predicates DataFusion
-/// evaluates ([`crate::predicate::row_predicates`]; dynamic ones never are: a hash join's
-/// lookup would cost the scan what it costs the join, and drop the rows the join would).
+/// evaluates ([`crate::predicate::row_predicates`]; dynamic ones only with
+/// [`crate::ParqSource::with_join_lookups`]: a hash join's lookup costs the scan what it
+/// costs the join, and pays only by the other columns' decoding it saves).
 fn row_filter(
     translated: Option<&Expr>,
     schema: &parq::schema::SchemaDescriptor,

@@ -30,7 +30,9 @@ use datafusion::physical_expr::expressions::{
 };
 use datafusion::physical_expr::utils::{collect_columns, reassign_expr_columns, split_conjunction};
 use datafusion::physical_expr::PhysicalExpr;
-use datafusion::physical_expr_common::physical_expr::{is_volatile, snapshot_generation};
+use datafusion::physical_expr_common::physical_expr::{
+    is_volatile, snapshot_generation, snapshot_physical_expr,
+};
 use parq::predicate::{CmpOp, Expr, Literal as ParqLiteral, RowPredicate};
 use parq::schema::SchemaDescriptor;
 
@@ -63,6 +65,29 @@ pub fn row_predicates(
                 && !is_volatile(c)
         })
         .filter_map(|c| row_predicate(c, file_schema, parq_schema))
+        .collect()
+}
+
+/// Of `expr`'s dynamic filters as they are now, the conjuncts [`to_parq`] cannot say (a
+/// hash join's lookup of its keys), each as a [`RowPredicate`] over the file's flat columns:
+/// what DataFusion's own reader filters by under `pushdown_filters`. Unlike
+/// [`row_predicates`], these are taken again as the filters tighten.
+pub fn dynamic_row_predicates(
+    expr: &Arc<dyn PhysicalExpr>,
+    file_schema: &Schema,
+    parq_schema: &SchemaDescriptor,
+) -> Vec<Expr> {
+    split_conjunction(expr)
+        .into_iter()
+        .filter(|c| snapshot_generation(c) != 0)
+        .filter_map(|c| snapshot_physical_expr(Arc::clone(c)).ok())
+        .flat_map(|now| {
+            split_conjunction(&now)
+                .into_iter()
+                .filter(|c| translate(c, file_schema, true).is_none() && !is_volatile(c))
+                .filter_map(|c| row_predicate(c, file_schema, parq_schema))
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 

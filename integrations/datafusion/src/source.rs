@@ -43,6 +43,8 @@ pub struct ParqSource {
     row_filter: bool,
     /// Filter by row predicates too (see [`crate::ParqConfig::row_predicates`]).
     row_predicates: bool,
+    /// Filter by hash joins' lookups too (DataFusion's `pushdown_filters`).
+    join_lookups: bool,
     metrics: ExecutionPlanMetricsSet,
     footers: Arc<FooterCache>,
 }
@@ -65,6 +67,7 @@ impl ParqSource {
             batch_size: None,
             row_filter: true,
             row_predicates: false,
+            join_lookups: false,
             metrics: ExecutionPlanMetricsSet::new(),
             footers: Arc::new(FooterCache::new(crate::ParqFormat::FOOTER_CACHE_CAPACITY)),
         }
@@ -108,6 +111,31 @@ impl ParqSource {
         self.row_predicates
     }
 
+    /// Whether the scan's filter also runs a hash join's dynamic filter's lookup of the
+    /// join's keys, as DataFusion evaluates it (default: no; a session with DataFusion's
+    /// `datafusion.execution.parquet.pushdown_filters` sets it, as DataFusion's own reader
+    /// then does the same). Only under [`Self::with_row_filter`].
+    pub fn with_join_lookups(self, join_lookups: bool) -> Self {
+        ParqSource {
+            join_lookups,
+            ..self
+        }
+    }
+
+    /// Whether the scan's filter also runs hash joins' lookups.
+    pub fn join_lookups(&self) -> bool {
+        self.join_lookups
+    }
+
+    /// The filter settings this source was made with.
+    pub(crate) fn filter_settings(&self) -> crate::config::FilterSettings {
+        crate::config::FilterSettings {
+            row_filter: self.row_filter,
+            row_predicates: self.row_predicates,
+            join_lookups: self.join_lookups,
+        }
+    }
+
     /// The pruning predicate pushed into the scan (over the table schema).
     pub fn predicate(&self) -> Option<&Arc<dyn PhysicalExpr>> {
         self.predicate.as_ref()
@@ -139,6 +167,7 @@ impl FileSource for ParqSource {
             limit: base_config.limit,
             row_filter: self.row_filter,
             row_predicates: self.row_predicates,
+            join_lookups: self.row_filter && self.join_lookups,
             metrics: ScanMetrics::new(&self.metrics, partition),
             footers: Arc::clone(&self.footers),
         });
