@@ -1551,3 +1551,34 @@ fn many_row_groups_are_pruned_and_planned_in_linear_work() {
         );
     }
 }
+
+/// A filter of several stages reads a later stage's column for the rows the earlier ones
+/// kept, by pages through its offset index (probe `predicate.stage_by_selection`): the
+/// decoder plans the offset indexes of the filter's columns with their data, also where
+/// pruning asked for none (row predicates, which no index prunes by). Every range asked is
+/// pushed exactly, so nothing else is there to read.
+#[cfg(feature = "probes")]
+#[test]
+fn a_filter_in_stages_plans_the_offset_indexes_it_reads_by() {
+    use parq::predicate::RowPredicate;
+    let file = int_file(100_000, true, 50_000);
+    let below = |name: &'static str, bound: i64| {
+        RowPredicate::new(name, [name], move |columns, _| {
+            let Values::Int64(v) = &columns[0].values else {
+                return Err(parq::Error::Unsupported("int64".into()));
+            };
+            Ok(arrow_buffer::BooleanBuffer::collect_bool(v.len(), |k| {
+                v[k] < bound
+            }))
+        })
+        .into_expr()
+    };
+    // `b` is `3 * a`: 800 rows, the second stage read for the first's run of 1,000.
+    let filter = below("a", 1_000).and(below("b", 2_400));
+    probe::reset();
+    let options = PushOptions::default().with_filter(Some(filter));
+    let (batches, _) = push_read(&file, options, Pushing::WHOLE).unwrap();
+    let rows: usize = batches.iter().map(|b| b.num_rows).sum();
+    assert_eq!(rows, 800);
+    assert_eq!(probe::get("predicate.stage_by_selection"), 1);
+}

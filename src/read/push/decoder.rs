@@ -1615,7 +1615,14 @@ impl PushDecoder {
         let source = PushedBytes::one(snapshot, self.footer.file_len);
         let reader = reader_over(&self.footer, &self.group_options(g), source);
         let data = data_ranges(&reader, g.rg, leaves, g.partial.as_ref());
-        (coalesce(data, gap), Phase::Data)
+        let mut ranges = coalesce(data, gap);
+        if matches!(g.filter, FilterStage::Predicate) {
+            // The filter reads each stage's columns for the rows the stages before kept,
+            // by pages through their offset indexes.
+            let index = index_ranges(&self.footer.metadata, self.footer.file_len, g.rg, leaves);
+            ranges.extend(coalesce(index, 0));
+        }
+        (ranges, Phase::Data)
     }
 }
 
