@@ -267,10 +267,10 @@ fn map_to_arrow(l: &ListArray, f: &Arc<ArrowField>, sorted: bool, utf8: Utf8) ->
 /// half (4 bytes) and in the high word (8 bytes).
 const INLINE_KEEP: [(u64, u64); 13] = {
     let mut t = [(0u64, 0u64); 13];
-    let mut len = 0;
+    let mut len: usize = 0;
     while len <= 12 {
         let lo = if len >= 4 { 4 } else { len };
-        let hi = if len > 4 { len - 4 } else { 0 };
+        let hi = len.saturating_sub(4);
         t[len] = (
             if lo == 0 {
                 0
