@@ -14,7 +14,8 @@ extensions_options! {
         /// filter measures where it pays (it reads the other columns by pages where the
         /// matches come in runs, else decodes and filters), so it is on by default. With
         /// `pushdown_filters`, a hash join's dynamic filter also filters by its lookup of the
-        /// join's keys, as DataFusion's own reader then does.
+        /// join's keys, as DataFusion's own reader then does (not a partitioned join's, which
+        /// hashes every row to find its partition first).
         pub row_filter: bool, default = true
         /// With [`row_filter`](Self::row_filter), also filter inside the decoder by the
         /// conjuncts parq cannot translate (`LIKE`, functions, columns compared with each
@@ -40,7 +41,8 @@ pub(crate) struct FilterSettings {
     /// Under `row_filter`, with DataFusion's `datafusion.execution.parquet.pushdown_filters`:
     /// a hash join's dynamic filter also filters by its lookup of the join's keys, evaluated
     /// by DataFusion on the key columns, as DataFusion's own reader then does (without it,
-    /// only the keys' bounds and short `IN` lists filter).
+    /// only the keys' bounds and short `IN` lists filter). Not a partitioned join's: see
+    /// [`crate::predicate::dynamic_row_predicates`].
     pub join_lookups: bool,
 }
 

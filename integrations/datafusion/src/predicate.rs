@@ -26,7 +26,7 @@ use datafusion::common::nested_struct::cast_column;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::Operator;
 use datafusion::physical_expr::expressions::{
-    BinaryExpr, Column, InListExpr, IsNotNullExpr, IsNullExpr, Literal, NotExpr,
+    BinaryExpr, CaseExpr, Column, InListExpr, IsNotNullExpr, IsNullExpr, Literal, NotExpr,
 };
 use datafusion::physical_expr::utils::{collect_columns, reassign_expr_columns, split_conjunction};
 use datafusion::physical_expr::PhysicalExpr;
@@ -70,8 +70,9 @@ pub fn row_predicates(
 
 /// Of `expr`'s dynamic filters as they are now, the conjuncts [`to_parq`] cannot say (a
 /// hash join's lookup of its keys), each as a [`RowPredicate`] over the file's flat columns:
-/// what DataFusion's own reader filters by under `pushdown_filters`. Unlike
-/// [`row_predicates`], these are taken again as the filters tighten.
+/// what DataFusion's own reader filters by under `pushdown_filters`, but for a partitioned
+/// join's (see below). Unlike [`row_predicates`], these are taken again as the filters
+/// tighten.
 pub fn dynamic_row_predicates(
     expr: &Arc<dyn PhysicalExpr>,
     file_schema: &Schema,
@@ -84,6 +85,10 @@ pub fn dynamic_row_predicates(
         .flat_map(|now| {
             split_conjunction(&now)
                 .into_iter()
+                // A partitioned join's filter is a `CASE` over the partitions' lookups:
+                // every row is hashed to find its partition first, which costs the scan
+                // more than the rows it drops save.
+                .filter(|c| c.downcast_ref::<CaseExpr>().is_none())
                 .filter(|c| translate(c, file_schema, true).is_none() && !is_volatile(c))
                 .filter_map(|c| row_predicate(c, file_schema, parq_schema))
                 .collect::<Vec<_>>()
