@@ -57,15 +57,10 @@ pub fn row_predicates(
     file_schema: &Schema,
     parq_schema: &SchemaDescriptor,
 ) -> Vec<Expr> {
-    split_conjunction(expr)
+    let fixed = split_conjunction(expr)
         .into_iter()
-        .filter(|c| {
-            snapshot_generation(c) == 0
-                && translate(c, file_schema, true).is_none()
-                && !is_volatile(c)
-        })
-        .filter_map(|c| row_predicate(c, file_schema, parq_schema))
-        .collect()
+        .filter(|c| snapshot_generation(c) == 0);
+    untranslated(fixed, file_schema, parq_schema)
 }
 
 /// Of `expr`'s dynamic filters as they are now, the conjuncts [`to_parq`] cannot say (a
@@ -83,16 +78,27 @@ pub fn dynamic_row_predicates(
         .filter(|c| snapshot_generation(c) != 0)
         .filter_map(|c| snapshot_physical_expr(Arc::clone(c)).ok())
         .flat_map(|now| {
-            split_conjunction(&now)
+            // A partitioned join's filter is a `CASE` over the partitions' lookups: every
+            // row is hashed to find its partition first, which costs the scan more than the
+            // rows it drops save.
+            let lookups = split_conjunction(&now)
                 .into_iter()
-                // A partitioned join's filter is a `CASE` over the partitions' lookups:
-                // every row is hashed to find its partition first, which costs the scan
-                // more than the rows it drops save.
-                .filter(|c| c.downcast_ref::<CaseExpr>().is_none())
-                .filter(|c| translate(c, file_schema, true).is_none() && !is_volatile(c))
-                .filter_map(|c| row_predicate(c, file_schema, parq_schema))
-                .collect::<Vec<_>>()
+                .filter(|c| c.downcast_ref::<CaseExpr>().is_none());
+            untranslated(lookups, file_schema, parq_schema)
         })
+        .collect()
+}
+
+/// Of `conjuncts`, those [`to_parq`] cannot say and that are not volatile, as row
+/// predicates where [`row_predicate`] can make one.
+fn untranslated<'a>(
+    conjuncts: impl Iterator<Item = &'a Arc<dyn PhysicalExpr>>,
+    file_schema: &Schema,
+    parq_schema: &SchemaDescriptor,
+) -> Vec<Expr> {
+    conjuncts
+        .filter(|c| translate(c, file_schema, true).is_none() && !is_volatile(c))
+        .filter_map(|c| row_predicate(c, file_schema, parq_schema))
         .collect()
 }
 
