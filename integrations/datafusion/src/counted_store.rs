@@ -27,7 +27,8 @@ pub struct FetchCounts {
     pub requests: AtomicU64,
     /// Bytes fetched.
     pub bytes: AtomicU64,
-    /// Reads of pruning that were not prefetched and were fetched on demand.
+    /// Reads through the synchronous source of a file's metadata, fetched on demand (none
+    /// when the footer holds what they read).
     pub on_demand: AtomicU64,
 }
 

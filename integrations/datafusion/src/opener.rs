@@ -66,7 +66,7 @@ pub(crate) struct ScanMetrics {
     pub requests: Count,
     /// Bytes fetched.
     pub bytes_fetched: Count,
-    /// Reads that were not prefetched (fetched on demand).
+    /// Reads fetched on demand, outside the decoder's plan (see [`FetchCounts::on_demand`]).
     pub on_demand_fetches: Count,
 }
 

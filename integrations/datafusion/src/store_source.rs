@@ -15,7 +15,7 @@ use parq::read::Source;
 
 use crate::counted_store::FetchCounts;
 
-/// Byte ranges of one object, fetched ahead or on demand.
+/// Byte ranges of one object, fetched on demand and kept.
 #[derive(Clone)]
 pub(crate) struct StoreSource {
     store: Arc<dyn ObjectStore>,

@@ -1351,7 +1351,7 @@ impl PushDecoder {
         if let Some(done) = self.groups.pop_front() {
             if self.settled > 0 {
                 self.settled -= 1;
-                self.settled_bytes -= done.spans.wanted_bytes();
+                self.settled_bytes = self.settled_bytes.saturating_sub(done.spans.wanted_bytes());
             }
             self.released.extend(done.spans.ranges());
         }
