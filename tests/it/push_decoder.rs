@@ -1549,6 +1549,11 @@ fn many_row_groups_are_pruned_and_planned_in_linear_work() {
             visits <= 8 * settled,
             "filter {filter}: {visits} visits of {settled} row groups"
         );
+        // Each piece is offered to the row groups it does not reach without a lookup.
+        assert!(
+            probe::get("push.piece_outside_spans") > 0,
+            "filter {filter}"
+        );
     }
 }
 

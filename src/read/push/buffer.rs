@@ -86,7 +86,8 @@ pub(crate) struct Spans {
     /// Spans not [`Fill::Full`] yet.
     unfilled: usize,
     /// Where the spans start and end, at the widest: a piece outside is passed over without
-    /// a lookup (a decoder offers each piece to every row group it plans).
+    /// a lookup (a decoder offers each piece to every row group it plans). Kept here, not
+    /// read off the map's ends, as it is checked once per row group for every piece.
     hull: Range<u64>,
 }
 
@@ -173,6 +174,7 @@ impl Spans {
     pub fn push(&mut self, offset: u64, data: &Bytes) -> u64 {
         let end = offset.saturating_add(data.len() as u64);
         if self.unfilled == 0 || end <= self.hull.start || offset >= self.hull.end {
+            probe::hit("push.piece_outside_spans");
             return 0;
         }
         let mut kept = 0;

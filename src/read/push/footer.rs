@@ -332,7 +332,7 @@ impl FooterDecoder {
 }
 
 /// Each row group's first row in the file (the rows before it, saturating).
-pub(crate) fn first_rows(metadata: &FileMetaData) -> Arc<[u64]> {
+fn first_rows(metadata: &FileMetaData) -> Arc<[u64]> {
     let mut first = 0u64;
     metadata
         .row_groups
