@@ -92,6 +92,7 @@ pub enum Error {
     },
     /// A page or dictionary declares more values than
     /// [`ReadOptions::max_page_values`](crate::read::ReadOptions::max_page_values) accepts
+    /// (a 32nd of the memory budget)
     /// (a guard on allocations sized by headers, which a legal file can exceed).
     TooManyValues {
         /// `"page"` or `"dictionary"`.
@@ -135,21 +136,27 @@ pub enum Error {
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limit {
-    /// A page's declared uncompressed size: `ReadOptions::limits.max_uncompressed_size`.
+    /// A page's declared uncompressed size: a quarter of `ReadOptions::max_memory`.
     PageSize,
-    /// The values of one page or dictionary: `ReadOptions::max_page_values`.
+    /// The values of one page or dictionary: a 32nd of `ReadOptions::max_memory`.
     PageValues,
     /// The read's memory budget: `ReadOptions::max_memory`.
     Memory,
 }
 
 impl Limit {
-    /// The option that sets the limit, as error messages name it (`ReadOptions::max_memory`).
+    /// The option that sets the limit, as error messages name it: every limit derives
+    /// from the one memory budget, `ReadOptions::max_memory`.
     pub fn option(self) -> &'static str {
+        "ReadOptions::max_memory"
+    }
+
+    /// The share of [`option`](Self::option) this limit is.
+    pub fn share(self) -> &'static str {
         match self {
-            Limit::PageSize => "ReadOptions::limits.max_uncompressed_size",
-            Limit::PageValues => "ReadOptions::max_page_values",
-            Limit::Memory => "ReadOptions::max_memory",
+            Limit::PageSize => "a quarter of",
+            Limit::PageValues => "a 32nd of",
+            Limit::Memory => "all of",
         }
     }
 }
@@ -186,10 +193,10 @@ impl Error {
         }
     }
 
-    /// Whether this is a page whose declared uncompressed size is over the configured
-    /// [`Limits::max_uncompressed_size`](parq_codecs::compression::Limits) (of
-    /// [`ReadOptions::limits`](crate::read::ReadOptions::limits)): the one refusal that a
-    /// legal file can meet and that the caller can lift by raising the limit.
+    /// Whether this is a page whose declared uncompressed size is over
+    /// [`ReadOptions::max_page_size`](crate::read::ReadOptions::max_page_size) (a quarter of
+    /// the memory budget): a refusal that a legal file can meet and that the caller lifts by
+    /// raising the budget.
     pub fn is_page_size_limit(&self) -> bool {
         matches!(
             self,
@@ -284,7 +291,12 @@ impl fmt::Display for Error {
                 }
                 if self.is_page_size_limit() {
                     // A legal file may hold a bigger page: say which option lets it through.
-                    write!(f, "; raise {} to read it", Limit::PageSize.option())?;
+                    write!(
+                        f,
+                        " ({} {}); raise it to read the page",
+                        Limit::PageSize.share(),
+                        Limit::PageSize.option()
+                    )?;
                 }
                 Ok(())
             }
@@ -330,7 +342,8 @@ impl fmt::Display for Error {
             } => {
                 write!(
                     f,
-                    "{what} of {values} values exceeds the limit of {limit} ({})",
+                    "{what} of {values} values exceeds the limit of {limit} ({} {})",
+                    Limit::PageValues.share(),
                     Limit::PageValues.option()
                 )?;
                 if *at != Location::default() {

@@ -262,7 +262,8 @@ fn parq_options(files_in_flight: usize, requests: usize) -> ScanOptions {
             PushOptions::default()
                 .with_batch_size(BATCH)
                 .with_projection(Some(PROJECTION.iter().map(|s| (*s).into()).collect()))
-                .with_memory_budget(BUDGET_PER_FILE),
+                // The read's budget whose planned-ahead share is BUDGET_PER_FILE.
+                .with_read(ReadOptions::default().with_max_memory(32 * BUDGET_PER_FILE)),
         )
         .with_read(ObjectReadOptions::default().with_max_requests_in_flight(requests))
         .with_files_in_flight(files_in_flight)

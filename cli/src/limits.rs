@@ -1,28 +1,19 @@
-//! `--max-page-size`, `--max-page-values` and `--max-memory`: the reader's cap on a page's
-//! declared uncompressed size (`ReadOptions::limits`), which a legal file can exceed
-//! (parquet-testing's `large_string_map.brotli.parquet` holds a page of 1 GiB + 4 bytes, just
-//! over the default), on the values of one page (`ReadOptions::max_page_values`), and its
-//! memory budget (`ReadOptions::max_memory`). An error over one of them names its flag, not
-//! the library option: a CLI user has no `ReadOptions` to set.
+//! `--max-memory`: the reader's memory budget (`ReadOptions::max_memory`), the one bound its
+//! other limits derive from: a page's declared uncompressed size may be a quarter of it (a
+//! legal file can exceed the default: parquet-testing's `large_string_map.brotli.parquet`
+//! holds a page of 1 GiB + 4 bytes), a page's values a 32nd. An error over one of them names
+//! the flag, not the library option: a CLI user has no `ReadOptions` to set.
 
-use parq::codecs::compression::Limits;
 use parq::read::ReadOptions;
 use parq::Limit;
 
 /// Limits of the commands that decode pages.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct LimitArgs {
-    /// Largest decompressed page accepted, in bytes, or with a K, M or G suffix (powers of
-    /// 1024, e.g. 2G); default 1G. The cap keeps a forged header from allocating more.
-    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
-    max_page_size: Option<usize>,
-    /// Most values (slots, nulls included) accepted in one page or dictionary; default
-    /// 134217728 (2^27). The cap keeps a forged header from allocating more.
-    #[arg(long, value_name = "N")]
-    max_page_values: Option<usize>,
-    /// The read's memory budget (footer and decoded output per column), in bytes or with a
-    /// K, M or G suffix, e.g. 512M; past it the read fails instead of allocating what a
-    /// file's counts ask for. Default 4G.
+    /// The read's memory budget, in bytes or with a K, M or G suffix (powers of 1024, e.g.
+    /// 512M); default 4G. It bounds the footer and each column's decoded output, a page's
+    /// declared uncompressed size (a quarter of it) and a page's values (a 32nd): past it the
+    /// read fails instead of allocating what a file's counts ask for.
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
     max_memory: Option<usize>,
 }
@@ -30,12 +21,6 @@ pub struct LimitArgs {
 impl LimitArgs {
     /// `options` with these limits.
     pub fn apply(&self, mut options: ReadOptions) -> ReadOptions {
-        if let Some(max) = self.max_page_size {
-            options.limits = Limits::default().with_max_uncompressed_size(max);
-        }
-        if let Some(max) = self.max_page_values {
-            options.max_page_values = max;
-        }
         if let Some(max) = self.max_memory {
             options.max_memory = max as u64;
         }
@@ -43,22 +28,12 @@ impl LimitArgs {
     }
 }
 
-/// The flag that sets `limit` (`None` for a limit this CLI has no flag for).
-fn flag(limit: Limit) -> Option<&'static str> {
-    match limit {
-        Limit::PageSize => Some("--max-page-size"),
-        Limit::PageValues => Some("--max-page-values"),
-        Limit::Memory => Some("--max-memory"),
-        _ => None,
-    }
-}
-
 /// `e`'s message as the CLI prints it: over a limit (known by [`parq::Error::limit`], not by
 /// its text), the library option the message names is replaced by the flag that sets it.
 pub fn message(e: &parq::Error) -> String {
     let text = e.to_string();
-    match e.limit().and_then(|l| Some((l.option(), flag(l)?))) {
-        Some((option, flag)) => text.replace(option, flag),
+    match e.limit() {
+        Some(l) => text.replace(l.option(), "--max-memory"),
         None => text,
     }
 }
@@ -73,12 +48,12 @@ pub fn hint(e: &parq::Error) -> Option<&'static str> {
     }
     match e.limit()? {
         Limit::PageSize => Some(
-            "the page is larger than --max-page-size allows (default 1G): raise it, e.g. \
-             --max-page-size 2G",
+            "the page is larger than a quarter of --max-memory (default 4G): raise it, e.g. \
+             --max-memory 8G",
         ),
         Limit::PageValues => Some(
-            "the page holds more values than --max-page-values allows (default 134217728): \
-             raise it, e.g. --max-page-values 268435456",
+            "the page holds more values than a 32nd of --max-memory (default 4G): raise it, \
+             e.g. --max-memory 8G",
         ),
         Limit::Memory => Some(
             "the read needs more than --max-memory allows (default 4G): raise it, e.g. \

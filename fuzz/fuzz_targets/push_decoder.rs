@@ -19,7 +19,6 @@ use parq::read::push::{
     PushOptions,
 };
 use parq::read::{ArrayBatch, ParquetReader, ReadOptions};
-use parq_codecs::compression::Limits;
 
 /// A tiny generator over the control bytes.
 struct Control(u64);
@@ -59,8 +58,7 @@ fn pieces(file: &Bytes, ranges: &[Range<u64>], c: &mut Control) -> Vec<(u64, Byt
 
 fn options() -> ReadOptions {
     ReadOptions::default()
-        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
-        .with_max_page_values(1 << 16)
+        .with_max_memory(64 << 20)
         .with_max_footer_size(1 << 20)
 }
 
@@ -126,7 +124,7 @@ fn push_read(
                 .with_coalesce_gap([0, 100, 1 << 20][(c.next() % 3) as usize])
                 .with_max_request_size([0, 37, 4096][(c.next() % 3) as usize]),
         )
-        .with_memory_budget([0, 10_000, 1 << 30][(c.next() % 3) as usize])
+        .with_plan_ahead(c.next() % 2 == 0)
         .with_projection(None);
     *expr = predicate(&footer, c);
     let dynamic = DynamicFilter::new(None);

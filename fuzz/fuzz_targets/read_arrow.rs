@@ -10,14 +10,12 @@
 use arrow_array::RecordBatch;
 use libfuzzer_sys::fuzz_target;
 use parq::read::{ParquetReader, ReadOptions};
-use parq_codecs::compression::Limits;
 
 /// Every batch of `record_batches` on `threads` threads, each fully validated; `None` at
 /// the first error.
 fn read(data: &bytes::Bytes, threads: usize, batch_size: usize) -> Option<Vec<RecordBatch>> {
     let options = ReadOptions::default()
         .with_threads(threads)
-        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
         .with_max_memory(256 << 20);
     let reader = ParquetReader::with_options(data.clone(), options).ok()?;
     let batches = reader

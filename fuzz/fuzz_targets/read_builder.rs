@@ -12,7 +12,6 @@ use libfuzzer_sys::fuzz_target;
 use parq::array::Value;
 use parq::predicate::col;
 use parq::read::{ParquetReader, ReadBuilder, ReadOptions, RowSelection, Select};
-use parq_codecs::compression::Limits;
 
 /// `r`'s value, `None` on an error; an error of parq's own bookkeeping is a bug whatever
 /// the input.
@@ -28,8 +27,6 @@ const MAX_ROWS: usize = 1 << 14;
 
 fn options() -> ReadOptions {
     ReadOptions::default()
-        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
-        .with_max_page_values(1 << 16)
         .with_max_memory(64 << 20)
 }
 

@@ -11,7 +11,6 @@
 use libfuzzer_sys::fuzz_target;
 use parq::encryption::FileDecryptionProperties;
 use parq::read::{ParquetReader, ReadOptions};
-use parq_codecs::compression::Limits;
 
 /// Footer key and the column keys of parquet-testing/data/README.md.
 fn props(selector: u8) -> FileDecryptionProperties {
@@ -53,8 +52,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let opts = ReadOptions::default()
-        .with_max_page_values(1 << 16)
-        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
+        .with_max_memory(64 << 20)
         .with_decryption(Some(props(selector)));
     let Ok(reader) = ParquetReader::with_options(bytes::Bytes::copy_from_slice(file), opts) else {
         return;

@@ -21,7 +21,6 @@ use libfuzzer_sys::fuzz_target;
 use parq::array::{Array, Value};
 use parq::column::{Column, Values};
 use parq::read::{ByteArrayLayout, ParquetReader, ReadOptions};
-use parq_codecs::compression::Limits;
 
 fn check_column(c: &Column) {
     if let Some(v) = &c.validity {
@@ -165,10 +164,8 @@ fn nested(reader: &ParquetReader<bytes::Bytes>, batch_size: usize) {
 
 fuzz_target!(|data: &[u8]| {
     let opts = ReadOptions::default()
-        .with_max_page_values(1 << 16)
         // Well inside the smoke run's -malloc_limit_mb=256 (footers and outputs both).
         .with_max_memory(64 << 20)
-        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
         .with_byte_array_layout(if data.len() % 2 == 0 {
             ByteArrayLayout::Offsets
         } else {

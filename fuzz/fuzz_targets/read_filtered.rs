@@ -10,15 +10,12 @@ use libfuzzer_sys::fuzz_target;
 use parq::array::{Array, Value};
 use parq::predicate::{col, Expr, Materialise};
 use parq::read::{ParquetReader, ReadOptions, Select};
-use parq_codecs::compression::Limits;
 
 /// Rows compared at most (`Array::value` builds a tree per row).
 const MAX_ROWS: usize = 1 << 14;
 
 fn options() -> ReadOptions {
     ReadOptions::default()
-        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
-        .with_max_page_values(1 << 16)
         .with_max_memory(64 << 20)
 }
 

@@ -10,12 +10,10 @@
 use libfuzzer_sys::fuzz_target;
 use parq::column::Column;
 use parq::read::{ParquetReader, ReadOptions, RowSelection};
-use parq_codecs::compression::Limits;
 
 fn options(selection: Option<RowSelection>) -> ReadOptions {
     ReadOptions::default()
-        .with_max_page_values(1 << 16)
-        .with_limits(Limits::default().with_max_uncompressed_size(16 << 20))
+        .with_max_memory(64 << 20)
         .with_selection(selection)
 }
 

@@ -1,8 +1,8 @@
 //! The async driver of a [`PushDecoder`] over an object store: several GETs in flight.
 //!
 //! The driver asks the decoder what it wants, starts GETs for it (up to
-//! [`ObjectReadOptions::max_requests_in_flight`] requests and
-//! [`ObjectReadOptions::max_bytes_in_flight`] bytes), and pushes each answer as it lands.
+//! [`ObjectReadOptions::max_requests_in_flight`] requests; the bytes are those the decoder
+//! planned, bounded by the read's memory budget), and pushes each answer as it lands.
 //! After every batch it asks again, so the next row groups (as many as the decoder's memory
 //! budget plans) are fetched while the current one decodes. Each GET runs as its own tokio
 //! task, so it makes progress while the stream's consumer is busy; the tasks live in a
@@ -29,10 +29,6 @@ use crate::{Error, Result};
 pub struct ObjectReadOptions {
     /// GETs in flight at once, at most (at least 1).
     pub max_requests_in_flight: usize,
-    /// Bytes of GETs in flight at once, at most (one request is always allowed, however
-    /// large). The decoder's [`memory_budget`](crate::read::push::PushOptions::memory_budget)
-    /// bounds how far ahead it plans; this bounds what is on the wire.
-    pub max_bytes_in_flight: u64,
     /// Give up on a GET after this long, with an error naming the object and range. `None`
     /// (the default) leaves timeouts to the store (an HTTP store's `ClientOptions`); a
     /// timed-out GET is not retried here, retries are the store's.
@@ -51,7 +47,6 @@ impl Default for ObjectReadOptions {
     fn default() -> Self {
         ObjectReadOptions {
             max_requests_in_flight: 16,
-            max_bytes_in_flight: 64 << 20,
             request_timeout: None,
             decode_on_blocking_pool: false,
             footer_suffix: crate::read::push::DEFAULT_FOOTER_SUFFIX,
@@ -63,12 +58,6 @@ impl ObjectReadOptions {
     /// These options with [`max_requests_in_flight`](Self::max_requests_in_flight) set to `v`.
     pub fn with_max_requests_in_flight(mut self, v: usize) -> Self {
         self.max_requests_in_flight = v;
-        self
-    }
-
-    /// These options with [`max_bytes_in_flight`](Self::max_bytes_in_flight) set to `v`.
-    pub fn with_max_bytes_in_flight(mut self, v: u64) -> Self {
-        self.max_bytes_in_flight = v;
         self
     }
 
@@ -164,7 +153,6 @@ pub(crate) struct Driver {
     /// Ranges asked of the store and not yet pushed (in flight or queued).
     requested: HashSet<Range<u64>>,
     queued: std::collections::VecDeque<Range<u64>>,
-    in_flight_bytes: u64,
     done: bool,
 }
 
@@ -185,7 +173,6 @@ impl Driver {
             failed_ahead: None,
             requested: HashSet::new(),
             queued: Default::default(),
-            in_flight_bytes: 0,
             done: false,
         }
     }
@@ -197,16 +184,10 @@ impl Driver {
                 self.queued.push_back(r);
             }
         }
-        while let Some(r) = self.queued.front() {
-            let len = r.end - r.start;
-            let busy = self.tasks.len();
-            if busy >= self.options.max_requests_in_flight.max(1)
-                || (busy > 0 && self.in_flight_bytes + len > self.options.max_bytes_in_flight)
-            {
-                break;
-            }
-            let r = self.queued.pop_front().expect("front");
-            self.in_flight_bytes += len;
+        while !self.queued.is_empty()
+            && self.tasks.len() < self.options.max_requests_in_flight.max(1)
+        {
+            let r = self.queued.pop_front().expect("not empty");
             let object = self.object.clone();
             let timeout = self.options.request_timeout;
             probe::hit("io.gets_started");
@@ -254,7 +235,6 @@ impl Driver {
             source: Box::new(e),
         })?;
         let bytes = got?;
-        self.in_flight_bytes -= range.end - range.start;
         self.requested.remove(&range);
         self.decoder
             .as_mut()

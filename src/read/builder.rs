@@ -178,7 +178,8 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
         self
     }
 
-    /// The read's memory budget in bytes (see
+    /// The read's memory budget in bytes, the one bound every other derives from: decoded
+    /// output, page sizes and counts, and the bytes planned (and fetched) ahead (see
     /// [`ReadOptions::max_memory`](super::ReadOptions::max_memory)).
     pub fn with_max_memory(mut self, bytes: u64) -> Self {
         self.max_memory = Some(bytes);
@@ -217,9 +218,6 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
             .with_limit(read.limit);
         options.row_number_column = read.virtual_columns.row_number;
         options.row_group_column = read.virtual_columns.row_group;
-        if let Some(bytes) = read.max_memory {
-            options = options.with_memory_budget(bytes);
-        }
         PushDecoder::try_new(reader.footer(), options)
     }
 

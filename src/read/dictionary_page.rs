@@ -56,16 +56,16 @@ impl<S: Source> FileDecoder<S> {
             self.options.verify_crc,
             loc,
         );
-        let mut decompressor = Decompressor::new(self.options.limits);
+        let mut decompressor = Decompressor::new(self.options.limits());
         let Some(Page::Dictionary(page)) = pages.next_page(&mut decompressor)? else {
             return Ok(None);
         };
         let num_values = page.num_values;
-        if num_values > self.options.max_page_values {
+        if num_values > self.options.max_page_values() {
             return Err(Error::too_many_values(
                 "dictionary",
                 num_values,
-                self.options.max_page_values,
+                self.options.max_page_values(),
             )
             .at(&pages.last_location()));
         }

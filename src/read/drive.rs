@@ -147,7 +147,7 @@ fn local_options<S: Source>(
             coalesce_gap: 0,
             max_request_size: 0,
         },
-        memory_budget: 0,
+        plan_ahead: false,
         ..PushOptions::default()
     }
 }

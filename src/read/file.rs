@@ -28,19 +28,28 @@ pub struct ReadOptions {
     pub byte_array_layout: ByteArrayLayout,
     /// Check page CRCs where the writer stored them.
     pub verify_crc: bool,
-    /// Caps on decompressed page sizes.
-    pub limits: Limits,
-    /// Largest number of slots accepted in one page (guards allocations sized by headers).
-    pub max_page_values: usize,
     /// Largest footer accepted, in bytes.
     pub max_footer_size: usize,
     /// The memory budget of a read, in bytes (default
-    /// [`DEFAULT_MAX_MEMORY`](super::DEFAULT_MAX_MEMORY), 4 GiB): what the decoded footer
-    /// may take, and what each column's decoded output may grow to between two hand-outs
-    /// (a whole-column read, one batch). A file's counts can ask for far more than its bytes
-    /// hold (2^27 null slots in a 128-byte page); past the budget the read fails with
-    /// [`Error::Memory`] instead, and so it does when the system refuses a large
-    /// reservation. Raise it for files that really hold that much.
+    /// [`DEFAULT_MAX_MEMORY`](super::DEFAULT_MAX_MEMORY), 4 GiB), the one setting every
+    /// bound on the read's memory derives from:
+    ///
+    /// - the decoded footer, and each column's decoded output between two hand-outs (a
+    ///   whole-column read, one batch), at most the whole budget;
+    /// - a page's declared uncompressed size, at most a quarter of it
+    ///   ([`max_page_size`](Self::max_page_size), 1 GiB by default);
+    /// - a page's or dictionary's declared values, at most a 32nd of it
+    ///   ([`max_page_values`](Self::max_page_values), 2^27 by default);
+    /// - the bytes a [`PushDecoder`](crate::read::push::PushDecoder) plans ahead of the row
+    ///   group it decodes (and so an object-store reader's GETs in flight), at most a 32nd
+    ///   of it ([`plan_ahead_bytes`](Self::plan_ahead_bytes), 128 MiB by default).
+    ///
+    /// A file's counts can ask for far more than its bytes hold (2^27 null slots in a
+    /// 128-byte page); past the budget the read fails with [`Error::Memory`] (or
+    /// [`Error::TooManyValues`], or a page-size error) instead, and so it does when the
+    /// system refuses a large reservation. Raise it for files that really hold that much:
+    /// parquet-testing's `large_string_map.brotli.parquet` holds a page of 1 GiB + 4 bytes,
+    /// which reads with a budget of 8 GiB.
     pub max_memory: u64,
     /// Rows to read, as file row numbers (`None` = all rows). Every read honours it: the
     /// output holds exactly the selected rows of the selected row groups, in order. A row
@@ -114,8 +123,6 @@ impl Default for ReadOptions {
             row_groups: None,
             byte_array_layout: ByteArrayLayout::Offsets,
             verify_crc: false,
-            limits: Limits::default(),
-            max_page_values: 1 << 27,
             max_footer_size: 256 << 20,
             max_memory: super::DEFAULT_MAX_MEMORY,
             selection: None,
@@ -149,18 +156,6 @@ impl ReadOptions {
         self
     }
 
-    /// These options with [`limits`](Self::limits) set to `v`.
-    pub fn with_limits(mut self, v: Limits) -> Self {
-        self.limits = v;
-        self
-    }
-
-    /// These options with [`max_page_values`](Self::max_page_values) set to `v`.
-    pub fn with_max_page_values(mut self, v: usize) -> Self {
-        self.max_page_values = v;
-        self
-    }
-
     /// These options with [`max_footer_size`](Self::max_footer_size) set to `v`.
     pub fn with_max_footer_size(mut self, v: usize) -> Self {
         self.max_footer_size = v;
@@ -171,6 +166,33 @@ impl ReadOptions {
     pub fn with_max_memory(mut self, v: u64) -> Self {
         self.max_memory = v;
         self
+    }
+
+    /// The largest declared uncompressed page accepted: a quarter of
+    /// [`max_memory`](Self::max_memory), so that a page, its decoded values and the batch
+    /// they go to fit the budget together.
+    pub fn max_page_size(&self) -> usize {
+        usize::try_from(self.max_memory / 4).unwrap_or(usize::MAX)
+    }
+
+    /// The most values (slots, nulls included) accepted in one page or dictionary: a 32nd
+    /// of [`max_memory`](Self::max_memory). Checked against the header before anything is
+    /// allocated for the page; a slot costs up to 16 bytes of output (a view) and its
+    /// levels, so the cap keeps a forged count within the budget.
+    pub fn max_page_values(&self) -> usize {
+        usize::try_from(self.max_memory / 32).unwrap_or(usize::MAX)
+    }
+
+    /// The bytes a [`PushDecoder`](crate::read::push::PushDecoder) plans ahead of the row
+    /// group it decodes, at most: a 32nd of [`max_memory`](Self::max_memory). The row group
+    /// being decoded is always planned, whatever its size.
+    pub fn plan_ahead_bytes(&self) -> u64 {
+        self.max_memory / 32
+    }
+
+    /// The decompression limits of this budget.
+    pub(crate) fn limits(&self) -> Limits {
+        Limits::default().with_max_uncompressed_size(self.max_page_size())
     }
 
     /// These options with [`selection`](Self::selection) set to `v`.
@@ -305,7 +327,7 @@ impl<S: Source> FileDecoder<S> {
             next_rg: 0,
             pages: None,
             segments: VecDeque::new(),
-            decompressor: Decompressor::new(self.options.limits),
+            decompressor: Decompressor::new(self.options.limits()),
             dictionary: None,
             chunk_started: false,
             chunk_selection: None,
@@ -1057,11 +1079,11 @@ impl<S: Source> ColumnReader<S> {
                     if let Some(first_rows) = &mut self.indexed_first_rows {
                         self.page_first_row = first_rows.pop_front();
                     }
-                    if page.num_values > self.file.options.max_page_values {
+                    if page.num_values > self.file.options.max_page_values() {
                         return Err(Error::too_many_values(
                             "page",
                             page.num_values,
-                            self.file.options.max_page_values,
+                            self.file.options.max_page_values(),
                         )
                         .at(&loc));
                     }

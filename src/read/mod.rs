@@ -149,11 +149,14 @@
 //!
 //! # Limits
 //!
-//! Sizes taken from headers are checked before anything is allocated: a page's declared
-//! uncompressed size against [`ReadOptions::limits`], its value count against
-//! [`ReadOptions::max_page_values`], the footer against [`ReadOptions::max_footer_size`]. A
-//! legal file with a larger page (parquet-testing's `large_string_map.brotli.parquet` holds a
-//! 1 GiB page) reads once the limit is raised.
+//! One memory budget, [`ReadOptions::max_memory`] (4 GiB by default), bounds a read: its
+//! decoded output, and the sizes taken from headers, which are checked before anything is
+//! allocated: a page's declared uncompressed size against [`ReadOptions::max_page_size`] (a
+//! quarter of the budget), its value count against [`ReadOptions::max_page_values`] (a
+//! 32nd). The bytes a push decoder plans ahead are a 32nd of it too; the footer's bytes are
+//! checked against [`ReadOptions::max_footer_size`]. A legal file with a larger page
+//! (parquet-testing's `large_string_map.brotli.parquet` holds a 1 GiB page) reads once the
+//! budget is raised.
 
 mod assemble;
 mod batch;

@@ -175,7 +175,7 @@ impl<S: Source> FileDecoder<S> {
         // their buffers few, warm and out of the huge-page range.
         let target = self.piece_target(columns, &row_groups).min(JOINED_PIECE);
         let mut pieces = Vec::new();
-        let mut dec = Decompressor::new(self.options.limits);
+        let mut dec = Decompressor::new(self.options.limits());
         for &rg in &row_groups {
             for (slot, (&c, desc)) in columns.iter().zip(&descs).enumerate() {
                 self.plan_chunk(slot, c, desc, rg, target, &mut dec, &mut pieces)?;
@@ -370,7 +370,7 @@ impl<S: Source> FileDecoder<S> {
         }
         let results = run(
             self.options.threads,
-            self.options.limits,
+            self.options.limits(),
             pieces,
             |p, dec| {
                 let desc = &descs[p.slot];
@@ -418,11 +418,11 @@ impl<S: Source> FileDecoder<S> {
                         .map_err(|e| e.at(&loc))?
                 }
                 Page::Data(page) => {
-                    if page.num_values > self.options.max_page_values {
+                    if page.num_values > self.options.max_page_values() {
                         return Err(Error::too_many_values(
                             "page",
                             page.num_values,
-                            self.options.max_page_values,
+                            self.options.max_page_values(),
                         )
                         .at(&loc));
                     }
@@ -475,7 +475,7 @@ impl<S: Source> FileDecoder<S> {
                 };
                 let n = page.num_values;
                 if page.encoding != Encoding::PLAIN
-                    || n > self.options.max_page_values
+                    || n > self.options.max_page_values()
                     || page.num_nulls.is_some_and(|k| k > 0)
                     || !matches!(page.def_levels, Levels::None)
                     || !matches!(page.rep_levels, Levels::None)
@@ -727,7 +727,7 @@ impl<S: Source> ParallelFeed<S> {
             descs,
             row_groups: file.selected_row_groups().into(),
             queues: columns.iter().map(|_| VecDeque::new()).collect(),
-            dec: Decompressor::new(file.options.limits),
+            dec: Decompressor::new(file.options.limits()),
             dictionaries: vec![None; columns.len()],
         })
     }
@@ -827,7 +827,7 @@ impl<S: Source> FileDecoder<S> {
         probe::hit_n("parallel.row_group", parts.len() as u64);
         let arrays = run(
             self.options.threads,
-            self.options.limits,
+            self.options.limits(),
             &parts,
             |part, _| part.read_nested_whole(plan.clone()),
         )
@@ -1500,7 +1500,7 @@ impl<S: Source> FileDecoder<S> {
             sinks,
         });
         let indices: Vec<usize> = (0..pieces.len()).collect();
-        let limits = self.options.limits;
+        let limits = self.options.limits();
         let results = run_with(
             self.options.threads,
             &indices,
@@ -1614,7 +1614,7 @@ impl<S: Source> FileDecoder<S> {
         let desc = &descs[slot];
         let parts = run(
             self.options.threads,
-            self.options.limits,
+            self.options.limits(),
             &pieces.iter().filter(|p| p.slot == slot).collect::<Vec<_>>(),
             |p, dec| self.decode_piece_with(p, desc, &mut self.decoder_for(desc)?, dec),
         )

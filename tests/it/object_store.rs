@@ -1141,7 +1141,7 @@ async fn gets_asked_for_after_a_batch_start_before_the_next_batch() {
         .unwrap();
     let options = PushOptions::default()
         .with_batch_size(10_000)
-        .with_memory_budget(330_000);
+        .with_read(ReadOptions::default().with_max_memory(32 * 330_000));
     let mut batches = reader.batches(options).await.unwrap();
     // This (current-thread) test never waits itself: the GET of row group 2, asked for
     // after the second batch, runs only if the stream lets it.

@@ -308,7 +308,7 @@ proptest! {
         batch in 1usize..3000,
         gap in prop_oneof![Just(0u64), Just(100), Just(1 << 20)],
         max_request in prop_oneof![Just(0u64), Just(37), Just(4096)],
-        budget in prop_oneof![Just(0u64), Just(10_000), Just(1 << 30)],
+        ahead in prop_oneof![Just(None), Just(Some(32u64 << 20)), Just(Some(4 << 30))],
         pieces in any::<bool>(),
         extras in any::<bool>(),
         straddle in any::<bool>(),
@@ -332,7 +332,8 @@ proptest! {
         let options = PushOptions::default()
             .with_read(
                 ReadOptions::default()
-                    .with_selection(rng.chance(0.6).then(|| selection(n, &mut rng))),
+                    .with_selection(rng.chance(0.6).then(|| selection(n, &mut rng)))
+                    .with_max_memory(ahead.unwrap_or(4 << 30)),
             )
             .with_projection((!projection.is_empty())
                 .then(|| projection.into_iter().map(Select::from).collect()))
@@ -340,7 +341,7 @@ proptest! {
             .with_io(IoOptions::default()
                 .with_coalesce_gap(gap)
                 .with_max_request_size(max_request))
-            .with_memory_budget(budget)
+            .with_plan_ahead(ahead.is_some())
             .with_predicate(random_predicate(&reader, predicate));
         agree(&path.display().to_string(), &file, options, Pushing { seed, pieces, extras, straddle });
     }
@@ -429,7 +430,7 @@ fn ranges_are_coalesced_within_the_gap_and_split_past_the_maximum() {
     let file = int_file(20_000, false, 5_000);
     let read = |io: IoOptions| {
         probe::reset();
-        let options = PushOptions::default().with_io(io).with_memory_budget(0);
+        let options = PushOptions::default().with_io(io).with_plan_ahead(false);
         let (_, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
         (asked, probe::get("io.coalesced"), probe::get("io.split"))
     };
@@ -547,7 +548,8 @@ fn released_ranges_and_the_budget_bound_what_is_held() {
         .iter()
         .map(|c| c.meta_data.as_ref().unwrap().total_compressed_size as u64)
         .sum();
-    let options = PushOptions::default().with_memory_budget(2 * rg_bytes + 200);
+    let options = PushOptions::default()
+        .with_read(ReadOptions::default().with_max_memory(32 * (2 * rg_bytes + 200)));
     let mut d = PushDecoder::try_new(f, options).unwrap();
     let mut released = 0;
     let mut max_planned = 0;
@@ -939,7 +941,7 @@ proptest! {
         seed in any::<u64>(),
         batch in 1usize..3000,
         gap in prop_oneof![Just(0u64), Just(1 << 20)],
-        budget in prop_oneof![Just(0u64), Just(1 << 30)],
+        ahead in any::<bool>(),
         pieces in any::<bool>(),
         predicate in any::<u64>(),
         how in prop_oneof![Just(Materialise::Auto), Just(Materialise::Selected), Just(Materialise::Masked)],
@@ -962,7 +964,7 @@ proptest! {
             .with_projection(Some(projection))
             .with_batch_size(batch)
             .with_io(IoOptions::default().with_coalesce_gap(gap))
-            .with_memory_budget(budget)
+            .with_plan_ahead(ahead)
             .with_filter(Some(filter))
             .with_materialise(how);
         let how = Pushing { seed, pieces, extras: pieces, straddle: pieces };
@@ -1099,7 +1101,7 @@ fn under_a_filter_row_groups_without_a_match_fetch_only_the_filter_column() {
 #[test]
 fn a_dynamic_filter_prunes_the_row_groups_not_started() {
     let file = sparse_match_file(25_000);
-    for budget in [0, 1 << 30] {
+    for ahead in [false, true] {
         let f = whole_footer(&file);
         let chunk = |rg: usize, c: usize| {
             let m = f.metadata().row_groups[rg].columns[c]
@@ -1114,7 +1116,7 @@ fn a_dynamic_filter_prunes_the_row_groups_not_started() {
         let options = PushOptions::default()
             .with_projection(Some(vec!["b".into()]))
             .with_batch_size(1000)
-            .with_memory_budget(budget)
+            .with_plan_ahead(ahead)
             .with_dynamic_filter(Some(dynamic.clone()));
         let mut d = PushDecoder::try_new(f, options).unwrap();
         let (mut b, mut asked) = (Vec::new(), Vec::new());
@@ -1149,10 +1151,10 @@ fn a_dynamic_filter_prunes_the_row_groups_not_started() {
         // statistics; 2 is evaluated with the new filter.
         let mut want: Vec<i64> = (0..25_000).map(|i| 3 * i).collect();
         want.extend([180_000, 180_003]);
-        assert_eq!(b, want, "budget {budget}");
+        assert_eq!(b, want, "planned ahead: {ahead}");
         assert_eq!(probe::get("push.dynamic_filter_taken"), 1);
         assert_eq!(probe::get("predicate.row_group_pruned_by_statistics"), 2);
-        if budget == 0 {
+        if !ahead {
             // Column `a` is neither projected nor filtered on.
             for (rg, [a, b]) in chunks.iter().enumerate() {
                 assert!(!fetched_past_slack(&asked, a.clone()), "row group {rg} a");
@@ -1177,7 +1179,6 @@ fn a_dynamic_filter_prunes_row_groups_evaluated_ahead() {
     let options = PushOptions::default()
         .with_projection(Some(vec!["b".into()]))
         .with_batch_size(1000)
-        .with_memory_budget(1 << 30)
         .with_filter_exact(true)
         .with_dynamic_filter(Some(dynamic.clone()));
     let mut d = PushDecoder::try_new(f, options).unwrap();

@@ -216,6 +216,21 @@ fn page_index_reads_where_present() {
     assert!(plain.read_offset_index(1, 0).is_err(), "no row group 1");
 }
 
+/// One budget: every bound on a read's memory derives from `max_memory`, and its default
+/// keeps the bounds parq has always had (1 GiB pages, 2^27 values, 128 MiB planned ahead).
+#[test]
+fn every_memory_bound_derives_from_the_one_budget() {
+    let default = ReadOptions::default();
+    assert_eq!(default.max_memory, 4 << 30);
+    assert_eq!(default.max_page_size(), 1 << 30);
+    assert_eq!(default.max_page_values(), 1 << 27);
+    assert_eq!(default.plan_ahead_bytes(), 128 << 20);
+    let small = ReadOptions::default().with_max_memory(64 << 20);
+    assert_eq!(small.max_page_size(), 16 << 20);
+    assert_eq!(small.max_page_values(), 2 << 20);
+    assert_eq!(small.plan_ahead_bytes(), 2 << 20);
+}
+
 /// The memory budget: a read whose decoded output outgrows `ReadOptions::max_memory` fails
 /// with `Error::Memory` naming the budget, whichever reader; the footer is charged too; the
 /// same file reads under a budget that fits it.
@@ -242,34 +257,55 @@ fn reads_stay_within_the_memory_budget() {
                 .with_threads(threads),
         )
     };
-    // 800,000 bytes of values: over a budget of 100,000, on every path.
-    for threads in [1, 2] {
-        let reader = with(100_000, threads).unwrap();
+    // 800,000 bytes of values: over a budget of 700,000 (its pages of 20,000 values are
+    // within a 32nd of it). On one thread: on two, each thread's page range is charged on
+    // its own.
+    {
+        let threads = 1;
+        let reader = with(700_000, threads).unwrap();
         match reader.read_column(0) {
-            Err(parq::Error::Memory { limit, what, .. }) => {
-                assert_eq!(limit, Some(100_000));
+            Err(e @ parq::Error::Memory { .. }) => {
+                let parq::Error::Memory { limit, what, .. } = &e else {
+                    unreachable!()
+                };
+                assert_eq!(*limit, Some(700_000));
                 assert!(what.contains("decoded values"), "{what}");
+                assert_eq!(e.limit(), Some(parq::Limit::Memory));
+            }
+            other => panic!("threads {threads}: {:?}", other.map(|c| c.len)),
+        }
+    }
+    let batches: Result<Vec<_>, _> = with(700_000, 1)
+        .unwrap()
+        .batches(&[0], 100_000)
+        .unwrap()
+        .collect();
+    // A batch of 100,000 values (800,000 bytes) is over 700,000.
+    assert!(matches!(batches, Err(parq::Error::Memory { .. })));
+    // Under a budget of 100,000 a page of 20,000 values is over a 32nd of it (3,125), refused
+    // from its header, before anything is allocated for it.
+    for threads in [1, 2] {
+        match with(100_000, threads).unwrap().read_column(0) {
+            Err(e @ parq::Error::TooManyValues { limit: 3125, .. }) => {
+                assert_eq!(e.limit(), Some(parq::Limit::PageValues));
+                assert!(
+                    e.to_string().contains("a 32nd of ReadOptions::max_memory"),
+                    "{e}"
+                );
             }
             other => panic!("threads {threads}: {other:?}"),
         }
     }
-    let batches: Result<Vec<_>, _> = with(50_000, 1)
-        .unwrap()
-        .batches(&[0], 10_000)
-        .unwrap()
-        .collect();
-    // A batch of 10,000 values (80,000 bytes) is over 50,000.
-    assert!(matches!(batches, Err(parq::Error::Memory { .. })));
     // The footer alone is over a budget of 16 bytes.
     match with(16, 1) {
         Err(e @ parq::Error::Memory { .. }) => assert!(e.to_string().contains("footer"), "{e}"),
         other => panic!("{:?}", other.err()),
     }
     // Within budget it reads; each run of batches the reader decodes at once is charged
-    // afresh (a few batches, whole pages: 325,000 bytes here), so 400,000 reads the
-    // 800,000 bytes in batches.
+    // afresh (a few batches, whole pages: 325,000 bytes here), so 640,000 (a 32nd of it
+    // holds a page's 20,000 values) reads the 800,000 bytes in batches.
     assert_eq!(with(1 << 20, 1).unwrap().read_column(0).unwrap().len, n);
-    let rows: usize = with(400_000, 1)
+    let rows: usize = with(640_000, 1)
         .unwrap()
         .batches(&[0], 10_000)
         .unwrap()

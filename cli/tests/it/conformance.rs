@@ -21,7 +21,8 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[];
 const NOT_COMPARED: &[(&str, &str)] = &[(
     "large_string_map.brotli.parquet",
     "two 1 GiB map keys: 2 GiB of JSON and ~7 GB for pyarrow to print it; parq refuses its \
-     1 GiB page under the default ReadOptions::limits (raise max_uncompressed_size to read it)",
+     1 GiB page under the default memory budget (a page may take a quarter of \
+     ReadOptions::max_memory)",
 )];
 
 /// Files pyarrow cannot read, with the reason. Any other unreadable file fails.

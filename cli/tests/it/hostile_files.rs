@@ -25,6 +25,11 @@ const CAP: u64 = 256 << 20;
 const BUDGET: &str = "128M";
 /// Slots a lying page declares: 2^27, 1 GiB of INT64.
 const HUGE: u64 = 1 << 27;
+/// What a page of `HUGE` slots meets under `BUDGET`, before anything is allocated for it:
+/// the cap on a page's values, a 32nd of the budget (2^22).
+const OVER_VALUES: &str = "exceeds the limit of 4194304 (a 32nd of --max-memory)";
+/// The largest page `BUDGET` admits: a quarter of it.
+const PAGE_CAP: usize = 32 << 20;
 
 // ---------------------------------------------------------------------------------------
 // Bytes of pages.
@@ -555,11 +560,12 @@ fn corpus() -> Vec<Case> {
             nulls_v1(3, 3, 3),
             Reads,
         ),
-        // Consistent counts, 1 GiB of output from a 128-byte file: over the budget.
+        // Consistent counts, 1 GiB of output from a 128-byte file: over the budget's cap on
+        // a page's values.
         case(
             "v1 page of 2^27 nulls, footer 2^31",
             nulls_v1(HUGE, 1 << 31, 1 << 31),
-            Fails("memory budget"),
+            Fails(OVER_VALUES),
         ),
         case(
             "v2 page of 2^27 nulls, footer 3",
@@ -569,7 +575,7 @@ fn corpus() -> Vec<Case> {
         case(
             "v2 page of 2^27 nulls, footer 2^31",
             nulls_v2(HUGE, HUGE, HUGE, 1 << 31, 1 << 31),
-            Fails("memory budget"),
+            Fails(OVER_VALUES),
         ),
         // A v2 header's num_rows decides nothing: the levels and the footer do.
         case(
@@ -596,7 +602,7 @@ fn corpus() -> Vec<Case> {
         case(
             "dictionary page of 2^27 slots, footer 2^31",
             dictionary_file(1, 1, HUGE, HUGE, 1 << 31),
-            Fails("memory budget"),
+            Fails(OVER_VALUES),
         ),
         // A run longer than its page is read only as far as the page's 5 slots.
         case(
@@ -633,7 +639,7 @@ fn corpus() -> Vec<Case> {
         case(
             "list of 2^27 null elements",
             null_list(HUGE),
-            Fails("memory budget"),
+            Fails(OVER_VALUES),
         ),
         case("list of 3 null elements (control)", null_list(3), Reads),
         // parquet-cpp up to 8 and parquetjs 1.8 write a repeated column's value count
@@ -674,7 +680,7 @@ fn corpus() -> Vec<Case> {
         ..case(
             "v1 page of 2^27 nulls, footer 2^31, whole",
             nulls_v1(HUGE, 1 << 31, 1 << 31),
-            Fails("memory budget"),
+            Fails(OVER_VALUES),
         )
     });
     c.push(Case {
@@ -747,7 +753,8 @@ fn corpus() -> Vec<Case> {
             compressed_file(codec, &zeros(codec, inflated), 8 << 10),
             Fails(""),
         ));
-        // The most the codec's ratio lets 8 KiB of bytes declare (within the 1 GiB page cap).
+        // The most the codec's ratio lets 8 KiB of bytes declare (within the budget's page
+        // cap).
         let small = match codec {
             CodecKind::Zstd => zstd_unsized(&random),
             _ => compress(codec, &random),
@@ -760,7 +767,7 @@ fn corpus() -> Vec<Case> {
             CodecKind::Lz4 => "lz4 error",
             _ => "fewer bytes than its declared size",
         };
-        let declared = ratio.min((1 << 30) - 1);
+        let declared = ratio.min(PAGE_CAP - 1);
         c.push(case(
             format!("{codec}: {declared} bytes declared, 8 KiB inflated"),
             compressed_file(codec, &small, declared),

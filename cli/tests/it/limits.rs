@@ -1,6 +1,7 @@
-//! `--max-page-size`, `--max-page-values`, `--max-memory`: a read over one of the reader's
-//! limits is refused with an error and a hint that name the flag (not the library's
-//! `ReadOptions` field, which a CLI user cannot set); with the flag raised it reads.
+//! `--max-memory`: a read over one of the limits drawn from the reader's memory budget (a
+//! page's size, its values) is refused with an error and a hint that name the flag (not the
+//! library's `ReadOptions` field, which a CLI user cannot set); with the flag raised it
+//! reads.
 
 use crate::support;
 
@@ -41,57 +42,46 @@ fn os(s: &str) -> &OsStr {
     OsStr::new(s)
 }
 
+/// Under `--max-memory 256K` the 104 KB page is over a quarter of the budget; under `16K` its
+/// 1000 values are also over a 32nd of it. Each refusal names the flag and says which share
+/// of it the page went over; under `1M` every command reads.
 #[test]
-fn max_page_size_is_named_by_the_error_and_raises_the_limit() {
+fn max_memory_is_named_by_the_error_and_raises_the_limits() {
     let scratch = scratch_dir("limits");
     let file = scratch.join("big_page.parquet");
     write_big_page(&file);
     let timeout = Duration::from_secs(60);
     for command in ["cat", "scan"] {
-        let refused = run_parq(
-            &[
-                os(command),
-                file.as_os_str(),
-                os("--max-page-size"),
-                os("64K"),
-            ],
-            &scratch,
-            timeout,
-        );
-        assert!(
-            !refused.success(),
-            "{command}: read a 104 KB page under a 64 KiB limit"
-        );
-        assert_names_the_flag(&refused, "--max-page-size", command);
+        for (low, share) in [("256K", "a quarter of"), ("16K", "of --max-memory")] {
+            let what = format!("{command} --max-memory {low}");
+            let refused = run_parq(
+                &[os(command), file.as_os_str(), os("--max-memory"), os(low)],
+                &scratch,
+                timeout,
+            );
+            assert_names_the_flag(&refused, "--max-memory", &what);
+            assert!(refused.stderr.contains(share), "{what}: {}", refused.stderr);
+        }
         let read = run_parq(
-            &[
-                os(command),
-                file.as_os_str(),
-                os("--max-page-size"),
-                os("128K"),
-            ],
+            &[os(command), file.as_os_str(), os("--max-memory"), os("1M")],
             &scratch,
             timeout,
         );
         assert!(read.success(), "{command}: {}", read.stderr);
     }
     let rewritten = scratch.join("rewritten.parquet");
-    let args = [
-        os("rewrite"),
-        file.as_os_str(),
-        rewritten.as_os_str(),
-        os("--max-page-size"),
-        os("64K"),
-    ];
-    assert!(!run_parq(&args, &scratch, timeout).success());
-    let args = [
-        os("rewrite"),
-        file.as_os_str(),
-        rewritten.as_os_str(),
-        os("--max-page-size"),
-        os("1M"),
-    ];
-    let run = run_parq(&args, &scratch, timeout);
+    let rewrite = |budget: &str| {
+        let args = [
+            os("rewrite"),
+            file.as_os_str(),
+            rewritten.as_os_str(),
+            os("--max-memory"),
+            os(budget),
+        ];
+        run_parq(&args, &scratch, timeout)
+    };
+    assert_names_the_flag(&rewrite("256K"), "--max-memory", "rewrite 256K");
+    let run = rewrite("1M");
     assert!(run.success(), "{}", run.stderr);
 }
 
@@ -111,7 +101,7 @@ fn large_string_map_reads_with_the_flag() {
         timeout,
     );
     assert!(
-        refused.stderr.contains("--max-page-size"),
+        refused.stderr.contains("--max-memory"),
         "{}",
         refused.stderr
     );
@@ -121,8 +111,8 @@ fn large_string_map_reads_with_the_flag() {
         os("--repeat"),
         os("1"),
         os("--json"),
-        os("--max-page-size"),
-        os("2G"),
+        os("--max-memory"),
+        os("8G"),
     ];
     let run = run_parq(&args, &scratch, timeout);
     assert!(run.success(), "{}", run.stderr);
@@ -151,34 +141,4 @@ fn assert_names_the_flag(run: &Run, flag: &str, what: &str) {
         "{what}: {}",
         run.stderr
     );
-}
-
-/// A page of 1000 values under `--max-page-values 100`, and 100 KB of decoded strings under
-/// `--max-memory 16K`: each error names its flag; raised, the read succeeds.
-#[test]
-fn max_page_values_and_max_memory_are_named_by_the_error() {
-    let scratch = scratch_dir("limits-values");
-    let file = scratch.join("big_page.parquet");
-    write_big_page(&file);
-    let timeout = Duration::from_secs(60);
-    for command in ["cat", "scan"] {
-        for (flag, low, high) in [
-            ("--max-page-values", "100", "1000"),
-            ("--max-memory", "16K", "1M"),
-        ] {
-            let what = format!("{command} {flag} {low}");
-            let refused = run_parq(
-                &[os(command), file.as_os_str(), os(flag), os(low)],
-                &scratch,
-                timeout,
-            );
-            assert_names_the_flag(&refused, flag, &what);
-            let read = run_parq(
-                &[os(command), file.as_os_str(), os(flag), os(high)],
-                &scratch,
-                timeout,
-            );
-            assert!(read.success(), "{command} {flag} {high}: {}", read.stderr);
-        }
-    }
 }

@@ -42,9 +42,6 @@ pub struct PushOptions {
     pub batch_size: usize,
     /// Request shaping.
     pub io: IoOptions,
-    /// Bytes of planned ranges (pushed or still to come) the decoder holds at most, beyond
-    /// the row group being decoded; see the [`PushDecoder`] docs.
-    pub memory_budget: u64,
     /// Skip the rows that cannot satisfy this predicate, found from metadata: row groups
     /// by their statistics (before any byte is asked for), then, for each row group left,
     /// by the column index, bloom filters and dictionary pages, and pages by the column
@@ -92,6 +89,11 @@ pub struct PushOptions {
     /// group (after the row-number column when both are asked for); as
     /// [`row_number_column`](Self::row_number_column), not under an inexact filter.
     pub row_group_column: Option<String>,
+    /// Whether row groups after the one being decoded are planned (and listed by
+    /// [`PushDecoder::wanted`]) while their bytes fit
+    /// [`ReadOptions::plan_ahead_bytes`] (default `true`): a driver whose source answers at
+    /// once (a local file) gains nothing from fetching ahead, and holds less without it.
+    pub plan_ahead: bool,
 }
 
 impl Default for PushOptions {
@@ -101,7 +103,7 @@ impl Default for PushOptions {
             projection: None,
             batch_size: 8192,
             io: IoOptions::default(),
-            memory_budget: 128 << 20,
+            plan_ahead: true,
             predicate: None,
             filter: None,
             materialise: Materialise::Auto,
@@ -140,9 +142,9 @@ impl PushOptions {
         self
     }
 
-    /// These options with [`memory_budget`](Self::memory_budget) set to `v`.
-    pub fn with_memory_budget(mut self, v: u64) -> Self {
-        self.memory_budget = v;
+    /// These options with [`plan_ahead`](Self::plan_ahead) set to `v`.
+    pub fn with_plan_ahead(mut self, v: bool) -> Self {
+        self.plan_ahead = v;
         self
     }
 
@@ -415,7 +417,8 @@ impl std::fmt::Debug for FilterStage {
 /// decoded its ranges are let go and listed by [`take_released`](PushDecoder::take_released).
 ///
 /// **Memory.** The decoder plans row groups ahead while the bytes they want fit in
-/// [`PushOptions::memory_budget`] together with those already planned, so a driver can
+/// [`ReadOptions::plan_ahead_bytes`] (a 32nd of the read's
+/// [`max_memory`](ReadOptions::max_memory)) together with those already planned, so a driver can
 /// fetch the next row groups while the current one decodes. The row group being decoded is
 /// always planned, so one row group's projected bytes larger than the budget are the floor.
 /// Pushed bytes are held only inside planned ranges, so the decoder holds at most
@@ -1257,8 +1260,10 @@ impl PushDecoder {
         }
         let budget = if self.whole_parallel {
             u64::MAX
+        } else if self.options.plan_ahead {
+            self.options.read.plan_ahead_bytes()
         } else {
-            self.options.memory_budget
+            0
         };
         // The settled groups change nothing below: their bytes count, and the walk would
         // have stopped among them when they fill the budget.
