@@ -5,9 +5,11 @@
 //! [`PushDecoder`](crate::read::push::PushDecoder) and keeps several GETs in flight, so the
 //! next row groups download while the current one decodes (within
 //! [`ObjectReadOptions::max_requests_in_flight`] and the bytes the read's memory budget lets
-//! the decoder plan ahead, [`ReadOptions::plan_ahead_bytes`](crate::read::ReadOptions::plan_ahead_bytes)). Its streams
-//! are `Send + 'static` `futures::Stream`s of [`ArrayBatch`](crate::read::ArrayBatch)es
-//! and, with the `arrow` feature, of `RecordBatch`es. [`Scan`] reads many objects (a list
+//! the decoder plan ahead,
+//! [`ReadOptions::plan_ahead_bytes`](crate::read::ReadOptions::plan_ahead_bytes)). Its
+//! streams are `Send + 'static` `futures::Stream`s of
+//! [`ArrayBatch`](crate::read::ArrayBatch)es and, with the `arrow` feature, of
+//! `RecordBatch`es. [`Scan`] reads many objects (a list
 //! or a prefix), pruning whole files by their footer statistics.
 //!
 //! **Where work runs.** GETs are tokio tasks on the current runtime (a tokio runtime is

@@ -418,9 +418,10 @@ impl std::fmt::Debug for FilterStage {
 ///
 /// **Memory.** The decoder plans row groups ahead while the bytes they want fit in
 /// [`ReadOptions::plan_ahead_bytes`] (a 32nd of the read's
-/// [`max_memory`](ReadOptions::max_memory)) together with those already planned, so a driver can
-/// fetch the next row groups while the current one decodes. The row group being decoded is
-/// always planned, so one row group's projected bytes larger than the budget are the floor.
+/// [`max_memory`](ReadOptions::max_memory)) together with those already planned, so a
+/// driver can fetch the next row groups while the current one decodes. The row group being
+/// decoded is always planned, so one row group's projected bytes larger than the budget are
+/// the floor.
 /// Pushed bytes are held only inside planned ranges, so the decoder holds at most
 /// `max(budget, the current row group's bytes)`, plus the decoded batches the caller keeps.
 /// It holds them as views of the pushed buffers, without a copy: a buffer pushed with more
