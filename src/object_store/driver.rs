@@ -6,16 +6,23 @@
 //! After every batch it asks again, so the next row groups (as many as the decoder's memory
 //! budget plans) are fetched while the current one decodes. Each GET runs as its own tokio
 //! task, so it makes progress while the stream's consumer is busy; the tasks live in a
-//! `JoinSet`, so dropping the stream aborts them.
+//! `JoinSet`, so dropping the stream aborts them. A store whose requests progress without
+//! being polled (a local file system reads on tokio's blocking pool) can have its GETs
+//! polled by the stream itself instead ([`ObjectReadOptions::fetch_on_tasks`]), which saves
+//! a task and its wake-ups per GET.
 
 use std::collections::HashSet;
+use std::future::Future;
 use std::ops::Range;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use ::object_store::path::Path;
 use ::object_store::{ObjectStore, ObjectStoreExt};
 use bytes::Bytes;
+use futures::future::BoxFuture;
+use futures::stream::{FuturesUnordered, StreamExt};
 use parq_codecs::probe;
 use tokio::task::JoinSet;
 
@@ -41,6 +48,13 @@ pub struct ObjectReadOptions {
     pub decode_on_blocking_pool: bool,
     /// The first (suffix) request of a footer.
     pub footer_suffix: u64,
+    /// Whether each GET runs as a tokio task of its own (the default), so that it makes
+    /// progress while the stream's consumer is busy. `false` polls the GETs on the task
+    /// that polls the stream: right for a store whose requests progress without being
+    /// polled once started, as `object_store`'s `LocalFileSystem` (its reads run on tokio's
+    /// blocking pool) and `InMemory` do, and it saves a task and its wake-ups per GET. An
+    /// HTTP store's response is read only while its GET is polled, so leave it on there.
+    pub fetch_on_tasks: bool,
 }
 
 impl Default for ObjectReadOptions {
@@ -50,6 +64,7 @@ impl Default for ObjectReadOptions {
             request_timeout: None,
             decode_on_blocking_pool: false,
             footer_suffix: crate::read::push::DEFAULT_FOOTER_SUFFIX,
+            fetch_on_tasks: true,
         }
     }
 }
@@ -70,6 +85,12 @@ impl ObjectReadOptions {
     /// These options with [`decode_on_blocking_pool`](Self::decode_on_blocking_pool) set to `v`.
     pub fn with_decode_on_blocking_pool(mut self, v: bool) -> Self {
         self.decode_on_blocking_pool = v;
+        self
+    }
+
+    /// These options with [`fetch_on_tasks`](Self::fetch_on_tasks) set to `v`.
+    pub fn with_fetch_on_tasks(mut self, v: bool) -> Self {
+        self.fetch_on_tasks = v;
         self
     }
 
@@ -137,6 +158,72 @@ impl Object {
 /// What a GET task gives back: its range and its bytes or error.
 type Answer = (Range<u64>, Result<Bytes>);
 
+/// The GETs in flight: tokio tasks of their own, or futures the stream polls
+/// ([`ObjectReadOptions::fetch_on_tasks`]).
+enum Gets {
+    Tasks(JoinSet<Answer>),
+    Polled(FuturesUnordered<BoxFuture<'static, Answer>>),
+}
+
+impl Gets {
+    fn new(on_tasks: bool) -> Self {
+        if on_tasks {
+            Gets::Tasks(JoinSet::new())
+        } else {
+            Gets::Polled(FuturesUnordered::new())
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Gets::Tasks(t) => t.len(),
+            Gets::Polled(f) => f.len(),
+        }
+    }
+
+    fn start(&mut self, get: impl Future<Output = Answer> + Send + 'static) {
+        match self {
+            Gets::Tasks(t) => {
+                t.spawn(get);
+            }
+            Gets::Polled(f) => {
+                probe::hit("io.gets_polled");
+                f.push(Box::pin(get))
+            }
+        }
+    }
+
+    /// The next GET to answer, `None` when none is in flight.
+    async fn next(&mut self) -> Option<std::result::Result<Answer, tokio::task::JoinError>> {
+        match self {
+            Gets::Tasks(t) => t.join_next().await,
+            Gets::Polled(f) => f.next().await.map(Ok),
+        }
+    }
+
+    /// A GET that has answered, without waiting. Polled GETs are polled here (with the
+    /// stream's waker), which also starts those pushed since the last poll.
+    fn answered(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Option<std::result::Result<Answer, tokio::task::JoinError>> {
+        match self {
+            Gets::Tasks(t) => t.try_join_next(),
+            Gets::Polled(f) => match f.poll_next_unpin(cx) {
+                Poll::Ready(Some(a)) => Some(Ok(a)),
+                Poll::Ready(None) | Poll::Pending => None,
+            },
+        }
+    }
+
+    fn abort_all(&mut self) {
+        match self {
+            Gets::Tasks(t) => t.abort_all(),
+            Gets::Polled(f) => f.clear(),
+        }
+    }
+}
+
 /// Drives one decoder; see the [module docs](self).
 pub(crate) struct Driver {
     object: Object,
@@ -146,7 +233,7 @@ pub(crate) struct Driver {
     /// Results of the last blocking-pool step not yet handed out: batches, then at most one
     /// other result (`NeedsData`, `Finished` or an error), in the decoder's order.
     decoded: std::collections::VecDeque<Result<DecodeResult>>,
-    tasks: JoinSet<Answer>,
+    tasks: Gets,
     /// A GET that answered ahead of need with an error: returned when the decoder next
     /// waits for bytes, so the batches it decodes before that still come.
     failed_ahead: Option<Error>,
@@ -164,12 +251,13 @@ impl Driver {
     }
 
     pub fn new(object: Object, decoder: PushDecoder, options: ObjectReadOptions) -> Self {
+        let on_tasks = options.fetch_on_tasks;
         Driver {
             object,
             options,
             decoder: Some(decoder),
             decoded: Default::default(),
-            tasks: JoinSet::new(),
+            tasks: Gets::new(on_tasks),
             failed_ahead: None,
             requested: HashSet::new(),
             queued: Default::default(),
@@ -191,7 +279,7 @@ impl Driver {
             let object = self.object.clone();
             let timeout = self.options.request_timeout;
             probe::hit("io.gets_started");
-            self.tasks.spawn(async move {
+            self.tasks.start(async move {
                 let got = object.get(r.clone(), timeout).await;
                 (r, got)
             });
@@ -208,7 +296,7 @@ impl Driver {
 
     /// Wait for one GET and push its bytes.
     async fn land_one(&mut self) -> Result<()> {
-        let Some(joined) = self.tasks.join_next().await else {
+        let Some(joined) = self.tasks.next().await else {
             return Err(Error::internal("the object reader waits for no request"));
         };
         self.land(joined)
@@ -218,13 +306,17 @@ impl Driver {
     /// decoder can use before it asks for them (a row group it decodes ahead on a thread of
     /// its own), and room in the limits for the next GETs. A failure is kept for when the
     /// decoder waits for bytes (`failed_ahead`).
-    fn land_answered(&mut self) {
-        while self.failed_ahead.is_none() {
-            let Some(joined) = self.tasks.try_join_next() else {
-                return;
-            };
-            self.failed_ahead = self.land(joined).err();
-        }
+    async fn land_answered(&mut self) {
+        std::future::poll_fn(|cx| {
+            while self.failed_ahead.is_none() {
+                let Some(joined) = self.tasks.answered(cx) else {
+                    break;
+                };
+                self.failed_ahead = self.land(joined).err();
+            }
+            Poll::Ready(())
+        })
+        .await
     }
 
     /// Push the bytes of a GET that answered.
@@ -300,16 +392,20 @@ impl Driver {
                 Err(e) => return Some(Err(e)),
                 Ok(DecodeResult::Finished) => return None,
                 Ok(DecodeResult::Batch(b)) => {
-                    self.land_answered();
+                    self.land_answered().await;
                     // Fetch ahead while the caller works on this batch.
                     let decoder = self.decoder.as_mut().expect("decoder present");
                     decoder.take_released();
                     let wanted = decoder.wanted();
                     self.schedule(wanted);
-                    // Let the GET tasks run (start, land) before the next batch: a consumer
-                    // whose batches are always ready never waits, and on a current-thread
-                    // runtime nothing else runs until it does.
-                    tokio::task::yield_now().await;
+                    match self.tasks {
+                        // Let the GET tasks run (start, land) before the next batch: a
+                        // consumer whose batches are always ready never waits, and on a
+                        // current-thread runtime nothing else runs until it does.
+                        Gets::Tasks(_) => tokio::task::yield_now().await,
+                        // Poll the GETs just started, which starts their reads.
+                        Gets::Polled(_) => self.land_answered().await,
+                    }
                     return Some(Ok(b));
                 }
                 Ok(DecodeResult::NeedsData(ranges)) => {

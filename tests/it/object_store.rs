@@ -309,6 +309,30 @@ async fn every_testing_file_from_the_local_file_system_equals_the_local_read() {
     every_file_equals_local(store, "", ObjectReadOptions::default()).await;
 }
 
+/// GETs polled by the stream instead of on tasks of their own (`fetch_on_tasks(false)`, for
+/// stores whose requests progress unpolled): the same batches of every testing file, from
+/// the local file system on a runtime of two workers and from memory on one thread, and
+/// no GET on a task (probe `io.gets_polled` counts them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gets_polled_by_the_stream_read_every_testing_file_as_the_local_read() {
+    let local: Arc<dyn ObjectStore> =
+        Arc::new(LocalFileSystem::new_with_prefix(data_dir()).unwrap());
+    let polled = ObjectReadOptions::default().with_fetch_on_tasks(false);
+    #[cfg(feature = "probes")]
+    probe::reset();
+    every_file_equals_local(local, "", polled.clone()).await;
+    #[cfg(feature = "probes")]
+    {
+        let (polled_gets, started) = (probe::get("io.gets_polled"), probe::get("io.gets_started"));
+        assert!(
+            polled_gets > 0 && polled_gets == started,
+            "{polled_gets} of {started}"
+        );
+    }
+    let memory = memory_store_with_testing_files().await;
+    every_file_equals_local(memory, "data/", polled).await;
+}
+
 #[tokio::test]
 async fn a_url_opens_through_object_store_parsing() {
     let url = format!(
