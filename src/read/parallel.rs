@@ -55,8 +55,8 @@
 //! `parallel.direct` per piece), `parallel.direct_fallback` (decoded again, see above).
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use bytes::Bytes;
@@ -1501,6 +1501,13 @@ impl<S: Source> FileDecoder<S> {
         });
         let indices: Vec<usize> = (0..pieces.len()).collect();
         let limits = self.options.limits();
+        // Each column's parts are charged together: the budget bounds the column.
+        let charges: Vec<Arc<AtomicU64>> = descs.iter().map(|_| Arc::default()).collect();
+        let decoder = |slot: usize| -> Result<ChunkDecoder> {
+            Ok(self
+                .decoder_for(&descs[slot])?
+                .with_shared_charge(Arc::clone(&charges[slot])))
+        };
         let results = run_with(
             self.options.threads,
             &indices,
@@ -1542,7 +1549,7 @@ impl<S: Source> FileDecoder<S> {
                     // none (sizes that the headers did not say).
                     let decoder = match &mut decoders[piece.slot] {
                         Some(d) => d,
-                        slot => slot.insert(self.decoder_for(desc)?),
+                        slot => slot.insert(decoder(piece.slot)?),
                     };
                     self.decode_piece_with(piece, desc, decoder, dec)?;
                     at.fell_back.store(true, Ordering::Relaxed);
@@ -1550,7 +1557,7 @@ impl<S: Source> FileDecoder<S> {
                 }
                 let decoder = match &mut decoders[piece.slot] {
                     Some(d) => d,
-                    slot => slot.insert(self.decoder_for(desc)?),
+                    slot => slot.insert(decoder(piece.slot)?),
                 };
                 let column = self.decode_piece_with(piece, desc, decoder, dec)?;
                 let placed = {
@@ -1612,11 +1619,17 @@ impl<S: Source> FileDecoder<S> {
     ) -> Result<Column> {
         probe::hit("parallel.direct_fallback");
         let desc = &descs[slot];
+        let charge = Arc::new(AtomicU64::new(0));
         let parts = run(
             self.options.threads,
             self.options.limits(),
             &pieces.iter().filter(|p| p.slot == slot).collect::<Vec<_>>(),
-            |p, dec| self.decode_piece_with(p, desc, &mut self.decoder_for(desc)?, dec),
+            |p, dec| {
+                let mut decoder = self
+                    .decoder_for(desc)?
+                    .with_shared_charge(Arc::clone(&charge));
+                self.decode_piece_with(p, desc, &mut decoder, dec)
+            },
         )
         .into_iter()
         .collect::<Result<Vec<_>>>()?;

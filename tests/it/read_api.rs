@@ -258,10 +258,8 @@ fn reads_stay_within_the_memory_budget() {
         )
     };
     // 800,000 bytes of values: over a budget of 700,000 (its pages of 20,000 values are
-    // within a 32nd of it). On one thread: on two, each thread's page range is charged on
-    // its own.
-    {
-        let threads = 1;
+    // within a 32nd of it), on one thread and on two, whose page ranges are charged together.
+    for threads in [1, 2] {
         let reader = with(700_000, threads).unwrap();
         match reader.read_column(0) {
             Err(e @ parq::Error::Memory { .. }) => {

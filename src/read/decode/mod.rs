@@ -15,6 +15,8 @@ mod fixed_bytes;
 mod values;
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
 use bytes::Bytes;
@@ -59,6 +61,9 @@ pub(crate) struct ChunkDecoder {
     budget: u64,
     /// Output bytes the pages asked for since the last [`ChunkDecoder::finish`].
     charged: u64,
+    /// Output bytes the pages of every decoder of one hand-out asked for, where several
+    /// decode its parts (page ranges on threads of their own): the budget bounds their sum.
+    shared_charge: Option<Arc<AtomicU64>>,
     /// The row (in its row group) of the next page's first slot, when its slots are rows
     /// (a flat column) and the caller knows it: a value that fails a check names its row.
     page_row: Option<u64>,
@@ -144,6 +149,7 @@ impl ChunkDecoder {
             pending: None,
             budget: DEFAULT_MAX_MEMORY,
             charged: 0,
+            shared_charge: None,
             page_row: None,
             invalid_slot: None,
         }
@@ -223,6 +229,13 @@ impl ChunkDecoder {
         self
     }
 
+    /// Charge the output to `total` too, which the decoders of the other parts of the same
+    /// hand-out share: the budget bounds the sum, which [`Self::finish`] does not reset.
+    pub(crate) fn with_shared_charge(mut self, total: Arc<AtomicU64>) -> Self {
+        self.shared_charge = Some(total);
+        self
+    }
+
     /// Before decoding `slots` slots (`valid` values) of `page`: charge their output to the
     /// budget and, for a page that inflates, reserve it with `try_reserve`. Either failing is
     /// an [`Error::Memory`]; nothing is sized by the page's counts before this passes.
@@ -232,10 +245,16 @@ impl ChunkDecoder {
             .output_bytes(page, slots, valid)
             .saturating_add(slots as u64 / 8);
         self.charged = self.charged.saturating_add(bytes);
-        if self.charged > self.budget {
+        let charged = match &self.shared_charge {
+            Some(total) => total
+                .fetch_add(bytes, Ordering::Relaxed)
+                .saturating_add(bytes),
+            None => self.charged,
+        };
+        if charged > self.budget {
             return Err(Error::memory(
                 "decoded values of the pages read",
-                self.charged,
+                charged,
                 Some(self.budget),
             ));
         }
