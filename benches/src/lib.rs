@@ -241,6 +241,16 @@ pub mod row_filter {
         }
     }
 
+    /// parq reading every row of every column, unfiltered: what a filter passing every row
+    /// is measured against.
+    pub fn scan(bytes: &Bytes, mut each: impl FnMut(usize, Vec<Array>)) {
+        let reader = reader(bytes);
+        for b in reader.array_batches(&COLUMNS, BATCH).unwrap() {
+            let b = b.unwrap();
+            each(b.num_rows, b.arrays);
+        }
+    }
+
     /// parq reading every row, then `k < x` on each batch's `k` and `take_array` of its rows
     /// on every array.
     pub fn scan_then_filter(bytes: &Bytes, x: i32, mut each: impl FnMut(usize, Vec<Array>)) {
