@@ -48,13 +48,15 @@ pub struct ObjectReadOptions {
     pub decode_on_blocking_pool: bool,
     /// The first (suffix) request of a footer.
     pub footer_suffix: u64,
-    /// Whether each GET runs as a tokio task of its own (the default), so that it makes
-    /// progress while the stream's consumer is busy. `false` polls the GETs on the task
-    /// that polls the stream: right for a store whose requests progress without being
-    /// polled once started, as `object_store`'s `LocalFileSystem` (its reads run on tokio's
-    /// blocking pool) and `InMemory` do, and it saves a task and its wake-ups per GET. An
-    /// HTTP store's response is read only while its GET is polled, so leave it on there.
-    pub fetch_on_tasks: bool,
+    /// Whether each GET runs as a tokio task of its own, so that it makes progress while
+    /// the stream's consumer is busy. `false` polls the GETs on the task that polls the
+    /// stream: right for a store whose requests progress without being polled once
+    /// started, as `object_store`'s `LocalFileSystem` (its reads run on tokio's blocking
+    /// pool) and `InMemory` do, and it saves a task and its wake-ups per GET. An HTTP
+    /// store's response is read only while its GET is polled: there it must be `true`.
+    /// `None` (the default): `false` for `LocalFileSystem` and `InMemory`, known by their
+    /// names (a wrapper hides them, and keeps the tasks), `true` for every other store.
+    pub fetch_on_tasks: Option<bool>,
 }
 
 impl Default for ObjectReadOptions {
@@ -64,7 +66,7 @@ impl Default for ObjectReadOptions {
             request_timeout: None,
             decode_on_blocking_pool: false,
             footer_suffix: crate::read::push::DEFAULT_FOOTER_SUFFIX,
-            fetch_on_tasks: true,
+            fetch_on_tasks: None,
         }
     }
 }
@@ -89,7 +91,7 @@ impl ObjectReadOptions {
     }
 
     /// These options with [`fetch_on_tasks`](Self::fetch_on_tasks) set to `v`.
-    pub fn with_fetch_on_tasks(mut self, v: bool) -> Self {
+    pub fn with_fetch_on_tasks(mut self, v: Option<bool>) -> Self {
         self.fetch_on_tasks = v;
         self
     }
@@ -153,6 +155,14 @@ impl Object {
         }
         Ok(bytes)
     }
+}
+
+/// Whether `store` is one of `object_store`'s stores whose GETs progress without being
+/// polled: local files (read on tokio's blocking pool) and memory (answered at once). Known
+/// by the store's name.
+fn answers_unpolled(store: &dyn ObjectStore) -> bool {
+    let name = store.to_string();
+    name.starts_with("LocalFileSystem(") || name == "InMemory"
 }
 
 /// What a GET task gives back: its range and its bytes or error.
@@ -251,7 +261,9 @@ impl Driver {
     }
 
     pub fn new(object: Object, decoder: PushDecoder, options: ObjectReadOptions) -> Self {
-        let on_tasks = options.fetch_on_tasks;
+        let on_tasks = options
+            .fetch_on_tasks
+            .unwrap_or_else(|| !answers_unpolled(object.store.as_ref()));
         Driver {
             object,
             options,

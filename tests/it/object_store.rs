@@ -309,28 +309,45 @@ async fn every_testing_file_from_the_local_file_system_equals_the_local_read() {
     every_file_equals_local(store, "", ObjectReadOptions::default()).await;
 }
 
-/// GETs polled by the stream instead of on tasks of their own (`fetch_on_tasks(false)`, for
-/// stores whose requests progress unpolled): the same batches of every testing file, from
-/// the local file system on a runtime of two workers and from memory on one thread, and
-/// no GET on a task (probe `io.gets_polled` counts them).
+/// GETs polled by the stream instead of on tasks of their own (`fetch_on_tasks`, by default
+/// for the stores whose requests progress unpolled): the same batches of every testing file,
+/// from the local file system on a runtime of two workers and from memory, polled by default
+/// (probe `io.gets_polled` counts them) and on tasks when asked; a store that wraps them
+/// keeps the tasks.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn gets_polled_by_the_stream_read_every_testing_file_as_the_local_read() {
+async fn gets_of_local_stores_are_polled_by_the_stream_and_read_the_same() {
     let local: Arc<dyn ObjectStore> =
         Arc::new(LocalFileSystem::new_with_prefix(data_dir()).unwrap());
-    let polled = ObjectReadOptions::default().with_fetch_on_tasks(false);
-    #[cfg(feature = "probes")]
-    probe::reset();
-    every_file_equals_local(local, "", polled.clone()).await;
-    #[cfg(feature = "probes")]
-    {
-        let (polled_gets, started) = (probe::get("io.gets_polled"), probe::get("io.gets_started"));
-        assert!(
-            polled_gets > 0 && polled_gets == started,
-            "{polled_gets} of {started}"
-        );
-    }
     let memory = memory_store_with_testing_files().await;
-    every_file_equals_local(memory, "data/", polled).await;
+    let wrapped: Arc<dyn ObjectStore> = Arc::new(object_store::prefix::PrefixStore::new(
+        Arc::clone(&memory),
+        "data",
+    ));
+    let cases = [
+        (&local, "", None, true),
+        (&local, "", Some(true), false),
+        (&memory, "data/", None, true),
+        (&wrapped, "", None, false),
+        (&wrapped, "", Some(false), true),
+    ];
+    for (store, prefix, on_tasks, polled) in cases {
+        #[cfg(feature = "probes")]
+        probe::reset();
+        let read = ObjectReadOptions::default().with_fetch_on_tasks(on_tasks);
+        every_file_equals_local(Arc::clone(store), prefix, read).await;
+        #[cfg(feature = "probes")]
+        {
+            let (gets_polled, started) =
+                (probe::get("io.gets_polled"), probe::get("io.gets_started"));
+            let want = if polled { started } else { 0 };
+            assert!(
+                started > 0 && gets_polled == want,
+                "{store} {on_tasks:?}: {gets_polled} of {started} polled"
+            );
+        }
+        #[cfg(not(feature = "probes"))]
+        let _ = polled;
+    }
 }
 
 #[tokio::test]

@@ -128,28 +128,16 @@ pub(crate) async fn footer(
     meta: &ObjectMeta,
     footers: &Arc<FooterCache>,
 ) -> Result<(ParqObjectReader, Footer)> {
-    let on_tasks = !answers_unpolled(store.as_ref());
     let mut reader = ParqObjectReader::new(store, meta.clone())
         .with_footer_cache(Arc::clone(footers))
         .with_options(
             ObjectReadOptions::default()
                 // Decode on the task that polls the stream, as DataFusion's own reader does: on
                 // the blocking pool each step was a thread round trip (see BENCHMARKS.md).
-                .with_decode_on_blocking_pool(false)
-                .with_fetch_on_tasks(on_tasks),
+                .with_decode_on_blocking_pool(false),
         );
     let footer = reader.footer().await.map_err(parq_err)?;
     Ok((reader, footer))
-}
-
-/// Whether `store` is one of `object_store`'s local stores, whose GETs progress without
-/// being polled (local files are read on tokio's blocking pool; memory answers at once): the
-/// scan then polls its GETs itself instead of giving each a task
-/// ([`ObjectReadOptions::fetch_on_tasks`]), as DataFusion's own reader does. Known by the
-/// store's name, which wrappers hide: they keep the tasks.
-fn answers_unpolled(store: &dyn ObjectStore) -> bool {
-    let name = store.to_string();
-    name.starts_with("LocalFileSystem(") || name == "InMemory"
 }
 
 /// A reader of `footer`'s file whose reads (none for schema and metadata) go to `source`.
@@ -805,21 +793,4 @@ fn adapt(
         columns,
         &RecordBatchOptions::new().with_row_count(Some(rows)),
     )?)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::answers_unpolled;
-    use object_store::local::LocalFileSystem;
-    use object_store::memory::InMemory;
-    use object_store::prefix::PrefixStore;
-
-    /// The local stores poll their GETs on the scan's task; a wrapper hides what it wraps,
-    /// so its GETs keep their tasks.
-    #[test]
-    fn local_stores_answer_unpolled_and_wrappers_do_not() {
-        assert!(answers_unpolled(&LocalFileSystem::new()));
-        assert!(answers_unpolled(&InMemory::new()));
-        assert!(!answers_unpolled(&PrefixStore::new(InMemory::new(), "p")));
-    }
 }
