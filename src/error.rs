@@ -91,9 +91,9 @@ pub enum Error {
         at: Location,
     },
     /// A page or dictionary declares more values than
-    /// [`ReadOptions::max_page_values`](crate::read::ReadOptions::max_page_values) accepts
-    /// (a 32nd of the memory budget)
-    /// (a guard on allocations sized by headers, which a legal file can exceed).
+    /// [`ReadOptions::max_page_values`](crate::read::ReadOptions::max_page_values) accepts,
+    /// a 32nd of the memory budget: a guard on allocations sized by headers, which a legal
+    /// file can exceed.
     TooManyValues {
         /// `"page"` or `"dictionary"`.
         what: &'static str,

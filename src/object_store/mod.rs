@@ -13,7 +13,8 @@
 //! or a prefix), pruning whole files by their footer statistics.
 //!
 //! **Where work runs.** GETs are tokio tasks on the current runtime (a tokio runtime is
-//! required). Decoding runs on the task that polls the stream, unless
+//! required), or, for stores whose requests progress unpolled (local files, memory), futures
+//! the stream polls ([`ObjectReadOptions::fetch_on_tasks`]). Decoding runs on the task that polls the stream, unless
 //! [`ObjectReadOptions::decode_on_blocking_pool`] is set: then each decoding step runs
 //! under `spawn_blocking`, off the runtime's worker threads. With
 //! [`ReadOptions::threads`](crate::read::ReadOptions::threads) above 1, decoding also uses

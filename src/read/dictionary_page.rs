@@ -61,14 +61,9 @@ impl<S: Source> FileDecoder<S> {
             return Ok(None);
         };
         let num_values = page.num_values;
-        if num_values > self.options.max_page_values() {
-            return Err(Error::too_many_values(
-                "dictionary",
-                num_values,
-                self.options.max_page_values(),
-            )
-            .at(&pages.last_location()));
-        }
+        self.options
+            .check_page_values("dictionary", num_values)
+            .map_err(|e| e.at(&pages.last_location()))?;
         // The entries are PLAIN values: decode them as a required PLAIN page.
         let mut decoder = ChunkDecoder::new(
             desc.physical_type,

@@ -18,6 +18,12 @@ use crate::metadata::{self, ColumnChunk, FileMetaData};
 use crate::schema::{ColumnDescriptor, SchemaDescriptor};
 use crate::{Error, Result};
 
+/// The shares of [`ReadOptions::max_memory`] its bounds take, as divisors (the error
+/// messages say them in words: [`crate::Limit::share`]).
+const PAGE_SIZE_SHARE: u64 = 4;
+const PAGE_VALUES_SHARE: u64 = 32;
+const PLAN_AHEAD_SHARE: u64 = 32;
+
 /// Options for reading.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -172,7 +178,7 @@ impl ReadOptions {
     /// [`max_memory`](Self::max_memory), so that a page, its decoded values and the batch
     /// they go to fit the budget together.
     pub fn max_page_size(&self) -> usize {
-        usize::try_from(self.max_memory / 4).unwrap_or(usize::MAX)
+        usize::try_from(self.max_memory / PAGE_SIZE_SHARE).unwrap_or(usize::MAX)
     }
 
     /// The most values (slots, nulls included) accepted in one page or dictionary: a 32nd
@@ -180,14 +186,24 @@ impl ReadOptions {
     /// allocated for the page; a slot costs up to 16 bytes of output (a view) and its
     /// levels, so the cap keeps a forged count within the budget.
     pub fn max_page_values(&self) -> usize {
-        usize::try_from(self.max_memory / 32).unwrap_or(usize::MAX)
+        usize::try_from(self.max_memory / PAGE_VALUES_SHARE).unwrap_or(usize::MAX)
+    }
+
+    /// [`Error::TooManyValues`] when a `what` (`"page"`, `"dictionary"`) declares more
+    /// than [`max_page_values`](Self::max_page_values).
+    pub(crate) fn check_page_values(&self, what: &'static str, values: usize) -> Result<()> {
+        let limit = self.max_page_values();
+        if values > limit {
+            return Err(Error::too_many_values(what, values, limit));
+        }
+        Ok(())
     }
 
     /// The bytes a [`PushDecoder`](crate::read::push::PushDecoder) plans ahead of the row
     /// group it decodes, at most: a 32nd of [`max_memory`](Self::max_memory). The row group
     /// being decoded is always planned, whatever its size.
     pub fn plan_ahead_bytes(&self) -> u64 {
-        self.max_memory / 32
+        self.max_memory / PLAN_AHEAD_SHARE
     }
 
     /// The decompression limits of this budget.
@@ -1079,14 +1095,10 @@ impl<S: Source> ColumnReader<S> {
                     if let Some(first_rows) = &mut self.indexed_first_rows {
                         self.page_first_row = first_rows.pop_front();
                     }
-                    if page.num_values > self.file.options.max_page_values() {
-                        return Err(Error::too_many_values(
-                            "page",
-                            page.num_values,
-                            self.file.options.max_page_values(),
-                        )
-                        .at(&loc));
-                    }
+                    self.file
+                        .options
+                        .check_page_values("page", page.num_values)
+                        .map_err(|e| e.at(&loc))?;
                     // A flat column's slots are its rows: none past the row group's.
                     if self.desc.max_rep_level == 0 {
                         let first = self.page_first_row.unwrap_or(0);

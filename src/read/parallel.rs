@@ -418,14 +418,9 @@ impl<S: Source> FileDecoder<S> {
                         .map_err(|e| e.at(&loc))?
                 }
                 Page::Data(page) => {
-                    if page.num_values > self.options.max_page_values() {
-                        return Err(Error::too_many_values(
-                            "page",
-                            page.num_values,
-                            self.options.max_page_values(),
-                        )
-                        .at(&loc));
-                    }
+                    self.options
+                        .check_page_values("page", page.num_values)
+                        .map_err(|e| e.at(&loc))?;
                     let n = page.num_values as u64;
                     decoder.set_page_row(row);
                     decoder.decode_page(page, loc, None)?;
