@@ -1558,6 +1558,39 @@ fn many_row_groups_are_pruned_and_planned_in_linear_work() {
     }
 }
 
+/// A local read, which plans no row group ahead, offers each piece it pushes only to the
+/// row groups planned so far, not to every row group of the file: with a filter (every
+/// row group waiting to be pruned) and without, reads of many row groups cost pushes in
+/// proportion to them (probe `push.piece_outside_spans` counts a piece offered to a row
+/// group it misses).
+#[cfg(feature = "probes")]
+#[test]
+fn a_local_read_offers_each_piece_to_the_planned_row_groups_only() {
+    let groups = 1_000;
+    let options = WriterOptions::default()
+        .with_row_group_rows(1)
+        .with_page_index(true);
+    let file = one_int64_file(groups, options, |i| i);
+    let reader = ParquetReader::new(file).unwrap();
+    for filter in [None, Some(col("a").ge(500i64))] {
+        probe::reset();
+        let mut read = reader.read_builder().with_projection(["a"]);
+        if let Some(f) = &filter {
+            read = read.with_filter(f.clone());
+        }
+        let mut rows = 0;
+        for batch in read.build().unwrap() {
+            rows += batch.unwrap().num_rows;
+        }
+        assert_eq!(rows, if filter.is_some() { 500 } else { 1_000 });
+        let missed = probe::get("push.piece_outside_spans");
+        assert!(
+            missed <= 4 * groups as u64,
+            "filter {filter:?}: {missed} pieces offered to row groups they miss"
+        );
+    }
+}
+
 /// A filter of several stages reads a later stage's column for the rows the earlier ones
 /// kept, by pages through its offset index (probe `predicate.stage_by_selection`): the
 /// decoder plans the offset indexes of the filter's columns with their data, also where

@@ -521,6 +521,10 @@ pub struct PushDecoder {
     /// groups is not walked again for every batch.
     settled: usize,
     settled_bytes: u64,
+    /// The groups from here on have asked for no bytes: pushes, requests and held bytes
+    /// pass them by, so a file of many row groups costs a push what is planned, not every
+    /// row group.
+    planned_end: usize,
     failed: bool,
 }
 
@@ -787,6 +791,7 @@ impl PushDecoder {
             held: Vec::new(),
             settled: 0,
             settled_bytes: 0,
+            planned_end: 0,
             failed: false,
         }
         .with_virtual_columns(virtual_columns)
@@ -834,8 +839,7 @@ impl PushDecoder {
         let mut kept = 0;
         for g in self
             .groups
-            .iter_mut()
-            .skip(self.settled)
+            .range_mut(self.settled..self.planned_end)
             .filter(|g| g.phase != Phase::Unplanned)
         {
             kept += g.spans.push(offset, &data);
@@ -853,7 +857,7 @@ impl PushDecoder {
     pub fn hold(&mut self, offset: u64, data: Bytes) {
         for g in self
             .groups
-            .iter_mut()
+            .range_mut(..self.planned_end)
             .filter(|g| g.phase != Phase::Unplanned)
         {
             g.spans.push(offset, &data);
@@ -883,7 +887,7 @@ impl PushDecoder {
         let max = self.options.io.max_request_size;
         let mut ranges = Vec::new();
         let mut indexes: Option<(usize, Vec<Range<u64>>)> = None;
-        for g in self.groups.iter().skip(self.settled) {
+        for g in self.groups.range(self.settled..self.planned_end) {
             match g.phase {
                 Phase::Unplanned => {}
                 Phase::Prune | Phase::Index => indexes
@@ -909,7 +913,8 @@ impl PushDecoder {
 
     /// Bytes of the ranges planned now (pushed or still to come).
     pub fn planned_bytes(&self) -> u64 {
-        self.groups.iter().map(|g| g.spans.wanted_bytes()).sum()
+        let planned = self.groups.range(..self.planned_end);
+        planned.map(|g| g.spans.wanted_bytes()).sum()
     }
 
     /// The next step; see the [`PushDecoder`] docs. After an error the decoder is
@@ -932,10 +937,7 @@ impl PushDecoder {
         loop {
             if self.limit_left == Some(0) {
                 self.current = None;
-                self.unsettle();
-                for done in self.groups.drain(..) {
-                    self.released.extend(done.spans.ranges());
-                }
+                self.release_all();
                 return Ok(DecodeResult::Finished);
             }
             if self.ahead_waiting && self.current.is_some() {
@@ -1167,10 +1169,7 @@ impl PushDecoder {
         let reader = reader_over(&self.footer, &read, source);
         let arrays = whole.parallel(&reader)?;
         probe::hit("push.whole_parallel");
-        self.unsettle();
-        for done in self.groups.drain(..) {
-            self.released.extend(done.spans.ranges());
-        }
+        self.release_all();
         Ok(Some(whole_batch(arrays)))
     }
 
@@ -1327,13 +1326,12 @@ impl PushDecoder {
                         g.spans.want(&ranges);
                         g.phase = phase;
                         offer_held(&self.held, &mut g.spans);
+                        self.planned_end = self.planned_end.max(i + 1);
                     }
                 }
             }
             if self.groups[i].pruned {
-                if let Some(done) = self.groups.remove(i) {
-                    self.released.extend(done.spans.ranges());
-                }
+                self.remove_group(i);
                 continue;
             }
             let g = &self.groups[i];
@@ -1359,6 +1357,26 @@ impl PushDecoder {
                 self.settled -= 1;
                 self.settled_bytes = self.settled_bytes.saturating_sub(done.spans.wanted_bytes());
             }
+            self.planned_end = self.planned_end.saturating_sub(1);
+            self.released.extend(done.spans.ranges());
+        }
+    }
+
+    /// Let group `i` go (pruned), its bytes released; not a settled one.
+    fn remove_group(&mut self, i: usize) {
+        if let Some(done) = self.groups.remove(i) {
+            if i < self.planned_end {
+                self.planned_end -= 1;
+            }
+            self.released.extend(done.spans.ranges());
+        }
+    }
+
+    /// Let every group go, their bytes released.
+    fn release_all(&mut self) {
+        self.unsettle();
+        self.planned_end = 0;
+        for done in self.groups.drain(..) {
             self.released.extend(done.spans.ranges());
         }
     }
@@ -1380,6 +1398,7 @@ impl PushDecoder {
         let Some((plan, expr)) = &self.prune else {
             return Err(Error::internal("pruning without a predicate"));
         };
+        self.planned_end = self.planned_end.max(i + 1);
         let g = &mut self.groups[i];
         if !g.prune_asked {
             g.prune_asked = true;
@@ -1445,7 +1464,6 @@ impl PushDecoder {
         self.filter_version = version;
         probe::hit("push.dynamic_filter_taken");
         self.unsettle();
-        let meta = &self.footer.metadata;
         self.filter = if self.filter_paid_too_little {
             probe::hit("push.dynamic_filter_prunes_only");
             None
@@ -1469,21 +1487,20 @@ impl PushDecoder {
                 if matches!(g.filter, FilterStage::Evaluated(..)) {
                     probe::hit("push.evaluated_group_pruned");
                 }
-                let n = meta.row_groups[g.rg].num_rows.max(0) as u64;
+                let n = self.footer.metadata.row_groups[g.rg].num_rows.max(0) as u64;
                 self.stats.row_groups += 1;
                 self.stats.rows += n;
                 self.stats.row_groups_pruned += 1;
                 self.stats.pruned_by_statistics += 1;
                 probe::hit("predicate.row_group_pruned_by_statistics");
-                if let Some(done) = self.groups.remove(i) {
-                    self.released.extend(done.spans.ranges());
-                }
+                self.remove_group(i);
                 continue;
             }
             if matches!(g.filter, FilterStage::Evaluated(..)) {
                 i += 1;
                 continue;
             }
+            let meta = &self.footer.metadata;
             g.row_filter =
                 group_filter(self.filter.as_ref(), meta, g.rg, self.options.filter_exact);
             g.leaves = g.row_filter.as_ref().map(|f| f.leaves().to_vec());
