@@ -3,8 +3,9 @@
 //! `push_once FILE COLUMNS <none|exact|inexact> FILTER RUNS`.
 //! `COLUMNS` is comma-separated; `FILTER` is parq's expression syntax (as `parq scan
 //! --where`), applied exactly (`exact`), as an engine's pushed-down filter that need not be
-//! exact (`inexact`: the caller filters after), or not at all (`none`). Each run prints its
-//! rows and wall time. Run it under `valgrind --tool=callgrind` with one run to compare
+//! exact (`inexact`: the caller filters after), or not at all (`none`); `parquet` reads the
+//! same columns unfiltered with the parquet crate's synchronous reader (batches of 8192),
+//! for a reference. Each run prints its rows and wall time. Run it under `valgrind --tool=callgrind` with one run to compare
 //! modes instruction for instruction.
 
 use std::time::Instant;
@@ -20,16 +21,23 @@ fn main() {
         eprintln!("usage: push_once FILE COLUMNS <none|exact|inexact> FILTER RUNS");
         std::process::exit(2);
     };
-    if !["none", "exact", "inexact"].contains(&mode.as_str()) {
+    if !["none", "exact", "inexact", "parquet"].contains(&mode.as_str()) {
         eprintln!("unknown mode {mode}");
         std::process::exit(2);
     }
     let file = Bytes::from(std::fs::read(path).expect("read the file"));
-    let columns: Vec<Select> = columns.split(',').map(Select::from).collect();
+    let names: Vec<&str> = columns.split(',').collect();
+    let columns: Vec<Select> = names.iter().map(|&n| Select::from(n)).collect();
     let filter = Expr::parse(filter).expect("a filter");
     let runs: usize = runs.parse().expect("runs");
     for _ in 0..runs {
         let start = Instant::now();
+        if mode == "parquet" {
+            let rows = parquet_rows(&file, &names);
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            println!("{mode}: {rows} rows, {ms:.1} ms");
+            continue;
+        }
         let mut footer = FooterDecoder::new(file.len() as u64, Default::default());
         let footer = loop {
             match footer.try_next().expect("footer") {
@@ -63,4 +71,27 @@ fn main() {
         let ms = start.elapsed().as_secs_f64() * 1e3;
         println!("{mode}: {rows} rows, {ms:.1} ms");
     }
+}
+
+/// The rows of the root fields `columns` of `file`, read in batches of 8192 by the parquet
+/// crate.
+fn parquet_rows(file: &Bytes, names: &[&str]) -> usize {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::ProjectionMask;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file.clone()).expect("footer");
+    let roots: Vec<usize> = builder
+        .schema()
+        .fields()
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| names.contains(&f.name().as_str()))
+        .map(|(i, _)| i)
+        .collect();
+    let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+    let reader = builder
+        .with_projection(mask)
+        .with_batch_size(8192)
+        .build()
+        .expect("reader");
+    reader.map(|b| b.expect("batch").num_rows()).sum()
 }

@@ -86,7 +86,7 @@ pub(crate) struct Spans {
     /// Spans not [`Fill::Full`] yet.
     unfilled: usize,
     /// Where the spans start and end, at the widest: a piece outside is passed over without
-    /// a lookup (a decoder offers each piece to every row group it plans). Kept here, not
+    /// a lookup (a decoder offers held bytes to every row group it plans). Kept here, not
     /// read off the map's ends, as it is checked once per row group for every piece.
     hull: Range<u64>,
 }
@@ -130,12 +130,14 @@ pub(crate) fn split(range: Range<u64>, max: u64, out: &mut Vec<Range<u64>>) {
 
 impl Spans {
     /// Want `ranges` too; the parts already wanted are left as they are, so the set stays
-    /// disjoint. Returns the bytes newly wanted.
-    pub fn want(&mut self, ranges: &[Range<u64>]) -> u64 {
+    /// disjoint. Returns the spans newly wanted.
+    pub fn want(&mut self, ranges: &[Range<u64>]) -> Vec<Range<u64>> {
         let mut added = 0;
+        let mut new = Vec::new();
         for r in ranges {
             for piece in self.uncovered(r.clone()) {
                 added += piece.end - piece.start;
+                new.push(piece.clone());
                 self.unfilled += 1;
                 self.hull = if self.spans.is_empty() {
                     piece.clone()
@@ -146,7 +148,7 @@ impl Spans {
             }
         }
         self.wanted += added;
-        added
+        new
     }
 
     /// The parts of `r` that no span covers.

@@ -12,6 +12,7 @@ use super::buffer::{coalesce, split, Snapshot, Spans};
 use super::dynamic::DynamicFilter;
 use super::fetch_plan::{data_ranges, index_ranges, partial_selection, IoOptions};
 use super::footer::Footer;
+use super::span_index::SpanIndex;
 use super::whole::{WholeItem, WholeRead};
 use crate::array::Array;
 use crate::field::Field;
@@ -348,6 +349,9 @@ enum Pipeline {
 #[derive(Debug)]
 struct Group {
     rg: usize,
+    /// Its name in the span index: its place among the row groups read, which stays its
+    /// own as groups before it go.
+    key: u64,
     /// File row number of its first row.
     first_row: u64,
     /// Its rows (of the row group) under the selection and pruning, when they leave some
@@ -521,10 +525,11 @@ pub struct PushDecoder {
     /// groups is not walked again for every batch.
     settled: usize,
     settled_bytes: u64,
-    /// The groups from here on have asked for no bytes: pushes, requests and held bytes
-    /// pass them by, so a file of many row groups costs a push what is planned, not every
-    /// row group.
+    /// The groups from here on have asked for no bytes: requests and held bytes pass them
+    /// by, so a file of many row groups costs what is planned, not every row group.
     planned_end: usize,
+    /// Where the groups' spans lie: a pushed piece goes to the groups it reaches.
+    span_index: SpanIndex,
     failed: bool,
 }
 
@@ -720,7 +725,8 @@ impl PushDecoder {
         let filter = bind_filter(&footer, &options.read, options.filter.as_ref())?;
         let groups = row_groups
             .into_iter()
-            .filter_map(|rg| {
+            .enumerate()
+            .filter_map(|(key, rg)| {
                 let n = meta.row_groups[rg].num_rows.max(0) as u64;
                 let rows = first[rg]..first[rg] + n;
                 // Row groups without a selected row are never read, as in ParquetReader.
@@ -741,6 +747,7 @@ impl PushDecoder {
                 let filter = group_filter(filter.as_ref(), meta, rg, options.filter_exact);
                 Some(Group {
                     rg,
+                    key: key as u64,
                     first_row: rows.start,
                     partial: partial_selection(selection, rows),
                     phase: if by_statistics.is_some() {
@@ -792,6 +799,7 @@ impl PushDecoder {
             settled: 0,
             settled_bytes: 0,
             planned_end: 0,
+            span_index: SpanIndex::default(),
             failed: false,
         }
         .with_virtual_columns(virtual_columns)
@@ -837,12 +845,17 @@ impl PushDecoder {
     /// not. Bytes outside the ranges asked for are dropped.
     pub fn push(&mut self, offset: u64, data: Bytes) {
         let mut kept = 0;
-        for g in self
-            .groups
-            .range_mut(self.settled..self.planned_end)
-            .filter(|g| g.phase != Phase::Unplanned)
-        {
-            kept += g.spans.push(offset, &data);
+        let end = offset.saturating_add(data.len() as u64);
+        let reached = self.span_index.reached_by(offset..end);
+        probe::hit_n("push.groups_reached", reached.len() as u64);
+        for key in reached {
+            let Ok(i) = self.groups.binary_search_by_key(&key, |g| g.key) else {
+                continue;
+            };
+            let g = &mut self.groups[i];
+            if g.phase != Phase::Unplanned {
+                kept += g.spans.push(offset, &data);
+            }
         }
         probe::hit_n("push.bytes_pushed", data.len() as u64);
         probe::hit_n("push.bytes_kept", kept);
@@ -1322,11 +1335,8 @@ impl PushDecoder {
                         if !front && planned + add > budget {
                             return;
                         }
-                        let g = &mut self.groups[i];
-                        g.spans.want(&ranges);
-                        g.phase = phase;
-                        offer_held(&self.held, &mut g.spans);
-                        self.planned_end = self.planned_end.max(i + 1);
+                        self.want(i, &ranges);
+                        self.groups[i].phase = phase;
                     }
                 }
             }
@@ -1358,7 +1368,7 @@ impl PushDecoder {
                 self.settled_bytes = self.settled_bytes.saturating_sub(done.spans.wanted_bytes());
             }
             self.planned_end = self.planned_end.saturating_sub(1);
-            self.released.extend(done.spans.ranges());
+            self.let_go(done);
         }
     }
 
@@ -1368,7 +1378,7 @@ impl PushDecoder {
             if i < self.planned_end {
                 self.planned_end -= 1;
             }
-            self.released.extend(done.spans.ranges());
+            self.let_go(done);
         }
     }
 
@@ -1376,9 +1386,28 @@ impl PushDecoder {
     fn release_all(&mut self) {
         self.unsettle();
         self.planned_end = 0;
-        for done in self.groups.drain(..) {
+        self.span_index = SpanIndex::default();
+        for done in std::mem::take(&mut self.groups) {
             self.released.extend(done.spans.ranges());
         }
+    }
+
+    /// Release the spans of a group let go: its bytes, and its place in the span index.
+    fn let_go(&mut self, done: Group) {
+        let ranges = done.spans.ranges();
+        self.span_index.remove(done.key, &ranges);
+        self.released.extend(ranges);
+    }
+
+    /// Group `i` wants `ranges` too, from pushes and from what the driver holds; returns
+    /// the bytes newly wanted.
+    fn want(&mut self, i: usize, ranges: &[Range<u64>]) -> u64 {
+        self.planned_end = self.planned_end.max(i + 1);
+        let g = &mut self.groups[i];
+        let new = g.spans.want(ranges);
+        offer_held(&self.held, &mut g.spans);
+        self.span_index.insert(g.key, &new);
+        new.iter().map(|r| r.end - r.start).sum()
     }
 
     /// Walk every group again at the next planning: groups were changed or let go in bulk.
@@ -1395,21 +1424,22 @@ impl PushDecoder {
     /// indexes and its offset indexes holds the other row groups' indexes, which its spans
     /// must not take ([`Self::wanted`] coalesces the requests).
     fn prune_step(&mut self, i: usize) -> Result<PruneStep> {
-        let Some((plan, expr)) = &self.prune else {
+        let Some((plan, _)) = &self.prune else {
             return Err(Error::internal("pruning without a predicate"));
         };
-        self.planned_end = self.planned_end.max(i + 1);
-        let g = &mut self.groups[i];
-        if !g.prune_asked {
-            g.prune_asked = true;
+        if !self.groups[i].prune_asked {
             let meta = &self.footer.metadata;
-            let ranges = plan.ranges(meta, &self.footer.schema, self.footer.file_len, g.rg);
-            g.spans.want(&coalesce(ranges, 0));
-            offer_held(&self.held, &mut g.spans);
-            if !g.spans.complete() {
+            let rg = self.groups[i].rg;
+            let ranges = plan.ranges(meta, &self.footer.schema, self.footer.file_len, rg);
+            self.groups[i].prune_asked = true;
+            self.want(i, &coalesce(ranges, 0));
+            if !self.groups[i].spans.complete() {
                 return Ok(PruneStep::Waiting);
             }
         }
+        let Some((_, expr)) = &self.prune else {
+            return Err(Error::internal("pruning without a predicate"));
+        };
         let g = &self.groups[i];
         let source = Probing {
             bytes: PushedBytes::one(g.spans.snapshot().unwrap_or_default(), self.footer.file_len),
@@ -1424,10 +1454,9 @@ impl PushDecoder {
                 .lock()
                 .map_err(|_| Error::internal("a pruning read panicked"))?,
         );
-        let g = &mut self.groups[i];
         if !misses.is_empty() {
-            let added = g.spans.want(&coalesce(misses, 0));
-            offer_held(&self.held, &mut g.spans);
+            let added = self.want(i, &coalesce(misses, 0));
+            let g = &self.groups[i];
             if added == 0 {
                 return Err(Error::internal("pruning reads bytes it was given"));
             }
@@ -1440,6 +1469,7 @@ impl PushDecoder {
         }
         let (selection, stats) = pruned?;
         self.stats.add(&stats);
+        let g = &mut self.groups[i];
         let n = self.footer.metadata.row_groups[g.rg].num_rows.max(0) as u64;
         if selection.is_empty() {
             g.pruned = true;
@@ -1571,7 +1601,9 @@ impl PushDecoder {
         // go, and the other columns' are planned afresh, as ranges of their own. Planned
         // beside the filter's, a chunk's first bytes would sit in the span of the chunk
         // before it (whose range reaches past its end), and a read of the chunk would copy.
-        self.released.extend(std::mem::take(&mut g.spans).ranges());
+        let ranges = std::mem::take(&mut g.spans).ranges();
+        self.span_index.remove(g.key, &ranges);
+        self.released.extend(ranges);
         g.leaves = Some(leaves);
         g.filter = FilterStage::Evaluated(Box::new(e), by_selection);
         g.phase = Phase::Unplanned;

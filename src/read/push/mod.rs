@@ -19,6 +19,7 @@ mod decoder;
 mod dynamic;
 mod fetch_plan;
 pub(crate) mod footer;
+mod span_index;
 pub(crate) mod whole;
 
 #[cfg(feature = "arrow")]
