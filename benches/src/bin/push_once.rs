@@ -5,7 +5,9 @@
 //! --where`), applied exactly (`exact`), as an engine's pushed-down filter that need not be
 //! exact (`inexact`: the caller filters after), or not at all (`none`); `parquet` reads the
 //! same columns unfiltered with the parquet crate's synchronous reader (batches of 8192),
-//! for a reference. Each run prints its rows and wall time. Run it under `valgrind --tool=callgrind` with one run to compare
+//! for a reference; `PARQ_PUSH_ONCE_STORE=1` reads through parq's object-store reader over
+//! an in-memory store instead of pushing the bytes by hand. Each run prints its rows and
+//! wall time. Run it under `valgrind --tool=callgrind` with one run to compare
 //! modes instruction for instruction.
 
 use std::time::Instant;
@@ -55,6 +57,12 @@ fn main() {
                 .with_filter(Some(filter.clone()))
                 .with_filter_exact(mode == "exact");
         }
+        if std::env::var_os("PARQ_PUSH_ONCE_STORE").is_some() {
+            let rows = store_rows(&file, options);
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            println!("{mode} (object store): {rows} rows, {ms:.1} ms");
+            continue;
+        }
         let mut decoder = PushDecoder::try_new(footer, options).expect("decoder");
         let mut rows = 0;
         loop {
@@ -94,4 +102,35 @@ fn parquet_rows(file: &Bytes, names: &[&str]) -> usize {
         .build()
         .expect("reader");
     reader.map(|b| b.expect("batch").num_rows()).sum()
+}
+
+/// The rows `options` read of `file` through parq's object-store reader over an in-memory
+/// store, on a current-thread runtime.
+fn store_rows(file: &Bytes, options: PushOptions) -> usize {
+    use futures::StreamExt;
+    use object_store::memory::InMemory;
+    use object_store::path::Path;
+    use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
+    use std::sync::Arc;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let store = Arc::new(InMemory::new());
+        let path = Path::from("f.parquet");
+        store
+            .put(&path, PutPayload::from(file.clone()))
+            .await
+            .expect("put");
+        let store: Arc<dyn ObjectStore> = store;
+        let mut reader = parq::object_store::ParqObjectReader::open(store, &path)
+            .await
+            .expect("open");
+        let mut stream = reader.batches(options).await.expect("stream");
+        let mut rows = 0;
+        while let Some(b) = stream.next().await {
+            rows += b.expect("batch").num_rows;
+        }
+        rows
+    })
 }
