@@ -1596,6 +1596,65 @@ fn a_local_read_offers_each_piece_to_the_planned_row_groups_only() {
     }
 }
 
+/// A driver that fetches ahead as the object-store reader does: after every batch it asks
+/// [`PushDecoder::wanted`] and queues what is listed, and it lands a few requests a step,
+/// so most row groups planned ahead wait for bytes at any time. Each planned range is
+/// listed once (`NeedsData` lists the front row group's again), and planning walks the row
+/// groups a bounded number of times: a file of many row groups costs no batch every row
+/// group planned ahead.
+#[cfg(feature = "probes")]
+#[test]
+fn a_driver_fetching_ahead_is_told_each_range_once() {
+    let groups = 1_000u64;
+    let options = WriterOptions::default()
+        .with_row_group_rows(1)
+        .with_page_index(true);
+    let file = one_int64_file(groups as i64, options, |i| i);
+    for filter in [None, Some(col("a").ge(500i64))] {
+        probe::reset();
+        let options = PushOptions::default().with_filter(filter.clone());
+        let mut d = PushDecoder::try_new(whole_footer(&file), options).unwrap();
+        let mut queued = std::collections::VecDeque::new();
+        let mut asked = std::collections::HashSet::new();
+        let mut listed = 0;
+        let mut queue = |ranges: Vec<Range<u64>>, queued: &mut std::collections::VecDeque<_>| {
+            listed += ranges.len();
+            for r in ranges {
+                if asked.insert(r.clone()) {
+                    queued.push_back(r);
+                }
+            }
+        };
+        queue(d.wanted(), &mut queued);
+        let mut rows = 0;
+        loop {
+            for _ in 0..4 {
+                let Some(r) = queued.pop_front() else { break };
+                d.push(r.start, file.slice(r.start as usize..r.end as usize));
+            }
+            match d.try_next().unwrap() {
+                DecodeResult::NeedsData(ranges) => queue(ranges, &mut queued),
+                DecodeResult::Batch(b) => {
+                    rows += b.num_rows;
+                    queue(d.wanted(), &mut queued);
+                }
+                DecodeResult::Finished => break,
+            }
+        }
+        let expected = if filter.is_some() { 500 } else { 1_000 };
+        assert_eq!(rows, expected, "filter {filter:?}");
+        assert!(
+            listed as u64 <= 4 * groups,
+            "filter {filter:?}: {listed} ranges listed for {groups} row groups"
+        );
+        let visits = probe::get("push.plan_visit");
+        assert!(
+            visits <= 8 * groups,
+            "filter {filter:?}: {visits} visits of {groups} row groups"
+        );
+    }
+}
+
 /// A filter of several stages reads a later stage's column for the rows the earlier ones
 /// kept, by pages through its offset index (probe `predicate.stage_by_selection`): the
 /// decoder plans the offset indexes of the filter's columns with their data, also where

@@ -77,6 +77,19 @@ fn gaps(pieces: &BTreeMap<u64, Bytes>, r: Range<u64>) -> Vec<Range<u64>> {
     out
 }
 
+/// The parts of `span` that its `fill` lacks, added to `out`.
+fn missing_of(span: Range<u64>, fill: &Fill, out: &mut Vec<Range<u64>>) {
+    match fill {
+        Fill::Full(_) => {}
+        Fill::Empty => out.push(span),
+        Fill::Partial { pieces, .. } => out.extend(
+            gaps(pieces, 0..span.end - span.start)
+                .into_iter()
+                .map(|g| span.start + g.start..span.start + g.end),
+        ),
+    }
+}
+
 /// A set of disjoint wanted spans, keyed by start.
 #[derive(Debug, Default)]
 pub(crate) struct Spans {
@@ -232,15 +245,17 @@ impl Spans {
     pub fn missing(&self) -> Vec<Range<u64>> {
         let mut out = Vec::new();
         for (&s, (e, fill)) in &self.spans {
-            match fill {
-                Fill::Full(_) => {}
-                Fill::Empty => out.push(s..*e),
-                Fill::Partial { pieces, .. } => out.extend(
-                    gaps(pieces, 0..e - s)
-                        .into_iter()
-                        .map(|g| s + g.start..s + g.end),
-                ),
-            }
+            missing_of(s..*e, fill, &mut out);
+        }
+        out
+    }
+
+    /// The bytes of the span that starts at `start` (one [`Self::want`] returned) that
+    /// have not arrived.
+    pub fn missing_of_span(&self, start: u64) -> Vec<Range<u64>> {
+        let mut out = Vec::new();
+        if let Some((e, fill)) = self.spans.get(&start) {
+            missing_of(start..*e, fill, &mut out);
         }
         out
     }

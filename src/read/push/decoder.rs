@@ -1,6 +1,6 @@
 //! The push decoder: batches from pushed bytes, one row group at a time.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
@@ -229,7 +229,7 @@ pub enum DecodeResult {
 }
 
 /// Where a row group's planning stands.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     /// Under a predicate: waiting for what pruning reads (indexes, bloom filters,
     /// dictionary pages); nothing asked for yet when its spans are empty.
@@ -359,6 +359,8 @@ struct Group {
     partial: Option<RowSelection>,
     phase: Phase,
     spans: Spans,
+    /// Spans it wants that no request listed yet (by their starts).
+    unlisted: Vec<u64>,
     /// Pruning has asked for its bytes.
     prune_asked: bool,
     /// Pruning (or the exact filter) ruled out every row.
@@ -410,9 +412,10 @@ impl std::fmt::Debug for FilterStage {
 ///
 /// A [`PushDecoder`] is built from a [`Footer`] and [`PushOptions`] and does no I/O. Each
 /// [`try_next`](PushDecoder::try_next) answers one of
-/// - [`DecodeResult::NeedsData`]: byte ranges to push (the same ranges are listed again
-///   until they arrive, so a driver that keeps requests in flight skips those it has
-///   already asked for);
+/// - [`DecodeResult::NeedsData`]: byte ranges to push: those planned since the last
+///   listing, and every range the row group it decodes next still lacks (listed again until
+///   they arrive, so a driver that keeps requests in flight skips those it has already asked
+///   for);
 /// - [`DecodeResult::Batch`]: the next batch;
 /// - [`DecodeResult::Finished`].
 ///
@@ -520,16 +523,29 @@ pub struct PushDecoder {
     limit_left: Option<u64>,
     /// Bytes the driver already held ([`Self::hold`]), offered to every range planned.
     held: Vec<(u64, Bytes)>,
-    /// The leading groups planning has nothing left to do for ([`Group::settled`]) and the
-    /// bytes they hold: [`Self::plan_ahead`] starts after them, so that a file of many row
-    /// groups is not walked again for every batch.
+    /// The leading groups planning has nothing left to do for ([`Group::settled`]): after a
+    /// change in bulk, [`Self::plan_ahead`] visits the groups after them.
     settled: usize,
-    settled_bytes: u64,
+    /// Bytes of the ranges the groups want now (pushed or still to come): the budget's
+    /// measure.
+    planned: u64,
     /// The groups from here on have asked for no bytes: requests and held bytes pass them
     /// by, so a file of many row groups costs what is planned, not every row group.
     planned_end: usize,
     /// Where the groups' spans lie: a pushed piece goes to the groups it reaches.
     span_index: SpanIndex,
+    /// The groups with spans no request listed yet, by key: [`Self::wanted`] lists each
+    /// planned range once, so a driver asking after every batch pays for what is new.
+    unlisted: BTreeSet<u64>,
+    /// The groups planning visits next, by key: those whose bytes completed, and one that
+    /// waits for room in the budget.
+    touched: BTreeSet<u64>,
+    /// Groups changed in bulk (a new dynamic filter, held bytes): planning visits every
+    /// planned group next.
+    replan: bool,
+    /// The groups whose filter is still to be evaluated, by key: under a filter that need
+    /// not be exact they are evaluated in file order.
+    pending: BTreeSet<u64>,
     failed: bool,
 }
 
@@ -756,6 +772,7 @@ impl PushDecoder {
                         Phase::Unplanned
                     },
                     spans: Spans::default(),
+                    unlisted: Vec::new(),
                     prune_asked: false,
                     pruned: false,
                     leaves: filter.as_ref().map(|f| f.leaves().to_vec()),
@@ -767,6 +784,11 @@ impl PushDecoder {
                     row_filter: filter,
                 })
             })
+            .collect::<VecDeque<Group>>();
+        let pending = groups
+            .iter()
+            .filter(|g| matches!(g.filter, FilterStage::Predicate))
+            .map(|g| g.key)
             .collect();
         let (offset_left, limit_left) = (options.offset, options.limit);
         let virtual_columns = options.virtual_columns();
@@ -797,9 +819,13 @@ impl PushDecoder {
             planning_error: None,
             held: Vec::new(),
             settled: 0,
-            settled_bytes: 0,
+            planned: 0,
             planned_end: 0,
             span_index: SpanIndex::default(),
+            unlisted: BTreeSet::new(),
+            touched: BTreeSet::new(),
+            replan: false,
+            pending,
             failed: false,
         }
         .with_virtual_columns(virtual_columns)
@@ -853,8 +879,13 @@ impl PushDecoder {
                 continue;
             };
             let g = &mut self.groups[i];
-            if g.phase != Phase::Unplanned {
+            if g.phase != Phase::Unplanned && !g.spans.complete() {
                 kept += g.spans.push(offset, &data);
+                // A row group whose data is all here settles without a walk; any other
+                // moves on (pruning, the filter, its next ranges) in one.
+                if g.spans.complete() && !g.settled() {
+                    self.touched.insert(key);
+                }
             }
         }
         probe::hit_n("push.bytes_pushed", data.len() as u64);
@@ -876,6 +907,7 @@ impl PushDecoder {
             g.spans.push(offset, &data);
         }
         self.held.push((offset, data));
+        self.replan = true;
     }
 
     /// Ranges let go since the last call: a row group's bytes once it is decoded. A driver
@@ -884,15 +916,22 @@ impl PushDecoder {
         std::mem::take(&mut self.released)
     }
 
-    /// The planned ranges that have not arrived, cut into requests: what
-    /// [`NeedsData`](DecodeResult::NeedsData) lists (planning ahead first, within the
-    /// budget). A driver that fetches ahead calls it after each batch, to fetch the next
-    /// row groups while this one decodes, or before the first step, to start early.
+    /// The ranges planned since the last listing that have not arrived, cut into requests
+    /// (planning ahead first, within the budget): each planned range is listed once, here
+    /// or by [`NeedsData`](DecodeResult::NeedsData). A driver that fetches ahead calls it
+    /// after each batch, to fetch the next row groups while this one decodes, or before the
+    /// first step, to start early.
     pub fn wanted(&mut self) -> Vec<Range<u64>> {
         if self.limit_left == Some(0) {
             return Vec::new();
         }
         self.plan_ahead();
+        self.requests(false)
+    }
+
+    /// Requests for the ranges planned and not listed yet, and with `front`, for every
+    /// range the front row group still lacks, listed or not.
+    fn requests(&mut self, front: bool) -> Vec<Range<u64>> {
         // Each row group's data is a request of its own, so that the front one decodes
         // while the next ones arrive. Their index and pruning reads sit side by side (every
         // row group's column indexes, then every offset index): those are asked for
@@ -900,19 +939,46 @@ impl PushDecoder {
         let max = self.options.io.max_request_size;
         let mut ranges = Vec::new();
         let mut indexes: Option<(usize, Vec<Range<u64>>)> = None;
-        for g in self.groups.range(self.settled..self.planned_end) {
-            match g.phase {
+        let mut add =
+            |phase: Phase, missing: Vec<Range<u64>>, ranges: &mut Vec<Range<u64>>| match phase {
                 Phase::Unplanned => {}
                 Phase::Prune | Phase::Index => indexes
                     .get_or_insert_with(|| (ranges.len(), Vec::new()))
                     .1
-                    .extend(g.spans.missing()),
+                    .extend(missing),
                 Phase::Data => {
-                    for r in g.spans.missing() {
-                        split(r, max, &mut ranges);
+                    for r in missing {
+                        split(r, max, ranges);
                     }
                 }
+            };
+        let front_key = match self.groups.front_mut() {
+            Some(g) if front && g.phase != Phase::Unplanned => {
+                add(g.phase, g.spans.missing(), &mut ranges);
+                g.unlisted.clear();
+                self.unlisted.remove(&g.key);
+                Some(g.key)
             }
+            _ => None,
+        };
+        for key in std::mem::take(&mut self.unlisted) {
+            let Ok(i) = self.groups.binary_search_by_key(&key, |g| g.key) else {
+                continue;
+            };
+            let g = &mut self.groups[i];
+            if Some(key) == front_key {
+                continue;
+            }
+            if g.phase == Phase::Unplanned {
+                // Listed once it is planned.
+                self.unlisted.insert(key);
+                continue;
+            }
+            let missing = std::mem::take(&mut g.unlisted)
+                .into_iter()
+                .flat_map(|start| g.spans.missing_of_span(start))
+                .collect();
+            add(g.phase, missing, &mut ranges);
         }
         if let Some((at, indexes)) = indexes {
             let mut cut = Vec::new();
@@ -1081,7 +1147,7 @@ impl PushDecoder {
                     continue;
                 }
             }
-            let ranges = self.wanted();
+            let ranges = self.requests(true);
             if ranges.is_empty() {
                 return Err(Error::internal("the push decoder waits for nothing"));
             }
@@ -1264,13 +1330,19 @@ impl PushDecoder {
     }
 
     /// Plan row groups, the front one always and the next ones while their bytes fit in
-    /// the budget (all of them for a whole read on several threads); move those whose
-    /// offset indexes arrived on to their pages.
+    /// the budget (all of them for a whole read on several threads); move on those whose
+    /// bytes arrived (pruning, the filter, the pages of their offset indexes).
+    ///
+    /// Only the row groups something happened to are visited: those whose bytes completed
+    /// since the last call, those that waited for the budget or for the filter to reach
+    /// them, every planned one after a change in bulk, and then those not planned yet. A
+    /// file of many row groups is not walked again for every batch.
     fn plan_ahead(&mut self) {
         if let Err(e) = self.refresh_filter() {
             self.planning_error = Some(e);
             return;
         }
+        self.advance_settled();
         let budget = if self.whole_parallel {
             u64::MAX
         } else if self.options.plan_ahead {
@@ -1278,95 +1350,121 @@ impl PushDecoder {
         } else {
             0
         };
-        // The settled groups change nothing below: their bytes count, and the walk would
-        // have stopped among them when they fill the budget.
-        let mut planned = self.settled_bytes;
-        if self.settled > 0 && planned >= budget && self.settled >= self.pipeline_depth() {
-            return;
+        let mut queue = std::mem::take(&mut self.touched);
+        if std::mem::take(&mut self.replan) {
+            let planned = self.groups.range(self.settled..self.planned_end);
+            queue.extend(planned.map(|g| g.key));
         }
+        loop {
+            // Groups let go may have touched others (the next to evaluate in order).
+            queue.append(&mut self.touched);
+            while let Some(key) = queue.pop_first() {
+                let Ok(i) = self.groups.binary_search_by_key(&key, |g| g.key) else {
+                    continue;
+                };
+                if !self.visit(i, budget, &mut queue) {
+                    self.touched.append(&mut queue);
+                    return;
+                }
+            }
+            // The next row group not planned yet, while the budget has room.
+            let i = self.planned_end;
+            if i >= self.groups.len() || (i >= self.pipeline_depth() && self.planned >= budget) {
+                break;
+            }
+            let before = self.groups.len();
+            if !self.visit(i, budget, &mut queue) {
+                self.touched.append(&mut queue);
+                return;
+            }
+            if self.groups.len() == before {
+                self.planned_end = self.planned_end.max(i + 1);
+            }
+        }
+        self.advance_settled();
+    }
+
+    /// Move group `i` on while what it waits for is here; a group pruned is let go.
+    /// `false` when planning stops here: at an error (kept for the next step), or at the
+    /// budget (the group waits in [`Self::touched`]). A group a filter evaluated in file
+    /// order lets the next one in, through `queue`.
+    fn visit(&mut self, i: usize, budget: u64, queue: &mut BTreeSet<u64>) -> bool {
+        probe::hit("push.plan_visit");
+        // The front row group, and those a pipelined read decodes beside it, are planned
+        // whatever the budget.
+        let front = i < self.pipeline_depth();
         // A filter that need not be exact evaluates row groups in file order: the first one
         // may find that it pays too little and switch itself off for the rest
         // (`drop_filter`), which a row group evaluated ahead of it would have paid for.
-        let mut waits_in_order = false;
-        let mut i = self.settled;
-        while i < self.groups.len() {
-            probe::hit("push.plan_visit");
-            // The front row group, and those a pipelined read decodes beside it, are planned
-            // whatever the budget.
-            let front = i < self.pipeline_depth();
-            // Move the group on while what it waits for is here.
-            loop {
-                let g = &self.groups[i];
-                match g.phase {
-                    Phase::Data
-                        if matches!(g.filter, FilterStage::Predicate)
-                            && g.spans.complete()
-                            && waits_in_order =>
-                    {
-                        probe::hit("push.filter_waits_in_order");
+        let in_order = !self.options.filter_exact;
+        loop {
+            let g = &self.groups[i];
+            let key = g.key;
+            match g.phase {
+                Phase::Data
+                    if matches!(g.filter, FilterStage::Predicate)
+                        && g.spans.complete()
+                        && in_order
+                        && self.pending.first().is_some_and(|&first| first < key) =>
+                {
+                    probe::hit("push.filter_waits_in_order");
+                    break;
+                }
+                Phase::Data if matches!(g.filter, FilterStage::Predicate) && g.spans.complete() => {
+                    if let Err(e) = self.filter_step(i) {
+                        self.planning_error = Some(e);
+                        return false;
+                    }
+                    if in_order {
+                        queue.extend(self.pending.first());
+                    }
+                    if self.groups[i].pruned {
                         break;
                     }
-                    Phase::Data
-                        if matches!(g.filter, FilterStage::Predicate) && g.spans.complete() =>
-                    {
-                        match self.filter_step(i) {
-                            Err(e) => {
-                                self.planning_error = Some(e);
-                                return;
-                            }
-                            Ok(()) if self.groups[i].pruned => break,
-                            Ok(()) => continue,
-                        }
+                }
+                Phase::Data => break,
+                Phase::Index | Phase::Prune if !g.spans.complete() => break,
+                Phase::Prune => match self.prune_step(i) {
+                    Err(e) => {
+                        self.planning_error = Some(e);
+                        return false;
                     }
-                    Phase::Data => break,
-                    Phase::Index | Phase::Prune if !g.spans.complete() => break,
-                    Phase::Prune => match self.prune_step(i) {
-                        Err(e) => {
-                            self.planning_error = Some(e);
-                            return;
-                        }
-                        Ok(PruneStep::Waiting) => break,
-                        Ok(PruneStep::Kept | PruneStep::Again) => continue,
-                        Ok(PruneStep::Pruned) => break,
-                    },
-                    Phase::Unplanned | Phase::Index => {
-                        let (ranges, phase) = self.plan(i);
-                        let add: u64 = ranges.iter().map(|r| r.end - r.start).sum();
-                        if !front && planned + add > budget {
-                            return;
-                        }
-                        self.want(i, &ranges);
-                        self.groups[i].phase = phase;
+                    Ok(PruneStep::Waiting | PruneStep::Pruned) => break,
+                    Ok(PruneStep::Kept | PruneStep::Again) => {}
+                },
+                Phase::Unplanned | Phase::Index => {
+                    let (ranges, phase) = self.plan(i);
+                    let add: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+                    if !front && self.planned + add > budget {
+                        self.touched.insert(key);
+                        return false;
                     }
+                    self.want(i, &ranges);
+                    self.groups[i].phase = phase;
                 }
             }
-            if self.groups[i].pruned {
-                self.remove_group(i);
-                continue;
-            }
-            let g = &self.groups[i];
-            waits_in_order |=
-                !self.options.filter_exact && matches!(g.filter, FilterStage::Predicate);
-            planned += g.spans.wanted_bytes();
-            if i == self.settled && g.settled() {
-                probe::hit("push.group_settled");
-                self.settled += 1;
-                self.settled_bytes = planned;
-            }
-            if planned >= budget && i + 1 >= self.pipeline_depth() {
+        }
+        if self.groups[i].pruned {
+            self.remove_group(i);
+        }
+        true
+    }
+
+    /// Move the settled groups at the front of those planning walks past.
+    fn advance_settled(&mut self) {
+        while let Some(g) = self.groups.get(self.settled) {
+            if !g.settled() {
                 break;
             }
-            i += 1;
+            probe::hit("push.group_settled");
+            self.settled += 1;
         }
     }
 
     /// Let the front group go, its bytes released.
     fn pop_front(&mut self) {
         if let Some(done) = self.groups.pop_front() {
-            if self.settled > 0 {
-                self.settled -= 1;
-                self.settled_bytes = self.settled_bytes.saturating_sub(done.spans.wanted_bytes());
-            }
+            self.settled = self.settled.saturating_sub(1);
             self.planned_end = self.planned_end.saturating_sub(1);
             self.let_go(done);
         }
@@ -1387,6 +1485,10 @@ impl PushDecoder {
         self.unsettle();
         self.planned_end = 0;
         self.span_index = SpanIndex::default();
+        self.unlisted.clear();
+        self.touched.clear();
+        self.pending.clear();
+        self.planned = 0;
         for done in std::mem::take(&mut self.groups) {
             self.released.extend(done.spans.ranges());
         }
@@ -1396,6 +1498,15 @@ impl PushDecoder {
     fn let_go(&mut self, done: Group) {
         let ranges = done.spans.ranges();
         self.span_index.remove(done.key, &ranges);
+        self.unlisted.remove(&done.key);
+        self.touched.remove(&done.key);
+        let was_first = self.pending.first() == Some(&done.key);
+        self.pending.remove(&done.key);
+        if was_first {
+            // The next one's turn, under a filter that evaluates in file order.
+            self.touched.extend(self.pending.first());
+        }
+        self.planned -= done.spans.wanted_bytes();
         self.released.extend(ranges);
     }
 
@@ -1407,13 +1518,18 @@ impl PushDecoder {
         let new = g.spans.want(ranges);
         offer_held(&self.held, &mut g.spans);
         self.span_index.insert(g.key, &new);
+        self.planned += new.iter().map(|r| r.end - r.start).sum::<u64>();
+        if !new.is_empty() {
+            g.unlisted.extend(new.iter().map(|r| r.start));
+            self.unlisted.insert(g.key);
+        }
         new.iter().map(|r| r.end - r.start).sum()
     }
 
     /// Walk every group again at the next planning: groups were changed or let go in bulk.
     fn unsettle(&mut self) {
         self.settled = 0;
-        self.settled_bytes = 0;
+        self.replan = true;
     }
 
     /// Prune group `i` (see [`PushOptions::predicate`]): ask for what pruning reads, then
@@ -1535,8 +1651,10 @@ impl PushDecoder {
                 group_filter(self.filter.as_ref(), meta, g.rg, self.options.filter_exact);
             g.leaves = g.row_filter.as_ref().map(|f| f.leaves().to_vec());
             g.filter = if g.row_filter.is_some() {
+                self.pending.insert(g.key);
                 FilterStage::Predicate
             } else {
+                self.pending.remove(&g.key);
                 FilterStage::Off
             };
             // Planned again: what it holds already is not asked for twice.
@@ -1601,8 +1719,12 @@ impl PushDecoder {
         // go, and the other columns' are planned afresh, as ranges of their own. Planned
         // beside the filter's, a chunk's first bytes would sit in the span of the chunk
         // before it (whose range reaches past its end), and a read of the chunk would copy.
-        let ranges = std::mem::take(&mut g.spans).ranges();
+        let taken = std::mem::take(&mut g.spans);
+        let ranges = taken.ranges();
         self.span_index.remove(g.key, &ranges);
+        self.planned -= taken.wanted_bytes();
+        self.pending.remove(&g.key);
+        g.unlisted.clear();
         self.released.extend(ranges);
         g.leaves = Some(leaves);
         g.filter = FilterStage::Evaluated(Box::new(e), by_selection);
@@ -1631,6 +1753,9 @@ impl PushDecoder {
                 g.phase = Phase::Unplanned;
             }
         }
+        self.pending.clear();
+        // Planned again, for every projected column.
+        self.replan = true;
     }
 
     /// How group `g` is read: its row group, and its rows as file row numbers.
