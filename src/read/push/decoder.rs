@@ -992,8 +992,7 @@ impl PushDecoder {
 
     /// Bytes of the ranges planned now (pushed or still to come).
     pub fn planned_bytes(&self) -> u64 {
-        let planned = self.groups.range(..self.planned_end);
-        planned.map(|g| g.spans.wanted_bytes()).sum()
+        self.planned
     }
 
     /// The next step; see the [`PushDecoder`] docs. After an error the decoder is
@@ -1506,7 +1505,7 @@ impl PushDecoder {
             // The next one's turn, under a filter that evaluates in file order.
             self.touched.extend(self.pending.first());
         }
-        self.planned -= done.spans.wanted_bytes();
+        self.planned = self.planned.saturating_sub(done.spans.wanted_bytes());
         self.released.extend(ranges);
     }
 
@@ -1722,7 +1721,7 @@ impl PushDecoder {
         let taken = std::mem::take(&mut g.spans);
         let ranges = taken.ranges();
         self.span_index.remove(g.key, &ranges);
-        self.planned -= taken.wanted_bytes();
+        self.planned = self.planned.saturating_sub(taken.wanted_bytes());
         self.pending.remove(&g.key);
         g.unlisted.clear();
         self.released.extend(ranges);
