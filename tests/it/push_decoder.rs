@@ -1655,6 +1655,29 @@ fn a_driver_fetching_ahead_is_told_each_range_once() {
     }
 }
 
+/// A whole read of many row groups on several threads finds each read's bytes through an
+/// index of the row groups' pieces (probe `push.read_by_index`) rather than by trying every
+/// row group's, and reads what one thread reads.
+#[cfg(feature = "probes")]
+#[test]
+fn a_whole_read_of_many_row_groups_on_threads_looks_its_bytes_up() {
+    let options = WriterOptions::default().with_row_group_rows(1);
+    let file = one_int64_file(200, options, |i| i * 3);
+    let one = ParquetReader::new(file.clone())
+        .unwrap()
+        .read_column(0)
+        .unwrap();
+    probe::reset();
+    let threads = ReadOptions::default().with_threads(2);
+    let two = ParquetReader::with_options(file, threads)
+        .unwrap()
+        .read_column(0)
+        .unwrap();
+    assert_eq!(one, two);
+    assert_eq!(probe::get("push.whole_parallel"), 1);
+    assert!(probe::get("push.read_by_index") >= 200);
+}
+
 /// A filter of several stages reads a later stage's column for the rows the earlier ones
 /// kept, by pages through its offset index (probe `predicate.stage_by_selection`): the
 /// decoder plans the offset indexes of the filter's columns with their data, also where

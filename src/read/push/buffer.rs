@@ -299,6 +299,12 @@ pub(crate) struct Snapshot {
 }
 
 impl Snapshot {
+    /// Where its pieces lie in the file.
+    pub fn pieces(&self) -> Vec<Range<u64>> {
+        let piece = |(&s, b): (&u64, &Bytes)| s..s + b.len() as u64;
+        self.spans.iter().map(piece).collect()
+    }
+
     /// The bytes of `range`, when the spans hold all of them: a view of one span, or a copy
     /// of the pieces of adjacent spans a read crosses (probe `push.read_across_spans`). Spans
     /// are not joined ahead of reads: most reads (a page) fall inside one, and joining would

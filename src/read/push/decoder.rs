@@ -564,13 +564,31 @@ pub(crate) struct PushedBytes {
     /// One per row group (the spans of two may overlap: a chunk's range reaches a little
     /// past its declared end).
     snapshots: Vec<Snapshot>,
+    /// Where the snapshots' pieces lie, keyed by snapshot, when there are many: a read
+    /// then tries the snapshots that hold its first byte, not every row group's.
+    index: Option<SpanIndex>,
     file_len: u64,
 }
 
+/// Snapshots past which a read looks its bytes up in an index instead of trying each.
+const SNAPSHOTS_SEARCHED_IN_TURN: usize = 8;
+
 impl PushedBytes {
     fn one(snapshot: Snapshot, file_len: u64) -> Self {
+        Self::many(vec![snapshot], file_len)
+    }
+
+    fn many(snapshots: Vec<Snapshot>, file_len: u64) -> Self {
+        let index = (snapshots.len() > SNAPSHOTS_SEARCHED_IN_TURN).then(|| {
+            let mut index = SpanIndex::default();
+            for (key, s) in snapshots.iter().enumerate() {
+                index.insert(key as u64, &s.pieces());
+            }
+            index
+        });
         PushedBytes {
-            snapshots: vec![snapshot],
+            snapshots,
+            index,
             file_len,
         }
     }
@@ -581,7 +599,16 @@ impl Source for PushedBytes {
         self.file_len
     }
     fn read(&self, range: Range<u64>) -> Result<Bytes> {
-        let found = self.snapshots.iter().find_map(|s| s.read(range.clone()));
+        let indexed = self.index.as_ref().and_then(|index| {
+            let first = range.start..range.start.saturating_add(1);
+            let holding = index.reached_by(first);
+            probe::hit("push.read_by_index");
+            holding
+                .into_iter()
+                .find_map(|k| self.snapshots.get(k as usize)?.read(range.clone()))
+        });
+        // An empty read at a span's end is found by trying each.
+        let found = indexed.or_else(|| self.snapshots.iter().find_map(|s| s.read(range.clone())));
         found.ok_or_else(|| {
             Error::internal(format!(
                 "the push decoder did not plan bytes {}..{}",
@@ -1240,10 +1267,7 @@ impl PushDecoder {
         };
         let mut read = self.options.read.clone();
         read.row_groups = Some(self.groups.iter().map(|g| g.rg).collect());
-        let source = PushedBytes {
-            snapshots,
-            file_len: self.footer.file_len,
-        };
+        let source = PushedBytes::many(snapshots, self.footer.file_len);
         let reader = reader_over(&self.footer, &read, source);
         let arrays = whole.parallel(&reader)?;
         probe::hit("push.whole_parallel");
