@@ -368,17 +368,24 @@ impl<S: Source> FileDecoder<S> {
                 "parallel.chunk"
             });
         }
-        let results = run(
-            self.options.threads,
-            self.options.limits(),
-            pieces,
-            |p, dec| {
-                let desc = &descs[p.slot];
-                // The decoder one thread's batches use: pieces are streamed batches too.
-                let mut decoder = self.batch_decoder(columns[p.slot], desc)?;
-                self.decode_piece_with(p, desc, &mut decoder, dec)
-            },
-        );
+        // Pieces too small to pay for a thread's start (a batch of tiny row groups) decode
+        // on the calling thread.
+        let weight: u64 = pieces.iter().map(|p| p.weight).sum();
+        let threads = if weight < MIN_PIECE {
+            probe::hit("parallel.too_little_for_threads");
+            1
+        } else {
+            if pieces.len() > 1 && self.options.threads > 1 {
+                probe::hit("parallel.pieces_on_threads");
+            }
+            self.options.threads
+        };
+        let results = run(threads, self.options.limits(), pieces, |p, dec| {
+            let desc = &descs[p.slot];
+            // The decoder one thread's batches use: pieces are streamed batches too.
+            let mut decoder = self.batch_decoder(columns[p.slot], desc)?;
+            self.decode_piece_with(p, desc, &mut decoder, dec)
+        });
         results.into_iter().collect()
     }
 

@@ -1678,6 +1678,51 @@ fn a_whole_read_of_many_row_groups_on_threads_looks_its_bytes_up() {
     assert!(probe::get("push.read_by_index") >= 200);
 }
 
+/// A streamed read on several threads decodes a batch's pieces on the calling thread when
+/// together they are too small to pay for starting threads (probe
+/// `parallel.too_little_for_threads`: a file of tiny row groups), on the threads
+/// otherwise; either way it reads what one thread reads.
+#[cfg(feature = "probes")]
+#[test]
+fn pieces_too_small_for_threads_decode_on_the_calling_thread() {
+    for (rows, group_rows, small) in [(500, 1, true), (300_000, 300_000, false)] {
+        let options = WriterOptions::default().with_row_group_rows(group_rows);
+        let file = one_int64_file(rows, options, |i| i * 7);
+        let read = |threads: usize| -> Vec<i64> {
+            let options = ReadOptions::default().with_threads(threads);
+            let reader = ParquetReader::with_options(file.clone(), options).unwrap();
+            let batches = reader
+                .read_builder()
+                .with_projection(["a"])
+                .build()
+                .unwrap();
+            batches
+                .flat_map(|batch| match &batch.unwrap().arrays[0] {
+                    parq::array::Array::Primitive(Column {
+                        values: Values::Int64(v),
+                        ..
+                    }) => v.to_vec(),
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        };
+        let one = read(1);
+        assert_eq!(one, (0..rows).map(|i| i * 7).collect::<Vec<i64>>());
+        probe::reset();
+        assert_eq!(read(2), one, "{rows} rows");
+        let on_caller = probe::get("parallel.too_little_for_threads");
+        let on_threads = probe::get("parallel.pieces_on_threads");
+        if small {
+            assert!(
+                on_caller > 0 && on_threads == 0,
+                "{on_caller}, {on_threads}"
+            );
+        } else {
+            assert!(on_threads > 0, "{on_caller}, {on_threads}");
+        }
+    }
+}
+
 /// A filter of several stages reads a later stage's column for the rows the earlier ones
 /// kept, by pages through its offset index (probe `predicate.stage_by_selection`): the
 /// decoder plans the offset indexes of the filter's columns with their data, also where
