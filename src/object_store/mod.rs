@@ -14,9 +14,9 @@
 //!
 //! **Where work runs.** GETs are tokio tasks on the current runtime (a tokio runtime is
 //! required), or, for stores whose requests progress unpolled (local files, memory), futures
-//! the stream polls ([`ObjectReadOptions::fetch_on_tasks`]). Decoding runs on the task that polls the stream, unless
-//! [`ObjectReadOptions::decode_on_blocking_pool`] is set: then each decoding step runs
-//! under `spawn_blocking`, off the runtime's worker threads. With
+//! the stream polls ([`ObjectReadOptions::fetch_on_tasks`]). Decoding runs on the task that
+//! polls the stream, unless [`ObjectReadOptions::decode_on_blocking_pool`] is set: then
+//! each decoding step runs under `spawn_blocking`, off the runtime's worker threads. With
 //! [`ReadOptions::threads`](crate::read::ReadOptions::threads) above 1, decoding also uses
 //! threads of its own, as local reads do: page ranges of flat columns, and for a projection
 //! with a nested field, the next row groups, each decoded whole once its bytes have landed

@@ -1493,6 +1493,14 @@ fn a_dynamic_filter_that_paid_too_little_then_prunes_only() {
     }
 }
 
+/// `rows` row groups of one row each, `a` = the row number, with a page index.
+fn one_row_groups(rows: i64) -> Bytes {
+    let options = WriterOptions::default()
+        .with_row_group_rows(1)
+        .with_page_index(true);
+    one_int64_file(rows, options, |i| i)
+}
+
 /// Many small row groups cost in proportion to their number: each row group's pruning
 /// reads (its column and offset indexes, which lie among every other row group's) are its
 /// own, so no byte is asked for or kept twice; they are asked for together, in a few
@@ -1504,10 +1512,7 @@ fn a_dynamic_filter_that_paid_too_little_then_prunes_only() {
 #[test]
 fn many_row_groups_are_pruned_and_planned_in_linear_work() {
     let groups = 1_000;
-    let options = WriterOptions::default()
-        .with_row_group_rows(1)
-        .with_page_index(true);
-    let file = one_int64_file(groups, options, |i| i);
+    let file = one_row_groups(groups);
     for filter in [false, true] {
         let expr = Some(col("a").ge(0i64));
         let options = if filter {
@@ -1564,18 +1569,15 @@ fn many_row_groups_are_pruned_and_planned_in_linear_work() {
 }
 
 /// A local read, which plans no row group ahead, offers each piece it pushes only to the
-/// row groups planned so far, not to every row group of the file: with a filter (every
-/// row group waiting to be pruned) and without, reads of many row groups cost pushes in
-/// proportion to them (probe `push.piece_outside_spans` counts a piece offered to a row
-/// group it misses).
+/// row groups it reaches (probe `push.groups_reached`), not to every row group of the
+/// file, and visits each row group a bounded number of times to plan it (probe
+/// `push.plan_visit`): with a filter (every row group waiting to be pruned) and without,
+/// reads of many row groups cost in proportion to them.
 #[cfg(feature = "probes")]
 #[test]
 fn a_local_read_offers_each_piece_to_the_planned_row_groups_only() {
     let groups = 1_000;
-    let options = WriterOptions::default()
-        .with_row_group_rows(1)
-        .with_page_index(true);
-    let file = one_int64_file(groups, options, |i| i);
+    let file = one_row_groups(groups);
     let reader = ParquetReader::new(file).unwrap();
     for filter in [None, Some(col("a").ge(500i64))] {
         probe::reset();
@@ -1588,10 +1590,11 @@ fn a_local_read_offers_each_piece_to_the_planned_row_groups_only() {
             rows += batch.unwrap().num_rows;
         }
         assert_eq!(rows, if filter.is_some() { 500 } else { 1_000 });
-        let missed = probe::get("push.piece_outside_spans");
+        let reached = probe::get("push.groups_reached");
+        let visits = probe::get("push.plan_visit");
         assert!(
-            missed <= 4 * groups as u64,
-            "filter {filter:?}: {missed} pieces offered to row groups they miss"
+            reached <= 4 * groups as u64 && visits <= 8 * groups as u64,
+            "filter {filter:?}: pieces reached {reached} row groups, {visits} plan visits"
         );
     }
 }
@@ -1606,10 +1609,7 @@ fn a_local_read_offers_each_piece_to_the_planned_row_groups_only() {
 #[test]
 fn a_driver_fetching_ahead_is_told_each_range_once() {
     let groups = 1_000u64;
-    let options = WriterOptions::default()
-        .with_row_group_rows(1)
-        .with_page_index(true);
-    let file = one_int64_file(groups as i64, options, |i| i);
+    let file = one_row_groups(groups as i64);
     for filter in [None, Some(col("a").ge(500i64))] {
         probe::reset();
         let options = PushOptions::default().with_filter(filter.clone());

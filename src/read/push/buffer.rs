@@ -145,11 +145,10 @@ impl Spans {
     /// Want `ranges` too; the parts already wanted are left as they are, so the set stays
     /// disjoint. Returns the spans newly wanted.
     pub fn want(&mut self, ranges: &[Range<u64>]) -> Vec<Range<u64>> {
-        let mut added = 0;
         let mut new = Vec::new();
         for r in ranges {
             for piece in self.uncovered(r.clone()) {
-                added += piece.end - piece.start;
+                self.wanted += piece.end - piece.start;
                 new.push(piece.clone());
                 self.unfilled += 1;
                 self.hull = if self.spans.is_empty() {
@@ -160,7 +159,6 @@ impl Spans {
                 self.spans.insert(piece.start, (piece.end, Fill::Empty));
             }
         }
-        self.wanted += added;
         new
     }
 

@@ -989,13 +989,13 @@ impl PushDecoder {
             _ => None,
         };
         for key in std::mem::take(&mut self.unlisted) {
+            if Some(key) == front_key {
+                continue;
+            }
             let Ok(i) = self.groups.binary_search_by_key(&key, |g| g.key) else {
                 continue;
             };
             let g = &mut self.groups[i];
-            if Some(key) == front_key {
-                continue;
-            }
             if g.phase == Phase::Unplanned {
                 // Listed once it is planned.
                 self.unlisted.insert(key);
@@ -1541,12 +1541,13 @@ impl PushDecoder {
         let new = g.spans.want(ranges);
         offer_held(&self.held, &mut g.spans);
         self.span_index.insert(g.key, &new);
-        self.planned += new.iter().map(|r| r.end - r.start).sum::<u64>();
+        let added: u64 = new.iter().map(|r| r.end - r.start).sum();
+        self.planned += added;
         if !new.is_empty() {
             g.unlisted.extend(new.iter().map(|r| r.start));
             self.unlisted.insert(g.key);
         }
-        new.iter().map(|r| r.end - r.start).sum()
+        added
     }
 
     /// Walk every group again at the next planning: groups were changed or let go in bulk.
