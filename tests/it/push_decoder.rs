@@ -1494,6 +1494,7 @@ fn a_dynamic_filter_that_paid_too_little_then_prunes_only() {
 }
 
 /// `rows` row groups of one row each, `a` = the row number, with a page index.
+#[cfg(feature = "probes")]
 fn one_row_groups(rows: i64) -> Bytes {
     let options = WriterOptions::default()
         .with_row_group_rows(1)
