@@ -906,7 +906,9 @@ impl PushDecoder {
                 continue;
             };
             let g = &mut self.groups[i];
-            if g.phase != Phase::Unplanned && !g.spans.complete() {
+            // Also a group planned again (a dynamic filter's new version) takes the bytes
+            // of the spans it kept: they are not asked for twice.
+            if !g.spans.complete() {
                 kept += g.spans.push(offset, &data);
                 // A row group whose data is all here settles without a walk; any other
                 // moves on (pruning, the filter, its next ranges) in one.
@@ -1084,7 +1086,10 @@ impl PushDecoder {
                 if let Some(batch) = self.whole_parallel_batch()? {
                     return Ok(DecodeResult::Batch(batch));
                 }
-            } else if front.phase == Phase::Data {
+            } else if front.phase == Phase::Data
+                // Never before its filter: planning evaluates it first.
+                && !matches!(front.filter, FilterStage::Predicate)
+            {
                 if self.ahead.front().is_some_and(|a| a.rg == front.rg) {
                     let (batches, decoders) =
                         self.ahead.pop_front().map(Ahead::join).unwrap_or_default();
@@ -1373,34 +1378,41 @@ impl PushDecoder {
         } else {
             0
         };
-        let mut queue = std::mem::take(&mut self.touched);
-        if std::mem::take(&mut self.replan) {
-            let planned = self.groups.range(self.settled..self.planned_end);
-            queue.extend(planned.map(|g| g.key));
-        }
+        let mut queue = BTreeSet::new();
         loop {
-            // Groups let go may have touched others (the next to evaluate in order).
+            // Groups changed in bulk, also by the visits below (a filter dropped), are each
+            // visited again; groups let go may have touched others (the next to evaluate
+            // in order).
+            if std::mem::take(&mut self.replan) {
+                let planned = self.groups.range(self.settled..self.planned_end);
+                queue.extend(planned.map(|g| g.key));
+            }
             queue.append(&mut self.touched);
-            while let Some(key) = queue.pop_first() {
-                let Ok(i) = self.groups.binary_search_by_key(&key, |g| g.key) else {
-                    continue;
-                };
-                if !self.visit(i, budget, &mut queue) {
-                    self.touched.append(&mut queue);
-                    return;
+            let (i, fresh) = match queue.pop_first() {
+                // Only the groups planning reached: one past them (the next to evaluate in
+                // order, one that waited for the budget) is reached in file order below, so
+                // that no group is passed by unvisited.
+                Some(key) => match self.groups.binary_search_by_key(&key, |g| g.key) {
+                    Ok(i) if i < self.planned_end => (i, false),
+                    _ => continue,
+                },
+                // The next row group not planned yet, while the budget has room.
+                None => {
+                    let i = self.planned_end;
+                    if i >= self.groups.len()
+                        || (i >= self.pipeline_depth() && self.planned >= budget)
+                    {
+                        break;
+                    }
+                    (i, true)
                 }
-            }
-            // The next row group not planned yet, while the budget has room.
-            let i = self.planned_end;
-            if i >= self.groups.len() || (i >= self.pipeline_depth() && self.planned >= budget) {
-                break;
-            }
+            };
             let before = self.groups.len();
             if !self.visit(i, budget, &mut queue) {
                 self.touched.append(&mut queue);
                 return;
             }
-            if self.groups.len() == before {
+            if fresh && self.groups.len() == before {
                 self.planned_end = self.planned_end.max(i + 1);
             }
         }
@@ -1536,6 +1548,12 @@ impl PushDecoder {
     /// Group `i` wants `ranges` too, from pushes and from what the driver holds; returns
     /// the bytes newly wanted.
     fn want(&mut self, i: usize, ranges: &[Range<u64>]) -> u64 {
+        // Planning reaches the groups in file order: none is passed by.
+        debug_assert!(
+            i <= self.planned_end,
+            "group {i} planned past {}",
+            self.planned_end
+        );
         self.planned_end = self.planned_end.max(i + 1);
         let g = &mut self.groups[i];
         let new = g.spans.want(ranges);
