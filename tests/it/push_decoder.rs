@@ -368,6 +368,17 @@ fn random_predicate<S: Source>(reader: &ParquetReader<S>, seed: u64) -> Option<E
 }
 
 /// A file of one required int64 column `a`, row `i` holding `value(i)`.
+/// The values of a batch's first column, an int64 one.
+fn first_int64s(batch: &ArrayBatch) -> &[i64] {
+    match &batch.arrays[0] {
+        parq::array::Array::Primitive(Column {
+            values: Values::Int64(v),
+            ..
+        }) => v,
+        other => panic!("{other:?}"),
+    }
+}
+
 fn one_int64_file(rows: i64, options: WriterOptions, value: impl Fn(i64) -> i64) -> Bytes {
     let mut out = Vec::new();
     let mut w = ParquetWriter::new(&mut out, vec![Field::int64("a")], options).unwrap();
@@ -1039,13 +1050,7 @@ fn under_a_filter_pages_without_a_match_are_never_asked_for() {
     let (batches, asked) = push_read(&file, options, Pushing::WHOLE).unwrap();
     let b: Vec<i64> = batches
         .iter()
-        .flat_map(|batch| match &batch.arrays[0] {
-            parq::array::Array::Primitive(Column {
-                values: Values::Int64(v),
-                ..
-            }) => v.to_vec(),
-            other => panic!("{other:?}"),
-        })
+        .flat_map(|batch| first_int64s(batch).to_vec())
         .collect();
     assert_eq!(b, (50_500..50_510).map(|i| 3 * i).collect::<Vec<i64>>());
     assert_eq!(probe::get("predicate.predicate_column_reused"), 1);
@@ -1136,13 +1141,7 @@ fn a_dynamic_filter_prunes_the_row_groups_not_started() {
                             .or(col("b").is_in([180_000i64, 180_003]));
                         dynamic.set(Some(now));
                     }
-                    match &batch.arrays[0] {
-                        parq::array::Array::Primitive(Column {
-                            values: Values::Int64(v),
-                            ..
-                        }) => b.extend(v.iter().copied()),
-                        other => panic!("{other:?}"),
-                    }
+                    b.extend_from_slice(first_int64s(&batch));
                 }
                 DecodeResult::Finished => break,
             }
@@ -1194,13 +1193,7 @@ fn a_dynamic_filter_prunes_row_groups_evaluated_ahead() {
                 if b.is_empty() {
                     dynamic.set(Some(col("b").lt(300i64)));
                 }
-                match &batch.arrays[0] {
-                    parq::array::Array::Primitive(Column {
-                        values: Values::Int64(v),
-                        ..
-                    }) => b.extend(v.iter().copied()),
-                    other => panic!("{other:?}"),
-                }
+                b.extend_from_slice(first_int64s(&batch));
             }
             DecodeResult::Finished => break,
         }
@@ -1698,13 +1691,7 @@ fn pieces_too_small_for_threads_decode_on_the_calling_thread() {
                 .build()
                 .unwrap();
             batches
-                .flat_map(|batch| match &batch.unwrap().arrays[0] {
-                    parq::array::Array::Primitive(Column {
-                        values: Values::Int64(v),
-                        ..
-                    }) => v.to_vec(),
-                    other => panic!("{other:?}"),
-                })
+                .flat_map(|batch| first_int64s(&batch.unwrap()).to_vec())
                 .collect()
         };
         let one = read(1);
@@ -1755,8 +1742,13 @@ fn a_filter_in_stages_plans_the_offset_indexes_it_reads_by() {
     assert_eq!(probe::get("predicate.stage_by_selection"), 1);
 }
 
-/// A file of `groups` row groups of 400 rows: `a` the row's number, `b` a scattered
-/// value below 1,000, `s` a string of it; pages of 50 rows, page index.
+/// Column `b` of [`dynamic_filter_file`] at row `i`: scattered below 1,000.
+fn dynamic_b(i: i64) -> i64 {
+    (i * 7919 + i / 400 * 131) % 1000
+}
+
+/// A file of `groups` row groups of 400 rows: `a` the row's number, `b` [`dynamic_b`], `s`
+/// a string of it; pages of 50 rows, page index.
 fn dynamic_filter_file(groups: usize) -> Bytes {
     let rows = 400 * groups as i64;
     let mut out = Vec::new();
@@ -1771,11 +1763,10 @@ fn dynamic_filter_file(groups: usize) -> Bytes {
         validity: None,
         values: Values::Int64((0..rows).map(f).collect::<Vec<_>>().into()),
     };
-    let b = |i: i64| (i * 7919 + i / 400 * 131) % 1000;
     let mut offsets = vec![0i64];
     let mut data = Vec::new();
     for i in 0..rows {
-        data.extend_from_slice(format!("s{}", b(i)).as_bytes());
+        data.extend_from_slice(format!("s{}", dynamic_b(i)).as_bytes());
         offsets.push(data.len() as i64);
     }
     let s = Column {
@@ -1786,7 +1777,7 @@ fn dynamic_filter_file(groups: usize) -> Bytes {
             data: arrow_buffer::Buffer::from_vec(data),
         },
     };
-    w.write_batch(&[ints(&|i| i), ints(&b), s]).unwrap();
+    w.write_batch(&[ints(&|i| i), ints(&dynamic_b), s]).unwrap();
     w.finish().unwrap();
     Bytes::from(out)
 }
@@ -1834,7 +1825,6 @@ impl Condition {
 fn a_dynamic_filter_tightened_at_any_moment_keeps_every_row_it_still_wants() {
     let groups = 8;
     let file = dynamic_filter_file(groups);
-    let b_of = |i: i64| (i * 7919 + i / 400 * 131) % 1000;
     // More with PARQ_DYNAMIC_SEEDS (the planning bugs this found took thousands).
     let seeds = std::env::var("PARQ_DYNAMIC_SEEDS").map_or(500, |s| s.parse().unwrap());
     for seed in 0..seeds {
@@ -1912,13 +1902,7 @@ fn a_dynamic_filter_tightened_at_any_moment_keeps_every_row_it_still_wants() {
                     assert!(land(&mut d, &mut in_flight, &mut rng), "{context}: waits");
                 }
                 DecodeResult::Batch(batch) => {
-                    match &batch.arrays[0] {
-                        parq::array::Array::Primitive(Column {
-                            values: Values::Int64(v),
-                            ..
-                        }) => a.extend(v.iter().copied()),
-                        other => panic!("{other:?}"),
-                    }
+                    a.extend_from_slice(first_int64s(&batch));
                     d.take_released();
                     let wanted = d.wanted();
                     schedule(wanted, &mut in_flight);
@@ -1934,7 +1918,7 @@ fn a_dynamic_filter_tightened_at_any_moment_keeps_every_row_it_still_wants() {
         let have: std::collections::HashSet<i64> = a.iter().copied().collect();
         let lost: Vec<i64> = (0..400 * groups as i64)
             .filter(|&i| !skipped || i / 400 != 2)
-            .filter(|&i| conditions[..taken].iter().all(|c| c.keeps(i, b_of(i))))
+            .filter(|&i| conditions[..taken].iter().all(|c| c.keeps(i, dynamic_b(i))))
             .filter(|i| !have.contains(i))
             .collect();
         assert!(

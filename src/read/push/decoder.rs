@@ -928,11 +928,8 @@ impl PushDecoder {
     /// Unlike [`Self::push`], which keeps only what is planned now, these are kept (shared,
     /// not copied) as long as the decoder lives.
     pub fn hold(&mut self, offset: u64, data: Bytes) {
-        for g in self
-            .groups
-            .range_mut(..self.planned_end)
-            .filter(|g| g.phase != Phase::Unplanned)
-        {
+        // As in `push`: also a group planned again takes them for the spans it kept.
+        for g in self.groups.range_mut(..self.planned_end) {
             g.spans.push(offset, &data);
         }
         self.held.push((offset, data));
