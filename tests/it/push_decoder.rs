@@ -1825,7 +1825,7 @@ impl Condition {
 fn a_dynamic_filter_tightened_at_any_moment_keeps_every_row_it_still_wants() {
     let groups = 8;
     let file = dynamic_filter_file(groups);
-    // More with PARQ_DYNAMIC_SEEDS (the planning bugs this found took thousands).
+    // More with PARQ_DYNAMIC_SEEDS: the orders that break planning are rare.
     let seeds = std::env::var("PARQ_DYNAMIC_SEEDS").map_or(500, |s| s.parse().unwrap());
     for seed in 0..seeds {
         let mut rng = Rng::new(seed + 1);
