@@ -24,6 +24,7 @@ use crate::read::{
     selects, ArrayBatchReader, BatchReader, FileDecoder, ParquetReader, RowSelection, Select,
     Source,
 };
+use crate::schema::plan::{FieldPlan, PlanKind};
 use crate::variant::VariantArray;
 use crate::{Error, Result};
 
@@ -497,20 +498,19 @@ impl<S: Source> Evaluated<S> {
         yes
     }
 
-    /// The matching rows of column `path` (a top-level name or a leaf path). A flat
-    /// top-level column the predicate already decoded is not decoded again; the others are
-    /// read through the row selection of the matching rows (late materialisation), or
-    /// (`keep` is `Some`) for every pruned row, then kept as the mask says.
-    fn materialise(&self, column: &Select, keep: Option<&Keep>) -> Result<(Field, Array)> {
+    /// The matching rows of the field `plan` reads. A flat top-level column the predicate
+    /// already decoded is not decoded again; the others are read through the row selection
+    /// of the matching rows (late materialisation), or (`keep` is `Some`) for every pruned
+    /// row, then kept as the mask says.
+    fn materialise(&self, plan: FieldPlan, keep: Option<&Keep>) -> Result<(Field, Array)> {
         let reader = &self.pruned_reader;
         let want = self.matched_rows;
-        if let Some((leaf, col, lookup)) = self.kept_column(reader, column) {
-            let top = reader.schema.leaf(leaf).top_level_field;
-            let field = reader
-                .fields()?
-                .into_iter()
-                .nth(top)
-                .ok_or_else(|| Error::InvalidArgument(format!("no field for {column}")))?;
+        let field = plan.field();
+        let kept = match &plan.kind {
+            PlanKind::Leaf { column, .. } => self.kept_column(reader, &Select::Leaf(*column)),
+            _ => None,
+        };
+        if let Some((_, col, lookup)) = kept {
             let col = if lookup {
                 col.whole().materialize()
             } else {
@@ -518,22 +518,22 @@ impl<S: Source> Evaluated<S> {
             };
             return Ok((field, Array::Primitive(col)));
         }
-        let (field, array) = match keep {
-            None => self.matched_reader().read_selected(column)?,
+        let array = match keep {
+            None => self.matched_reader().read_plan(plan)?.1,
             Some(keep) => {
-                let (field, all) = self.pruned_reader.read_selected(column)?;
+                let (_, all) = self.pruned_reader.read_plan(plan)?;
                 if all.len() != self.mask.len() {
                     return Err(rows_differ(
-                        &column.to_string(),
+                        &field.name,
                         all.len() as u64,
                         self.mask.len() as u64,
                     ));
                 }
-                (field, keep.apply(all))
+                keep.apply(all)
             }
         };
         if array.len() as u64 != want {
-            return Err(rows_differ(&column.to_string(), array.len() as u64, want));
+            return Err(rows_differ(&field.name, array.len() as u64, want));
         }
         Ok((field, array))
     }
@@ -781,7 +781,9 @@ impl<S: Source> FileDecoder<S> {
     }
 
     /// Prune, then evaluate exactly over the row groups left (`None` when there are none),
-    /// keeping the flat columns of `projection` that the predicate decodes.
+    /// keeping the flat columns of `projection` that the predicate decodes. The row groups
+    /// are evaluated, and read after, in file order, whatever the order of
+    /// [`ReadOptions::row_groups`](crate::read::ReadOptions::row_groups).
     fn evaluate(
         &self,
         expr: &Expr,
@@ -791,6 +793,9 @@ impl<S: Source> FileDecoder<S> {
         if p.groups.is_empty() {
             return Ok((p, None));
         }
+        // In file order, as the rows of the pruned selection are: the mask follows the
+        // groups, and each of its bits must fall on its own row.
+        p.groups.sort_unstable_by_key(|g| g.row_group);
         let e = self.evaluate_groups(&p.stages, &p.groups, projection, false)?;
         p.stats.rows_matched = e.matched_rows;
         Ok((p, Some(e)))
@@ -1260,16 +1265,14 @@ impl<S: Source> ParquetReader<S> {
 
     /// The rows (file row numbers) that satisfy `expr`, exactly.
     pub fn filter_rows(&self, expr: &Expr) -> Result<(RowSelection, FilterStats)> {
-        let (p, evaluated) = self.decoder.evaluate(expr, &[])?;
-        let Some(e) = evaluated else {
-            return Ok((RowSelection::none(), p.stats));
-        };
-        let matched = e.matched().clone();
-        Ok((matched, p.stats))
+        self.decoder.filter_rows(expr)
     }
 
     /// Read `columns` (top-level field names or leaf dotted paths, as
-    /// [`Self::read_field_by_path`] takes them) for the rows that satisfy `expr`.
+    /// [`Self::read_field_by_path`] takes them) for the rows that satisfy `expr`: the
+    /// builder's one-batch read ([`ReadBuilder::read_all`](crate::read::ReadBuilder::read_all))
+    /// with `expr` as its filter. Columns under one top-level field come back as that field,
+    /// once, as the builder's projection gives them.
     ///
     /// Row groups and pages are pruned first (see [`Self::prune`]); the predicate's columns
     /// are decoded for the row groups left and evaluated exactly; the projected columns are
@@ -1282,21 +1285,59 @@ impl<S: Source> ParquetReader<S> {
     where
         for<'c> &'c C: Into<Select>,
     {
-        let columns = selects(columns);
-        let (p, evaluated) = self.decoder.evaluate(expr, &columns)?;
+        let (batch, stats) = self
+            .read_builder()
+            .with_projection(selects(columns))
+            .with_filter(expr.clone())
+            .read_all_with_stats()?;
+        Ok((batch.fields.into_iter().zip(batch.arrays).collect(), stats))
+    }
+}
+
+impl<S: Source> FileDecoder<S> {
+    /// The rows (file row numbers) that satisfy `expr`, exactly.
+    pub(crate) fn filter_rows(&self, expr: &Expr) -> Result<(RowSelection, FilterStats)> {
+        let (p, evaluated) = self.evaluate(expr, &[])?;
+        let Some(e) = evaluated else {
+            return Ok((RowSelection::none(), p.stats));
+        };
+        let matched = e.matched().clone();
+        Ok((matched, p.stats))
+    }
+
+    /// The fields `plans` for the rows that satisfy `expr`, each read whole: the filter's
+    /// columns decoded once, the others by the matches' selection or for every pruned row
+    /// and kept by the mask, as `how` says.
+    pub(crate) fn read_filtered(
+        &self,
+        plans: Vec<FieldPlan>,
+        expr: &Expr,
+        how: Materialise,
+    ) -> Result<(Vec<(Field, Array)>, FilterStats)> {
+        // The flat top-level columns, which the evaluation keeps as it decodes them.
+        let flat: Vec<Select> = plans
+            .iter()
+            .filter_map(|p| match p.kind {
+                PlanKind::Leaf { column, .. } => Some(Select::Leaf(column)),
+                _ => None,
+            })
+            .collect();
+        let (p, evaluated) = self.evaluate(expr, &flat)?;
+        let Some(e) = evaluated else {
+            // Nothing survived pruning: empty arrays of the right shapes.
+            let none = self.with_row_groups(Vec::new());
+            let out = plans
+                .into_iter()
+                .map(|plan| none.read_plan(plan))
+                .collect::<Result<_>>()?;
+            return Ok((out, p.stats));
+        };
         // The mask's indices once for every column read whole.
-        let keep = evaluated
-            .as_ref()
-            .filter(|e| !e.by_selection(Materialise::Auto, self.decoder.checks_strings()))
-            .map(|e| Keep::of(&e.mask));
-        let mut out = Vec::with_capacity(columns.len());
-        for c in &columns {
-            out.push(match &evaluated {
-                Some(e) => e.materialise(c, keep.as_ref())?,
-                // Nothing survived pruning: an empty array of the right shape.
-                None => self.decoder.with_row_groups(Vec::new()).read_selected(c)?,
-            });
-        }
+        let keep = (!e.by_selection(how, self.checks_strings())).then(|| Keep::of(&e.mask));
+        let out = plans
+            .into_iter()
+            .map(|plan| e.materialise(plan, keep.as_ref()))
+            .collect::<Result<_>>()?;
         Ok((out, p.stats))
     }
 }

@@ -7,11 +7,14 @@ use std::ops::Range;
 
 use super::drive::PushDriver;
 use super::positions::{Positions, VirtualColumns};
+use super::push::whole::WholeItem;
 use super::push::{PushDecoder, PushOptions};
 use super::{
     ArrayBatch, ArrayBatchReader, FileDecoder, ParquetReader, ReadOptions, RowSelection, Select,
     Source,
 };
+use crate::array::Array;
+use crate::column::Column;
 use crate::field::Field;
 use crate::predicate::{Expr, FilterStats, Materialise};
 use crate::{Error, Result};
@@ -286,19 +289,8 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
     /// [`Self::build`] with the decoders' options `options`: the file's, with what an output
     /// type asked of them (dictionary keys, UTF-8 checks, offset widths).
     pub(crate) fn build_with(self, options: ReadOptions) -> Result<RowBatches<S>> {
-        let mut reader = self.file.clone_handle();
-        reader.options = options;
-        let (mut reader, this) = self.checked_reader(reader)?;
-        let mut stats = FilterStats::default();
-        if let Some(expr) = &this.pruning {
-            let (kept, s) = reader.prune(expr)?;
-            stats = s;
-            reader.options.selection = Some(kept);
-        }
-        let projection = match this.projection {
-            Some(p) => p,
-            None => (0..reader.fields()?.len()).map(Select::Field).collect(),
-        };
+        let (mut reader, this, stats) = self.pruned(options)?;
+        let projection = this.projection_of(&reader)?;
         let virtual_fields = this.virtual_columns.fields();
 
         if let Some(filter) = this.filter {
@@ -325,17 +317,7 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
             this.offset,
             this.limit,
         );
-        let rows: u64 = runs.iter().map(|(r, _)| r.end - r.start).sum();
-        let mut kept_groups: Vec<usize> = Vec::new();
-        for (_, g) in &runs {
-            if kept_groups.last() != Some(g) {
-                kept_groups.push(*g);
-            }
-        }
-        let group_rows: u64 = kept_groups.iter().map(|&g| reader.group_rows(g)).sum();
-        reader.options.selection = (rows != group_rows)
-            .then(|| RowSelection::from_ranges(runs.iter().map(|(r, _)| r.clone())));
-        reader.options.row_groups = Some(kept_groups);
+        reader.narrow_to(&runs);
         let columns = if projection.is_empty() {
             None
         } else {
@@ -357,6 +339,170 @@ impl<'a, S: Source> ReadBuilder<'a, S> {
                 virtual_columns: this.virtual_columns,
                 batch_size: this.batch_size,
             },
+        })
+    }
+}
+
+impl<'a, S: Source> ReadBuilder<'a, S> {
+    /// The whole read as one batch: every row it returns, each projected field one array
+    /// (each column decoded into one buffer, on the read's threads), then the virtual
+    /// columns. Everything else set on the builder applies; the batch size does not.
+    ///
+    /// [`ParquetReader::read_field`], [`read_leaves`](ParquetReader::read_leaves) and
+    /// [`read_filtered`](ParquetReader::read_filtered) are this read of one field, of flat
+    /// leaves, and under a filter.
+    ///
+    /// ```
+    /// # use parq::column::{Column, Values};
+    /// # use parq::write::{Field, ParquetWriter, WriterOptions};
+    /// use parq::array::Value;
+    /// use parq::predicate::col;
+    /// use parq::read::ParquetReader;
+    ///
+    /// # let mut file = Vec::new();
+    /// # let mut w = ParquetWriter::new(&mut file, vec![Field::int64("k")], WriterOptions::default())?;
+    /// # w.write_batch(&[Column { len: 100, validity: None,
+    /// #     values: Values::Int64((0..100i64).collect::<Vec<_>>().into()) }])?;
+    /// # w.finish()?;
+    /// let reader = ParquetReader::new(bytes::Bytes::from(file))?;
+    /// let batch = reader
+    ///     .read_builder()
+    ///     .with_filter(col("k").ge(90i64))
+    ///     .with_limit(3)
+    ///     .read_all()?;
+    /// assert_eq!(batch.num_rows, 3);
+    /// assert_eq!(batch.arrays[0].value(2), Value::Leaf(92i64.to_le_bytes().to_vec()));
+    /// # Ok::<(), parq::Error>(())
+    /// ```
+    pub fn read_all(self) -> Result<ArrayBatch> {
+        self.read_all_with_stats().map(|(batch, _)| batch)
+    }
+
+    /// [`Self::read_all`], with what pruning and the filter did.
+    pub(crate) fn read_all_with_stats(self) -> Result<(ArrayBatch, FilterStats)> {
+        self.read_whole(None)
+    }
+
+    /// [`Self::read_all`] of the flat leaf columns `columns` (indices into the schema's
+    /// leaves, in this order) instead of the projection: each leaf alone, one slot per row,
+    /// its ancestors' nulls folded into its own.
+    pub(crate) fn read_flat_leaves(self, columns: &[usize]) -> Result<Vec<Column>> {
+        let (batch, _) = self.read_whole(Some(columns))?;
+        batch
+            .arrays
+            .into_iter()
+            .take(columns.len())
+            .map(|a| match a {
+                Array::Primitive(c) => Ok(c),
+                _ => Err(Error::internal("a leaf read to a nested array")),
+            })
+            .collect()
+    }
+
+    /// The one-batch read of the projection, or (`leaves`) of flat leaf columns, which have
+    /// no fields in the batch.
+    fn read_whole(self, leaves: Option<&[usize]>) -> Result<(ArrayBatch, FilterStats)> {
+        let options = self.file.options.clone();
+        let (mut reader, this, mut stats) = self.pruned(options)?;
+        let plans = match leaves {
+            Some(_) => Vec::new(),
+            None => reader.projection(&this.projection_of(&reader)?)?,
+        };
+        let mut fields: Vec<Field> = plans.iter().map(|p| p.field()).collect();
+        if let Some(filter) = &this.filter {
+            let rows_only = this.offset == 0 && this.limit.is_none();
+            let in_file_order = reader.selected_row_groups().is_sorted();
+            if rows_only && in_file_order && this.virtual_columns.is_empty() && leaves.is_none() {
+                // The filter's columns decoded once, the others for its matches.
+                let (out, s) = reader.read_filtered(plans, filter, this.materialise)?;
+                stats.add(&s);
+                let num_rows = match out.first() {
+                    Some((_, a)) => a.len(),
+                    None => s.rows_matched as usize,
+                };
+                let arrays = out.into_iter().map(|(_, a)| a).collect();
+                return Ok((
+                    ArrayBatch {
+                        num_rows,
+                        fields,
+                        arrays,
+                    },
+                    stats,
+                ));
+            }
+            // Offset, limit and positions count over the matches, in the order of the row
+            // groups: read the matches as a selection.
+            let (matched, s) = reader.filter_rows(filter)?;
+            stats.add(&s);
+            reader.options.selection = Some(matched);
+        }
+        let runs = cut_runs(
+            &reader,
+            reader.options.selection.as_ref(),
+            this.offset,
+            this.limit,
+        );
+        if this.offset > 0 || this.limit.is_some() {
+            reader.narrow_to(&runs);
+        }
+        let items: Vec<WholeItem> = match leaves {
+            Some(columns) => columns.iter().map(|&c| WholeItem::Leaf(c)).collect(),
+            None => plans.into_iter().map(|p| reader.whole_item(p)).collect(),
+        };
+        let mut positions = Positions::new(runs);
+        let (num_rows, mut arrays) = if items.is_empty() {
+            (positions.remaining() as usize, Vec::new())
+        } else {
+            let arrays = PushDriver::whole(&reader, items)?;
+            let num_rows = arrays[0].len();
+            if arrays.iter().any(|a| a.len() != num_rows) {
+                return Err(Error::format(
+                    "the columns of a read hold different numbers of rows",
+                ));
+            }
+            (num_rows, arrays)
+        };
+        if !this.virtual_columns.is_empty() {
+            if positions.remaining() != num_rows as u64 {
+                return Err(Error::format(format!(
+                    "the columns hold {num_rows} rows where their row groups count {}",
+                    positions.remaining()
+                )));
+            }
+            this.virtual_columns
+                .append(&mut positions, num_rows, &mut arrays)?;
+            fields.extend(this.virtual_columns.fields());
+        }
+        Ok((
+            ArrayBatch {
+                num_rows,
+                fields,
+                arrays,
+            },
+            stats,
+        ))
+    }
+
+    /// The file's reader with this read's row groups, selection, threads and memory
+    /// (`options` its decoders'), pruned by the pruning predicate.
+    fn pruned(self, options: ReadOptions) -> Result<(FileDecoder<S>, Self, FilterStats)> {
+        let mut reader = self.file.clone_handle();
+        reader.options = options;
+        let (mut reader, this) = self.checked_reader(reader)?;
+        let mut stats = FilterStats::default();
+        if let Some(expr) = &this.pruning {
+            let (kept, s) = reader.prune(expr)?;
+            stats = s;
+            reader.options.selection = Some(kept);
+        }
+        Ok((reader, this, stats))
+    }
+
+    /// The projection as set, or every top-level field.
+    fn projection_of(&self, reader: &FileDecoder<S>) -> Result<Vec<Select>> {
+        Ok(match &self.projection {
+            Some(p) => p.clone(),
+            None => (0..reader.fields()?.len()).map(Select::Field).collect(),
         })
     }
 }
@@ -410,6 +556,22 @@ impl<S: Source> FileDecoder<S> {
     /// Rows of row group `g` as its footer counts them.
     fn group_rows(&self, g: usize) -> u64 {
         self.metadata.row_groups[g].num_rows.max(0) as u64
+    }
+
+    /// Read only the rows of `runs` (from [`cut_runs`]): their row groups, and a selection
+    /// where they are not those row groups whole.
+    fn narrow_to(&mut self, runs: &[(Range<u64>, usize)]) {
+        let rows: u64 = runs.iter().map(|(r, _)| r.end - r.start).sum();
+        let mut kept_groups: Vec<usize> = Vec::new();
+        for (_, g) in runs {
+            if kept_groups.last() != Some(g) {
+                kept_groups.push(*g);
+            }
+        }
+        let group_rows: u64 = kept_groups.iter().map(|&g| self.group_rows(g)).sum();
+        self.options.selection = (rows != group_rows)
+            .then(|| RowSelection::from_ranges(runs.iter().map(|(r, _)| r.clone())));
+        self.options.row_groups = Some(kept_groups);
     }
 }
 

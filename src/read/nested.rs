@@ -1012,15 +1012,6 @@ impl<S: Source> FileDecoder<S> {
             .collect()
     }
 
-    /// The field `column` selects (see [`Select`]), whole, over the selected row groups.
-    pub(crate) fn read_selected(&self, column: &Select) -> Result<(Field, Array)> {
-        let plan = self
-            .projection(std::slice::from_ref(column))?
-            .pop()
-            .expect("one field");
-        self.read_plan(plan)
-    }
-
     /// The leaf `column` selects when that is a whole top-level column (a primitive field
     /// directly under the root), else `None`.
     pub(crate) fn top_level_leaf(&self, column: &Select) -> Option<usize> {
@@ -1036,19 +1027,24 @@ impl<S: Source> FileDecoder<S> {
         (leaf < self.schema.num_columns() && self.schema.leaf(leaf).path.len() == 1).then_some(leaf)
     }
 
-    fn read_plan(&self, plan: FieldPlan) -> Result<(Field, Array)> {
+    /// The field `plan` reads, whole, over the selected row groups.
+    pub(crate) fn read_plan(&self, plan: FieldPlan) -> Result<(Field, Array)> {
         let field = plan.field();
-        let item = match plan.kind {
+        let array = PushDriver::whole(self, vec![self.whole_item(plan)])?
+            .pop()
+            .ok_or_else(|| Error::internal("a whole read without its array"))?;
+        Ok((field, array))
+    }
+
+    /// How a whole read decodes the field `plan` reads.
+    pub(crate) fn whole_item(&self, plan: FieldPlan) -> WholeItem {
+        match plan.kind {
             // A flat column: its levels are a validity bitmap, read the fast way.
             PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok() => {
                 WholeItem::Leaf(column)
             }
             _ => WholeItem::Field(plan),
-        };
-        let array = PushDriver::whole(self, vec![item])?
-            .pop()
-            .ok_or_else(|| Error::internal("a whole read without its array"))?;
-        Ok((field, array))
+        }
     }
 
     /// Every record of `plan`'s field in one go: the count comes from the pages, not from
@@ -1245,14 +1241,7 @@ impl<S: Source> ParquetReader<S> {
     /// # Ok::<(), parq::Error>(())
     /// ```
     pub fn read_field(&self, i: usize) -> Result<(Field, Array)> {
-        let plans = plan_fields(&self.decoder.schema)?;
-        let plan = plans.into_iter().nth(i).ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "field {i} of {}",
-                self.decoder.schema.top_level_fields().len()
-            ))
-        })?;
-        self.decoder.read_plan(plan)
+        self.read_one(Select::Field(i))
     }
 
     /// Read one column by name: a top-level field, or a leaf's dotted path (that leaf with
@@ -1291,7 +1280,18 @@ impl<S: Source> ParquetReader<S> {
     /// # Ok::<(), parq::Error>(())
     /// ```
     pub fn read_field_by_path(&self, path: &str) -> Result<(Field, Array)> {
-        self.decoder.read_selected(&path.into())
+        self.read_one(path.into())
+    }
+
+    /// The builder's one-batch read of `column` alone.
+    fn read_one(&self, column: Select) -> Result<(Field, Array)> {
+        let batch = self.read_builder().with_projection([column]).read_all()?;
+        batch
+            .fields
+            .into_iter()
+            .zip(batch.arrays)
+            .next()
+            .ok_or_else(|| Error::internal("a read of one field without it"))
     }
 
     /// Stream batches of `batch_size` records of `columns` (top-level field names or leaf

@@ -66,10 +66,8 @@ use parq_codecs::kernels::memory;
 use parq_codecs::probe;
 
 use super::decode::{ByteArrayLayout, ChunkDecoder, MAX_TYPE_LENGTH};
-use super::drive::PushDriver;
 use super::file::{FileDecoder, ParquetReader};
 use super::page::{Levels, Page, PageReader};
-use super::push::whole::WholeItem;
 use super::source::Source;
 use crate::array::{Array, ListArray, ListOffsets, StructArray};
 use crate::column::{Column, Values};
@@ -501,17 +499,6 @@ impl<S: Source> FileDecoder<S> {
         }
         slots == offsets.len() && bytes == data.len()
     }
-
-    pub(crate) fn read_leaves(&self, columns: &[usize]) -> Result<Vec<Column>> {
-        let items = columns.iter().map(|&c| WholeItem::Leaf(c)).collect();
-        PushDriver::whole(self, items)?
-            .into_iter()
-            .map(|a| match a {
-                Array::Primitive(c) => Ok(c),
-                _ => Err(Error::internal("a leaf read to a nested array")),
-            })
-            .collect()
-    }
 }
 
 impl<S: Source> ParquetReader<S> {
@@ -550,7 +537,7 @@ impl<S: Source> ParquetReader<S> {
     /// # Ok::<(), parq::Error>(())
     /// ```
     pub fn read_leaves(&self, columns: &[usize]) -> Result<Vec<Column>> {
-        self.decoder.read_leaves(columns)
+        self.read_builder().read_flat_leaves(columns)
     }
 }
 

@@ -290,6 +290,18 @@ fn read(c: &Case, file: &Bytes, groups: usize) -> (Got, Option<Vec<usize>>, usiz
         "rows through the push decoder"
     );
     assert_eq!(rows(&pushed), rows(&built), "through the push decoder");
+    // The same read in one batch: the same rows, whole columns.
+    let (b, _) = builder(c, &reader, groups, true);
+    let whole = b.read_all().unwrap();
+    assert_eq!(whole.arrays.len(), c.projection.len() + 2);
+    for a in &whole.arrays {
+        assert_eq!(a.len(), whole.num_rows);
+    }
+    assert_eq!(
+        rows(std::slice::from_ref(&whole)),
+        rows(&built),
+        "in one batch"
+    );
 
     let (b, row_groups) = builder(c, &reader, groups, true);
     let batches = b.build().unwrap();
@@ -534,4 +546,53 @@ fn builder_refuses_bad_arguments() {
         let e = b.build().err().expect("an error");
         assert!(e.to_string().contains("invalid argument"), "{e}");
     }
+}
+
+/// Row groups read out of file order: the exact filter's rows are the rows that pass, and a
+/// whole filtered read returns them in the row groups' order (the evaluation's mask once
+/// followed the order given while the rows it stood for were in file order).
+#[test]
+fn exact_filters_over_row_groups_out_of_order() {
+    let rows: Vec<Row> = (0..300)
+        .map(|i| Row {
+            // Unlike from one row group to the next.
+            k: Some(((i as u64).wrapping_mul(2_654_435_761) >> 7) as i32 % 100),
+            v: i,
+            s: None,
+        })
+        .collect();
+    let file = write(&rows, 100, 10);
+    let order = [2usize, 0, 1];
+    let options = parq::read::ReadOptions::default().with_row_groups(Some(order.to_vec()));
+    let reader = ParquetReader::with_options(file, options).unwrap();
+    let passes = |r: &Row| r.k.is_some_and(|k| k < 30);
+    let filter = || col("k").lt(30i64);
+
+    let (matched, _) = reader.filter_rows(&filter()).unwrap();
+    let got: Vec<u64> = matched.ranges().iter().flat_map(|r| r.clone()).collect();
+    let want: Vec<u64> = (0..rows.len() as u64)
+        .filter(|&i| passes(&rows[i as usize]))
+        .collect();
+    assert_eq!(got, want, "filter_rows");
+
+    let want_v: Vec<i64> = order
+        .iter()
+        .flat_map(|&g| rows[g * 100..(g + 1) * 100].iter())
+        .filter(|r| passes(r))
+        .map(|r| r.v)
+        .collect();
+    let values = |a: &Array| {
+        (0..a.len())
+            .map(|i| leaf_i64(&a.value(i)))
+            .collect::<Vec<_>>()
+    };
+    let (columns, _) = reader.read_filtered(&["v"], &filter()).unwrap();
+    assert_eq!(values(&columns[0].1), want_v, "read_filtered");
+    let batch = reader
+        .read_builder()
+        .with_projection(["v"])
+        .with_filter(filter())
+        .read_all()
+        .unwrap();
+    assert_eq!(values(&batch.arrays[0]), want_v, "read_all");
 }
