@@ -10,11 +10,11 @@
 //!     .with_projection(["id", "name"])
 //!     .with_filter(col("id").gt(10i64))
 //!     .with_batch_size(8192)
-//!     .build()?; // or `build_arrow` (feature `arrow`), or `build_decoder`
+//!     .build()?; // or `build_arrow` (feature `arrow`), `build_decoder`, `read_all`
 //! for batch in rows {
 //!     println!("{} rows", batch?.num_rows);
 //! }
-//! let ids = reader.read_column_by_path("id")?; // a whole column in one call
+//! let ids = reader.read_column_by_path("id")?; // a whole column: the builder's `read_all`
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -26,11 +26,12 @@
 //! row-group columns, batch size, threads and a memory cap. It gives an iterator of parq
 //! batches ([`ReadBuilder::build`]), Arrow record batches of a schema the caller may give
 //! as the output hint (`ReadBuilder::build_arrow`, feature `arrow`), or a push decoder for
-//! the caller's own I/O ([`ReadBuilder::build_decoder`]). The other read methods of
-//! [`ParquetReader`] are one-call reads of common shapes: whole columns
-//! ([`ParquetReader::read_column`] and its siblings), unfiltered streams
-//! ([`ParquetReader::array_batches`], [`ParquetReader::batches`] for flat leaves) and
-//! `record_batches` (the builder's Arrow read of a projection).
+//! the caller's own I/O ([`ReadBuilder::build_decoder`]), or the whole read as one batch of
+//! whole columns ([`ReadBuilder::read_all`]). The other read methods of [`ParquetReader`]
+//! are one-call reads of common shapes: whole columns ([`ParquetReader::read_column`] and
+//! its siblings, and [`ParquetReader::read_filtered`]: the builder's `read_all`), unfiltered
+//! streams ([`ParquetReader::array_batches`], [`ParquetReader::batches`] for flat leaves)
+//! and `record_batches` (the builder's Arrow read of a projection).
 //!
 //! # Sources
 //!
