@@ -107,7 +107,9 @@ pub(crate) struct PageReader {
     /// selection is applied without an offset index): see [`PageReader::v2_records`].
     pub(crate) count_records: bool,
     loc: Location,
-    last: Location,
+    /// File offset and index in the chunk of the page most recently started: its
+    /// [`Location`] is built when an error or a dictionary page asks for it, not per page.
+    last: (u64, usize),
     /// Decrypts the headers and pages of an encrypted chunk.
     #[cfg(feature = "encryption")]
     pub(crate) decryptor: Option<crate::encryption::read::ChunkDecryptor>,
@@ -136,7 +138,7 @@ impl PageReader {
             page_index: 0,
             segment: false,
             count_records: false,
-            last: loc.clone(),
+            last: (chunk_offset, 0),
             loc,
             #[cfg(feature = "encryption")]
             decryptor: None,
@@ -179,7 +181,16 @@ impl PageReader {
 
     /// Location of the page most recently returned.
     pub(crate) fn last_location(&self) -> Location {
-        self.last.clone()
+        Location {
+            offset: Some(self.last.0),
+            page: Some(self.last.1),
+            ..self.loc.clone()
+        }
+    }
+
+    /// `e` located at the page most recently started.
+    fn at_last(&self, e: Error) -> Error {
+        e.at(&self.last_location())
     }
 
     /// The next dictionary or data page, skipping index pages and unknown page types.
@@ -207,13 +218,12 @@ impl PageReader {
                 }
                 return Ok(None);
             }
-            let loc = self.location();
-            self.last = loc.clone();
+            self.last = (self.chunk_offset + self.pos as u64, self.page_index);
             #[cfg(feature = "encryption")]
-            let (header, header_len) = self.decrypt_header().map_err(|e| e.at(&loc))?;
+            let (header, header_len) = self.decrypt_header().map_err(|e| self.at_last(e))?;
             #[cfg(not(feature = "encryption"))]
-            let (header, header_len) =
-                metadata::decode_page_header(&self.chunk[self.pos..]).map_err(|e| e.at(&loc))?;
+            let (header, header_len) = metadata::decode_page_header(&self.chunk[self.pos..])
+                .map_err(|e| self.at_last(e))?;
             let body_start = self.pos + header_len;
             let compressed = usize::try_from(header.compressed_page_size)
                 .ok()
@@ -228,21 +238,21 @@ impl PageReader {
                         header.compressed_page_size,
                         self.chunk.len().saturating_sub(body_start)
                     ))
-                    .at(&loc)
+                    .at(&self.last_location())
                 })?;
             let uncompressed = usize::try_from(header.uncompressed_page_size).map_err(|_| {
                 Error::format(format!(
                     "negative uncompressed page size {}",
                     header.uncompressed_page_size
                 ))
-                .at(&loc)
+                .at(&self.last_location())
             })?;
             let body = self.chunk.slice(body_start..body_start + compressed);
             self.pos = body_start + compressed;
             if let Some((rows, values)) =
-                header_rows(&header, self.max_rep).map_err(|e| e.at(&loc))?
+                header_rows(&header, self.max_rep).map_err(|e| self.at_last(e))?
             {
-                self.check_counts(values).map_err(|e| e.at(&loc))?;
+                self.check_counts(values).map_err(|e| self.at_last(e))?;
                 let rows = match rows {
                     None if self.count_records => self.v2_records(&header, &body, values),
                     rows => rows,
@@ -256,10 +266,12 @@ impl PageReader {
             }
             // A skipped page is not decrypted either.
             #[cfg(feature = "encryption")]
-            let body = self.decrypt_body(&header, body).map_err(|e| e.at(&loc))?;
+            let body = self
+                .decrypt_body(&header, body)
+                .map_err(|e| self.at_last(e))?;
             let page = self
                 .decode_body(&header, body, uncompressed, dec)
-                .map_err(|e| e.at(&loc));
+                .map_err(|e| self.at_last(e));
             self.page_index += 1;
             if let Some(page) = page? {
                 if let Page::Data(d) = &page {
@@ -369,7 +381,7 @@ impl PageReader {
                     body,
                     codec: self.codec,
                     uncompressed,
-                    location: self.last.clone(),
+                    location: self.last_location(),
                 })))
             }
             PageType::DATA_PAGE => {

@@ -8,9 +8,11 @@
 use super::{lib_error, size_mismatch, Codec, CodecKind};
 use crate::{Error, Result};
 
-/// Raw snappy, keeping the encoder's hash table between pages.
+/// Raw snappy, keeping the encoder's hash table between pages. The table (2 KiB and up) is
+/// made on the first compression: a reader builds a codec per column chunk and only
+/// decompresses, with a decoder that has no state.
 pub struct SnappyCodec {
-    encoder: snap::raw::Encoder,
+    encoder: Option<Box<snap::raw::Encoder>>,
     decoder: snap::raw::Decoder,
 }
 
@@ -30,9 +32,14 @@ impl SnappyCodec {
     /// A snappy codec.
     pub fn new() -> Self {
         SnappyCodec {
-            encoder: snap::raw::Encoder::new(),
+            encoder: None,
             decoder: snap::raw::Decoder::new(),
         }
+    }
+
+    fn encoder(&mut self) -> &mut snap::raw::Encoder {
+        self.encoder
+            .get_or_insert_with(|| Box::new(snap::raw::Encoder::new()))
     }
 }
 
@@ -74,7 +81,7 @@ impl Codec for SnappyCodec {
         let max = max_len(input)?;
         let start = out.len();
         out.resize(start + max, 0);
-        match self.encoder.compress(input, &mut out[start..]) {
+        match self.encoder().compress(input, &mut out[start..]) {
             Ok(n) => {
                 out.truncate(start + n);
                 Ok(())
@@ -95,7 +102,7 @@ impl Codec for SnappyCodec {
         } else {
             crate::probe::hit("compress.snappy_reused");
         }
-        self.encoder
+        self.encoder()
             .compress(input, &mut buf[..max])
             .map_err(|e| lib_error(CodecKind::Snappy, e))
     }
