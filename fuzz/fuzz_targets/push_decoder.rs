@@ -235,7 +235,10 @@ fuzz_target!(|data: &[u8]| {
                     assert!(g.num_rows <= batch_size, "a batch over its size");
                     for (a, w) in g.arrays.iter().zip(&whole) {
                         for k in 0..g.num_rows {
-                            assert!(a.value(k) == w.value(row + k), "a row differs from ParquetReader's");
+                            assert!(
+                                a.value(k) == w.value(row + k),
+                                "a row differs from ParquetReader's"
+                            );
                         }
                     }
                     row += g.num_rows;

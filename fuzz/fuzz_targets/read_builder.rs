@@ -26,8 +26,7 @@ fn ok<T>(r: parq::Result<T>) -> Option<T> {
 const MAX_ROWS: usize = 1 << 14;
 
 fn options() -> ReadOptions {
-    ReadOptions::default()
-        .with_max_memory(64 << 20)
+    ReadOptions::default().with_max_memory(64 << 20)
 }
 
 /// The builder of the read set up from `c`, with its projection and batch size.
@@ -76,13 +75,13 @@ fn builder<'a>(
 }
 
 /// The positions (row numbers) of the read set up from `c` as a push decoder fed the whole
-/// file (`build_decoder`) and as Arrow record batches (`build_arrow`): `None` where a read
-/// fails or passes [`MAX_ROWS`].
+/// file (`build_decoder`), as Arrow record batches (`build_arrow`) and as one batch
+/// (`read_all`): `None` where a read fails or passes [`MAX_ROWS`].
 fn other_outputs(
     reader: &ParquetReader<bytes::Bytes>,
     file: &bytes::Bytes,
     c: u64,
-) -> (Option<Vec<i64>>, Option<Vec<i64>>) {
+) -> [Option<Vec<i64>>; 3] {
     use arrow_array::cast::AsArray;
     use arrow_array::types::Int64Type;
     use parq::read::push::DecodeResult;
@@ -126,7 +125,13 @@ fn other_outputs(
         }
         Some(out)
     })();
-    (pushed, arrow)
+    let whole = (|| {
+        let (b, projection, _) = builder(reader, c, (0, None))?;
+        let batch = ok(b.read_all())?;
+        let pos = &batch.arrays[projection.len()];
+        Some((0..batch.num_rows).map(|i| le_i64(&pos.value(i))).collect())
+    })();
+    [pushed, arrow, whole]
 }
 
 /// What a read set up from `c` returned: per row, its values, position and row group; `None`
@@ -200,15 +205,22 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let all = read(&reader, c, (0, None));
-    // The same read through the push decoder and as Arrow: the same rows, where all three
-    // succeed (an Arrow type a column cannot take may fail the Arrow read alone).
+    // The same read through the push decoder, as Arrow and in one batch: the same rows,
+    // where each succeeds (an Arrow type a column cannot take may fail the Arrow read alone).
     if let Some(all) = &all {
         let file = bytes::Bytes::copy_from_slice(&data[8..]);
         let positions: Vec<i64> = all.iter().map(|(_, p, _)| le_i64(p)).collect();
-        let (pushed, arrow) = other_outputs(&reader, &file, c);
-        for (how, got) in [("push decoder", pushed), ("Arrow", arrow)] {
+        let [pushed, arrow, whole] = other_outputs(&reader, &file, c);
+        for (how, got) in [
+            ("push decoder", pushed),
+            ("Arrow", arrow),
+            ("read_all", whole),
+        ] {
             if let Some(got) = got {
-                assert!(got == positions, "{how}: other rows than the builder's iterator");
+                assert!(
+                    got == positions,
+                    "{how}: other rows than the builder's iterator"
+                );
             }
         }
     }

@@ -15,8 +15,7 @@ use parq::read::{ParquetReader, ReadOptions, Select};
 const MAX_ROWS: usize = 1 << 14;
 
 fn options() -> ReadOptions {
-    ReadOptions::default()
-        .with_max_memory(64 << 20)
+    ReadOptions::default().with_max_memory(64 << 20)
 }
 
 /// A null test or an integer comparison on leaf `c` % the leaves (the latter an error on
