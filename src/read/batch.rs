@@ -138,19 +138,30 @@ pub(crate) struct ColumnBatches<S: Source> {
 impl<S: Source> FileDecoder<S> {
     /// Batches decoded straight from the column readers of this reader's row groups (the
     /// push decoder's, for one row group).
+    ///
+    /// `handed`: the decoders of the same columns from the row group before
+    /// ([`ColumnBatches::into_decoders`]). A decoder keeps across chunks what it learnt of
+    /// the column's pages (that they are copied, not lent out, so whole runs are decoded),
+    /// as it does when one reader reads every row group, and is not made again. Decoders of
+    /// another shape are dropped and new ones made.
     pub(crate) fn column_batches(
         &self,
         columns: &[usize],
         batch_size: usize,
+        handed: Vec<ChunkDecoder>,
     ) -> Result<ColumnBatches<S>> {
         if batch_size == 0 {
             return Err(Error::InvalidArgument("batch size 0".into()));
         }
+        let mut handed = (handed.len() == columns.len()).then(|| handed.into_iter());
         let columns = columns
             .iter()
             .map(|&c| {
                 let reader = self.column_reader(c)?;
-                let decoder = reader.new_batch_decoder()?;
+                let decoder = match handed.as_mut().and_then(Iterator::next) {
+                    Some(d) => d,
+                    None => reader.new_batch_decoder()?,
+                };
                 Ok(ColumnState {
                     rows_left: reader.rows(),
                     reader,
@@ -223,22 +234,10 @@ impl<S: Source> ParquetReader<S> {
 }
 
 impl<S: Source> ColumnBatches<S> {
-    /// The columns' decoders, once the batches are done, for the next row group's
-    /// [`Self::set_decoders`].
+    /// The columns' decoders, once the batches are done, handed to the next row group's
+    /// [`FileDecoder::column_batches`].
     pub(crate) fn into_decoders(self) -> Vec<ChunkDecoder> {
         self.columns.into_iter().map(|c| c.decoder).collect()
-    }
-
-    /// Decode with `decoders` (from [`Self::into_decoders`] of the same columns): a decoder
-    /// keeps across chunks what it learnt of the column's pages (that they are copied, not
-    /// lent out, so whole runs are decoded), as it does when one reader reads every row
-    /// group. Decoders of another shape are ignored.
-    pub(crate) fn set_decoders(&mut self, decoders: Vec<ChunkDecoder>) {
-        if decoders.len() == self.columns.len() {
-            for (c, d) in self.columns.iter_mut().zip(decoders) {
-                c.decoder = d;
-            }
-        }
     }
 
     fn next_batch(&mut self) -> Result<Option<Batch>> {

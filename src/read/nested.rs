@@ -850,8 +850,8 @@ pub(crate) struct FieldBatches<S: Source> {
 }
 
 impl<S: Source> FieldBatches<S> {
-    /// The leaves' decoders, once the batches are done; see
-    /// [`ColumnBatches::set_decoders`](super::batch::ColumnBatches::set_decoders).
+    /// The leaves' decoders, once the batches are done, handed to the next row group's
+    /// [`FileDecoder::field_batches`].
     pub(crate) fn into_decoders(self) -> Vec<ChunkDecoder> {
         let mut out = Vec::new();
         for r in self.readers {
@@ -861,33 +861,6 @@ impl<S: Source> FieldBatches<S> {
             }
         }
         out
-    }
-
-    /// Decode with `decoders` from [`Self::into_decoders`] of the same projection
-    /// (decoders of another shape are ignored).
-    pub(crate) fn set_decoders(&mut self, decoders: Vec<ChunkDecoder>) {
-        let leaves: usize = self
-            .readers
-            .iter()
-            .map(|r| match r {
-                FieldSource::Flat(_) => 1,
-                FieldSource::Nested(f) => f.leaves.len(),
-            })
-            .sum();
-        if decoders.len() != leaves {
-            return;
-        }
-        let mut decoders = decoders.into_iter();
-        for r in &mut self.readers {
-            match r {
-                FieldSource::Flat(b) => b.set_decoders(decoders.by_ref().take(1).collect()),
-                FieldSource::Nested(f) => {
-                    for (l, d) in f.leaves.iter_mut().zip(decoders.by_ref()) {
-                        l.decoder = d;
-                    }
-                }
-            }
-        }
     }
 
     fn next_batch(&mut self) -> Result<Option<ArrayBatch>> {
@@ -1116,24 +1089,55 @@ impl<S: Source> FileDecoder<S> {
 
     /// Batches decoded straight from the column readers of this reader's row groups (the
     /// push decoder's, for one row group).
+    /// `handed`: the leaves' decoders from the row group before
+    /// ([`FieldBatches::into_decoders`] of the same projection), used again as
+    /// [`Self::column_batches`] uses its own.
     pub(crate) fn field_batches(
         &self,
         columns: &[Select],
         batch_size: usize,
+        handed: Vec<ChunkDecoder>,
     ) -> Result<FieldBatches<S>> {
         if batch_size == 0 {
             return Err(Error::InvalidArgument("batch size 0".into()));
         }
         let plans = self.projection(columns)?;
         let fields = plans.iter().map(FieldPlan::field).collect();
+        // Each field's leaves, in the order `into_decoders` gives their decoders.
+        let counts: Vec<usize> = plans
+            .iter()
+            .map(|p| {
+                let mut leaves = Vec::new();
+                p.leaves(&mut leaves);
+                leaves.len()
+            })
+            .collect();
+        let fits = handed.len() == counts.iter().sum::<usize>();
+        let mut handed = handed.into_iter();
         let readers = plans
             .into_iter()
-            .map(|p| match p.kind {
-                // A flat column: its levels are a validity bitmap, read the fast way.
-                PlanKind::Leaf { column, .. } if self.reads_flat(&p) => Ok(FieldSource::Flat(
-                    self.column_batches(&[column], batch_size)?,
-                )),
-                _ => Ok(FieldSource::Nested(FieldReader::new(self, p, true)?)),
+            .zip(counts)
+            .map(|(p, n)| {
+                let mine: Vec<ChunkDecoder> = if fits {
+                    handed.by_ref().take(n).collect()
+                } else {
+                    Vec::new()
+                };
+                Ok(match p.kind {
+                    // A flat column: its levels are a validity bitmap, read the fast way.
+                    PlanKind::Leaf { column, .. } if self.reads_flat(&p) => {
+                        FieldSource::Flat(self.column_batches(&[column], batch_size, mine)?)
+                    }
+                    _ => {
+                        let mut f = FieldReader::new(self, p, true)?;
+                        if mine.len() == f.leaves.len() {
+                            for (l, d) in f.leaves.iter_mut().zip(mine) {
+                                l.decoder = d;
+                            }
+                        }
+                        FieldSource::Nested(f)
+                    }
+                })
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(FieldBatches {
@@ -1405,7 +1409,7 @@ pub mod testing {
     {
         reader
             .decoder
-            .field_batches(&selects(columns), batch_size)?
+            .field_batches(&selects(columns), batch_size, Vec::new())?
             .collect()
     }
 

@@ -722,3 +722,28 @@ fn decompressed_pages_reuse_the_buffers_of_pages_already_read() {
     assert!(probe::get("read.pages_decoded") > 5);
     assert!(probe::get("page.buffer_recycled") > 0);
 }
+
+/// A column's decoder goes on from one row group to the next, in both streamed reads: what
+/// it learnt of the first pages (that pages with nulls cannot be lent out) is not learnt
+/// again per row group.
+#[test]
+fn decoders_go_on_from_one_row_group_to_the_next() {
+    let file = write(
+        vec![Field::int64("v").optional()],
+        &[int64_column(Some(100))],
+        options(PageVersion::V1).with_row_group_rows(ROWS / 4),
+    );
+    let reader = ParquetReader::new(file).unwrap();
+    assert_eq!(reader.metadata().row_groups.len(), 4);
+    let cols = read_all_batches(&reader);
+    assert_eq!(cols.iter().map(|c| c.len).sum::<usize>(), ROWS);
+    assert_eq!(probe::get("read.borrow_given_up"), 1, "by batches");
+    probe::reset();
+    let rows: usize = reader
+        .array_batches(&["v"], 8192)
+        .unwrap()
+        .map(|b| b.unwrap().num_rows)
+        .sum();
+    assert_eq!(rows, ROWS);
+    assert_eq!(probe::get("read.borrow_given_up"), 1, "by array_batches");
+}

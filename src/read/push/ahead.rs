@@ -53,10 +53,9 @@ impl Ahead {
         let handle = std::thread::Builder::new()
             .name("parq-row-group".into())
             .spawn(move || {
-                match reader.field_batches(&projection, batch_size) {
+                match reader.field_batches(&projection, batch_size, decoders) {
                     Err(e) => (vec![Err(e)], Vec::new()),
                     Ok(mut batches) => {
-                        batches.set_decoders(decoders);
                         // The batches up to and with the first error, as one thread gives them.
                         let out = batches.by_ref().collect();
                         (out, batches.into_decoders())

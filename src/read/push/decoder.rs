@@ -280,17 +280,6 @@ impl RowGroupBatches {
         }
     }
 
-    /// See [`ColumnBatches::set_decoders`].
-    fn set_decoders(&mut self, decoders: Vec<crate::read::decode::ChunkDecoder>) {
-        match self {
-            RowGroupBatches::Fields(b) => b.set_decoders(decoders),
-            RowGroupBatches::Leaves(b) => b.set_decoders(decoders),
-            RowGroupBatches::Decoded(_)
-            | RowGroupBatches::Filtered(..)
-            | RowGroupBatches::Rows(..) => {}
-        }
-    }
-
     fn next(&mut self) -> Option<Result<ArrayBatch>> {
         match self {
             RowGroupBatches::Fields(b) => b.next(),
@@ -1140,16 +1129,22 @@ impl PushDecoder {
                             continue;
                         }
                     }
-                    let mut batches = match &mut self.output {
+                    let batches = match &mut self.output {
                         Output::Fields(projection) if projection.is_empty() => {
                             // No column to read: the row count is the selection's.
                             RowGroupBatches::Rows(selected_rows, batch_size)
                         }
                         Output::Fields(projection) => {
-                            RowGroupBatches::Fields(reader.field_batches(projection, batch_size)?)
+                            let handed = std::mem::take(&mut self.decoders);
+                            RowGroupBatches::Fields(
+                                reader.field_batches(projection, batch_size, handed)?,
+                            )
                         }
                         Output::Leaves(columns) => {
-                            RowGroupBatches::Leaves(reader.column_batches(columns, batch_size)?)
+                            let handed = std::mem::take(&mut self.decoders);
+                            RowGroupBatches::Leaves(
+                                reader.column_batches(columns, batch_size, handed)?,
+                            )
                         }
                         Output::Whole(whole) => {
                             let whole = whole.as_mut().ok_or_else(|| {
@@ -1161,7 +1156,6 @@ impl PushDecoder {
                             continue;
                         }
                     };
-                    batches.set_decoders(std::mem::take(&mut self.decoders));
                     if let Some(g) = self.groups.front() {
                         self.positions = self.group_positions(g);
                     }
