@@ -311,6 +311,14 @@ impl<S: Source> FileDecoder<S> {
         Ok(reader)
     }
 
+    /// Whether [`Self::column_reader`] reads `column` (a leaf, flat, of an annotation that
+    /// fits its type), found without making the reader.
+    pub(crate) fn is_flat_leaf(&self, column: usize) -> bool {
+        self.schema.leaves.get(column).is_some_and(|d| {
+            d.max_rep_level == 0 && d.max_def_level <= 1 && d.check_annotation().is_ok()
+        })
+    }
+
     /// A reader of the pages of any leaf column.
     pub(crate) fn leaf_reader(&self, column: usize) -> Result<ColumnReader<S>> {
         let desc = self.schema.leaves.get(column).ok_or_else(|| {

@@ -1013,9 +1013,7 @@ impl<S: Source> FileDecoder<S> {
     pub(crate) fn whole_item(&self, plan: FieldPlan) -> WholeItem {
         match plan.kind {
             // A flat column: its levels are a validity bitmap, read the fast way.
-            PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok() => {
-                WholeItem::Leaf(column)
-            }
+            PlanKind::Leaf { column, .. } if self.is_flat_leaf(column) => WholeItem::Leaf(column),
             _ => WholeItem::Field(plan),
         }
     }
@@ -1084,7 +1082,7 @@ impl<S: Source> FileDecoder<S> {
     /// Whether the field `p` of a projection is a flat column, read through the flat
     /// batches (its levels are a validity bitmap), rather than assembled from levels.
     pub(crate) fn reads_flat(&self, p: &FieldPlan) -> bool {
-        matches!(p.kind, PlanKind::Leaf { column, .. } if self.column_reader(column).is_ok())
+        matches!(p.kind, PlanKind::Leaf { column, .. } if self.is_flat_leaf(column))
     }
 
     /// Batches decoded straight from the column readers of this reader's row groups (the
@@ -1098,10 +1096,20 @@ impl<S: Source> FileDecoder<S> {
         batch_size: usize,
         handed: Vec<ChunkDecoder>,
     ) -> Result<FieldBatches<S>> {
+        self.planned_field_batches(self.projection(columns)?, batch_size, handed)
+    }
+
+    /// [`Self::field_batches`] of a projection planned already ([`Self::projection`]), for
+    /// a caller that reads the same projection row group after row group.
+    pub(crate) fn planned_field_batches(
+        &self,
+        plans: Vec<FieldPlan>,
+        batch_size: usize,
+        handed: Vec<ChunkDecoder>,
+    ) -> Result<FieldBatches<S>> {
         if batch_size == 0 {
             return Err(Error::InvalidArgument("batch size 0".into()));
         }
-        let plans = self.projection(columns)?;
         let fields = plans.iter().map(FieldPlan::field).collect();
         // Each field's leaves, in the order `into_decoders` gives their decoders.
         let counts: Vec<usize> = plans

@@ -746,4 +746,6 @@ fn decoders_go_on_from_one_row_group_to_the_next() {
         .sum();
     assert_eq!(rows, ROWS);
     assert_eq!(probe::get("read.borrow_given_up"), 1, "by array_batches");
+    // The projection is planned for the first row group, not again for each.
+    assert_eq!(probe::get("push.projection_planned"), 1);
 }

@@ -27,6 +27,7 @@ use crate::read::positions::{Positions, VirtualColumns};
 #[cfg(doc)]
 use crate::read::ParquetReader;
 use crate::read::{ArrayBatch, FileDecoder, ReadOptions, RowSelection, Select, Source};
+use crate::schema::plan::FieldPlan;
 use crate::{Error, Result};
 
 /// Options of a [`PushDecoder`].
@@ -470,6 +471,9 @@ pub struct PushDecoder {
     options: PushOptions,
     output: Output,
     fields: Vec<Field>,
+    /// The projection of [`Output::Fields`] as planned for the first row group decoded, for
+    /// the others.
+    field_plans: Option<Vec<FieldPlan>>,
     /// Projected leaf columns, in schema order.
     leaves: Vec<usize>,
     /// Row groups not yet done; the front one is decoded next.
@@ -813,6 +817,7 @@ impl PushDecoder {
             options,
             output,
             fields,
+            field_plans: None,
             leaves,
             groups,
             current: None,
@@ -1136,8 +1141,18 @@ impl PushDecoder {
                         }
                         Output::Fields(projection) => {
                             let handed = std::mem::take(&mut self.decoders);
+                            // Planned once: every row group reads the same projection.
+                            let plans = match &self.field_plans {
+                                Some(plans) => plans.clone(),
+                                None => {
+                                    probe::hit("push.projection_planned");
+                                    self.field_plans
+                                        .insert(reader.projection(projection)?)
+                                        .clone()
+                                }
+                            };
                             RowGroupBatches::Fields(
-                                reader.field_batches(projection, batch_size, handed)?,
+                                reader.planned_field_batches(plans, batch_size, handed)?,
                             )
                         }
                         Output::Leaves(columns) => {
