@@ -1096,14 +1096,14 @@ impl<S: Source> FileDecoder<S> {
         batch_size: usize,
         handed: Vec<ChunkDecoder>,
     ) -> Result<FieldBatches<S>> {
-        self.planned_field_batches(self.projection(columns)?, batch_size, handed)
+        self.planned_field_batches(&self.projection(columns)?, batch_size, handed)
     }
 
     /// [`Self::field_batches`] of a projection planned already ([`Self::projection`]), for
     /// a caller that reads the same projection row group after row group.
     pub(crate) fn planned_field_batches(
         &self,
-        plans: Vec<FieldPlan>,
+        plans: &[FieldPlan],
         batch_size: usize,
         handed: Vec<ChunkDecoder>,
     ) -> Result<FieldBatches<S>> {
@@ -1123,7 +1123,7 @@ impl<S: Source> FileDecoder<S> {
         let fits = handed.len() == counts.iter().sum::<usize>();
         let mut handed = handed.into_iter();
         let readers = plans
-            .into_iter()
+            .iter()
             .zip(counts)
             .map(|(p, n)| {
                 let mine: Vec<ChunkDecoder> = if fits {
@@ -1133,11 +1133,11 @@ impl<S: Source> FileDecoder<S> {
                 };
                 Ok(match p.kind {
                     // A flat column: its levels are a validity bitmap, read the fast way.
-                    PlanKind::Leaf { column, .. } if self.reads_flat(&p) => {
+                    PlanKind::Leaf { column, .. } if self.reads_flat(p) => {
                         FieldSource::Flat(self.column_batches(&[column], batch_size, mine)?)
                     }
                     _ => {
-                        let mut f = FieldReader::new(self, p, true)?;
+                        let mut f = FieldReader::new(self, p.clone(), true)?;
                         if mine.len() == f.leaves.len() {
                             for (l, d) in f.leaves.iter_mut().zip(mine) {
                                 l.decoder = d;

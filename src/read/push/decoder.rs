@@ -1142,15 +1142,11 @@ impl PushDecoder {
                         Output::Fields(projection) => {
                             let handed = std::mem::take(&mut self.decoders);
                             // Planned once: every row group reads the same projection.
-                            let plans = match &self.field_plans {
-                                Some(plans) => plans.clone(),
-                                None => {
-                                    probe::hit("push.projection_planned");
-                                    self.field_plans
-                                        .insert(reader.projection(projection)?)
-                                        .clone()
-                                }
-                            };
+                            if self.field_plans.is_none() {
+                                probe::hit("push.projection_planned");
+                                self.field_plans = Some(reader.projection(projection)?);
+                            }
+                            let plans = self.field_plans.as_deref().unwrap_or_default();
                             RowGroupBatches::Fields(
                                 reader.planned_field_batches(plans, batch_size, handed)?,
                             )
